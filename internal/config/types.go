@@ -1,0 +1,134 @@
+// Package config loads `.fullsend/config.yaml` and the harness files it
+// registers (DESIGN.md section 4): strict decoding, file:line:col in every
+// error, defaults, and environment resolution (flag > config > environment).
+package config
+
+import "time"
+
+// Config is the decoded, defaulted config.yaml.
+type Config struct {
+	Dir           string        `yaml:"-"` // the config directory it was loaded from
+	File          string        `yaml:"-"` // path of config.yaml
+	Version       int           `yaml:"version"`
+	Repo          string        `yaml:"repo"`
+	Forge         string        `yaml:"forge"`
+	KillSwitch    bool          `yaml:"kill_switch"`
+	Agents        []Agent       `yaml:"agents"`
+	Authorization Authorization `yaml:"authorization"`
+	Limits        Limits        `yaml:"limits"`
+	Poll          Poll          `yaml:"poll"`
+	Outputs       Outputs       `yaml:"outputs"`
+}
+
+// Agent registers one harness file.
+type Agent struct {
+	Name    string `yaml:"name"`
+	Source  string `yaml:"source"` // relative to Dir
+	Enabled *bool  `yaml:"enabled"`
+}
+
+// IsEnabled reports whether the agent is enabled (default true).
+func (a Agent) IsEnabled() bool { return a.Enabled == nil || *a.Enabled }
+
+// Authorization is the gate policy.
+type Authorization struct {
+	MinRole     string   `yaml:"min_role"`     // default write
+	BotAccounts []string `yaml:"bot_accounts"` // extra ids treated as this tool's own bot
+}
+
+// Limits holds the circuit breakers.
+type Limits struct {
+	RunsPerScopePerHour int `yaml:"runs_per_scope_per_hour"` // default 6
+}
+
+// Poll configures `fullsend poll`.
+type Poll struct {
+	InputDrivers []InputDriver `yaml:"input_drivers"`
+	OutputDriver string        `yaml:"output_driver"`
+}
+
+// InputDriver configures one poll input driver (first: jira-poll).
+type InputDriver struct {
+	Type        string     `yaml:"type"`
+	Connection  Connection `yaml:"connection"`
+	Project     string     `yaml:"project"`
+	Queries     []string   `yaml:"queries"`
+	Lock        Lock       `yaml:"lock"`
+	Concurrency int        `yaml:"concurrency"` // default 4
+	RateLimit   RateLimit  `yaml:"rate_limit"`
+}
+
+// Connection says where the tracker is and which environment variables hold
+// the credentials. Secrets never live in config.
+type Connection struct {
+	BaseURL  string `yaml:"base_url"`  // default $JIRA_BASE_URL
+	EmailEnv string `yaml:"email_env"` // default JIRA_USER_EMAIL
+	TokenEnv string `yaml:"token_env"` // default JIRA_TOKEN
+}
+
+// Lock tunes poll-lock coordination.
+type Lock struct {
+	M               int           `yaml:"m"`                // candidates per cycle, default 50
+	N               int           `yaml:"n"`                // issues locked per cycle, default 5
+	StaleThreshold  time.Duration `yaml:"stale_threshold"`  // default 900s
+	RefreshInterval time.Duration `yaml:"refresh_interval"` // default 300s
+	JitterMin       time.Duration `yaml:"jitter_min"`       // default 500ms
+	JitterMax       time.Duration `yaml:"jitter_max"`       // default 1500ms
+}
+
+// RateLimit is a client-side token bucket.
+type RateLimit struct {
+	RPS   float64 `yaml:"rps"`   // default 10
+	Burst int     `yaml:"burst"` // default 20
+}
+
+// Outputs configures the output drivers.
+type Outputs struct {
+	GHADispatch    GHADispatch    `yaml:"gha-dispatch"`
+	GitLabPipeline GitLabPipeline `yaml:"gitlab-pipeline"`
+	Local          Local          `yaml:"local"`
+}
+
+// GHADispatch configures the gha-dispatch output.
+type GHADispatch struct {
+	Workflow string `yaml:"workflow"` // default fullsend-run.yml
+	Ref      string `yaml:"ref"`      // default $GITHUB_REF_NAME, else the default branch
+}
+
+// GitLabPipeline configures the gitlab-pipeline output.
+type GitLabPipeline struct {
+	Project string `yaml:"project"` // default: Repo
+	Ref     string `yaml:"ref"`
+}
+
+// Local configures the local executor.
+type Local struct {
+	MaxParallel int           `yaml:"max_parallel"` // default 4
+	Grace       time.Duration `yaml:"grace"`        // shutdown grace period, default 30s
+}
+
+// Harness is one decoded harness file (before its trigger is compiled).
+type Harness struct {
+	File     string      `yaml:"-"` // path of the harness file
+	Name     string      `yaml:"name"`
+	Role     string      `yaml:"role"`
+	Trigger  string      `yaml:"trigger"`
+	Dispatch HarnessDisp `yaml:"dispatch"`
+	Run      HarnessRun  `yaml:"run"`
+	// TriggerLine and TriggerCol locate the trigger text in File, so CEL
+	// errors can be reported as file:line:col.
+	TriggerLine int `yaml:"-"`
+	TriggerCol  int `yaml:"-"`
+}
+
+// HarnessDisp holds per-harness dispatch overrides.
+type HarnessDisp struct {
+	Workflow string `yaml:"workflow"`
+}
+
+// HarnessRun says what `fullsend run` and the local executor start.
+type HarnessRun struct {
+	Command []string      `yaml:"command"`
+	Timeout time.Duration `yaml:"timeout"` // default 30m
+	Env     []string      `yaml:"env"`     // extra environment variable names passed to the agent
+}

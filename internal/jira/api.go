@@ -1,0 +1,137 @@
+// Package jira is a small Jira Cloud platform REST API v3 client: exactly the
+// calls the poll driver and the runner need (enhanced JQL search with inline
+// issue properties, issue entity properties, changelogs, comments, myself,
+// project roles, statuses), over a careful transport (auth, https-only except
+// loopback, timeouts, size caps, same-origin redirects, rate limiting,
+// Retry-After, per-endpoint call counting, secret redaction).
+package jira
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// API is the contract the rest of fullsend programs against. *Client
+// implements it; tests may substitute fakes.
+type API interface {
+	// Search runs an enhanced search (POST /rest/api/3/search/jql),
+	// following nextPageToken until isLast or until limit issues were
+	// collected (limit <= 0: no limit).
+	Search(ctx context.Context, req SearchRequest, limit int) ([]Issue, error)
+	// GetProperty reads an issue entity property. found is false on 404.
+	GetProperty(ctx context.Context, issueKey, property string) (value json.RawMessage, found bool, err error)
+	// SetProperty writes an issue entity property (value marshalled to JSON).
+	SetProperty(ctx context.Context, issueKey, property string, value any) error
+	// DeleteProperty removes an issue entity property; found is false on 404.
+	DeleteProperty(ctx context.Context, issueKey, property string) (found bool, err error)
+	// BulkChangelogs fetches changelogs of many issues at once
+	// (POST /rest/api/3/changelog/bulkfetch), keyed by issue key, oldest
+	// history first. fieldIDs filters histories when non-empty.
+	BulkChangelogs(ctx context.Context, issueKeys []string, fieldIDs []string) (map[string][]History, error)
+	// Changelog is the per-issue fallback (GET /rest/api/3/issue/{key}/changelog), oldest first.
+	Changelog(ctx context.Context, issueKey string) ([]History, error)
+	// CommentsSince lists comments newest first (orderBy=-created), stopping
+	// at the first page that reaches a comment created and updated at or
+	// before since. A zero since lists all.
+	CommentsSince(ctx context.Context, issueKey string, since time.Time) ([]Comment, error)
+	// Myself returns the authenticated account (cached).
+	Myself(ctx context.Context) (User, error)
+	// RoleOf maps an account's project roles to a NormalizedEvent role:
+	// Administrators→admin, Developers→write, any other role→read,
+	// none→external. Role membership is cached.
+	RoleOf(ctx context.Context, projectKey, accountID string) (string, error)
+	// StatusCategory returns the status category key (new, indeterminate,
+	// done) of a status id or name (cached).
+	StatusCategory(ctx context.Context, idOrName string) (string, error)
+}
+
+// SearchRequest is the body of an enhanced search.
+type SearchRequest struct {
+	JQL             string   `json:"jql"`
+	Fields          []string `json:"fields,omitempty"`
+	Properties      []string `json:"properties,omitempty"` // at most 5
+	Expand          string   `json:"expand,omitempty"`
+	MaxResults      int      `json:"maxResults,omitempty"`
+	ReconcileIssues []int64  `json:"reconcileIssues,omitempty"`
+}
+
+// Issue is one search result.
+type Issue struct {
+	ID         string                     `json:"id"`
+	Key        string                     `json:"key"`
+	Fields     Fields                     `json:"fields"`
+	Properties map[string]json.RawMessage `json:"properties,omitempty"`
+}
+
+// Fields are the issue fields fullsend reads.
+type Fields struct {
+	Summary  string   `json:"summary"`
+	Labels   []string `json:"labels"`
+	Created  Time     `json:"created"`
+	Updated  Time     `json:"updated"`
+	Status   *Status  `json:"status,omitempty"`
+	Reporter *User    `json:"reporter,omitempty"`
+	Creator  *User    `json:"creator,omitempty"`
+	Project  *Project `json:"project,omitempty"`
+}
+
+// Status of an issue.
+type Status struct {
+	ID             string         `json:"id"`
+	Name           string         `json:"name"`
+	StatusCategory StatusCategory `json:"statusCategory"`
+}
+
+// StatusCategory key is one of new, indeterminate, done.
+type StatusCategory struct {
+	ID  int    `json:"id"`
+	Key string `json:"key"`
+}
+
+// Project reference.
+type Project struct {
+	ID  string `json:"id"`
+	Key string `json:"key"`
+}
+
+// User is a Jira account. AccountType is atlassian, app or customer.
+type User struct {
+	AccountID   string `json:"accountId"`
+	AccountType string `json:"accountType"`
+	DisplayName string `json:"displayName"`
+}
+
+// Comment on an issue. Body is Atlassian Document Format; Text is its plain
+// text rendering, filled by the client.
+type Comment struct {
+	ID       string          `json:"id"`
+	Author   User            `json:"author"`
+	Body     json.RawMessage `json:"body"`
+	Text     string          `json:"-"`
+	Created  Time            `json:"created"`
+	Updated  Time            `json:"updated"`
+	ParentID string          `json:"parentId,omitempty"`
+}
+
+// History is one changelog entry.
+type History struct {
+	ID      string       `json:"id"`
+	Author  User         `json:"author"`
+	Created Time         `json:"created"`
+	Items   []ChangeItem `json:"items"`
+}
+
+// ChangeItem is one field change inside a history.
+type ChangeItem struct {
+	Field      string `json:"field"`
+	FieldID    string `json:"fieldId"`
+	FieldType  string `json:"fieldtype"`
+	From       string `json:"from"`
+	FromString string `json:"fromString"`
+	To         string `json:"to"`
+	ToString   string `json:"toString"`
+}
+
+// Time is a Jira timestamp ("2006-01-02T15:04:05.000-0700").
+type Time struct{ time.Time }

@@ -1,0 +1,43 @@
+// Package output defines the output-driver contract: how planned runs leave
+// the core. Drivers live in sub-packages (jsonout, ghadispatch,
+// gitlabpipeline, local) and are chosen by name through a Registry, so a new
+// driver plugs in without touching the core or the poll cycle.
+package output
+
+import (
+	"context"
+
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+// Driver starts planned runs.
+//
+// Dispatch is called with the runs one decision or one poll step produced.
+// It returns one Result per run, in order. A Result with Err == nil means
+// the run was handed off (and Ref, when the platform gives one, says where);
+// a non-nil Err means that run was NOT started and may be retried later.
+// Drivers must never report success for a run they are unsure was started
+// twice, nor silently retry an ambiguous request.
+type Driver interface {
+	Name() string
+	Dispatch(ctx context.Context, runs []plan.Run) []Result
+}
+
+// Result is the outcome of dispatching one run.
+type Result struct {
+	Run plan.Run
+	Ref *plan.Ref // nil when the platform returns no run reference
+	Err error
+}
+
+// Canceller is implemented by drivers that can cancel runs they started
+// (used by `fullsend poll cancel`). Already finished runs are not an error.
+type Canceller interface {
+	Cancel(ctx context.Context, ref plan.Ref) (string, error) // returns a human-readable outcome
+}
+
+// Finisher is implemented by drivers that keep work in process (local) and
+// must be waited for or drained before the process exits.
+type Finisher interface {
+	Close(ctx context.Context) error
+}

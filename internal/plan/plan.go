@@ -1,0 +1,119 @@
+// Package plan defines a planned agent run — the unit the core hands to an
+// output driver — and its projection into the nine string dispatch inputs of
+// DESIGN.md section 6, which every output driver and `fullsend run` share.
+package plan
+
+import (
+	"encoding/json"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/scope"
+)
+
+// Run is one agent run to start: one harness, one event, one scope.
+type Run struct {
+	Harness  string // harness name
+	Role     string // harness role
+	Workflow string // per-harness gha-dispatch workflow override, may be empty
+	Event    *event.Event
+	Key      scope.Key
+	WorkItem WorkItem
+	PollLock *PollLock // nil outside polling
+}
+
+// WorkItem identifies the work item a run is about, for the runner.
+type WorkItem struct {
+	URL    string `json:"url"`
+	Source string `json:"source"`
+	Key    string `json:"key"`
+}
+
+// PollLock is what a runner needs to find and maintain the poll lock.
+type PollLock struct {
+	ID       string `json:"id"`       // poller-issued lock id
+	Driver   string `json:"driver"`   // input driver, e.g. jira-poll
+	Property string `json:"property"` // where the lock lives, e.g. PROJ-1/fullsend.poll.acme.platform.lock
+}
+
+// Ref is a reference to a started run, as recorded in a poll lock's `runs`.
+type Ref struct {
+	Driver string `json:"driver"`
+	ID     string `json:"id"`
+	URL    string `json:"url"`
+}
+
+// Input names, in the order of DESIGN.md section 6.
+const (
+	InAgent            = "agent"
+	InRole             = "role"
+	InSourceRepo       = "source_repo"
+	InEventType        = "event_type"
+	InEventPayload     = "event_payload"
+	InNormalizedEvent  = "normalized_event"
+	InSerializationKey = "serialization_key"
+	InWorkItem         = "work_item"
+	InPollLock         = "poll_lock"
+)
+
+// Names lists the nine input names in order.
+var Names = []string{InAgent, InRole, InSourceRepo, InEventType, InEventPayload,
+	InNormalizedEvent, InSerializationKey, InWorkItem, InPollLock}
+
+// WorkItemOf derives the work item reference from an event.
+func WorkItemOf(ev *event.Event) WorkItem {
+	return WorkItem{URL: ev.Entity.URL, Source: ev.Source.System, Key: ev.Entity.Key}
+}
+
+// Inputs renders r as the nine string dispatch inputs.
+func (r Run) Inputs() map[string]string {
+	ne, _ := json.Marshal(r.Event)
+	wi, _ := json.Marshal(r.WorkItem)
+	lock := ""
+	if r.PollLock != nil {
+		b, _ := json.Marshal(r.PollLock)
+		lock = string(b)
+	}
+	return map[string]string{
+		InAgent:            r.Harness,
+		InRole:             r.Role,
+		InSourceRepo:       r.Event.Repo,
+		InEventType:        r.Event.Transition.Kind,
+		InEventPayload:     Payload(r.Event),
+		InNormalizedEvent:  string(ne),
+		InSerializationKey: string(r.Key),
+		InWorkItem:         string(wi),
+		InPollLock:         lock,
+	}
+}
+
+// Payload is the compact GitHub-shaped projection of ev used as the
+// event_payload input: {"issue":{…}} for work items, {"pull_request":{…}}
+// for change proposals, plus {"comment":{"body":…}} when a comment is present.
+func Payload(ev *event.Event) string {
+	type ref struct {
+		Number  int64  `json:"number"`
+		HTMLURL string `json:"html_url"`
+	}
+	type comment struct {
+		Body string `json:"body"`
+	}
+	p := struct {
+		Issue       *ref     `json:"issue,omitempty"`
+		PullRequest *ref     `json:"pull_request,omitempty"`
+		Comment     *comment `json:"comment,omitempty"`
+	}{}
+	switch {
+	case ev.Entity.Kind == event.KindChangeProposal:
+		p.PullRequest = &ref{ev.Entity.ID, ev.Entity.URL}
+	case ev.Entity.LinkedChangeProposal != nil:
+		p.Issue = &ref{ev.Entity.ID, ev.Entity.URL}
+		p.PullRequest = &ref{ev.Entity.LinkedChangeProposal.ID, ev.Entity.LinkedChangeProposal.URL}
+	default:
+		p.Issue = &ref{ev.Entity.ID, ev.Entity.URL}
+	}
+	if c := ev.Transition.Comment; c != nil {
+		p.Comment = &comment{Body: c.Body}
+	}
+	b, _ := json.Marshal(p)
+	return string(b)
+}
