@@ -1,0 +1,104 @@
+// Package polllock defines the poll lock and lastCheck values that pollers
+// and runners store on work items (DESIGN.md section 7), their property
+// keys, and the staleness rule. It does no I/O.
+package polllock
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+// Phases of a lock.
+const (
+	PhasePending    = "pending"
+	PhaseDispatched = "dispatched"
+	PhaseRunning    = "running"
+)
+
+// Lock is the value of the lock property.
+type Lock struct {
+	ID    string     `json:"id"`    // poller UUID (the lock id handed to runs)
+	TS    time.Time  `json:"ts"`    // last write, RFC 3339 UTC
+	Phase string     `json:"phase"` // pending | dispatched | running
+	Runs  []plan.Ref `json:"runs"`
+}
+
+// Stale reports whether the lock is older than threshold at now.
+// A timestamp in the future beyond the threshold is treated as stale too
+// (a corrupt or clock-skewed value must not lock an issue forever).
+func (l Lock) Stale(now time.Time, threshold time.Duration) bool {
+	age := now.Sub(l.TS)
+	return age > threshold || age < -threshold
+}
+
+// Parse decodes a lock value; a corrupt value is an error naming the problem.
+func Parse(raw []byte) (Lock, error) {
+	var l Lock
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return Lock{}, fmt.Errorf("poll lock: not a lock object: %v", err)
+	}
+	if l.ID == "" {
+		return Lock{}, fmt.Errorf("poll lock: missing id")
+	}
+	if l.TS.IsZero() {
+		return Lock{}, fmt.Errorf("poll lock: missing ts")
+	}
+	switch l.Phase {
+	case PhasePending, PhaseDispatched, PhaseRunning:
+	default:
+		return Lock{}, fmt.Errorf("poll lock: unknown phase %q", l.Phase)
+	}
+	return l, nil
+}
+
+// Marshal encodes the lock with a UTC timestamp and a non-null runs array.
+func (l Lock) Marshal() []byte {
+	l.TS = l.TS.UTC().Truncate(time.Millisecond)
+	if l.Runs == nil {
+		l.Runs = []plan.Ref{}
+	}
+	b, _ := json.Marshal(l)
+	return b
+}
+
+// Keys returns the lock and lastCheck property keys for a target repo
+// `owner/repo` (nested paths keep every segment): fullsend.poll.{owner}.{repo}.lock
+// and fullsend.poll.{owner}.{repo}.lastCheck.
+func Keys(repo string) (lock, lastCheck string) {
+	ns := "fullsend.poll." + strings.ReplaceAll(repo, "/", ".")
+	return ns + ".lock", ns + ".lastCheck"
+}
+
+// LastCheck is the value of the lastCheck property: the timestamp of the
+// last successfully dispatched change, plus per-harness progress so that a
+// partially failed multi-harness dispatch retries only what failed.
+type LastCheck struct {
+	TS      time.Time            `json:"ts"`
+	Harness map[string]time.Time `json:"harness,omitempty"`
+}
+
+// ParseLastCheck decodes a lastCheck value. A bare JSON string timestamp is
+// accepted too. A corrupt value is an error; callers fall back to the
+// issue's creation as the baseline and log it.
+func ParseLastCheck(raw []byte) (LastCheck, error) {
+	var lc LastCheck
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return LastCheck{}, fmt.Errorf("lastCheck: %q is not an RFC 3339 time", s)
+		}
+		return LastCheck{TS: t}, nil
+	}
+	if err := json.Unmarshal(raw, &lc); err != nil {
+		return LastCheck{}, fmt.Errorf("lastCheck: not a lastCheck object: %v", err)
+	}
+	if lc.TS.IsZero() {
+		return LastCheck{}, fmt.Errorf("lastCheck: missing ts")
+	}
+	return lc, nil
+}
