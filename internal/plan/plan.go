@@ -5,6 +5,7 @@ package plan
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/scope"
@@ -58,6 +59,11 @@ const (
 // Names lists the nine input names in order.
 var Names = []string{InAgent, InRole, InSourceRepo, InEventType, InEventPayload,
 	InNormalizedEvent, InSerializationKey, InWorkItem, InPollLock}
+
+// EnvVar is the environment variable through which a CI workflow hands the
+// dispatch input name to `fullsend run`: FULLSEND_ plus the upper-cased name
+// (FULLSEND_NORMALIZED_EVENT, FULLSEND_POLL_LOCK, ...).
+func EnvVar(input string) string { return "FULLSEND_" + strings.ToUpper(input) }
 
 // WorkItemOf derives the work item reference from an event.
 func WorkItemOf(ev *event.Event) WorkItem {
