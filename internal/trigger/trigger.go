@@ -1,0 +1,121 @@
+package trigger
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/types"
+)
+
+// Trigger is one compiled trigger expression. The CEL program is planned
+// once by Compile and reused by every Eval; a Trigger is immutable and safe
+// for concurrent use.
+type Trigger struct {
+	text string
+	prg  cel.Program
+}
+
+// CompileError is a problem in a trigger expression. Line and Col are
+// 1-based positions inside the expression text (Col counts Unicode code
+// points). When the expression has several problems, the first is described
+// by Line, Col and Msg and the others are listed in More.
+type CompileError struct {
+	Line, Col int
+	Msg       string
+	More      []CompileError
+}
+
+// Error renders every problem as "line:col: msg", one per line.
+func (e *CompileError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d:%d: %s", e.Line, e.Col, e.Msg)
+	for _, m := range e.More {
+		fmt.Fprintf(&b, "\n%d:%d: %s", m.Line, m.Col, m.Msg)
+	}
+	return b.String()
+}
+
+// All returns every problem, the first one included, without More.
+func (e *CompileError) All() []CompileError {
+	out := make([]CompileError, 0, 1+len(e.More))
+	out = append(out, CompileError{Line: e.Line, Col: e.Col, Msg: e.Msg})
+	return append(out, e.More...)
+}
+
+// Compile parses and type-checks expr against the shared environment and
+// plans its program. An empty (or all-whitespace) expression returns
+// (nil, nil): the harness runs only manually. An expression whose type is
+// not bool is an error naming its type. Problems in the expression are
+// returned as *CompileError; a broken environment is a plain error.
+func Compile(expr string) (*Trigger, error) {
+	if strings.TrimSpace(expr) == "" {
+		return nil, nil
+	}
+	env, err := Env()
+	if err != nil {
+		return nil, err
+	}
+	ast, iss := env.Compile(expr)
+	if iss != nil && iss.Err() != nil {
+		return nil, fromIssues(iss)
+	}
+	if !ast.OutputType().IsExactType(types.BoolType) {
+		return nil, &CompileError{Line: 1, Col: 1,
+			Msg: fmt.Sprintf("trigger must evaluate to bool, but this expression has type %s", ast.OutputType())}
+	}
+	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
+	if err != nil {
+		return nil, &CompileError{Line: 1, Col: 1, Msg: err.Error()}
+	}
+	return &Trigger{text: expr, prg: prg}, nil
+}
+
+func fromIssues(iss *cel.Issues) *CompileError {
+	errs := iss.Errors()
+	var out *CompileError
+	for _, e := range errs {
+		line, col := e.Location.Line(), e.Location.Column()+1
+		if line < 1 {
+			line = 1
+		}
+		if col < 1 {
+			col = 1
+		}
+		ce := CompileError{Line: line, Col: col, Msg: e.Message}
+		if out == nil {
+			out = &ce
+			continue
+		}
+		out.More = append(out.More, ce)
+	}
+	if out == nil {
+		out = &CompileError{Line: 1, Col: 1, Msg: iss.String()}
+	}
+	return out
+}
+
+// String returns the expression text.
+func (t *Trigger) String() string { return t.text }
+
+// errNoEvent is returned when Eval is given an Input built from nil.
+var errNoEvent = errors.New("trigger: no event to evaluate")
+
+// Eval evaluates the trigger against one prepared event. An evaluation
+// error (for example reading a field of an absent optional object) is
+// returned with a false result; callers count it as "no match" and log it.
+func (t *Trigger) Eval(in *Input) (bool, error) {
+	if in == nil || in.act == nil {
+		return false, errNoEvent
+	}
+	out, _, err := t.prg.Eval(in.act)
+	if err != nil {
+		return false, fmt.Errorf("trigger: evaluation: %w", err)
+	}
+	b, ok := out.Value().(bool)
+	if !ok {
+		return false, fmt.Errorf("trigger: evaluation produced %s, not bool", out.Type().TypeName())
+	}
+	return b, nil
+}
