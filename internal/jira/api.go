@@ -62,6 +62,17 @@ type Issue struct {
 	Key        string                     `json:"key"`
 	Fields     Fields                     `json:"fields"`
 	Properties map[string]json.RawMessage `json:"properties,omitempty"`
+	// Changelog is present when the search asked for expand=changelog.
+	Changelog *IssueChangelog `json:"changelog,omitempty"`
+}
+
+// IssueChangelog is the changelog embedded in an issue (Jira's
+// PageOfChangelogs), oldest history first.
+type IssueChangelog struct {
+	StartAt    int       `json:"startAt"`
+	MaxResults int       `json:"maxResults"`
+	Total      int       `json:"total"`
+	Histories  []History `json:"histories"`
 }
 
 // Fields are the issue fields fullsend reads.

@@ -1,0 +1,165 @@
+// Package httpx holds the small, forge-neutral pieces of a careful HTTP
+// client: base-URL policy (https, or http only on loopback), same-origin
+// redirects, bounded response bodies, Retry-After parsing, full-jitter
+// backoff and secret redaction. Drivers build their API clients on it.
+package httpx
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParseBaseURL checks that raw is an absolute http(s) URL without query or
+// fragment, and that plain http is used only for a loopback host. The
+// returned URL has no trailing slash in its path.
+func ParseBaseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, fmt.Errorf("base URL %q: %v", raw, err)
+	}
+	if u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return nil, fmt.Errorf("base URL %q: want an absolute https:// URL", raw)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("base URL %s://%s: credentials in the URL are not allowed", u.Scheme, u.Host)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("base URL %q: must not carry a query or fragment", raw)
+	}
+	if u.Scheme == "http" && !IsLoopback(u.Hostname()) {
+		return nil, fmt.Errorf("base URL %q: plain http is allowed only for loopback hosts; use https", raw)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+// IsLoopback reports whether host (without port) is localhost or a loopback
+// IP address.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// SameOrigin reports whether a and b share scheme, host and port.
+func SameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host)
+}
+
+// MaxRedirects bounds the redirects NewClient follows.
+const MaxRedirects = 5
+
+// ErrCrossOriginRedirect is returned (wrapped in a *url.Error) when a server
+// redirects to another origin.
+var ErrCrossOriginRedirect = errors.New("redirect to another origin refused")
+
+// NewClient returns an *http.Client with an overall per-request timeout that
+// follows at most MaxRedirects redirects, all within the original origin.
+func NewClient(timeout time.Duration, transport http.RoundTripper) *http.Client {
+	return &http.Client{
+		Timeout:   timeout,
+		Transport: transport,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= MaxRedirects {
+				return fmt.Errorf("stopped after %d redirects", MaxRedirects)
+			}
+			if !SameOrigin(req.URL, via[0].URL) {
+				return fmt.Errorf("%w (to %s://%s)", ErrCrossOriginRedirect, req.URL.Scheme, req.URL.Host)
+			}
+			return nil
+		},
+	}
+}
+
+// ErrTooLarge reports a response body above the configured cap.
+var ErrTooLarge = errors.New("response body too large")
+
+// ReadLimited reads all of r, failing with ErrTooLarge when it holds more
+// than limit bytes (limit <= 0 means no cap).
+func ReadLimited(r io.Reader, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		return io.ReadAll(r)
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return b, err
+	}
+	if int64(len(b)) > limit {
+		return b[:limit], fmt.Errorf("%w (more than %d bytes)", ErrTooLarge, limit)
+	}
+	return b, nil
+}
+
+// RetryAfter parses a Retry-After header value (delay seconds or an HTTP
+// date) relative to now. ok is false when the header is absent or invalid.
+// A date in the past yields 0.
+func RetryAfter(value string, now time.Time) (d time.Duration, ok bool) {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(value, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		if secs > int64(24*time.Hour/time.Second) {
+			secs = int64(24 * time.Hour / time.Second)
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	t, err := http.ParseTime(value)
+	if err != nil {
+		return 0, false
+	}
+	if d = t.Sub(now); d < 0 {
+		d = 0
+	}
+	return d, true
+}
+
+// Backoff returns a full-jitter exponential delay for retry attempt
+// (0-based): a uniform value in [0, min(max, base*2^attempt)). rnd returns a
+// uniform int64 in [0, n); math/rand/v2's Int64N fits.
+func Backoff(attempt int, base, max time.Duration, rnd func(n int64) int64) time.Duration {
+	if base <= 0 {
+		return 0
+	}
+	ceil := base
+	for i := 0; i < attempt && ceil < max; i++ {
+		ceil *= 2
+	}
+	if max > 0 && ceil > max {
+		ceil = max
+	}
+	return time.Duration(rnd(int64(ceil)))
+}
+
+// Redact replaces every non-empty secret in s with "[REDACTED]".
+func Redact(s string, secrets ...string) string {
+	for _, sec := range secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "[REDACTED]")
+		}
+	}
+	return s
+}
+
+// Snippet returns at most n bytes of b as a single printable line, for
+// error messages about unexpected bodies.
+func Snippet(b []byte, n int) string {
+	s := string(b)
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return strings.Join(strings.Fields(strings.ToValidUTF8(s, "?")), " ")
+}

@@ -1,0 +1,164 @@
+package httpx
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseBaseURL(t *testing.T) {
+	tests := []struct {
+		in, want, errPart string
+	}{
+		{"https://acme.atlassian.net", "https://acme.atlassian.net", ""},
+		{"https://acme.atlassian.net/", "https://acme.atlassian.net", ""},
+		{"https://host/jira/", "https://host/jira", ""},
+		{"http://127.0.0.1:8080", "http://127.0.0.1:8080", ""},
+		{"http://localhost:1", "http://localhost:1", ""},
+		{"http://[::1]:9", "http://[::1]:9", ""},
+		{"http://acme.atlassian.net", "", "only for loopback"},
+		{"ftp://x", "", "absolute https"},
+		{"acme.atlassian.net", "", "absolute https"},
+		{"https://user:pw@host", "", "credentials"},
+		{"https://host/?a=1", "", "query"},
+		{"://bad", "", "base URL"},
+	}
+	for _, tc := range tests {
+		u, err := ParseBaseURL(tc.in)
+		if tc.errPart != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.errPart) {
+				t.Errorf("ParseBaseURL(%q) err = %v, want containing %q", tc.in, err, tc.errPart)
+			}
+			if err != nil && strings.Contains(err.Error(), "pw") {
+				t.Errorf("error leaks password: %v", err)
+			}
+			continue
+		}
+		if err != nil || u.String() != tc.want {
+			t.Errorf("ParseBaseURL(%q) = %v, %v; want %s", tc.in, u, err, tc.want)
+		}
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"", 0, false},
+		{"3", 3 * time.Second, true},
+		{" 0 ", 0, true},
+		{"-1", 0, false},
+		{"abc", 0, false},
+		{now.Add(10 * time.Second).Format(http.TimeFormat), 10 * time.Second, true},
+		{now.Add(-10 * time.Second).Format(http.TimeFormat), 0, true},
+		{"999999999", 24 * time.Hour, true},
+	}
+	for _, tc := range tests {
+		d, ok := RetryAfter(tc.in, now)
+		if d != tc.want || ok != tc.ok {
+			t.Errorf("RetryAfter(%q) = %v,%v want %v,%v", tc.in, d, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestBackoffCeiling(t *testing.T) {
+	var gotN []int64
+	rnd := func(n int64) int64 { gotN = append(gotN, n); return n - 1 }
+	for attempt := 0; attempt < 6; attempt++ {
+		Backoff(attempt, 100*time.Millisecond, time.Second, rnd)
+	}
+	want := []time.Duration{100, 200, 400, 800, 1000, 1000}
+	for i, n := range gotN {
+		if time.Duration(n) != want[i]*time.Millisecond {
+			t.Errorf("attempt %d ceiling = %v, want %v", i, time.Duration(n), want[i]*time.Millisecond)
+		}
+	}
+	if d := Backoff(3, 0, time.Second, rnd); d != 0 {
+		t.Errorf("zero base backoff = %v", d)
+	}
+}
+
+func TestReadLimited(t *testing.T) {
+	b, err := ReadLimited(strings.NewReader("12345"), 5)
+	if err != nil || string(b) != "12345" {
+		t.Fatalf("at limit: %q %v", b, err)
+	}
+	_, err = ReadLimited(strings.NewReader("123456"), 5)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over limit err = %v", err)
+	}
+	b, err = ReadLimited(strings.NewReader("123456"), 0)
+	if err != nil || len(b) != 6 {
+		t.Fatalf("no limit: %q %v", b, err)
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			t.Errorf("credentials reached another origin")
+		}
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/same":
+			http.Redirect(w, r, "/final", http.StatusFound)
+		case "/final":
+			w.Write([]byte("ok"))
+		case "/away":
+			http.Redirect(w, r, other.URL+"/x", http.StatusFound)
+		case "/loop":
+			http.Redirect(w, r, "/loop", http.StatusFound)
+		}
+	}))
+	defer srv.Close()
+	c := NewClient(2*time.Second, nil)
+	tests := []struct {
+		path    string
+		wantErr string
+	}{
+		{"/same", ""},
+		{"/away", "another origin"},
+		{"/loop", "stopped after"},
+	}
+	for _, tc := range tests {
+		req, _ := http.NewRequest("GET", srv.URL+tc.path, nil)
+		req.Header.Set("Authorization", "Bearer s3cret")
+		resp, err := c.Do(req)
+		if tc.wantErr == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.path, err)
+				continue
+			}
+			resp.Body.Close()
+			continue
+		}
+		if err == nil {
+			resp.Body.Close()
+			t.Errorf("%s: no error", tc.path)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("%s: err %v, want %q", tc.path, err, tc.wantErr)
+		}
+	}
+}
+
+func TestRedactAndSnippet(t *testing.T) {
+	if got := Redact("token abc and abc", "abc", ""); got != "token [REDACTED] and [REDACTED]" {
+		t.Errorf("Redact = %q", got)
+	}
+	if got := Snippet([]byte("<html>\n  <body>login</body>\n</html>"), 20); got != "<html> <body>login…" {
+		t.Errorf("Snippet = %q", got)
+	}
+	if IsLoopback("example.com") || !IsLoopback("127.0.0.2") || !IsLoopback("LOCALHOST") {
+		t.Error("IsLoopback wrong")
+	}
+}

@@ -1,0 +1,253 @@
+package jira
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Bulk changelog limits (Jira Cloud).
+const (
+	MaxBulkChangelogIssues = 1000
+	maxBulkFieldIDs        = 10
+	bulkPageSize           = 1000
+)
+
+type bulkChangelogRequest struct {
+	IssueIDsOrKeys []string `json:"issueIdsOrKeys"`
+	FieldIDs       []string `json:"fieldIds,omitempty"`
+	MaxResults     int      `json:"maxResults,omitempty"`
+	NextPageToken  string   `json:"nextPageToken,omitempty"`
+}
+
+type bulkChangelogResponse struct {
+	IssueChangeLogs []struct {
+		IssueID        string    `json:"issueId"`
+		ChangeHistories []History `json:"changeHistories"`
+	} `json:"issueChangeLogs"`
+	NextPageToken string `json:"nextPageToken"`
+}
+
+// BulkChangelogs implements API. Jira answers with issue ids; the client
+// maps them back to the keys asked for using ids learned from earlier
+// searches, and resolves unknown keys with one `key in (…)` search per
+// chunk. Keys Jira does not know are absent from the result. More than
+// 1000 keys are fetched in chunks; more than 10 field ids are filtered on
+// the client side.
+func (c *Client) BulkChangelogs(ctx context.Context, issueKeys []string, fieldIDs []string) (map[string][]History, error) {
+	out := make(map[string][]History, len(issueKeys))
+	keys := dedupe(issueKeys)
+	if len(keys) == 0 {
+		return out, nil
+	}
+	keys, fallback, err := c.resolveIDs(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range fallback {
+		hs, err := c.Changelog(ctx, k)
+		if IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[k] = hs
+	}
+	serverFilter := fieldIDs
+	if len(fieldIDs) > maxBulkFieldIDs {
+		serverFilter = nil
+	}
+	for start := 0; start < len(keys); start += MaxBulkChangelogIssues {
+		end := min(start+MaxBulkChangelogIssues, len(keys))
+		if err := c.bulkChunk(ctx, keys[start:end], serverFilter, out); err != nil {
+			return nil, err
+		}
+	}
+	for k, hs := range out {
+		out[k] = filterFields(sortHistories(hs), fieldIDs)
+	}
+	return out, nil
+}
+
+func (c *Client) bulkChunk(ctx context.Context, keys, fieldIDs []string, out map[string][]History) error {
+	cl := call{method: "POST", template: "/rest/api/3/changelog/bulkfetch", path: "/rest/api/3/changelog/bulkfetch", retry: true}
+	req := bulkChangelogRequest{IssueIDsOrKeys: keys, FieldIDs: fieldIDs, MaxResults: bulkPageSize}
+	asked := map[string]bool{}
+	for _, k := range keys {
+		asked[k] = true
+	}
+	seen := map[string]bool{}
+	for {
+		cl.body = req
+		_, raw, err := c.do(ctx, cl)
+		if err != nil {
+			return err
+		}
+		var page bulkChangelogResponse
+		if err := decode(cl, raw, &page); err != nil {
+			return err
+		}
+		for _, icl := range page.IssueChangeLogs {
+			key := c.keyFor(icl.IssueID)
+			if key == "" && asked[icl.IssueID] {
+				key = icl.IssueID
+			}
+			if key == "" {
+				return fmt.Errorf("jira %s: changelog for issue id %q that was not asked for", cl.endpoint(), icl.IssueID)
+			}
+			out[key] = append(out[key], icl.ChangeHistories...)
+		}
+		if page.NextPageToken == "" {
+			return nil
+		}
+		if seen[page.NextPageToken] {
+			return fmt.Errorf("jira %s: server repeated page token", cl.endpoint())
+		}
+		seen[page.NextPageToken] = true
+		req.NextPageToken = page.NextPageToken
+	}
+}
+
+// keyFor maps an issue id (or a key echoed back) to the key.
+func (c *Client) keyFor(id string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if k, ok := c.idToKey[id]; ok {
+		return k
+	}
+	if _, ok := c.keyToID[id]; ok {
+		return id
+	}
+	return ""
+}
+
+// resolveIDs learns the ids of keys not seen in earlier searches with
+// `key in (…)` searches. It returns the keys (and numeric ids) to bulk
+// fetch, and the keys Jira refused to resolve (a 400, e.g. a deleted
+// issue), which are fetched one by one instead.
+func (c *Client) resolveIDs(ctx context.Context, keys []string) (bulk, fallback []string, err error) {
+	var missing []string
+	c.mu.Lock()
+	for _, k := range keys {
+		if _, ok := c.keyToID[k]; !ok && !isDigits(k) {
+			missing = append(missing, k)
+		}
+	}
+	c.mu.Unlock()
+	const chunk = 100
+	for start := 0; start < len(missing); start += chunk {
+		end := min(start+chunk, len(missing))
+		jql, err := KeyIn(missing[start:end])
+		if err != nil {
+			return nil, nil, err
+		}
+		_, err = c.Search(ctx, SearchRequest{JQL: jql, Fields: []string{"created"}}, 0)
+		if err != nil && !IsBadRequest(err) {
+			return nil, nil, err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range keys {
+		if _, ok := c.keyToID[k]; ok || isDigits(k) {
+			bulk = append(bulk, k)
+		} else {
+			fallback = append(fallback, k)
+		}
+	}
+	return bulk, fallback, nil
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Changelog implements API.
+func (c *Client) Changelog(ctx context.Context, issueKey string) ([]History, error) {
+	if issueKey == "" {
+		return nil, fmt.Errorf("jira changelog: empty issue key")
+	}
+	cl := call{method: "GET", template: "/rest/api/3/issue/{issueIdOrKey}/changelog",
+		path: "/rest/api/3/issue/" + pathEscape(issueKey) + "/changelog", retry: true}
+	var out []History
+	for startAt := 0; ; {
+		cl.query = url.Values{"startAt": {strconv.Itoa(startAt)}, "maxResults": {"100"}}
+		_, raw, err := c.do(ctx, cl)
+		if err != nil {
+			return nil, err
+		}
+		var page struct {
+			Values []History `json:"values"`
+			Total  int       `json:"total"`
+			IsLast *bool     `json:"isLast"`
+		}
+		if err := decode(cl, raw, &page); err != nil {
+			return nil, err
+		}
+		out = append(out, page.Values...)
+		startAt += len(page.Values)
+		if len(page.Values) == 0 || (page.IsLast != nil && *page.IsLast) || (page.IsLast == nil && startAt >= page.Total) {
+			return sortHistories(out), nil
+		}
+	}
+}
+
+// sortHistories orders histories oldest first (then by numeric id).
+func sortHistories(hs []History) []History {
+	sort.SliceStable(hs, func(i, j int) bool {
+		if !hs[i].Created.Equal(hs[j].Created.Time) {
+			return hs[i].Created.Before(hs[j].Created.Time)
+		}
+		a, _ := strconv.ParseInt(hs[i].ID, 10, 64)
+		b, _ := strconv.ParseInt(hs[j].ID, 10, 64)
+		return a < b
+	})
+	return hs
+}
+
+// filterFields keeps the items whose fieldId (or field name) is listed,
+// dropping histories left empty; no ids keeps everything.
+func filterFields(hs []History, fieldIDs []string) []History {
+	if len(fieldIDs) == 0 {
+		return hs
+	}
+	want := map[string]bool{}
+	for _, f := range fieldIDs {
+		want[strings.ToLower(f)] = true
+	}
+	out := hs[:0]
+	for _, h := range hs {
+		var items []ChangeItem
+		for _, it := range h.Items {
+			if want[strings.ToLower(it.FieldID)] || (it.FieldID == "" && want[strings.ToLower(it.Field)]) {
+				items = append(items, it)
+			}
+		}
+		if len(items) > 0 {
+			h.Items = items
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,207 @@
+package jira
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx"
+)
+
+// Defaults used when an Options field is zero.
+const (
+	DefaultRPS              = 10
+	DefaultBurst            = 20
+	DefaultTimeout          = 30 * time.Second
+	DefaultMaxRetries       = 4
+	DefaultMaxResponseBytes = 32 << 20
+	DefaultCacheTTL         = 10 * time.Minute
+)
+
+// Options configure a Client. Only BaseURL and Token are required.
+type Options struct {
+	// BaseURL is the site, e.g. https://acme.atlassian.net. Plain http is
+	// accepted only for loopback hosts.
+	BaseURL string
+	// Email selects Basic auth (email + API token); empty means Bearer.
+	Email string
+	Token string
+
+	// RPS and Burst size the client-side token bucket (config rate_limit).
+	RPS   float64
+	Burst int
+	// Timeout bounds every single HTTP attempt.
+	Timeout time.Duration
+	// MaxRetries is the number of retries after the first attempt of a
+	// retryable call; negative disables retries.
+	MaxRetries int
+	// MaxResponseBytes caps every response body.
+	MaxResponseBytes int64
+	// BackoffBase and BackoffMax shape full-jitter exponential backoff
+	// (defaults 500ms and 30s). MaxRetryAfter is the longest Retry-After the
+	// client will wait (default 2m); a longer one fails the call.
+	BackoffBase, BackoffMax, MaxRetryAfter time.Duration
+	// CacheTTL bounds how long project-role membership is cached.
+	CacheTTL time.Duration
+
+	Logger *slog.Logger
+	// OnRequest, if set, is called after every HTTP attempt with the
+	// endpoint template, the status (0 for a transport error) and duration.
+	OnRequest func(endpoint string, status int, dur time.Duration)
+	// Transport replaces http.DefaultTransport (tests).
+	Transport http.RoundTripper
+	// Sleep waits d or until ctx ends (tests replace it); Now is the clock;
+	// Rand returns a uniform int64 in [0,n) for jitter.
+	Sleep func(ctx context.Context, d time.Duration) error
+	Now   func() time.Time
+	Rand  func(n int64) int64
+}
+
+// Client talks to one Jira Cloud site. It is safe for concurrent use.
+type Client struct {
+	base    *url.URL
+	auth    string // Authorization header value; never logged
+	token   string
+	http    *http.Client
+	limiter *rate.Limiter
+	rps     float64
+	opts    Options
+	log     *slog.Logger
+
+	roleFetch  sync.Mutex
+	mu         sync.Mutex
+	calls      map[string]int
+	total      int
+	waits      int
+	slowUntil  time.Time
+	myself     *User
+	statuses   map[string]string
+	roles      map[string]roleCache // project key → membership
+	idToKey    map[string]string
+	keyToID    map[string]string
+}
+
+var _ API = (*Client)(nil)
+
+// New validates opts and returns a Client.
+func New(opts Options) (*Client, error) {
+	base, err := httpx.ParseBaseURL(opts.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("jira: %w", err)
+	}
+	if opts.Token == "" {
+		return nil, errors.New("jira: no API token configured (set the variable named by connection.token_env)")
+	}
+	if opts.RPS <= 0 {
+		opts.RPS = DefaultRPS
+	}
+	if opts.Burst <= 0 {
+		opts.Burst = DefaultBurst
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = DefaultMaxRetries
+	} else if opts.MaxRetries < 0 {
+		opts.MaxRetries = 0
+	}
+	if opts.MaxResponseBytes <= 0 {
+		opts.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if opts.BackoffBase <= 0 {
+		opts.BackoffBase = 500 * time.Millisecond
+	}
+	if opts.BackoffMax <= 0 {
+		opts.BackoffMax = 30 * time.Second
+	}
+	if opts.MaxRetryAfter <= 0 {
+		opts.MaxRetryAfter = 2 * time.Minute
+	}
+	if opts.CacheTTL <= 0 {
+		opts.CacheTTL = DefaultCacheTTL
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Sleep == nil {
+		opts.Sleep = sleepCtx
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Rand == nil {
+		opts.Rand = rand.Int64N
+	}
+	auth := "Bearer " + opts.Token
+	if opts.Email != "" {
+		auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(opts.Email+":"+opts.Token))
+	}
+	return &Client{
+		base:     base,
+		auth:     auth,
+		token:    opts.Token,
+		http:     httpx.NewClient(opts.Timeout, opts.Transport),
+		limiter:  rate.NewLimiter(rate.Limit(opts.RPS), opts.Burst),
+		rps:      opts.RPS,
+		opts:     opts,
+		log:      opts.Logger,
+		calls:    map[string]int{},
+		statuses: map[string]string{},
+		roles:    map[string]roleCache{},
+		idToKey:  map[string]string{},
+		keyToID:  map[string]string{},
+	}, nil
+}
+
+// Calls returns a copy of the request counts keyed by
+// "METHOD /path/template STATUS" (status 0: no response).
+func (c *Client) Calls() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.calls))
+	for k, v := range c.calls {
+		out[k] = v
+	}
+	return out
+}
+
+// CallsTotal is the number of HTTP attempts made, retries included.
+func (c *Client) CallsTotal() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total
+}
+
+// RateLimitWaits counts the times a call waited: for the client-side
+// limiter, for a Retry-After, or for backoff after a 429.
+func (c *Client) RateLimitWaits() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.waits
+}
+
+func (c *Client) record(endpoint string, status int, dur time.Duration) {
+	c.mu.Lock()
+	c.calls[fmt.Sprintf("%s %d", endpoint, status)]++
+	c.total++
+	c.mu.Unlock()
+	if c.opts.OnRequest != nil {
+		c.opts.OnRequest(endpoint, status, dur)
+	}
+}
+
+func (c *Client) countWait() {
+	c.mu.Lock()
+	c.waits++
+	c.mu.Unlock()
+}

@@ -1,0 +1,149 @@
+package jira
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var (
+	projectKeyRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,254}$`)
+	issueKeyRe   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]+-[1-9][0-9]*$`)
+)
+
+// ValidProjectKey reports whether s is a Jira project key (a letter, then
+// letters, digits or underscores).
+func ValidProjectKey(s string) bool { return projectKeyRe.MatchString(s) }
+
+// ValidIssueKey reports whether s looks like PROJ-123.
+func ValidIssueKey(s string) bool { return issueKeyRe.MatchString(s) }
+
+// Quote returns s as a JQL string literal: double quotes, with backslash,
+// quote and control characters escaped, so a value can never end the
+// literal and inject JQL.
+func Quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Millis renders t as JQL epoch milliseconds. Jira reads quoted times in
+// the user's time zone; epoch milliseconds are unambiguous.
+func Millis(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
+
+// UpdatedSince is the clause `updated >= <epoch ms>`.
+func UpdatedSince(t time.Time) string { return "updated >= " + Millis(t) }
+
+// ProjectIn is `project in ("A", "B")` after validating every key.
+func ProjectIn(keys []string) (string, error) {
+	if len(keys) == 0 {
+		return "", fmt.Errorf("jql: no project keys")
+	}
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		if !ValidProjectKey(k) {
+			return "", fmt.Errorf("jql: invalid project key %q", k)
+		}
+		quoted[i] = Quote(k)
+	}
+	return "project in (" + strings.Join(quoted, ", ") + ")", nil
+}
+
+// KeyIn is `key in ("A-1", "B-2")` after validating every issue key.
+func KeyIn(keys []string) (string, error) {
+	if len(keys) == 0 {
+		return "", fmt.Errorf("jql: no issue keys")
+	}
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		if !ValidIssueKey(k) {
+			return "", fmt.Errorf("jql: invalid issue key %q", k)
+		}
+		quoted[i] = Quote(k)
+	}
+	return "key in (" + strings.Join(quoted, ", ") + ")", nil
+}
+
+// And joins clauses as `(a) AND (b)`, skipping empty ones, so an operator's
+// query keeps its own precedence. An ORDER BY inside a clause is moved to
+// the end (the first one wins).
+func And(clauses ...string) string {
+	var parts []string
+	order := ""
+	for _, c := range clauses {
+		where, ob := SplitOrderBy(c)
+		if order == "" {
+			order = ob
+		}
+		if where != "" {
+			parts = append(parts, "("+where+")")
+		}
+	}
+	out := strings.Join(parts, " AND ")
+	if order != "" {
+		out += " " + order
+	}
+	return out
+}
+
+// SplitOrderBy separates a query into its restriction and its trailing
+// "ORDER BY …" (both trimmed), ignoring text inside quotes.
+func SplitOrderBy(q string) (where, orderBy string) {
+	var quote byte
+	escaped := false
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case quote != 0:
+			if escaped {
+				escaped = false
+			} else if c == '\\' {
+				escaped = true
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case (i == 0 || isSpace(q[i-1])) && hasWordCI(q[i:], "order"):
+			j := i + 5
+			for j < len(q) && isSpace(q[j]) {
+				j++
+			}
+			if j > i+5 && hasWordCI(q[j:], "by") {
+				return strings.TrimSpace(q[:i]), strings.TrimSpace(q[i:])
+			}
+		}
+	}
+	return strings.TrimSpace(q), ""
+}
+
+// hasWordCI reports whether s starts with the ASCII word w (any case)
+// followed by the end or a space.
+func hasWordCI(s, w string) bool {
+	if len(s) < len(w) || !strings.EqualFold(s[:len(w)], w) {
+		return false
+	}
+	return len(s) == len(w) || isSpace(s[len(w)])
+}
+
+func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }

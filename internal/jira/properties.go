@@ -1,0 +1,108 @@
+package jira
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Issue entity property limits (Jira Cloud).
+const (
+	MaxPropertyValueChars = 32768
+	MaxPropertyKeyChars   = 255
+)
+
+const propertyTemplate = "/rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}"
+
+func propertyCall(method, issueKey, property string) call {
+	return call{
+		method:   method,
+		template: propertyTemplate,
+		path:     "/rest/api/3/issue/" + pathEscape(issueKey) + "/properties/" + pathEscape(property),
+		retry:    true,
+	}
+}
+
+func checkPropertyArgs(issueKey, property string) error {
+	if issueKey == "" {
+		return fmt.Errorf("jira property %q: empty issue key", property)
+	}
+	if property == "" || utf8.RuneCountInString(property) > MaxPropertyKeyChars {
+		return fmt.Errorf("jira property on %s: key must have 1 to %d characters", issueKey, MaxPropertyKeyChars)
+	}
+	return nil
+}
+
+// entityProperty is Jira's EntityProperty.
+type entityProperty struct {
+	Key   string          `json:"key"`
+	Value json.RawMessage `json:"value"`
+}
+
+// GetProperty implements API.
+func (c *Client) GetProperty(ctx context.Context, issueKey, property string) (json.RawMessage, bool, error) {
+	if err := checkPropertyArgs(issueKey, property); err != nil {
+		return nil, false, err
+	}
+	cl := propertyCall("GET", issueKey, property)
+	_, body, err := c.do(ctx, cl)
+	if IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	var ep entityProperty
+	if err := decode(cl, body, &ep); err != nil {
+		return nil, false, err
+	}
+	if len(ep.Value) == 0 {
+		return nil, false, fmt.Errorf("jira %s (%s %s): response has no value", cl.endpoint(), issueKey, property)
+	}
+	return ep.Value, true, nil
+}
+
+// SetProperty implements API. The JSON value must be non-empty and at most
+// MaxPropertyValueChars characters.
+func (c *Client) SetProperty(ctx context.Context, issueKey, property string, value any) error {
+	if err := checkPropertyArgs(issueKey, property); err != nil {
+		return err
+	}
+	var raw []byte
+	if rm, ok := value.(json.RawMessage); ok {
+		if !json.Valid(rm) {
+			return fmt.Errorf("jira property %s on %s: value is not valid JSON", property, issueKey)
+		}
+		raw = rm
+	} else {
+		b, err := json.Marshal(value)
+		if err != nil {
+			return fmt.Errorf("jira property %s on %s: encoding value: %v", property, issueKey, err)
+		}
+		raw = b
+	}
+	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
+		return fmt.Errorf("jira property %s on %s: value must not be empty", property, issueKey)
+	}
+	if n := utf8.RuneCount(raw); n > MaxPropertyValueChars {
+		return fmt.Errorf("jira property %s on %s: value has %d characters, Jira allows %d", property, issueKey, n, MaxPropertyValueChars)
+	}
+	cl := propertyCall("PUT", issueKey, property)
+	cl.body = json.RawMessage(raw)
+	_, _, err := c.do(ctx, cl)
+	return err
+}
+
+// DeleteProperty implements API.
+func (c *Client) DeleteProperty(ctx context.Context, issueKey, property string) (bool, error) {
+	if err := checkPropertyArgs(issueKey, property); err != nil {
+		return false, err
+	}
+	_, _, err := c.do(ctx, propertyCall("DELETE", issueKey, property))
+	if IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}

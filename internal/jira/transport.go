@@ -1,0 +1,258 @@
+package jira
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx"
+)
+
+// call describes one REST call. template names the endpoint for counting
+// and errors ("GET /rest/api/3/issue/{issueIdOrKey}/changelog"); path is
+// the concrete, already escaped path.
+type call struct {
+	method   string
+	template string
+	path     string
+	query    url.Values
+	body     any
+	// retry marks calls that are safe to repeat: GET, PUT, DELETE and the
+	// read-only POSTs (search, changelog bulk fetch).
+	retry bool
+}
+
+func (cl call) endpoint() string { return cl.method + " " + cl.template }
+
+// nearLimitSlowdown is how long the limiter runs at a quarter of its rate
+// after Jira signals that the site is near its rate limit.
+const nearLimitSlowdown = 30 * time.Second
+
+// do performs cl with rate limiting and retries. It returns the final
+// status and body; any status >= 400 is returned as an *APIError.
+func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
+	var payload []byte
+	if cl.body != nil {
+		b, err := json.Marshal(cl.body)
+		if err != nil {
+			return 0, nil, fmt.Errorf("jira %s: encoding request: %v", cl.endpoint(), err)
+		}
+		payload = b
+	}
+	for attempt := 0; ; attempt++ {
+		if err := c.waitLimiter(ctx); err != nil {
+			return 0, nil, fmt.Errorf("jira %s: %w", cl.endpoint(), err)
+		}
+		status, hdr, body, err := c.attempt(ctx, cl, payload)
+		if err == nil && status < 400 {
+			return status, body, nil
+		}
+		var wait time.Duration
+		retryable := cl.retry && attempt < c.opts.MaxRetries
+		if err != nil {
+			if ctx.Err() != nil {
+				return 0, nil, fmt.Errorf("jira %s: %w", cl.endpoint(), ctx.Err())
+			}
+			err = fmt.Errorf("jira %s: %s", cl.endpoint(), httpx.Redact(err.Error(), c.token, c.auth))
+			if !retryable {
+				return 0, nil, err
+			}
+			wait = httpx.Backoff(attempt, c.opts.BackoffBase, c.opts.BackoffMax, c.opts.Rand)
+			c.log.Debug("jira request failed; retrying", "endpoint", cl.endpoint(), "attempt", attempt+1, "wait", wait, "error", err)
+		} else {
+			apiErr := &APIError{Endpoint: cl.endpoint(), Status: status, Messages: errorMessages(body)}
+			if !retryable || !retryableStatus(status) {
+				return status, body, apiErr
+			}
+			wait = httpx.Backoff(attempt, c.opts.BackoffBase, c.opts.BackoffMax, c.opts.Rand)
+			if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+				if ra, ok := httpx.RetryAfter(hdr.Get("Retry-After"), c.opts.Now()); ok {
+					if ra > c.opts.MaxRetryAfter {
+						apiErr.Messages = append(apiErr.Messages, fmt.Sprintf("Retry-After %s exceeds the %s the client waits", ra, c.opts.MaxRetryAfter))
+						return status, body, apiErr
+					}
+					wait = ra
+				}
+				if status == http.StatusTooManyRequests {
+					c.countWait()
+					c.slowDown()
+				}
+			}
+			c.log.Debug("jira request rejected; retrying", "endpoint", cl.endpoint(), "status", status, "attempt", attempt+1, "wait", wait)
+		}
+		if err := c.opts.Sleep(ctx, wait); err != nil {
+			return 0, nil, fmt.Errorf("jira %s: %w", cl.endpoint(), err)
+		}
+	}
+}
+
+func retryableStatus(s int) bool {
+	switch s {
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// attempt makes one HTTP request. Errors are transport errors or a body
+// over the size cap; HTTP statuses are returned, not turned into errors.
+func (c *Client) attempt(ctx context.Context, cl call, payload []byte) (int, http.Header, []byte, error) {
+	target := c.base.Scheme + "://" + c.base.Host + c.base.EscapedPath() + cl.path
+	if q := cl.query.Encode(); q != "" {
+		target += "?" + q
+	}
+	var rdr *bytes.Reader
+	if payload != nil {
+		rdr = bytes.NewReader(payload)
+	}
+	var req *http.Request
+	var err error
+	if rdr != nil {
+		req, err = http.NewRequestWithContext(ctx, cl.method, target, rdr)
+	} else {
+		req, err = http.NewRequestWithContext(ctx, cl.method, target, nil)
+	}
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	req.Header.Set("Authorization", c.auth)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "fullsend")
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	start := time.Now()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.record(cl.endpoint(), 0, time.Since(start))
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := httpx.ReadLimited(resp.Body, c.opts.MaxResponseBytes)
+	c.record(cl.endpoint(), resp.StatusCode, time.Since(start))
+	c.observeRateHeaders(resp.Header)
+	if errors.Is(err, httpx.ErrTooLarge) {
+		return 0, nil, nil, fmt.Errorf("HTTP %d: %w", resp.StatusCode, err)
+	}
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("reading HTTP %d response: %w", resp.StatusCode, err)
+	}
+	if resp.StatusCode < 300 && len(body) > 0 {
+		if err := checkJSONContentType(resp.Header.Get("Content-Type"), body); err != nil {
+			return 0, nil, nil, err
+		}
+	}
+	return resp.StatusCode, resp.Header, body, nil
+}
+
+// checkJSONContentType rejects a success response that is not JSON, such
+// as an HTML login page served with 200.
+func checkJSONContentType(ct string, body []byte) error {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		return nil
+	}
+	if ct == "" {
+		ct = "none"
+	}
+	return fmt.Errorf("unexpected content type %s (want application/json; a login page or proxy?): %s", ct, httpx.Snippet(body, 80))
+}
+
+func (c *Client) waitLimiter(ctx context.Context) error {
+	c.restoreRate()
+	r := c.limiter.Reserve()
+	if !r.OK() {
+		return errors.New("rate limiter cannot grant a request")
+	}
+	d := r.Delay()
+	if d <= 0 {
+		return nil
+	}
+	c.countWait()
+	if err := c.opts.Sleep(ctx, d); err != nil {
+		r.Cancel()
+		return err
+	}
+	return nil
+}
+
+// observeRateHeaders slows the limiter down when Jira reports that the site
+// is near its limit (X-RateLimit-NearLimit: true, or fewer than a tenth of
+// X-RateLimit-Limit requests remaining).
+func (c *Client) observeRateHeaders(h http.Header) {
+	near := strings.EqualFold(h.Get("X-RateLimit-NearLimit"), "true")
+	if rem, err := strconv.Atoi(h.Get("X-RateLimit-Remaining")); err == nil {
+		limit, lerr := strconv.Atoi(h.Get("X-RateLimit-Limit"))
+		if (lerr == nil && limit > 0 && rem*10 < limit) || (lerr != nil && rem < 5) {
+			near = true
+		}
+	}
+	if near {
+		c.slowDown()
+	}
+}
+
+func (c *Client) slowDown() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.slowUntil = c.opts.Now().Add(nearLimitSlowdown)
+	c.limiter.SetLimit(rate.Limit(c.rps / 4))
+}
+
+func (c *Client) restoreRate() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.slowUntil.IsZero() && c.opts.Now().After(c.slowUntil) {
+		c.slowUntil = time.Time{}
+		c.limiter.SetLimit(rate.Limit(c.rps))
+	}
+}
+
+// Slowed reports whether the client currently runs below its configured
+// rate because Jira signalled pressure.
+func (c *Client) Slowed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.slowUntil.IsZero()
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// decode unmarshals a success body, naming the endpoint on failure.
+func decode(cl call, body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return fmt.Errorf("jira %s: empty response body", cl.endpoint())
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("jira %s: malformed response: %v (body starts %q)", cl.endpoint(), err, httpx.Snippet(body, 60))
+	}
+	return nil
+}
+
+func snippet(b []byte) string { return httpx.Snippet(b, 200) }
+
+// pathEscape escapes one path segment.
+func pathEscape(s string) string { return url.PathEscape(s) }
