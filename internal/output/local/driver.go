@@ -1,0 +1,157 @@
+// Package local is the `local` output driver: it runs agents on this
+// machine, each run a child process of `fullsend run`, through the
+// preserve-and-coalesce queue of package coalesce (DESIGN.md section 8):
+// one active run per scope key, one pending slot holding the newest run,
+// different keys in parallel up to MaxParallel.
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/coalesce"
+	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/scope"
+)
+
+// DriverName is the name of this driver (`--output-driver local`).
+const DriverName = "local"
+
+// Defaults for Options.
+const (
+	DefaultMaxParallel = 4
+	DefaultGrace       = 30 * time.Second
+	DefaultKillDelay   = 10 * time.Second
+)
+
+// ErrClosed is returned for runs dispatched after Close.
+var ErrClosed = errors.New("local executor is shutting down")
+
+// Job is one run handed to a Launcher. Seq is the driver-wide sequence
+// number reported as the run's Ref.ID.
+type Job struct {
+	Seq uint64
+	Run plan.Run
+}
+
+// Launcher executes one job to completion and reports how it ended. It is
+// called from the queue's goroutines, at most once at a time per scope
+// key. ctx is cancelled when the shutdown grace period has run out; the
+// launcher must then stop the run and return promptly.
+type Launcher interface {
+	Launch(ctx context.Context, job Job) error
+}
+
+// Options configure the driver. Zero values take the defaults.
+type Options struct {
+	MaxParallel int           // runs at once across keys; default 4 (config outputs.local.max_parallel)
+	Grace       time.Duration // how long Close lets active runs finish after a shutdown; default 30s
+	// The child process settings, used when Launcher is nil.
+	ConfigDir  string        // passed as --config-dir; default .fullsend
+	Executable string        // the fullsend binary; default os.Executable()
+	TempDir    string        // where event files are written; default os.TempDir()
+	KillDelay  time.Duration // SIGTERM to SIGKILL on termination; default 10s
+	Stdout     io.Writer     // child stdout, each line prefixed; default os.Stderr
+	Stderr     io.Writer     // child stderr, each line prefixed; default os.Stderr
+	Launcher   Launcher      // replaces the child-process launcher (tests)
+	Log        *slog.Logger  // default: discard
+}
+
+// Driver is the local output driver. It implements output.Driver and
+// output.Finisher. Dispatch returns as soon as runs are queued; Close must
+// be called before the process exits.
+type Driver struct {
+	q     *coalesce.Queue[scope.Key, Job]
+	log   *slog.Logger
+	grace time.Duration
+	kill  time.Duration
+	seq   atomic.Uint64
+}
+
+var (
+	_ output.Driver   = (*Driver)(nil)
+	_ output.Finisher = (*Driver)(nil)
+)
+
+// New builds a driver. It fails only when the fullsend executable cannot
+// be determined.
+func New(o Options) (*Driver, error) {
+	if o.MaxParallel < 1 {
+		o.MaxParallel = DefaultMaxParallel
+	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
+	}
+	if o.KillDelay <= 0 {
+		o.KillDelay = DefaultKillDelay
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	l := o.Launcher
+	if l == nil {
+		pl, err := newProcessLauncher(o)
+		if err != nil {
+			return nil, err
+		}
+		l = pl
+	}
+	d := &Driver{log: o.Log, grace: o.Grace, kill: o.KillDelay}
+	d.q = coalesce.New(o.MaxParallel,
+		func(ctx context.Context, _ scope.Key, j Job) error { return l.Launch(ctx, j) },
+		coalesce.Options[scope.Key, Job]{OnDone: d.done})
+	return d, nil
+}
+
+// Name returns "local".
+func (d *Driver) Name() string { return DriverName }
+
+// Dispatch queues each run under its scope key and returns at once. A run
+// that starts now, waits for a slot, or fills (or replaces) its key's
+// pending slot is a success: it will run. Its Ref is
+// {Driver: "local", ID: "<sequence number>"}. Runs without a harness,
+// event or key, and runs after Close, fail without being queued.
+func (d *Driver) Dispatch(ctx context.Context, runs []plan.Run) []output.Result {
+	res := make([]output.Result, len(runs))
+	for i, r := range runs {
+		res[i].Run = r
+		switch {
+		case ctx.Err() != nil:
+			res[i].Err = fmt.Errorf("local: run %s: %w", r.Key, ctx.Err())
+			continue
+		case r.Harness == "" || r.Event == nil || r.Key == "":
+			res[i].Err = fmt.Errorf("local: run %q: missing harness, event or scope key", r.Key)
+			continue
+		}
+		seq := d.seq.Add(1)
+		out := d.q.Submit(r.Key, Job{Seq: seq, Run: r})
+		if !out.Accepted() {
+			res[i].Err = fmt.Errorf("local: run %s for harness %s: %w", r.Key, r.Harness, ErrClosed)
+			continue
+		}
+		d.log.Info("local run queued", "harness", r.Harness, "key", string(r.Key),
+			"seq", seq, "outcome", out.String())
+		res[i].Ref = &plan.Ref{Driver: DriverName, ID: strconv.FormatUint(seq, 10)}
+	}
+	return res
+}
+
+// done logs the end of every run.
+func (d *Driver) done(key scope.Key, j Job, err error) {
+	if err != nil {
+		d.log.Error("local run failed", "harness", j.Run.Harness, "key", string(key),
+			"seq", j.Seq, "error", err.Error())
+		return
+	}
+	d.log.Info("local run finished", "harness", j.Run.Harness, "key", string(key), "seq", j.Seq)
+}
+
+// Stats reports the queue's counters.
+func (d *Driver) Stats() coalesce.Stats { return d.q.Stats() }

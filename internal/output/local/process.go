@@ -1,0 +1,191 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+// processLauncher runs each job as `fullsend run --harness NAME
+// --event-file F --config-dir DIR --poll-lock JSON` with the event in a
+// private temporary file (mode 0600) that is removed when the run ends.
+// The child gets its own process group, so a Ctrl-C meant for the parent
+// does not reach it; termination sends SIGTERM to the group and, after
+// killDelay, SIGKILL.
+type processLauncher struct {
+	exe       string
+	configDir string
+	tempDir   string
+	killDelay time.Duration
+	stdout    io.Writer
+	stderr    io.Writer
+	log       *slog.Logger
+}
+
+func newProcessLauncher(o Options) (*processLauncher, error) {
+	exe := o.Executable
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("local: cannot find the fullsend executable to run agents: %w", err)
+		}
+	}
+	p := &processLauncher{exe: exe, configDir: o.ConfigDir, tempDir: o.TempDir,
+		killDelay: o.KillDelay, log: o.Log}
+	if p.configDir == "" {
+		p.configDir = ".fullsend"
+	}
+	if p.killDelay <= 0 {
+		p.killDelay = DefaultKillDelay
+	}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	out, errw := o.Stdout, o.Stderr
+	if out == nil {
+		out = os.Stderr
+	}
+	if errw == nil {
+		errw = os.Stderr
+	}
+	// Children write whole lines through one lock per stream, so lines of
+	// parallel runs never interleave.
+	p.stdout, p.stderr = &lockedWriter{w: out}, &lockedWriter{w: errw}
+	if out == errw {
+		p.stderr = p.stdout
+	}
+	return p, nil
+}
+
+// Args returns the command-line arguments of `fullsend run` for job with
+// the event in eventFile. An absent poll lock is passed as an explicit
+// empty --poll-lock so that an inherited $FULLSEND_POLL_LOCK is not used.
+func Args(job Job, eventFile, configDir string) ([]string, error) {
+	lock := ""
+	if job.Run.PollLock != nil {
+		b, err := json.Marshal(job.Run.PollLock)
+		if err != nil {
+			return nil, err
+		}
+		lock = string(b)
+	}
+	return []string{"run", "--harness", job.Run.Harness, "--event-file", eventFile,
+		"--config-dir", configDir, "--poll-lock", lock}, nil
+}
+
+// Launch implements Launcher.
+func (p *processLauncher) Launch(ctx context.Context, job Job) error {
+	r := job.Run
+	what := fmt.Sprintf("local run %d (harness %s, key %s)", job.Seq, r.Harness, r.Key)
+	file, err := writeEventFile(p.tempDir, r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer os.Remove(file)
+	args, err := Args(job, file, p.configDir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	prefix := fmt.Sprintf("[%s %s #%d] ", r.Harness, r.Key, job.Seq)
+	stdout := newPrefixWriter(p.stdout, prefix)
+	stderr := newPrefixWriter(p.stderr, prefix)
+	cmd := exec.CommandContext(ctx, p.exe, args...)
+	cmd.Env = childEnv(os.Environ(), r)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = p.killDelay
+	ownProcessGroup(cmd)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%s: start %s: %w", what, p.exe, err)
+	}
+	p.log.Info("local run started", "harness", r.Harness, "key", string(r.Key),
+		"seq", job.Seq, "pid", cmd.Process.Pid)
+	err = cmd.Wait()
+	stdout.Flush()
+	stderr.Flush()
+	p.log.Debug("local run ended", "seq", job.Seq, "duration", time.Since(start).String())
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ctx.Err() == nil {
+			return fmt.Errorf("%s: exit code %d", what, ee.ExitCode())
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: terminated at shutdown: %w", what, err)
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// writeEventFile writes r's event to a new private file and returns its
+// path.
+func writeEventFile(dir string, r plan.Run) (string, error) {
+	data, err := json.Marshal(r.Event)
+	if err != nil {
+		return "", fmt.Errorf("encode event: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "fullsend-event-*.json") // mode 0600
+	if err != nil {
+		return "", fmt.Errorf("event file: %w", err)
+	}
+	if _, err = f.Write(data); err == nil {
+		err = f.Chmod(0o600)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("event file %s: %w", f.Name(), err)
+	}
+	return f.Name(), nil
+}
+
+// childEnv is the parent's environment without the dispatch inputs a CI
+// job would set (the child gets them as flags), plus the scope key.
+func childEnv(parent []string, r plan.Run) []string {
+	env := make([]string, 0, len(parent)+1)
+	for _, kv := range parent {
+		name, _, _ := strings.Cut(kv, "=")
+		if isDispatchInput(name) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, plan.EnvVar(plan.InSerializationKey)+"="+string(r.Key))
+}
+
+func isDispatchInput(name string) bool {
+	for _, in := range plan.Names {
+		if name == plan.EnvVar(in) {
+			return true
+		}
+	}
+	switch name {
+	case "FULLSEND_EVENT", "FULLSEND_POLL_LOCK_ID", "FULLSEND_POLL_LOCK_DRIVER", "FULLSEND_POLL_LOCK_PROPERTY":
+		return true
+	}
+	return false
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

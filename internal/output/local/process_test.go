@@ -1,0 +1,166 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+const helperEnv = "FULLSEND_LOCAL_TEST_HELPER"
+
+// helperMain plays `fullsend run` when the test binary is started by the
+// driver under test. Its behaviour depends on the harness name: "ok"
+// reports what it received, "fail" exits 3, "hang" waits to be terminated.
+func helperMain() bool {
+	if os.Getenv(helperEnv) == "" {
+		return false
+	}
+	a := os.Args[1:]
+	flags := map[string]string{}
+	for i := 1; i+1 < len(a); i += 2 {
+		flags[a[i]] = a[i+1]
+	}
+	if len(a) != 9 || a[0] != "run" {
+		fmt.Fprintf(os.Stderr, "bad args %q\n", a)
+		os.Exit(2)
+	}
+	switch flags["--harness"] {
+	case "fail":
+		os.Exit(3)
+	case "hang":
+		fmt.Println("ready")
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+	file := flags["--event-file"]
+	st, err := os.Stat(file)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	data, _ := os.ReadFile(file)
+	var ev event.Event
+	if err := json.Unmarshal(data, &ev); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("file=%s mode=%o comment=%s\nlock=%s config=%s key=%s input=%q\n", file, st.Mode().Perm(),
+		ev.Transition.Comment.Body, flags["--poll-lock"], flags["--config-dir"],
+		os.Getenv("FULLSEND_SERIALIZATION_KEY"), os.Getenv("FULLSEND_NORMALIZED_EVENT"))
+	fmt.Fprint(os.Stderr, "no newline at the end")
+	os.Exit(0)
+	return true
+}
+
+// safeBuffer is a bytes.Buffer safe for concurrent use.
+type safeBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *safeBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newProcessDriver(t *testing.T, grace time.Duration) (*Driver, *safeBuffer, *safeBuffer, *safeBuffer) {
+	t.Helper()
+	t.Setenv(helperEnv, "1")
+	t.Setenv("FULLSEND_NORMALIZED_EVENT", `{"stale":"inherited"}`) // must not reach the child
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errw, logs := &safeBuffer{}, &safeBuffer{}, &safeBuffer{}
+	d, err := New(Options{MaxParallel: 2, Grace: grace, KillDelay: 200 * time.Millisecond,
+		Executable: exe, ConfigDir: "cfg", TempDir: t.TempDir(), Stdout: out, Stderr: errw,
+		Log: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, out, errw, logs
+}
+
+func TestProcessRunReceivesEventAndLock(t *testing.T) {
+	d, out, errw, _ := newProcessDriver(t, time.Second)
+	r := mkRun("ok", 1, "hello")
+	r.PollLock = &plan.PollLock{ID: "u-1", Driver: "jira-poll", Property: "PROJ-1/fullsend.poll.acme.platform.lock"}
+	res := d.Dispatch(context.Background(), []plan.Run{r})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	if err := d.Close(context.Background()); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	prefix := "[ok ok:acme/platform:jira:work_item:1 #1] "
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(prefix) + `file=(\S+) mode=600 comment=hello$`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("stdout lacks the event line:\n%s", out.String())
+	}
+	if _, err := os.Stat(m[1]); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("event file %s not removed: %v", m[1], err)
+	}
+	wantLock := prefix + `lock={"id":"u-1","driver":"jira-poll","property":"PROJ-1/fullsend.poll.acme.platform.lock"} config=cfg key=ok:acme/platform:jira:work_item:1 input=""` + "\n"
+	if !strings.Contains(out.String(), wantLock) {
+		t.Fatalf("stdout = %q, want line %q", out.String(), wantLock)
+	}
+	if got, want := errw.String(), prefix+"no newline at the end\n"; got != want {
+		t.Fatalf("stderr = %q, want %q", got, want)
+	}
+}
+
+func TestProcessRunFailureIsLoggedAndCounted(t *testing.T) {
+	d, _, _, logs := newProcessDriver(t, time.Second)
+	d.Dispatch(context.Background(), []plan.Run{mkRun("fail", 1, "x")})
+	if err := d.Close(context.Background()); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if d.Stats().Failed != 1 || !strings.Contains(logs.String(), "exit code 3") {
+		t.Fatalf("failed = %d, logs:\n%s", d.Stats().Failed, logs.String())
+	}
+}
+
+func TestProcessTerminatedAfterGrace(t *testing.T) {
+	d, out, _, logs := newProcessDriver(t, 100*time.Millisecond)
+	d.Dispatch(context.Background(), []plan.Run{mkRun("hang", 1, "x")})
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "ready") {
+		if time.Now().After(deadline) {
+			t.Fatalf("child never started; logs:\n%s", logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	err := d.Close(stop)
+	var se *ShutdownError
+	if !errors.As(err, &se) || se.Terminated != 1 || se.Unfinished != 0 {
+		t.Fatalf("close = %v", err)
+	}
+	if el := time.Since(start); el > 3*time.Second {
+		t.Fatalf("shutdown took %v", el)
+	}
+	if !strings.Contains(logs.String(), "terminated at shutdown") {
+		t.Fatalf("logs lack the termination:\n%s", logs.String())
+	}
+}
