@@ -1,0 +1,58 @@
+package event
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Length limits of comment fields, in Unicode code points (DESIGN.md
+// section 3).
+const (
+	MaxCommentBody = 4096
+	MaxCommand     = 64
+	MaxInstruction = 4096
+)
+
+// Truncate returns the longest prefix of s holding at most maxCodePoints
+// code points; it never splits a multi-byte character. Each byte of an
+// invalid UTF-8 sequence counts as one code point, as it becomes one U+FFFD
+// when the event is encoded as JSON. maxCodePoints <= 0 yields "".
+func Truncate(s string, maxCodePoints int) string {
+	if maxCodePoints <= 0 {
+		return ""
+	}
+	if len(s) <= maxCodePoints {
+		return s // at most one code point per byte
+	}
+	n := 0
+	for i := 0; i < len(s); {
+		if n == maxCodePoints {
+			return s[:i]
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n++
+	}
+	return s
+}
+
+// ParseCommand reads a slash command from a comment body. The command is
+// the first whitespace-separated token of the first line when that token
+// starts with "/"; the instruction is the rest of that line, trimmed.
+// Without a command both results are empty. Results are truncated to
+// MaxCommand and MaxInstruction code points.
+func ParseCommand(body string) (command, instruction string) {
+	line, _, _ := strings.Cut(body, "\n")
+	line = strings.TrimLeftFunc(line, unicode.IsSpace)
+	if !strings.HasPrefix(line, "/") {
+		return "", ""
+	}
+	end := strings.IndexFunc(line, unicode.IsSpace)
+	if end < 0 {
+		end = len(line)
+	}
+	command = line[:end]
+	instruction = strings.TrimSpace(line[end:])
+	return Truncate(command, MaxCommand), Truncate(instruction, MaxInstruction)
+}

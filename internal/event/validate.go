@@ -1,0 +1,240 @@
+package event
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// DefaultMaxBytes is the size limit Read applies when given no limit.
+const DefaultMaxBytes = 1 << 20
+
+// Read reads one JSON event of at most limit bytes (0 means
+// DefaultMaxBytes) from r and decodes it with Decode. It never buffers more
+// than limit+1 bytes: a larger input is rejected with a *ValidationError
+// saying so. Errors reading r are returned wrapped, not as validation
+// problems.
+func Read(r io.Reader, limit int64) (*Event, error) {
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read event: %w", err)
+	}
+	if int64(len(data)) > limit {
+		return nil, newValidationError([]Problem{{Message: "event is larger than " + sizeText(limit)}})
+	}
+	return Decode(data)
+}
+
+func sizeText(n int64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	default:
+		return fmt.Sprintf("%d bytes", n)
+	}
+}
+
+// Decode validates data, one JSON document, against the NormalizedEvent v1
+// schema and the rules the schema cannot express, then decodes it. Unknown
+// fields anywhere are errors. Any problem yields a *ValidationError naming
+// every offending JSON path; no partial event is returned.
+func Decode(data []byte) (*Event, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, newValidationError([]Problem{{Message: syntaxMessage(data, err)}})
+	}
+	ps, err := validateDoc(doc)
+	if err != nil {
+		return nil, err
+	}
+	// The document parsed above, so Unmarshal can only fail on a type
+	// mismatch; it still fills every other field, so the rules below run.
+	var ev Event
+	uerr := json.Unmarshal(data, &ev)
+	seen := reported(ps)
+	if uerr != nil {
+		if p := unmarshalProblem(uerr); !seen.covers(p.Path) {
+			ps = append(ps, p)
+		}
+	}
+	ps = append(ps, ev.ruleProblems(seen)...)
+	if len(ps) > 0 {
+		return nil, newValidationError(ps)
+	}
+	return &ev, nil
+}
+
+// Validate checks an event built in Go (by an input driver) exactly as
+// Decode checks a document: it returns a *ValidationError listing every
+// problem, or nil.
+func (e *Event) Validate() error {
+	if e == nil {
+		return newValidationError([]Problem{{Message: "event is missing (nil)"}})
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encode event: %w", err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("re-read encoded event: %w", err)
+	}
+	ps, err := validateDoc(doc)
+	if err != nil {
+		return err
+	}
+	ps = append(ps, e.ruleProblems(reported(ps))...)
+	if len(ps) > 0 {
+		return newValidationError(ps)
+	}
+	return nil
+}
+
+// validateDoc runs the schema over a decoded JSON value. The error result
+// is reserved for a broken embedded schema, never for a bad event.
+func validateDoc(doc any) ([]Problem, error) {
+	sch, err := compiled()
+	if err != nil {
+		return nil, err
+	}
+	err = sch.Validate(doc)
+	if err == nil {
+		return nil, nil
+	}
+	var verr *jsonschema.ValidationError
+	if !errors.As(err, &verr) {
+		return nil, fmt.Errorf("validate event: %w", err)
+	}
+	return schemaProblems(verr), nil
+}
+
+// pathSet holds the JSON pointers that already have a problem.
+type pathSet map[string]bool
+
+func reported(ps []Problem) pathSet {
+	m := make(pathSet, len(ps))
+	for _, p := range ps {
+		m[p.Path] = true
+	}
+	return m
+}
+
+// covers reports whether path or one of its ancestors has a problem.
+func (s pathSet) covers(path string) bool {
+	for {
+		if s[path] {
+			return true
+		}
+		i := strings.LastIndexByte(path, '/')
+		if i < 0 {
+			return false
+		}
+		path = path[:i]
+	}
+}
+
+// ruleProblems checks what the schema cannot say. Paths the schema already
+// reported, or whose parent it reported, are skipped so one fault yields one
+// message.
+func (e *Event) ruleProblems(skip pathSet) []Problem {
+	var ps []Problem
+	add := func(path, msg string) {
+		if !skip.covers(path) {
+			ps = append(ps, Problem{Path: path, Message: msg})
+		}
+	}
+	for _, seg := range strings.Split(e.Repo, "/") {
+		if seg == ".." || seg == "." {
+			add("/repo", fmt.Sprintf("must not contain a %q segment", seg))
+			break
+		}
+	}
+	if e.State.Labels == nil {
+		add("/state/labels", "must be an array, never null")
+	}
+	if msg := absoluteURL(e.Entity.URL); msg != "" {
+		add("/entity/url", msg)
+	}
+	if l := e.Entity.LinkedChangeProposal; l != nil {
+		if msg := absoluteURL(l.URL); msg != "" {
+			add("/entity/linked_change_proposal/url", msg)
+		}
+	}
+	return ps
+}
+
+// absoluteURL returns why s is not an absolute URI, or "".
+func absoluteURL(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("must be an absolute URI: %v", errors.Unwrap(err))
+	case !u.IsAbs():
+		return "must be an absolute URI (with a scheme such as https:)"
+	case (u.Scheme == "http" || u.Scheme == "https") && u.Host == "":
+		return "must name a host"
+	}
+	return ""
+}
+
+// syntaxMessage describes a JSON syntax error with its line and column.
+func syntaxMessage(data []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := position(data, se.Offset)
+		return fmt.Sprintf("invalid JSON at line %d, column %d: %v", line, col, se)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if len(bytes.TrimSpace(data)) == 0 {
+			return "invalid JSON: empty input"
+		}
+		return "invalid JSON: unexpected end of input"
+	}
+	return "invalid JSON: " + err.Error()
+}
+
+// position converts a byte offset into a 1-based line and column.
+func position(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1)
+	if col < 1 {
+		col = 1
+	}
+	return line, col
+}
+
+// unmarshalProblem turns a decode error the schema let through (such as a
+// number with a fraction or exponent where Go needs an int64) into a
+// problem at the right path.
+func unmarshalProblem(err error) Problem {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return Problem{
+			Path:    "/" + strings.ReplaceAll(te.Field, ".", "/"),
+			Message: fmt.Sprintf("must be a plain %s (got JSON %s)", goKind(te.Type.Kind().String()), te.Value),
+		}
+	}
+	return Problem{Message: "cannot decode event: " + err.Error()}
+}
+
+func goKind(k string) string {
+	if strings.HasPrefix(k, "int") {
+		return "integer without fraction or exponent"
+	}
+	return k
+}
