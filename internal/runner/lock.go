@@ -1,0 +1,172 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+// LockStore reads and writes the raw poll-lock value on a work item. The
+// jira-poll implementation is JiraStore (issue entity properties).
+// Get must be a strongly consistent read; found is false when the property
+// does not exist.
+type LockStore interface {
+	Get(ctx context.Context, issueKey, property string) (raw []byte, found bool, err error)
+	Put(ctx context.Context, issueKey, property string, raw []byte) error
+	Delete(ctx context.Context, issueKey, property string) error
+}
+
+// Locker is the runner side of the poll-lock protocol for one lock. It
+// never takes a lock that is not its own: every write is preceded by a read
+// that checks the lock still carries ID.
+type Locker struct {
+	Store          LockStore
+	Issue          string        // issue key holding the lock
+	Property       string        // lock property key
+	ID             string        // this run's lock id
+	StaleThreshold time.Duration // a lock older than this is not ours any more
+	Run            plan.Ref      // this CI run, recorded in the lock's runs
+	Now            func() time.Time
+	Log            *slog.Logger
+}
+
+// NewLocker builds a Locker for the reference pl (already checked).
+func NewLocker(store LockStore, pl *plan.PollLock, stale time.Duration, run plan.Ref, log *slog.Logger) (*Locker, error) {
+	issue, prop, err := SplitProperty(pl.Property)
+	if err != nil {
+		return nil, err
+	}
+	return &Locker{Store: store, Issue: issue, Property: prop, ID: pl.ID,
+		StaleThreshold: stale, Run: run, Now: time.Now, Log: log}, nil
+}
+
+// ownership is the outcome of reading the lock.
+type ownership struct {
+	lock   polllock.Lock
+	found  bool
+	ours   bool
+	reason string // why not ours
+}
+
+// read fetches and classifies the lock. A corrupt value is an *InputError;
+// a store failure is returned as is.
+func (l *Locker) read(ctx context.Context) (ownership, error) {
+	raw, found, err := l.Store.Get(ctx, l.Issue, l.Property)
+	if err != nil {
+		return ownership{}, fmt.Errorf("read poll lock %s on %s: %w", l.Property, l.Issue, err)
+	}
+	if !found {
+		return ownership{reason: "the lock property is gone"}, nil
+	}
+	lk, err := polllock.Parse(raw)
+	if err != nil {
+		return ownership{}, &InputError{Err: fmt.Errorf("lock property %s on %s is corrupt: %v", l.Property, l.Issue, err)}
+	}
+	o := ownership{lock: lk, found: true}
+	switch {
+	case lk.ID != l.ID:
+		o.reason = fmt.Sprintf("held by lock id %q", lk.ID)
+	case lk.Stale(l.Now(), l.StaleThreshold):
+		o.reason = fmt.Sprintf("stale (written %s, threshold %s)", lk.TS.UTC().Format(time.RFC3339), l.StaleThreshold)
+	default:
+		o.ours = true
+	}
+	return o, nil
+}
+
+// Verify checks, without writing, that the lock still carries this run's id
+// and is fresh. Not ours → *LostLockError; corrupt → *InputError.
+func (l *Locker) Verify(ctx context.Context) (polllock.Lock, error) {
+	o, err := l.read(ctx)
+	if err != nil {
+		return polllock.Lock{}, err
+	}
+	if !o.ours {
+		return polllock.Lock{}, &LostLockError{Issue: l.Issue, Property: l.Property, Reason: o.reason}
+	}
+	return o.lock, nil
+}
+
+// Acquire verifies the lock and marks it `phase: running` with a fresh
+// timestamp and this CI run recorded in `runs`. It is the step before the
+// agent starts, and the whole of --refresh-only.
+func (l *Locker) Acquire(ctx context.Context) error {
+	lk, err := l.Verify(ctx)
+	if err != nil {
+		return err
+	}
+	lk.Phase = polllock.PhaseRunning
+	lk.Runs = mergeRun(lk.Runs, l.Run)
+	lk.TS = l.Now()
+	if err := l.Store.Put(ctx, l.Issue, l.Property, lk.Marshal()); err != nil {
+		return fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err)
+	}
+	return nil
+}
+
+// Refresh re-reads the lock and, when it still carries this run's id, rewrites
+// its timestamp (a late refresh of a lock that went stale but was not taken
+// reclaims it). ours is false when the lock was taken by another id, removed
+// or became unreadable: the caller stops refreshing. A store error leaves ours
+// true (a transient failure is retried at the next tick).
+func (l *Locker) Refresh(ctx context.Context) (ours bool, reason string, err error) {
+	o, err := l.read(ctx)
+	if err != nil {
+		if IsInput(err) {
+			return false, err.Error(), nil
+		}
+		return true, "", err
+	}
+	if !o.ours && (!o.found || o.lock.ID != l.ID) {
+		return false, o.reason, nil
+	}
+	lk := o.lock
+	lk.Phase = polllock.PhaseRunning
+	lk.Runs = mergeRun(lk.Runs, l.Run)
+	lk.TS = l.Now()
+	if err := l.Store.Put(ctx, l.Issue, l.Property, lk.Marshal()); err != nil {
+		return true, "", fmt.Errorf("refresh poll lock %s on %s: %w", l.Property, l.Issue, err)
+	}
+	return true, "", nil
+}
+
+// Release deletes the lock when it still carries this run's id (stale or
+// not: a run that finished releases what it held). A lock held by another
+// id is left alone and reported by deleted=false.
+func (l *Locker) Release(ctx context.Context) (deleted bool, err error) {
+	raw, found, err := l.Store.Get(ctx, l.Issue, l.Property)
+	if err != nil {
+		return false, fmt.Errorf("read poll lock %s on %s before release: %w", l.Property, l.Issue, err)
+	}
+	if !found {
+		return false, nil
+	}
+	lk, perr := polllock.Parse(raw)
+	if perr != nil || lk.ID != l.ID {
+		return false, nil
+	}
+	if err := l.Store.Delete(ctx, l.Issue, l.Property); err != nil {
+		return false, fmt.Errorf("delete poll lock %s on %s: %w", l.Property, l.Issue, err)
+	}
+	return true, nil
+}
+
+// mergeRun records run in runs, replacing an entry with the same driver
+// and id (the poller may have recorded the dispatch already).
+func mergeRun(runs []plan.Ref, run plan.Ref) []plan.Ref {
+	if run.ID == "" {
+		return runs
+	}
+	out := make([]plan.Ref, 0, len(runs)+1)
+	for _, r := range runs {
+		if r.Driver == run.Driver && r.ID == run.ID {
+			continue
+		}
+		out = append(out, r)
+	}
+	return append(out, run)
+}

@@ -1,0 +1,180 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+const (
+	testIssue = "PROJ-7"
+	testProp  = "fullsend.poll.acme.platform.lock"
+	testKey   = testIssue + "/" + testProp
+	testID    = "0c4f2a3e-lock"
+)
+
+var testNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func testLocker(s LockStore) *Locker {
+	return &Locker{Store: s, Issue: testIssue, Property: testProp, ID: testID, StaleThreshold: 15 * time.Minute,
+		Run: plan.Ref{Driver: "gha-dispatch", ID: "42", URL: "https://github.com/acme/platform/actions/runs/42"},
+		Now: func() time.Time { return testNow }}
+}
+
+func TestLockerAcquire(t *testing.T) {
+	dispatched := polllock.Lock{ID: testID, TS: testNow.Add(-time.Minute), Phase: polllock.PhaseDispatched,
+		Runs: []plan.Ref{{Driver: "gha-dispatch", ID: "42"}, {Driver: "gha-dispatch", ID: "7"}}}
+	tests := []struct {
+		name      string
+		stored    string // raw value; "" = absent
+		wantLost  string
+		wantInput string
+	}{
+		{name: "ours and fresh", stored: string(dispatched.Marshal())},
+		{name: "absent", wantLost: "gone"},
+		{name: "other id", stored: string(polllock.Lock{ID: "other", TS: testNow, Phase: polllock.PhasePending}.Marshal()), wantLost: `held by lock id "other"`},
+		{name: "stale", stored: string(polllock.Lock{ID: testID, TS: testNow.Add(-16 * time.Minute), Phase: polllock.PhaseDispatched}.Marshal()), wantLost: "stale"},
+		{name: "corrupt json", stored: `{"id":`, wantInput: "corrupt"},
+		{name: "corrupt phase", stored: `{"id":"` + testID + `","ts":"2026-03-01T12:00:00Z","phase":"held"}`, wantInput: "unknown phase"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newMemStore()
+			if tc.stored != "" {
+				s.setRaw(testKey, tc.stored)
+			}
+			err := testLocker(s).Acquire(context.Background())
+			switch {
+			case tc.wantLost != "":
+				if !IsLostLock(err) || !strings.Contains(err.Error(), tc.wantLost) {
+					t.Fatalf("err = %v, want lost lock %q", err, tc.wantLost)
+				}
+			case tc.wantInput != "":
+				if !IsInput(err) || !strings.Contains(err.Error(), tc.wantInput) || !strings.Contains(err.Error(), testProp) {
+					t.Fatalf("err = %v, want input error %q naming the property", err, tc.wantInput)
+				}
+			case err != nil:
+				t.Fatal(err)
+			}
+			if tc.wantLost != "" || tc.wantInput != "" {
+				if n := s.count("put") + s.count("delete"); n != 0 {
+					t.Fatalf("lock touched %d times after failed verification", n)
+				}
+				return
+			}
+			raw, _ := s.value(testKey)
+			got, err := polllock.Parse(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Phase != polllock.PhaseRunning || !got.TS.Equal(testNow) || got.ID != testID {
+				t.Fatalf("lock after acquire = %+v", got)
+			}
+			want := []plan.Ref{{Driver: "gha-dispatch", ID: "7"}, {Driver: "gha-dispatch", ID: "42", URL: "https://github.com/acme/platform/actions/runs/42"}}
+			if gb, wb := mustJSON(got.Runs), mustJSON(want); gb != wb {
+				t.Fatalf("runs = %s, want %s", gb, wb)
+			}
+		})
+	}
+}
+
+func TestLockerStoreErrors(t *testing.T) {
+	s := newMemStore()
+	s.failGet = errStore
+	err := testLocker(s).Acquire(context.Background())
+	if err == nil || IsLostLock(err) || IsInput(err) || !strings.Contains(err.Error(), testIssue) {
+		t.Fatalf("err = %v, want a runtime error naming the issue", err)
+	}
+	s = newMemStore()
+	s.set(testKey, polllock.Lock{ID: testID, TS: testNow, Phase: polllock.PhaseDispatched})
+	s.failPut = errStore
+	if err := testLocker(s).Acquire(context.Background()); err == nil || IsLostLock(err) || !strings.Contains(err.Error(), "running") {
+		t.Fatalf("err = %v, want write error", err)
+	}
+	ours, _, err := testLocker(s).Refresh(context.Background())
+	if err == nil || !ours {
+		t.Fatalf("refresh with failing put: ours=%v err=%v, want ours=true and an error", ours, err)
+	}
+}
+
+func TestLockerRefresh(t *testing.T) {
+	tests := []struct {
+		name     string
+		stored   string
+		wantOurs bool
+		wantPut  bool
+	}{
+		{"ours", string(polllock.Lock{ID: testID, TS: testNow.Add(-time.Minute), Phase: polllock.PhaseRunning}.Marshal()), true, true},
+		{"ours but stale is reclaimed", string(polllock.Lock{ID: testID, TS: testNow.Add(-time.Hour), Phase: polllock.PhaseRunning}.Marshal()), true, true},
+		{"stolen", string(polllock.Lock{ID: "thief", TS: testNow, Phase: polllock.PhasePending}.Marshal()), false, false},
+		{"deleted", "", false, false},
+		{"corrupted", "[]", false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newMemStore()
+			if tc.stored != "" {
+				s.setRaw(testKey, tc.stored)
+			}
+			ours, reason, err := testLocker(s).Refresh(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ours != tc.wantOurs || (!ours && reason == "") {
+				t.Fatalf("ours=%v reason=%q, want ours=%v", ours, reason, tc.wantOurs)
+			}
+			if got := s.count("put") == 1; got != tc.wantPut {
+				t.Fatalf("put made = %v, want %v", got, tc.wantPut)
+			}
+			if tc.wantPut {
+				raw, _ := s.value(testKey)
+				if l, _ := polllock.Parse(raw); !l.TS.Equal(testNow) || l.ID != testID {
+					t.Fatalf("refreshed lock = %s", raw)
+				}
+			}
+		})
+	}
+}
+
+func TestLockerRelease(t *testing.T) {
+	tests := []struct {
+		name        string
+		stored      string
+		wantDeleted bool
+	}{
+		{"ours", string(polllock.Lock{ID: testID, TS: testNow, Phase: polllock.PhaseRunning}.Marshal()), true},
+		{"ours and stale", string(polllock.Lock{ID: testID, TS: testNow.Add(-time.Hour), Phase: polllock.PhaseRunning}.Marshal()), true},
+		{"someone else's", string(polllock.Lock{ID: "thief", TS: testNow, Phase: polllock.PhasePending}.Marshal()), false},
+		{"gone", "", false},
+		{"corrupt", "nope", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newMemStore()
+			if tc.stored != "" {
+				s.setRaw(testKey, tc.stored)
+			}
+			deleted, err := testLocker(s).Release(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, present := s.value(testKey)
+			if deleted != tc.wantDeleted || present != (tc.stored != "" && !tc.wantDeleted) {
+				t.Fatalf("deleted=%v present=%v, want deleted=%v", deleted, present, tc.wantDeleted)
+			}
+		})
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,130 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+// memStore is an in-memory LockStore that records every operation.
+type memStore struct {
+	mu      sync.Mutex
+	props   map[string][]byte
+	ops     []memOp
+	failGet error // returned by Get when set
+	failPut error // returned by Put when set
+}
+
+type memOp struct {
+	Kind  string // get | put | delete
+	At    time.Time
+	Value []byte // for put
+}
+
+func newMemStore() *memStore { return &memStore{props: map[string][]byte{}} }
+
+func (s *memStore) Get(_ context.Context, issue, prop string) ([]byte, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ops = append(s.ops, memOp{Kind: "get", At: time.Now()})
+	if s.failGet != nil {
+		return nil, false, s.failGet
+	}
+	v, ok := s.props[issue+"/"+prop]
+	return bytes.Clone(v), ok, nil
+}
+
+func (s *memStore) Put(_ context.Context, issue, prop string, raw []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ops = append(s.ops, memOp{Kind: "put", At: time.Now(), Value: bytes.Clone(raw)})
+	if s.failPut != nil {
+		return s.failPut
+	}
+	s.props[issue+"/"+prop] = bytes.Clone(raw)
+	return nil
+}
+
+func (s *memStore) Delete(_ context.Context, issue, prop string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ops = append(s.ops, memOp{Kind: "delete", At: time.Now()})
+	delete(s.props, issue+"/"+prop)
+	return nil
+}
+
+// set stores a lock value directly (a poller's write).
+func (s *memStore) set(key string, l polllock.Lock) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.props[key] = l.Marshal()
+}
+
+func (s *memStore) setRaw(key string, raw string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.props[key] = []byte(raw)
+}
+
+// value returns the stored lock, if any.
+func (s *memStore) value(key string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.props[key]
+	return bytes.Clone(v), ok
+}
+
+// count returns how many operations of kind were made.
+func (s *memStore) count(kind string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, o := range s.ops {
+		if o.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// puts returns the values written, in order.
+func (s *memStore) puts() []memOp {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []memOp
+	for _, o := range s.ops {
+		if o.Kind == "put" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+var errStore = errors.New("store unavailable")
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func testLogger(b *syncBuffer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}

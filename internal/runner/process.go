@@ -1,0 +1,166 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// ExitTimeout is the exit code of a run whose agent exceeded run.timeout.
+const ExitTimeout = 124
+
+// DefaultGrace is the time between SIGTERM and SIGKILL.
+const DefaultGrace = 10 * time.Second
+
+// Process supervises one agent process. The agent runs in its own process
+// group, so that signals reach the whole tree it starts and a terminal's
+// Ctrl-C reaches it only through fullsend.
+type Process struct {
+	Command []string // argv; Command[0] is looked up in fullsend's PATH
+	Env     []string // the agent's complete environment
+	Dir     string   // working directory; "" = fullsend's
+	Stdout  io.Writer
+	Stderr  io.Writer
+	// Timeout ends the agent with SIGTERM (then SIGKILL after Grace) and
+	// makes the exit code ExitTimeout; 0 means no timeout.
+	Timeout time.Duration
+	Grace   time.Duration // 0 = DefaultGrace
+	// Signals received here are forwarded to the agent's process group;
+	// the first one also starts the Grace period after which the group is
+	// killed.
+	Signals <-chan os.Signal
+	Log     *slog.Logger
+}
+
+// Result is how the agent ended.
+type Result struct {
+	ExitCode int       // agent's code; 128+n when killed by signal n; ExitTimeout on timeout
+	TimedOut bool      // run.timeout expired
+	Signal   os.Signal // the first signal forwarded to the agent, if any
+}
+
+// StartError reports that the agent command could not be started.
+type StartError struct {
+	Command string
+	Err     error
+}
+
+func (e *StartError) Error() string { return fmt.Sprintf("start agent %q: %v", e.Command, e.Err) }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Run starts the agent and waits for it. Cancelling ctx terminates the agent
+// like a forwarded SIGTERM. The only error is a *StartError.
+func (p Process) Run(ctx context.Context) (Result, error) {
+	if len(p.Command) == 0 {
+		return Result{}, &StartError{Err: errors.New("empty command")}
+	}
+	grace := p.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	cmd := exec.Command(p.Command[0], p.Command[1:]...)
+	cmd.Env, cmd.Dir = p.Env, p.Dir
+	cmd.Stdout, cmd.Stderr = p.Stdout, p.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A grandchild holding the output pipes open must not hang the run.
+	cmd.WaitDelay = grace
+	if err := cmd.Start(); err != nil {
+		return Result{}, &StartError{Command: p.Command[0], Err: err}
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	var res Result
+	var timeout, kill <-chan time.Time
+	if p.Timeout > 0 {
+		t := time.NewTimer(p.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var killTimer *time.Timer
+	defer func() {
+		if killTimer != nil {
+			killTimer.Stop()
+		}
+	}()
+	terminate := func(sig syscall.Signal) {
+		p.signalGroup(pgid, sig)
+		if killTimer == nil {
+			killTimer = time.NewTimer(grace)
+			kill = killTimer.C
+		}
+	}
+	ctxDone := ctx.Done()
+	for {
+		select {
+		case err := <-done:
+			res.ExitCode = exitCode(cmd.ProcessState, err)
+			if res.TimedOut {
+				res.ExitCode = ExitTimeout
+			}
+			if killTimer != nil {
+				// Stragglers of a terminated agent go with it.
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			}
+			return res, nil
+		case sig := <-p.Signals:
+			s, ok := sig.(syscall.Signal)
+			if !ok {
+				continue
+			}
+			if res.Signal == nil {
+				res.Signal = sig
+			}
+			p.log().Info("forwarding signal to agent", "signal", s.String())
+			terminate(s)
+		case <-timeout:
+			timeout = nil
+			res.TimedOut = true
+			p.log().Warn("agent exceeded run.timeout; terminating", "timeout", p.Timeout.String(), "grace", grace.String())
+			terminate(syscall.SIGTERM)
+		case <-ctxDone:
+			ctxDone = nil
+			p.log().Info("run cancelled; terminating agent", "grace", grace.String())
+			terminate(syscall.SIGTERM)
+		case <-kill:
+			kill = nil
+			p.log().Warn("agent still running after grace period; killing", "grace", grace.String())
+			p.signalGroup(pgid, syscall.SIGKILL)
+		}
+	}
+}
+
+func (p Process) signalGroup(pgid int, sig syscall.Signal) {
+	if err := syscall.Kill(-pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		p.log().Warn("signal agent", "signal", sig.String(), "error", err.Error())
+	}
+}
+
+func (p Process) log() *slog.Logger {
+	if p.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return p.Log
+}
+
+// exitCode maps a finished process to a shell-style exit code.
+func exitCode(ps *os.ProcessState, waitErr error) int {
+	if ps == nil {
+		return 1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	if c := ps.ExitCode(); c >= 0 {
+		return c
+	}
+	_ = waitErr
+	return 1
+}

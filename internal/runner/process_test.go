@@ -1,0 +1,124 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestProcessExitCodes(t *testing.T) {
+	tests := []struct {
+		name         string
+		steps        []string
+		timeout      time.Duration
+		grace        time.Duration
+		wantCode     int
+		wantTimedOut bool
+		wantOut      string
+		wantErrOut   string
+	}{
+		{name: "success streams output", steps: []string{"out=hello", "err=warn"}, wantCode: 0, wantOut: "hello\n", wantErrOut: "warn\n"},
+		{name: "failure code propagated", steps: []string{"exit=7"}, wantCode: 7},
+		{name: "timeout terminates", steps: []string{"sleep=20s"}, timeout: 100 * time.Millisecond, grace: 5 * time.Second, wantCode: ExitTimeout, wantTimedOut: true},
+		{name: "timeout kills after grace", steps: []string{"ignore-term", "sleep=20s"}, timeout: 100 * time.Millisecond, grace: 150 * time.Millisecond, wantCode: ExitTimeout, wantTimedOut: true},
+		{name: "finishes before timeout", steps: []string{"exit=3"}, timeout: 10 * time.Second, wantCode: 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			start := time.Now()
+			res, err := Process{Command: agentCmd(t, tc.steps...), Stdout: &out, Stderr: &errOut,
+				Timeout: tc.timeout, Grace: tc.grace}.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode != tc.wantCode || res.TimedOut != tc.wantTimedOut {
+				t.Fatalf("result %+v, want code %d timedOut %v", res, tc.wantCode, tc.wantTimedOut)
+			}
+			if out.String() != tc.wantOut || errOut.String() != tc.wantErrOut {
+				t.Fatalf("stdout %q stderr %q, want %q %q", out.String(), errOut.String(), tc.wantOut, tc.wantErrOut)
+			}
+			if elapsed := time.Since(start); elapsed > 10*time.Second {
+				t.Fatalf("took %s", elapsed)
+			}
+		})
+	}
+}
+
+func TestProcessForwardsSignals(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			ready, trapped := filepath.Join(dir, "ready"), filepath.Join(dir, "trapped")
+			sigs := make(chan os.Signal, 1)
+			done := make(chan Result, 1)
+			go func() {
+				res, _ := Process{Command: agentCmd(t, "trap-term="+trapped, "touch="+ready, "sleep=20s"),
+					Signals: sigs, Grace: 5 * time.Second}.Run(context.Background())
+				done <- res
+			}()
+			waitFile(t, ready)
+			sigs <- sig
+			res := <-done
+			got, _ := os.ReadFile(trapped)
+			if res.ExitCode != 0 || res.Signal != sig || !strings.Contains(string(got), sigName(sig)) {
+				t.Fatalf("result %+v, agent saw %q, want it to trap %s and exit 0", res, got, sig)
+			}
+		})
+	}
+}
+
+func TestProcessSignalDefaultActionGives128PlusN(t *testing.T) {
+	dir := t.TempDir()
+	ready := filepath.Join(dir, "ready")
+	sigs := make(chan os.Signal, 1)
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := Process{Command: agentCmd(t, "touch="+ready, "sleep=20s"), Signals: sigs, Grace: 5 * time.Second}.Run(context.Background())
+		done <- res
+	}()
+	waitFile(t, ready)
+	sigs <- syscall.SIGTERM
+	if res := <-done; res.ExitCode != 128+int(syscall.SIGTERM) {
+		t.Fatalf("exit code %d, want %d", res.ExitCode, 128+int(syscall.SIGTERM))
+	}
+}
+
+func TestProcessCancelTerminates(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	res, err := Process{Command: agentCmd(t, "sleep=20s"), Grace: 5 * time.Second}.Run(ctx)
+	if err != nil || res.ExitCode != 128+int(syscall.SIGTERM) {
+		t.Fatalf("res %+v err %v, want terminated by SIGTERM", res, err)
+	}
+}
+
+func TestProcessStartError(t *testing.T) {
+	_, err := Process{Command: []string{filepath.Join(t.TempDir(), "no-such-agent")}}.Run(context.Background())
+	if se, ok := err.(*StartError); !ok || !strings.Contains(se.Error(), "no-such-agent") {
+		t.Fatalf("err = %v, want *StartError naming the command", err)
+	}
+	if _, err := (Process{}).Run(context.Background()); err == nil {
+		t.Fatal("empty command accepted")
+	}
+}
+
+// sigName is how Go's os.Signal prints sig.
+func sigName(sig syscall.Signal) string { return sig.String() }
+
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("%s never appeared", path)
+}

@@ -1,0 +1,164 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/scope"
+)
+
+// DefaultRefreshInterval is used when a run holds a poll lock and no
+// refresh interval was configured.
+const DefaultRefreshInterval = 300 * time.Second
+
+// teardownTimeout bounds the lock release after the agent ended (it runs
+// even when the run was cancelled).
+const teardownTimeout = 30 * time.Second
+
+// Spec is one agent run: everything Run needs, already resolved and
+// validated by the caller except Command.
+type Spec struct {
+	Harness  string
+	Command  []string // harness run.command, or the command after `--`
+	Timeout  time.Duration
+	Grace    time.Duration // SIGTERM→SIGKILL; 0 = DefaultGrace
+	Event    *event.Event  // validated
+	Forge    string        // config forge (default github)
+	PollLock *plan.PollLock
+	// Locker maintains the poll lock; nil when the run did not come from
+	// polling.
+	Locker          *Locker
+	RefreshInterval time.Duration // 0 = DefaultRefreshInterval
+	EnvAllow        []string      // harness run.env allow-list
+	Getenv          func(string) string
+	Dir             string // agent working directory; "" = current
+	TempDir         string // parent of the private event directory; "" = system default
+	Stdout, Stderr  io.Writer
+	Signals         <-chan os.Signal // forwarded to the agent
+	Log             *slog.Logger
+}
+
+// Run executes the run and returns the exit code fullsend should exit with:
+// the agent's code, or ExitTimeout. err is non-nil when the agent was not
+// started: *InputError (no command), *LostLockError (the lock was not ours
+// before start), *StartError or an I/O error.
+//
+// With a Locker, the lock is verified and marked running before the agent
+// starts, refreshed every RefreshInterval while it runs (a refresh that
+// finds another owner logs a warning and stops refreshing; the agent keeps
+// running) and deleted at teardown if it still carries this run's id —
+// whether the agent succeeded, failed, timed out or was signalled.
+func Run(ctx context.Context, s Spec) (int, error) {
+	log := s.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if len(s.Command) == 0 {
+		return 0, inputErr("harness %q has no run.command and no command was given after --", s.Harness)
+	}
+	ef, err := writeEventFile(s.TempDir, s.Event)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err := ef.Remove(); err != nil {
+			log.Warn("remove event file", "path", ef.Path, "error", err.Error())
+		}
+	}()
+	if s.Locker != nil {
+		if err := s.Locker.Acquire(ctx); err != nil {
+			if !IsLostLock(err) && !IsInput(err) {
+				// The write may have landed: do not leave a lock without a run.
+				releaseLock(context.WithoutCancel(ctx), s.Locker, log)
+			}
+			return 0, err
+		}
+		log.Info("poll lock verified and marked running", "issue", s.Locker.Issue, "property", s.Locker.Property)
+		defer releaseLock(context.WithoutCancel(ctx), s.Locker, log)
+	}
+	key := scope.KeyOf(s.Harness, s.Event, s.Forge)
+	env := AgentEnv(AgentContext{Harness: s.Harness, Event: s.Event, Forge: s.Forge, Key: key,
+		PollLock: s.PollLock, EventFile: ef.Path}, s.EnvAllow, s.Getenv)
+
+	stopRefresh := func() {}
+	if s.Locker != nil {
+		stopRefresh = startRefresher(ctx, s.Locker, s.RefreshInterval, log)
+	}
+	log.Info("starting agent", "harness", s.Harness, "command", s.Command[0], "serialization_key", string(key))
+	res, err := Process{Command: s.Command, Env: env, Dir: s.Dir, Stdout: s.Stdout, Stderr: s.Stderr,
+		Timeout: s.Timeout, Grace: s.Grace, Signals: s.Signals, Log: log}.Run(ctx)
+	stopRefresh()
+	if err != nil {
+		return 0, err
+	}
+	attrs := []any{"harness", s.Harness, "exit_code", res.ExitCode}
+	if res.TimedOut {
+		attrs = append(attrs, "timed_out", true)
+	}
+	if res.Signal != nil {
+		attrs = append(attrs, "signal", res.Signal.String())
+	}
+	log.Info("agent finished", attrs...)
+	return res.ExitCode, nil
+}
+
+// RefreshOnly is `fullsend run --refresh-only`: one verification and
+// refresh (the lock is marked running with this CI run recorded), nothing
+// else. Errors as for Locker.Acquire.
+func RefreshOnly(ctx context.Context, l *Locker) error { return l.Acquire(ctx) }
+
+func releaseLock(ctx context.Context, l *Locker, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, teardownTimeout)
+	defer cancel()
+	deleted, err := l.Release(ctx)
+	switch {
+	case err != nil:
+		log.Error("release poll lock", "issue", l.Issue, "property", l.Property, "error", err.Error())
+	case deleted:
+		log.Info("poll lock released", "issue", l.Issue, "property", l.Property)
+	default:
+		log.Warn("poll lock not released: it no longer carries this run's id", "issue", l.Issue, "property", l.Property)
+	}
+}
+
+// startRefresher refreshes l every interval until the returned stop
+// function is called (stop waits for the goroutine to end).
+func startRefresher(ctx context.Context, l *Locker, every time.Duration, log *slog.Logger) (stop func()) {
+	if every <= 0 {
+		every = DefaultRefreshInterval
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			ours, reason, err := l.Refresh(ctx)
+			switch {
+			case err != nil && errors.Is(err, context.Canceled):
+				return
+			case err != nil:
+				log.Warn("refresh poll lock failed; retrying at the next interval", "issue", l.Issue, "error", err.Error())
+			case !ours:
+				log.Warn("poll lock taken by another owner; refreshing stops, the agent keeps running",
+					"issue", l.Issue, "property", l.Property, "reason", reason)
+				return
+			default:
+				log.Debug("poll lock refreshed", "issue", l.Issue)
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}

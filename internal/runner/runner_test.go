@@ -1,0 +1,321 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+var testRef = &plan.PollLock{ID: testID, Driver: DriverJiraPoll, Property: testKey}
+
+// lockedStore returns a store holding a fresh dispatched lock with testID.
+func lockedStore() *memStore {
+	s := newMemStore()
+	s.set(testKey, polllock.Lock{ID: testID, TS: time.Now(), Phase: polllock.PhaseDispatched,
+		Runs: []plan.Ref{{Driver: "gha-dispatch", ID: "42"}}})
+	return s
+}
+
+func testSpec(t *testing.T, s LockStore, log *syncBuffer, steps ...string) Spec {
+	t.Helper()
+	var lk *Locker
+	if s != nil {
+		var err error
+		lk, err = NewLocker(s, testRef, 15*time.Minute, plan.Ref{Driver: "gha-dispatch", ID: "42"}, testLogger(log))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pl *plan.PollLock
+	if s != nil {
+		pl = testRef
+	}
+	return Spec{Harness: "triage", Command: agentCmd(t, steps...), Timeout: 10 * time.Second, Grace: 2 * time.Second,
+		Event: jiraEvent(), PollLock: pl, Locker: lk, RefreshInterval: time.Hour,
+		Getenv: envOf(map[string]string{"PATH": "/usr/bin:/bin"}), TempDir: t.TempDir(), Log: testLogger(log)}
+}
+
+func TestRunReleasesLockWhateverTheOutcome(t *testing.T) {
+	tests := []struct {
+		name     string
+		steps    []string
+		timeout  time.Duration
+		signal   bool
+		wantCode int
+	}{
+		{name: "success", steps: []string{"exit=0"}, wantCode: 0},
+		{name: "failure", steps: []string{"exit=5"}, wantCode: 5},
+		{name: "timeout", steps: []string{"sleep=20s"}, timeout: 100 * time.Millisecond, wantCode: ExitTimeout},
+		{name: "signal", steps: []string{"sleep=20s"}, signal: true, wantCode: 128 + int(syscall.SIGTERM)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var log syncBuffer
+			s := lockedStore()
+			ran := filepath.Join(t.TempDir(), "ran")
+			spec := testSpec(t, s, &log, append([]string{"touch=" + ran}, tc.steps...)...)
+			if tc.timeout > 0 {
+				spec.Timeout = tc.timeout
+			}
+			sigs := make(chan os.Signal, 1)
+			spec.Signals = sigs
+			if tc.signal {
+				go func() { waitFile(t, ran); sigs <- syscall.SIGTERM }()
+			}
+			code, err := Run(context.Background(), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.wantCode {
+				t.Fatalf("exit code %d, want %d\n%s", code, tc.wantCode, log.String())
+			}
+			if _, err := os.Stat(ran); err != nil {
+				t.Fatal("agent did not run")
+			}
+			if _, present := s.value(testKey); present || s.count("delete") != 1 {
+				t.Fatalf("lock present=%v after the run (deletes %d)", present, s.count("delete"))
+			}
+			puts := s.puts()
+			if len(puts) != 1 {
+				t.Fatalf("%d writes, want 1 (mark running)", len(puts))
+			}
+			l, err := polllock.Parse(puts[0].Value)
+			if err != nil || l.Phase != polllock.PhaseRunning || l.ID != testID || len(l.Runs) != 1 || l.Runs[0].ID != "42" {
+				t.Fatalf("running lock = %s (%v)", puts[0].Value, err)
+			}
+		})
+	}
+}
+
+func TestRunRefreshesAtInterval(t *testing.T) {
+	var log syncBuffer
+	s := lockedStore()
+	spec := testSpec(t, s, &log, "sleep=400ms")
+	spec.RefreshInterval = 50 * time.Millisecond
+	start := time.Now()
+	if code, err := Run(context.Background(), spec); err != nil || code != 0 {
+		t.Fatalf("code %d err %v", code, err)
+	}
+	puts := s.puts()
+	// mark running + about 400/50 refreshes; allow for slow process start.
+	if len(puts) < 5 {
+		t.Fatalf("%d writes in %s, want mark-running plus >= 4 refreshes", len(puts), time.Since(start))
+	}
+	var stamps []time.Time
+	for i, p := range puts {
+		l, err := polllock.Parse(p.Value)
+		if err != nil || l.Phase != polllock.PhaseRunning {
+			t.Fatalf("write %d: %s (%v)", i, p.Value, err)
+		}
+		stamps = append(stamps, l.TS)
+	}
+	// Refreshes (writes after the first) follow the ticker: no bursts, and
+	// on average one per interval.
+	refreshes := stamps[1:]
+	for i := 1; i < len(refreshes); i++ {
+		if gap := refreshes[i].Sub(refreshes[i-1]); gap < 10*time.Millisecond {
+			t.Fatalf("refreshes %d and %d only %s apart", i-1, i, gap)
+		}
+	}
+	mean := refreshes[len(refreshes)-1].Sub(refreshes[0]) / time.Duration(len(refreshes)-1)
+	if mean < 40*time.Millisecond || mean > 90*time.Millisecond {
+		t.Fatalf("mean refresh interval %s, want about 50ms", mean)
+	}
+	if first := refreshes[0].Sub(stamps[0]); first < 30*time.Millisecond {
+		t.Fatalf("first refresh %s after marking running, want about one interval", first)
+	}
+	if _, present := s.value(testKey); present {
+		t.Fatal("lock not deleted")
+	}
+}
+
+func TestRunLockStolenBeforeStart(t *testing.T) {
+	var log syncBuffer
+	s := newMemStore()
+	s.set(testKey, polllock.Lock{ID: "another-poller", TS: time.Now(), Phase: polllock.PhasePending})
+	ran := filepath.Join(t.TempDir(), "ran")
+	code, err := Run(context.Background(), testSpec(t, s, &log, "touch="+ran))
+	if !IsLostLock(err) || code != 0 {
+		t.Fatalf("code %d err %v, want *LostLockError", code, err)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("agent ran without the lock")
+	}
+	if n := s.count("put") + s.count("delete"); n != 0 {
+		t.Fatalf("lock written %d times", n)
+	}
+}
+
+func TestRunLockStolenDuringRun(t *testing.T) {
+	var log syncBuffer
+	s := lockedStore()
+	dir := t.TempDir()
+	ready, proceed := filepath.Join(dir, "ready"), filepath.Join(dir, "proceed")
+	spec := testSpec(t, s, &log, "touch="+ready, "waitfile="+proceed, "exit=0")
+	spec.RefreshInterval = 20 * time.Millisecond
+	thief := polllock.Lock{ID: "thief", TS: time.Now(), Phase: polllock.PhasePending}
+	go func() {
+		waitFile(t, ready)
+		s.set(testKey, thief)
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if strings.Contains(log.String(), "taken by another owner") {
+				break
+			}
+		}
+		_ = os.WriteFile(proceed, nil, 0o600)
+	}()
+	code, err := Run(context.Background(), spec)
+	if err != nil || code != 0 {
+		t.Fatalf("code %d err %v", code, err)
+	}
+	if !strings.Contains(log.String(), "taken by another owner") {
+		t.Fatalf("no warning logged:\n%s", log.String())
+	}
+	raw, present := s.value(testKey)
+	if !present || string(raw) != string(thief.Marshal()) || s.count("delete") != 0 {
+		t.Fatalf("thief's lock changed: present=%v value=%s deletes=%d", present, raw, s.count("delete"))
+	}
+}
+
+func TestRunBadInputTouchesNothing(t *testing.T) {
+	tests := []struct {
+		name    string
+		stored  string
+		noCmd   bool
+		wantErr string
+	}{
+		{name: "no command", stored: string(polllock.Lock{ID: testID, TS: time.Now(), Phase: polllock.PhaseDispatched}.Marshal()), noCmd: true, wantErr: "no run.command"},
+		{name: "corrupt lock property", stored: `{"id":"` + testID + `","ts":"yesterday"}`, wantErr: "corrupt"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var log syncBuffer
+			s := newMemStore()
+			s.setRaw(testKey, tc.stored)
+			ran := filepath.Join(t.TempDir(), "ran")
+			spec := testSpec(t, s, &log, "touch="+ran)
+			if tc.noCmd {
+				spec.Command = nil
+			}
+			_, err := Run(context.Background(), spec)
+			if !IsInput(err) || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want input error %q", err, tc.wantErr)
+			}
+			if _, err := os.Stat(ran); err == nil {
+				t.Fatal("agent ran")
+			}
+			raw, _ := s.value(testKey)
+			if string(raw) != tc.stored || s.count("put")+s.count("delete") != 0 {
+				t.Fatalf("lock touched: %s", raw)
+			}
+		})
+	}
+}
+
+func TestRunAgentEnvironmentAndEventFile(t *testing.T) {
+	var log syncBuffer
+	s := lockedStore()
+	dir := t.TempDir()
+	envOut, evOut := filepath.Join(dir, "env"), filepath.Join(dir, "event")
+	spec := testSpec(t, s, &log, "env="+envOut, "event="+evOut)
+	spec.Getenv = envOf(map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/home/ci", "GITHUB_TOKEN": "ghs_x",
+		"JIRA_TOKEN": "jt", "MODEL_KEY": "mk"})
+	spec.EnvAllow = []string{"MODEL_KEY"}
+	if code, err := Run(context.Background(), spec); err != nil || code != 0 {
+		t.Fatalf("code %d err %v", code, err)
+	}
+	got, err := os.ReadFile(envOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
+	var evFile string
+	for i, l := range lines {
+		if v, ok := strings.CutPrefix(l, EnvEventFile+"="); ok {
+			evFile = v
+			lines[i] = EnvEventFile + "=<file>"
+		}
+	}
+	want := []string{"FULLSEND_EVENT_FILE=<file>", "FULLSEND_HARNESS=triage",
+		"FULLSEND_POLL_LOCK_DRIVER=jira-poll", "FULLSEND_POLL_LOCK_ID=" + testID, "FULLSEND_POLL_LOCK_PROPERTY=" + testKey,
+		"FULLSEND_SERIALIZATION_KEY=triage:acme/platform:jira:work_item:10042",
+		"FULLSEND_WORK_ITEM_KEY=PROJ-123", "FULLSEND_WORK_ITEM_SOURCE=jira",
+		"FULLSEND_WORK_ITEM_URL=https://acme.atlassian.net/browse/PROJ-123",
+		"HOME=/home/ci", "ISSUE_NUMBER=", "MODEL_KEY=mk", "PATH=/usr/bin:/bin"}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("agent env:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.HasPrefix(evFile, spec.TempDir) {
+		t.Fatalf("event file %q outside the private temp dir %q", evFile, spec.TempDir)
+	}
+	if _, err := os.Stat(evFile); !os.IsNotExist(err) {
+		t.Fatalf("event file not removed at teardown: %v", err)
+	}
+	b, err := os.ReadFile(evOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want2, _ := json.Marshal(jiraEvent())
+	if strings.TrimSpace(string(b)) != string(want2) {
+		t.Fatalf("event file = %s, want %s", b, want2)
+	}
+}
+
+func TestEventFileIsPrivate(t *testing.T) {
+	ef, err := writeEventFile(t.TempDir(), jiraEvent())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Remove()
+	fi, err := os.Stat(ef.Path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("event file mode %v (%v), want 0600", fi.Mode(), err)
+	}
+	di, err := os.Stat(filepath.Dir(ef.Path))
+	if err != nil || di.Mode().Perm() != 0o700 {
+		t.Fatalf("event dir mode %v (%v), want 0700", di.Mode(), err)
+	}
+}
+
+func TestRunWithoutLockAndRefreshOnly(t *testing.T) {
+	var log syncBuffer
+	code, err := Run(context.Background(), testSpec(t, nil, &log, "exit=9"))
+	if err != nil || code != 9 {
+		t.Fatalf("code %d err %v, want 9", code, err)
+	}
+	s := lockedStore()
+	lk, err := NewLocker(s, testRef, 15*time.Minute, plan.Ref{Driver: "local", ID: "local-1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RefreshOnly(context.Background(), lk); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := s.value(testKey)
+	l, _ := polllock.Parse(raw)
+	if l.Phase != polllock.PhaseRunning || len(l.Runs) != 2 || s.count("delete") != 0 {
+		t.Fatalf("lock after refresh-only = %s", raw)
+	}
+}
+
+func TestRunStartFailureReleasesLock(t *testing.T) {
+	var log syncBuffer
+	s := lockedStore()
+	spec := testSpec(t, s, &log)
+	spec.Command = []string{filepath.Join(t.TempDir(), "missing-agent")}
+	_, err := Run(context.Background(), spec)
+	if _, ok := err.(*StartError); !ok {
+		t.Fatalf("err = %v, want *StartError", err)
+	}
+	if _, present := s.value(testKey); present {
+		t.Fatal("lock left behind without a run")
+	}
+}
