@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+)
+
+func init() { register(newEventCmd) }
+
+// newEventCmd builds `fullsend event`, the parent of commands that work on
+// NormalizedEvent documents.
+func newEventCmd(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "event",
+		Short: "Work with NormalizedEvent v1 documents",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newEventValidateCmd(app))
+	return cmd
+}
+
+// newEventValidateCmd builds `fullsend event validate FILE|-`: it checks one
+// event file (or standard input) against NormalizedEvent v1 and prints
+// "FILE: valid", or one "FILE: /json/path: message" line per problem on
+// stderr and exits 2.
+func newEventValidateCmd(app *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate FILE|-",
+		Short: "Check a NormalizedEvent v1 JSON document (- reads standard input)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return validateEventFile(app, args[0])
+		},
+	}
+}
+
+func validateEventFile(app *App, arg string) error {
+	name, r := arg, app.Stdin
+	if arg == "-" {
+		name = "<stdin>"
+	} else {
+		f, err := os.Open(arg)
+		if err != nil {
+			return UserError(fmt.Errorf("event file %s: %w", arg, eventOpenError(err)))
+		}
+		defer f.Close()
+		r = f
+	}
+	if r == nil {
+		r = eventEOFReader{}
+	}
+	_, err := event.Read(r, event.DefaultMaxBytes)
+	var verr *event.ValidationError
+	switch {
+	case err == nil:
+		_, werr := fmt.Fprintf(app.Stdout, "%s: valid\n", name)
+		return werr
+	case errors.As(err, &verr):
+		for _, p := range verr.Problems {
+			fmt.Fprintf(app.Stderr, "%s: %s\n", name, p)
+		}
+		return UserError(fmt.Errorf("%s: invalid NormalizedEvent (%d %s)", name, len(verr.Problems), eventPlural(len(verr.Problems), "problem")))
+	default:
+		return UserError(fmt.Errorf("event file %s: %w", name, err))
+	}
+}
+
+// eventOpenError drops the path os.Open repeats, keeping the reason.
+func eventOpenError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func eventPlural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+type eventEOFReader struct{}
+
+func (eventEOFReader) Read([]byte) (int, error) { return 0, io.EOF }
