@@ -18,6 +18,10 @@ type Config struct {
 	Limits        Limits        `yaml:"limits"`
 	Poll          Poll          `yaml:"poll"`
 	Outputs       Outputs       `yaml:"outputs"`
+	// RepoSource says where Repo came from: "config", "GITHUB_REPOSITORY",
+	// "CI_PROJECT_PATH", or "" when no repo is known. A caller that
+	// overwrites Repo from a flag should set it to "flag".
+	RepoSource string `yaml:"-"`
 }
 
 // Agent registers one harness file.
@@ -25,6 +29,12 @@ type Agent struct {
 	Name    string `yaml:"name"`
 	Source  string `yaml:"source"` // relative to Dir
 	Enabled *bool  `yaml:"enabled"`
+	// Path is Source resolved against the config directory (symlinks
+	// resolved), set by Load once the file is known to exist inside it.
+	Path string `yaml:"-"`
+	// Line and Col locate this agents entry in config.yaml.
+	Line int `yaml:"-"`
+	Col  int `yaml:"-"`
 }
 
 // IsEnabled reports whether the agent is enabled (default true).
@@ -119,6 +129,8 @@ type Harness struct {
 	// errors can be reported as file:line:col.
 	TriggerLine int `yaml:"-"`
 	TriggerCol  int `yaml:"-"`
+	// trig remembers where and how the trigger was written, for TriggerPos.
+	trig triggerSource
 }
 
 // HarnessDisp holds per-harness dispatch overrides.

@@ -1,0 +1,306 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// decoder walks a yaml.Node tree, recording every problem with its
+// position in file. Its helpers never stop at the first problem: a bad
+// value is reported and left at its zero value.
+type decoder struct {
+	file  string
+	probs Errors
+}
+
+func (d *decoder) errAt(n *yaml.Node, format string, args ...any) {
+	line, col := 1, 1
+	if n != nil && n.Line > 0 {
+		line, col = n.Line, n.Column
+	}
+	d.probs = append(d.probs, Problem{File: d.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
+}
+
+var yamlLineRE = regexp.MustCompile(`line (\d+): (.*)`)
+
+// parseDocument parses src as exactly one YAML document and returns its
+// root node (a mapping, a sequence or a scalar), or nil after recording
+// the problem. The yaml library reports only a line for syntax errors, so
+// those problems use column 1.
+func (d *decoder) parseDocument(src []byte) *yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			d.errAt(nil, "file is empty; want a YAML mapping")
+			return nil
+		}
+		d.syntaxErr(err)
+		return nil
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		d.errAt(&extra, "a second YAML document is not allowed")
+	} else if !errors.Is(err, io.EOF) {
+		d.syntaxErr(err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		d.errAt(&doc, "file is empty; want a YAML mapping")
+		return nil
+	}
+	return doc.Content[0]
+}
+
+func (d *decoder) syntaxErr(err error) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 1
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		if l, convErr := strconv.Atoi(m[1]); convErr == nil && l > 0 {
+			line = l
+		}
+		msg = m[2]
+	}
+	d.probs = append(d.probs, Problem{File: d.file, Line: line, Col: 1, Msg: "invalid YAML: " + msg})
+}
+
+// isNull reports whether n is absent or an explicit null; such values
+// count as "not set" and keep their defaults.
+func isNull(n *yaml.Node) bool {
+	return n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null")
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!str":
+			return "a string"
+		case "!!int":
+			return "an integer"
+		case "!!float":
+			return "a number"
+		case "!!bool":
+			return "a boolean"
+		case "!!null":
+			return "null"
+		}
+		return "a " + strings.TrimPrefix(n.Tag, "!!") + " value"
+	}
+	return "an unsupported YAML node"
+}
+
+// noAlias rejects anchors' aliases and merge keys: they are not needed in
+// these small files and expanding them could blow up memory.
+func (d *decoder) noAlias(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode {
+		d.errAt(n, "YAML aliases (*name) are not supported; write the value out")
+		return false
+	}
+	return true
+}
+
+// fields walks a mapping whose allowed keys are the keys of handlers:
+// unknown and duplicate keys are problems, and each handler is called with
+// its value node. Null values are skipped (the field keeps its default).
+// what names the object in messages, e.g. "poll.input_drivers[0]".
+func (d *decoder) fields(n *yaml.Node, what string, handlers map[string]func(*yaml.Node)) {
+	if isNull(n) || !d.noAlias(n) {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errAt(n, "%s: want a mapping, got %s", what, kindName(n))
+		return
+	}
+	seen := make(map[string]bool, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			d.errAt(k, "%s: keys must be plain strings", what)
+			continue
+		}
+		if k.Tag == "!!merge" {
+			d.errAt(k, "%s: YAML merge keys (<<) are not supported", what)
+			continue
+		}
+		if seen[k.Value] {
+			d.errAt(k, "%s: duplicate key %q", what, k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		h, ok := handlers[k.Value]
+		if !ok {
+			d.errAt(k, "%s: unknown key %q (allowed: %s)", what, k.Value, keyList(handlers))
+			continue
+		}
+		if isNull(v) || !d.noAlias(v) {
+			continue
+		}
+		h(v)
+	}
+}
+
+func keyList(handlers map[string]func(*yaml.Node)) string {
+	keys := make([]string, 0, len(handlers))
+	for k := range handlers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}
+
+// scalar checks n is a scalar of one of the given tags.
+func (d *decoder) scalar(n *yaml.Node, what, want string, tags ...string) bool {
+	if n.Kind == yaml.ScalarNode {
+		for _, t := range tags {
+			if n.Tag == t {
+				return true
+			}
+		}
+	}
+	d.errAt(n, "%s: want %s, got %s", what, want, kindName(n))
+	return false
+}
+
+// str decodes a string. Integers are accepted as their text (workflow and
+// project ids may be numeric).
+func (d *decoder) str(n *yaml.Node, what string, dst *string) {
+	if d.scalar(n, what, "a string", "!!str", "!!int") {
+		*dst = n.Value
+	}
+}
+
+// enum decodes a string that must be one of allowed.
+func (d *decoder) enum(n *yaml.Node, what string, dst *string, allowed ...string) {
+	var s string
+	d.str(n, what, &s)
+	if n.Kind != yaml.ScalarNode || (n.Tag != "!!str" && n.Tag != "!!int") {
+		return
+	}
+	for _, a := range allowed {
+		if s == a {
+			*dst = s
+			return
+		}
+	}
+	d.errAt(n, "%s: %q is not one of %s", what, s, strings.Join(allowed, ", "))
+}
+
+func (d *decoder) boolean(n *yaml.Node, what string, dst *bool) {
+	if d.scalar(n, what, "true or false", "!!bool") {
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			d.errAt(n, "%s: %v", what, err)
+			return
+		}
+		*dst = b
+	}
+}
+
+// positiveInt decodes an integer >= min.
+func (d *decoder) intMin(n *yaml.Node, what string, min int, dst *int) {
+	if !d.scalar(n, what, "an integer", "!!int") {
+		return
+	}
+	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
+	if err != nil || v > math.MaxInt32 {
+		d.errAt(n, "%s: %q is not an integer in range", what, n.Value)
+		return
+	}
+	if v < int64(min) {
+		d.errAt(n, "%s: must be at least %d, got %d", what, min, v)
+		return
+	}
+	*dst = int(v)
+}
+
+// positiveFloat decodes a number > 0.
+func (d *decoder) positiveFloat(n *yaml.Node, what string, dst *float64) {
+	if !d.scalar(n, what, "a number", "!!int", "!!float") {
+		return
+	}
+	v, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		d.errAt(n, "%s: %q is not a finite number", what, n.Value)
+		return
+	}
+	if v <= 0 {
+		d.errAt(n, "%s: must be greater than 0, got %v", what, v)
+		return
+	}
+	*dst = v
+}
+
+// duration decodes a positive Go duration such as "900s" or "5m".
+func (d *decoder) duration(n *yaml.Node, what string, dst *time.Duration) {
+	if !d.scalar(n, what, `a duration such as "900s" or "5m"`, "!!str") {
+		return
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		d.errAt(n, "%s: %q is not a Go duration (examples: 900s, 5m, 1h30m)", what, n.Value)
+		return
+	}
+	if v <= 0 {
+		d.errAt(n, "%s: must be greater than 0, got %s", what, n.Value)
+		return
+	}
+	*dst = v
+}
+
+// strList decodes a list of strings; each element is checked by check
+// (which may be nil) and reported at its own position.
+func (d *decoder) strList(n *yaml.Node, what string, dst *[]string, check func(string) error) {
+	if n.Kind != yaml.SequenceNode {
+		d.errAt(n, "%s: want a list of strings, got %s", what, kindName(n))
+		return
+	}
+	out := make([]string, 0, len(n.Content))
+	for i, e := range n.Content {
+		ew := fmt.Sprintf("%s[%d]", what, i)
+		if !d.noAlias(e) {
+			continue
+		}
+		var s string
+		if !d.scalar(e, ew, "a string", "!!str", "!!int") {
+			continue
+		}
+		s = e.Value
+		if check != nil {
+			if err := check(s); err != nil {
+				d.errAt(e, "%s: %v", ew, err)
+				continue
+			}
+		}
+		out = append(out, s)
+	}
+	*dst = out
+}
+
+// seq calls f for each element of a list.
+func (d *decoder) seq(n *yaml.Node, what string, f func(i int, e *yaml.Node)) {
+	if n.Kind != yaml.SequenceNode {
+		d.errAt(n, "%s: want a list, got %s", what, kindName(n))
+		return
+	}
+	for i, e := range n.Content {
+		if d.noAlias(e) {
+			f(i, e)
+		}
+	}
+}

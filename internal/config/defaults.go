@@ -1,0 +1,55 @@
+package config
+
+import "time"
+
+// Default values applied by Load to settings the file leaves out.
+const (
+	DefaultForge               = "github"
+	DefaultMinRole             = "write"
+	DefaultRunsPerScopePerHour = 6
+	DefaultLockM               = 50
+	DefaultLockN               = 5
+	DefaultStaleThreshold      = 900 * time.Second
+	DefaultRefreshInterval     = 300 * time.Second
+	DefaultJitterMin           = 500 * time.Millisecond
+	DefaultJitterMax           = 1500 * time.Millisecond
+	DefaultConcurrency         = 4
+	DefaultRPS                 = 10
+	DefaultBurst               = 20
+	DefaultWorkflow            = "fullsend-run.yml"
+	DefaultMaxParallel         = 4
+	DefaultGrace               = 30 * time.Second
+	DefaultPollOutputDriver    = "gha-dispatch"
+	DefaultEmailEnv            = "JIRA_USER_EMAIL"
+	DefaultTokenEnv            = "JIRA_TOKEN"
+	DefaultHarnessTimeout      = 30 * time.Minute
+)
+
+// Default returns a Config holding every default and nothing else.
+func Default() *Config {
+	return &Config{
+		Forge:         DefaultForge,
+		Authorization: Authorization{MinRole: DefaultMinRole, BotAccounts: []string{}},
+		Limits:        Limits{RunsPerScopePerHour: DefaultRunsPerScopePerHour},
+		Poll:          Poll{OutputDriver: DefaultPollOutputDriver},
+		Outputs: Outputs{
+			GHADispatch: GHADispatch{Workflow: DefaultWorkflow},
+			Local:       Local{MaxParallel: DefaultMaxParallel, Grace: DefaultGrace},
+		},
+	}
+}
+
+// defaultInputDriver returns the defaults of one poll input driver.
+func defaultInputDriver() InputDriver {
+	return InputDriver{
+		Connection: Connection{EmailEnv: DefaultEmailEnv, TokenEnv: DefaultTokenEnv},
+		Queries:    []string{},
+		Lock: Lock{
+			M: DefaultLockM, N: DefaultLockN,
+			StaleThreshold: DefaultStaleThreshold, RefreshInterval: DefaultRefreshInterval,
+			JitterMin: DefaultJitterMin, JitterMax: DefaultJitterMax,
+		},
+		Concurrency: DefaultConcurrency,
+		RateLimit:   RateLimit{RPS: DefaultRPS, Burst: DefaultBurst},
+	}
+}

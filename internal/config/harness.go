@@ -1,0 +1,133 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// LoadHarness reads and checks one harness file with the same strictness
+// as config.yaml: unknown keys, wrong types and bad values are problems at
+// file:line:col, and all of them are returned together as Errors.
+//
+// agentName is the name of the agents entry that registers the file: the
+// harness name defaults to it and, when the file sets one, must equal it.
+// Defaults: run.timeout 30m. The trigger is returned as text with its
+// position (TriggerLine/TriggerCol, TriggerPos); compiling it is the
+// caller's job (package harness).
+func LoadHarness(path, agentName string) (*Harness, error) {
+	h, probs := LoadHarnessLenient(path, agentName)
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	return h, nil
+}
+
+// LoadHarnessLenient is LoadHarness for tools that report every problem
+// at once: it returns the best-effort Harness (bad values left at their
+// defaults, the trigger text kept whenever it is a string) together with
+// the problems. The Harness is nil only when the file could not be read
+// or parsed as YAML.
+func LoadHarnessLenient(path, agentName string) (*Harness, Errors) {
+	src, err := readLimited(path)
+	if err != nil {
+		return nil, Errors{{File: path, Msg: err.Error()}}
+	}
+	return ParseHarness(path, agentName, src)
+}
+
+// ParseHarness is LoadHarnessLenient on bytes already read; path is used
+// in problem positions only.
+func ParseHarness(path, agentName string, src []byte) (*Harness, Errors) {
+	d := &decoder{file: path}
+	h := &Harness{File: path, Name: agentName, Run: HarnessRun{Timeout: DefaultHarnessTimeout, Env: []string{}}}
+	root := d.parseDocument(src)
+	if root == nil {
+		return nil, d.probs
+	}
+	{
+		var nameNode, roleNode, trigNode *yaml.Node
+		d.fields(root, "harness", map[string]func(*yaml.Node){
+			"name": func(v *yaml.Node) { nameNode = v; d.str(v, "name", &h.Name) },
+			"role": func(v *yaml.Node) { roleNode = v; d.str(v, "role", &h.Role) },
+			"trigger": func(v *yaml.Node) {
+				if d.scalar(v, "trigger", "a string holding a CEL expression", "!!str") {
+					trigNode = v
+					h.Trigger = v.Value
+				}
+			},
+			"dispatch": func(v *yaml.Node) {
+				d.fields(v, "dispatch", map[string]func(*yaml.Node){
+					"workflow": func(v *yaml.Node) {
+						var s string
+						d.str(v, "dispatch.workflow", &s)
+						if s == "" {
+							return
+						}
+						if err := checkWorkflow(s); err != nil {
+							d.errAt(v, "dispatch.workflow: %v", err)
+							return
+						}
+						h.Dispatch.Workflow = s
+					},
+				})
+			},
+			"run": func(v *yaml.Node) { d.harnessRun(v, &h.Run) },
+		})
+		if root.Kind == yaml.MappingNode {
+			switch {
+			case nameNode != nil && h.Name != agentName:
+				d.errAt(nameNode, "name: %q does not match the agents entry name %q in config.yaml", h.Name, agentName)
+			case nameNode != nil:
+				if err := CheckAgentName(h.Name); err != nil {
+					d.errAt(nameNode, "%v", err)
+				}
+			}
+			switch {
+			case roleNode == nil:
+				d.errAt(root, "role: required")
+			case roleNode.Kind == yaml.ScalarNode && strings.TrimSpace(h.Role) == "":
+				d.errAt(roleNode, "role: must not be empty")
+			}
+			if trigNode != nil {
+				h.setTrigger(src, trigNode)
+			}
+		}
+	}
+	d.probs.Sort()
+	return h, d.probs
+}
+
+func (d *decoder) harnessRun(n *yaml.Node, r *HarnessRun) {
+	d.fields(n, "run", map[string]func(*yaml.Node){
+		"command": func(v *yaml.Node) {
+			d.strList(v, "run.command", &r.Command, nil)
+			if v.Kind == yaml.SequenceNode && (len(v.Content) == 0 || len(r.Command) > 0 && r.Command[0] == "") {
+				d.errAt(v, "run.command: want a non-empty list whose first element is the program")
+			}
+		},
+		"timeout": func(v *yaml.Node) { d.duration(v, "run.timeout", &r.Timeout) },
+		"env":     func(v *yaml.Node) { d.strList(v, "run.env", &r.Env, CheckEnvName) },
+	})
+}
+
+// setTrigger records where the trigger expression starts in the file: the
+// scalar itself for plain and quoted styles (after the quote), the first
+// content line for block scalars (| and >).
+func (h *Harness) setTrigger(src []byte, n *yaml.Node) {
+	lines := strings.Split(string(src), "\n")
+	h.trig = triggerSource{lines: lines, style: n.Style, line: n.Line, col: n.Column, value: n.Value}
+	h.TriggerLine, h.TriggerCol = n.Line, n.Column
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		h.TriggerCol++
+	}
+	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		h.TriggerLine, h.TriggerCol = h.TriggerPos(1, 1)
+	}
+}
+
+// String describes the harness for logs.
+func (h *Harness) String() string {
+	return fmt.Sprintf("harness %q (%s)", h.Name, h.File)
+}

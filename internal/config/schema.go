@@ -1,0 +1,247 @@
+package config
+
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Allowed enum values.
+var (
+	forges        = []string{"github", "gitlab"}
+	roles         = []string{"admin", "maintain", "write", "triage", "read", "none", "external"}
+	outputDrivers = []string{"json", "gha-matrix", "gha-dispatch", "gitlab-pipeline", "local"}
+	inputDrivers  = []string{"jira-poll"}
+)
+
+// Roles lists the actor roles from most to least privileged.
+func Roles() []string { return append([]string(nil), roles...) }
+
+// OutputDrivers lists the output driver names accepted in configuration.
+func OutputDrivers() []string { return append([]string(nil), outputDrivers...) }
+
+// configWalk decodes the config.yaml root into c, which already holds the
+// defaults. Nodes needed by checks made after the walk are kept here.
+type configWalk struct {
+	*decoder
+	c       *Config
+	repoPos *yaml.Node
+	baseURL map[int]*yaml.Node // input driver index -> base_url node
+}
+
+func (w *configWalk) root(n *yaml.Node) {
+	var versionNode *yaml.Node
+	w.fields(n, "config", map[string]func(*yaml.Node){
+		"version": func(v *yaml.Node) {
+			versionNode = v
+			w.intMin(v, "version", 0, &w.c.Version)
+			if w.c.Version != 0 && w.c.Version != 1 {
+				w.errAt(v, "version: unsupported version %d; want 1", w.c.Version)
+			}
+		},
+		"repo": func(v *yaml.Node) {
+			w.repoPos = v
+			w.str(v, "repo", &w.c.Repo)
+		},
+		"forge":       func(v *yaml.Node) { w.enum(v, "forge", &w.c.Forge, forges...) },
+		"kill_switch": func(v *yaml.Node) { w.boolean(v, "kill_switch", &w.c.KillSwitch) },
+		"agents":      w.agents,
+		"authorization": func(v *yaml.Node) {
+			a := &w.c.Authorization
+			w.fields(v, "authorization", map[string]func(*yaml.Node){
+				"min_role":     func(v *yaml.Node) { w.enum(v, "authorization.min_role", &a.MinRole, roles...) },
+				"bot_accounts": func(v *yaml.Node) { w.strList(v, "authorization.bot_accounts", &a.BotAccounts, nonEmpty) },
+			})
+		},
+		"limits": func(v *yaml.Node) {
+			w.fields(v, "limits", map[string]func(*yaml.Node){
+				"runs_per_scope_per_hour": func(v *yaml.Node) {
+					w.intMin(v, "limits.runs_per_scope_per_hour", 1, &w.c.Limits.RunsPerScopePerHour)
+				},
+			})
+		},
+		"poll":    w.poll,
+		"outputs": w.outputs,
+	})
+	if n != nil && n.Kind == yaml.MappingNode && versionNode == nil {
+		w.errAt(n, "version: required; add \"version: 1\"")
+	}
+}
+
+func (w *configWalk) agents(n *yaml.Node) {
+	names := map[string]*yaml.Node{}
+	w.seq(n, "agents", func(i int, e *yaml.Node) {
+		what := fmt.Sprintf("agents[%d]", i)
+		a := Agent{Line: e.Line, Col: e.Column}
+		var nameNode, srcNode *yaml.Node
+		w.fields(e, what, map[string]func(*yaml.Node){
+			"name":   func(v *yaml.Node) { nameNode = v; w.str(v, what+".name", &a.Name) },
+			"source": func(v *yaml.Node) { srcNode = v; w.str(v, what+".source", &a.Source) },
+			"enabled": func(v *yaml.Node) {
+				var b bool
+				w.boolean(v, what+".enabled", &b)
+				a.Enabled = &b
+			},
+		})
+		if e.Kind != yaml.MappingNode {
+			return
+		}
+		switch {
+		case nameNode == nil:
+			w.errAt(e, "%s: name is required", what)
+		case a.Name != "":
+			if err := CheckAgentName(a.Name); err != nil {
+				w.errAt(nameNode, "%s.%v", what, err)
+			} else if prev, dup := names[a.Name]; dup {
+				w.errAt(nameNode, "%s: duplicate agent name %q (first defined at line %d)", what, a.Name, prev.Line)
+			} else {
+				names[a.Name] = nameNode
+			}
+		}
+		if srcNode == nil {
+			w.errAt(e, "%s: source is required", what)
+		} else if a.Source != "" {
+			if p, err := resolveSource(w.c.Dir, a.Source); err != nil {
+				w.errAt(srcNode, "%s.source: %v", what, err)
+			} else {
+				a.Path = p
+			}
+		}
+		w.c.Agents = append(w.c.Agents, a)
+	})
+}
+
+func (w *configWalk) poll(n *yaml.Node) {
+	p := &w.c.Poll
+	w.fields(n, "poll", map[string]func(*yaml.Node){
+		"output_driver": func(v *yaml.Node) { w.enum(v, "poll.output_driver", &p.OutputDriver, outputDrivers...) },
+		"input_drivers": func(v *yaml.Node) {
+			w.seq(v, "poll.input_drivers", func(i int, e *yaml.Node) {
+				p.InputDrivers = append(p.InputDrivers, w.inputDriver(i, e))
+			})
+		},
+	})
+}
+
+func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
+	what := fmt.Sprintf("poll.input_drivers[%d]", i)
+	d := defaultInputDriver()
+	var typeNode, queriesNode, mNode, nNode, staleNode, refreshNode, jitterNode *yaml.Node
+	w.fields(n, what, map[string]func(*yaml.Node){
+		"type": func(v *yaml.Node) { typeNode = v; w.enum(v, what+".type", &d.Type, inputDrivers...) },
+		"connection": func(v *yaml.Node) {
+			c := &d.Connection
+			w.fields(v, what+".connection", map[string]func(*yaml.Node){
+				"base_url": func(v *yaml.Node) {
+					w.baseURL[i] = v
+					w.str(v, what+".connection.base_url", &c.BaseURL)
+				},
+				"email_env": func(v *yaml.Node) { w.envName(v, what+".connection.email_env", &c.EmailEnv) },
+				"token_env": func(v *yaml.Node) { w.envName(v, what+".connection.token_env", &c.TokenEnv) },
+			})
+		},
+		"project": func(v *yaml.Node) { w.str(v, what+".project", &d.Project) },
+		"queries": func(v *yaml.Node) { queriesNode = v; w.strList(v, what+".queries", &d.Queries, nonEmpty) },
+		"lock": func(v *yaml.Node) {
+			l := &d.Lock
+			w.fields(v, what+".lock", map[string]func(*yaml.Node){
+				"m":                func(v *yaml.Node) { mNode = v; w.intMin(v, what+".lock.m", 1, &l.M) },
+				"n":                func(v *yaml.Node) { nNode = v; w.intMin(v, what+".lock.n", 1, &l.N) },
+				"stale_threshold":  func(v *yaml.Node) { staleNode = v; w.duration(v, what+".lock.stale_threshold", &l.StaleThreshold) },
+				"refresh_interval": func(v *yaml.Node) { refreshNode = v; w.duration(v, what+".lock.refresh_interval", &l.RefreshInterval) },
+				"jitter_min":       func(v *yaml.Node) { w.duration(v, what+".lock.jitter_min", &l.JitterMin) },
+				"jitter_max":       func(v *yaml.Node) { jitterNode = v; w.duration(v, what+".lock.jitter_max", &l.JitterMax) },
+			})
+			if l.N > l.M {
+				w.errAt(firstNode(nNode, mNode, v), "%s.lock: n (%d) must not exceed m (%d)", what, l.N, l.M)
+			}
+			if l.RefreshInterval >= l.StaleThreshold {
+				at := firstNode(refreshNode, staleNode, v)
+				w.errAt(at, "%s.lock: refresh_interval (%s) must be shorter than stale_threshold (%s), or a held lock goes stale between refreshes", what, l.RefreshInterval, l.StaleThreshold)
+			}
+			if l.JitterMin > l.JitterMax {
+				w.errAt(firstNode(jitterNode, v), "%s.lock: jitter_min (%s) must not exceed jitter_max (%s)", what, l.JitterMin, l.JitterMax)
+			}
+		},
+		"concurrency": func(v *yaml.Node) { w.intMin(v, what+".concurrency", 1, &d.Concurrency) },
+		"rate_limit": func(v *yaml.Node) {
+			r := &d.RateLimit
+			w.fields(v, what+".rate_limit", map[string]func(*yaml.Node){
+				"rps":   func(v *yaml.Node) { w.positiveFloat(v, what+".rate_limit.rps", &r.RPS) },
+				"burst": func(v *yaml.Node) { w.intMin(v, what+".rate_limit.burst", 1, &r.Burst) },
+			})
+		},
+	})
+	if n.Kind == yaml.MappingNode {
+		if typeNode == nil {
+			w.errAt(n, "%s: type is required (jira-poll)", what)
+		}
+		if queriesNode == nil || (queriesNode.Kind == yaml.SequenceNode && len(queriesNode.Content) == 0) {
+			w.errAt(firstNode(queriesNode, n), "%s: queries: at least one query is required", what)
+		}
+	}
+	return d
+}
+
+// firstNode returns the first non-nil node, for reporting a cross-field
+// problem at the most specific position available.
+func firstNode(ns ...*yaml.Node) *yaml.Node {
+	for _, n := range ns {
+		if n != nil {
+			return n
+		}
+	}
+	return nil
+}
+
+func (w *configWalk) envName(v *yaml.Node, what string, dst *string) {
+	var s string
+	w.str(v, what, &s)
+	if s == "" {
+		return
+	}
+	if err := CheckEnvName(s); err != nil {
+		w.errAt(v, "%s: %v", what, err)
+		return
+	}
+	*dst = s
+}
+
+func (w *configWalk) outputs(n *yaml.Node) {
+	o := &w.c.Outputs
+	w.fields(n, "outputs", map[string]func(*yaml.Node){
+		"gha-dispatch": func(v *yaml.Node) {
+			w.fields(v, "outputs.gha-dispatch", map[string]func(*yaml.Node){
+				"workflow": func(v *yaml.Node) { w.checked(v, "outputs.gha-dispatch.workflow", &o.GHADispatch.Workflow, checkWorkflow) },
+				"ref":      func(v *yaml.Node) { w.checked(v, "outputs.gha-dispatch.ref", &o.GHADispatch.Ref, checkRef) },
+			})
+		},
+		"gitlab-pipeline": func(v *yaml.Node) {
+			w.fields(v, "outputs.gitlab-pipeline", map[string]func(*yaml.Node){
+				"project": func(v *yaml.Node) { w.checked(v, "outputs.gitlab-pipeline.project", &o.GitLabPipeline.Project, CheckRepo) },
+				"ref":     func(v *yaml.Node) { w.checked(v, "outputs.gitlab-pipeline.ref", &o.GitLabPipeline.Ref, checkRef) },
+			})
+		},
+		"local": func(v *yaml.Node) {
+			w.fields(v, "outputs.local", map[string]func(*yaml.Node){
+				"max_parallel": func(v *yaml.Node) { w.intMin(v, "outputs.local.max_parallel", 1, &o.Local.MaxParallel) },
+				"grace":        func(v *yaml.Node) { w.duration(v, "outputs.local.grace", &o.Local.Grace) },
+			})
+		},
+	})
+}
+
+// checked decodes a string and validates it with check.
+func (w *configWalk) checked(v *yaml.Node, what string, dst *string, check func(string) error) {
+	var s string
+	w.str(v, what, &s)
+	if v.Kind != yaml.ScalarNode || (v.Tag != "!!str" && v.Tag != "!!int") {
+		return
+	}
+	if err := check(s); err != nil {
+		w.errAt(v, "%s: %v", what, err)
+		return
+	}
+	*dst = s
+}
+

@@ -1,0 +1,73 @@
+// Package harness turns the agents registered in config.yaml into a
+// registry of loaded harnesses with compiled triggers (DESIGN.md section
+// 4). Loading reports every problem of every file at once, as
+// config.Errors with file:line:col positions.
+package harness
+
+import (
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/trigger"
+)
+
+// Harness is one agent ready to be matched and dispatched. It is immutable
+// after loading and safe to share between goroutines.
+type Harness struct {
+	Name string // agents entry name (equal to the file's name, if set)
+	Role string // passed to the agent as the `role` dispatch input
+	File string // path of the harness file
+	// Trigger is the compiled trigger; nil means the harness runs only
+	// manually (empty trigger text).
+	Trigger     *trigger.Trigger
+	TriggerText string
+	Workflow    string        // per-harness gha-dispatch workflow; "" means the config default
+	Command     []string      // what `fullsend run` and the local executor start
+	Timeout     time.Duration // run timeout, default 30m
+	Env         []string      // names of extra environment variables passed to the agent
+	Enabled     bool          // from the agents entry; Registry holds enabled harnesses only
+}
+
+// Matches evaluates the trigger against a prepared event. A manual-only
+// harness never matches. An evaluation error is returned with false;
+// callers count it as no match and log it with the harness name.
+func (h *Harness) Matches(in *trigger.Input) (bool, error) {
+	if h.Trigger == nil {
+		return false, nil
+	}
+	return h.Trigger.Eval(in)
+}
+
+// Registry is the ordered set of enabled harnesses, in the order of the
+// agents list. It is immutable after Load and safe for concurrent use.
+type Registry struct {
+	list   []*Harness
+	byName map[string]*Harness
+}
+
+// NewRegistry builds a registry from harnesses in order; later duplicates
+// of a name are ignored (config loading already rejects them). It is
+// meant for tests and callers that assemble harnesses themselves.
+func NewRegistry(hs ...*Harness) *Registry {
+	r := &Registry{byName: make(map[string]*Harness, len(hs))}
+	for _, h := range hs {
+		if _, dup := r.byName[h.Name]; dup {
+			continue
+		}
+		r.list = append(r.list, h)
+		r.byName[h.Name] = h
+	}
+	return r
+}
+
+// All returns the enabled harnesses in configuration order. The slice is
+// a copy; the harnesses are shared.
+func (r *Registry) All() []*Harness { return append([]*Harness(nil), r.list...) }
+
+// Get returns the enabled harness called name.
+func (r *Registry) Get(name string) (*Harness, bool) {
+	h, ok := r.byName[name]
+	return h, ok
+}
+
+// Len returns the number of enabled harnesses.
+func (r *Registry) Len() int { return len(r.list) }
