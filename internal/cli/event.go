@@ -66,7 +66,11 @@ func validateEventFile(app *App, arg string) error {
 		for _, p := range verr.Problems {
 			fmt.Fprintf(app.Stderr, "%s: %s\n", name, p)
 		}
-		return UserError(fmt.Errorf("%s: invalid NormalizedEvent (%d %s)", name, len(verr.Problems), eventPlural(len(verr.Problems), "problem")))
+		if verr.Omitted > 0 {
+			fmt.Fprintf(app.Stderr, "%s: … and %d more problems\n", name, verr.Omitted)
+		}
+		n := len(verr.Problems) + verr.Omitted
+		return UserError(fmt.Errorf("%s: invalid NormalizedEvent (%d %s)", name, n, eventPlural(n, "problem")))
 	default:
 		return UserError(fmt.Errorf("event file %s: %w", name, err))
 	}

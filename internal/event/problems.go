@@ -30,24 +30,39 @@ func (p Problem) String() string {
 	return p.Path + ": " + p.Message
 }
 
-// ValidationError lists every problem found in one event. Problems are
-// sorted by path, then message, without duplicates.
+// MaxProblems bounds how many problems one ValidationError lists, so a
+// hostile document cannot produce an unbounded report.
+const MaxProblems = 100
+
+// ValidationError lists the problems found in one event. Problems are
+// sorted by path, then message, without duplicates; at most MaxProblems
+// are kept and Omitted counts the rest.
 type ValidationError struct {
 	Problems []Problem
+	Omitted  int
 }
 
-// Error renders all problems, one per line, sorted and deduplicated.
+// Error renders all problems, one per line, sorted and deduplicated, then
+// a count of omitted problems if any.
 func (e *ValidationError) Error() string {
 	ps := normalize(slices.Clone(e.Problems))
-	lines := make([]string, len(ps))
+	lines := make([]string, len(ps), len(ps)+1)
 	for i, p := range ps {
 		lines[i] = p.String()
+	}
+	if e.Omitted > 0 {
+		lines = append(lines, fmt.Sprintf("… and %d more problems", e.Omitted))
 	}
 	return strings.Join(lines, "\n")
 }
 
 func newValidationError(ps []Problem) *ValidationError {
-	return &ValidationError{Problems: normalize(ps)}
+	ps = normalize(ps)
+	e := &ValidationError{Problems: ps}
+	if len(ps) > MaxProblems {
+		e.Problems, e.Omitted = ps[:MaxProblems:MaxProblems], len(ps)-MaxProblems
+	}
+	return e
 }
 
 func normalize(ps []Problem) []Problem {

@@ -358,3 +358,22 @@ func TestSchemaEmbedded(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestDecodeManyProblemsBounded(t *testing.T) {
+	doc := parse(t, exampleJSON)
+	for i := range 5000 {
+		set(t, doc, "/x"+strings.Repeat("y", i%7)+string(rune('a'+i%26))+strings.Repeat("z", i/182), i)
+	}
+	data := marshal(t, doc)
+	_, err := Decode(data)
+	ve, ok := err.(*ValidationError)
+	if !ok {
+		t.Fatalf("err %v", err)
+	}
+	if len(ve.Problems) != MaxProblems || ve.Omitted == 0 || len(ve.Problems)+ve.Omitted != len(doc)-6 {
+		t.Fatalf("problems %d omitted %d, want %d listed of %d", len(ve.Problems), ve.Omitted, MaxProblems, len(doc)-6)
+	}
+	if !strings.HasSuffix(err.Error(), "more problems") {
+		t.Fatalf("rendering lacks the omitted count: ...%s", err.Error()[len(err.Error())-80:])
+	}
+}
