@@ -1,0 +1,152 @@
+package github
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestParseAPIURL(t *testing.T) {
+	tests := []struct {
+		in, want, err string
+	}{
+		{"", "https://api.github.com/", ""},
+		{"https://api.github.com", "https://api.github.com/", ""},
+		{"https://ghe.example.com/api/v3", "https://ghe.example.com/api/v3/", ""},
+		{"http://127.0.0.1:8080", "http://127.0.0.1:8080/", ""},
+		{"http://[::1]:9/", "http://[::1]:9/", ""},
+		{"http://localhost:1/api/v3/", "http://localhost:1/api/v3/", ""},
+		{"http://ghe.example.com/api/v3", "", "plain http is allowed only for loopback"},
+		{"ftp://x/", "", "scheme must be https"},
+		{"https://user:pw@ghe.example.com/", "", "credentials in the URL"},
+		{"https:///path", "", "missing host"},
+		{"https://x/?a=1", "", "query or fragment"},
+		{"://bad", "", "not a URL"},
+	}
+	for _, tt := range tests {
+		u, err := ParseAPIURL(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseAPIURL(%q) error = %v, want %q", tt.in, err, tt.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "pw") {
+				t.Errorf("ParseAPIURL(%q) error shows the password: %v", tt.in, err)
+			}
+			continue
+		}
+		if err != nil || u.String() != tt.want {
+			t.Errorf("ParseAPIURL(%q) = %v, %v; want %s", tt.in, u, err, tt.want)
+		}
+	}
+}
+
+func TestEnvOf(t *testing.T) {
+	tests := []struct {
+		env      map[string]string
+		url, tok string
+	}{
+		{map[string]string{}, DefaultAPIURL, ""},
+		{map[string]string{"GH_TOKEN": "b"}, DefaultAPIURL, "b"},
+		{map[string]string{"GITHUB_TOKEN": "a", "GH_TOKEN": "b", "GITHUB_API_URL": "https://ghe/api/v3"}, "https://ghe/api/v3", "a"},
+	}
+	for _, tt := range tests {
+		e := EnvOf(func(k string) string { return tt.env[k] })
+		if e.APIURL != tt.url || e.Token != tt.tok {
+			t.Errorf("EnvOf(%v) = %+v", tt.env, e)
+		}
+	}
+}
+
+func TestSplitRepo(t *testing.T) {
+	tests := []struct{ in, owner, repo string }{
+		{"acme/platform", "acme", "platform"},
+		{"acme", "", ""},
+		{"/x", "", ""},
+		{"x/", "", ""},
+		{"a/b/c", "", ""},
+	}
+	for _, tt := range tests {
+		o, r, err := SplitRepo(tt.in)
+		if o != tt.owner || r != tt.repo || (err == nil) != (tt.owner != "") {
+			t.Errorf("SplitRepo(%q) = %q %q %v", tt.in, o, r, err)
+		}
+	}
+}
+
+func TestClientSendsTokenAndBoundsBodies(t *testing.T) {
+	var auth, agent string
+	big := strings.Repeat("x", MaxResponseBytes+10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth, agent = r.Header.Get("Authorization"), r.Header.Get("User-Agent")
+		switch r.URL.Path {
+		case "/repos/a/b":
+			_, _ = io.WriteString(w, `{"full_name":"a/b","default_branch":"trunk"}`)
+		case "/big":
+			_, _ = io.WriteString(w, big)
+		case "/redirect":
+			http.Redirect(w, r, "http://127.0.0.2:1/elsewhere", http.StatusFound)
+		case "/slow":
+			select {
+			case <-time.After(2 * time.Second):
+			case <-r.Context().Done():
+			}
+		}
+	}))
+	defer srv.Close()
+	c, err := NewClient(srv.URL, "tok123", ClientOptions{Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Client().CloseIdleConnections()
+	repo, _, err := c.Repositories.Get(context.Background(), "a", "b")
+	if err != nil || repo.GetDefaultBranch() != "trunk" {
+		t.Fatalf("Get = %v, %v", repo, err)
+	}
+	if auth != "Bearer tok123" || !strings.HasPrefix(agent, "fullsend") {
+		t.Errorf("Authorization %q, User-Agent %q", auth, agent)
+	}
+	get := func(path string) error {
+		req, _ := c.NewRequest(context.Background(), "GET", strings.TrimPrefix(path, "/"), nil)
+		_, err := c.Do(req, io.Discard)
+		return err
+	}
+	if err := get("/big"); err == nil || !strings.Contains(err.Error(), "exceeds") {
+		t.Errorf("oversized body: %v", err)
+	}
+	if err := get("/redirect"); err == nil || !strings.Contains(err.Error(), "another origin") {
+		t.Errorf("cross-origin redirect: %v", err)
+	}
+	start := time.Now()
+	if err := get("/slow"); err == nil || time.Since(start) > time.Second {
+		t.Errorf("slow answer: %v after %v", err, time.Since(start))
+	}
+}
+
+func FuzzParseAPIURL(f *testing.F) {
+	for _, s := range []string{"", "https://api.github.com", "http://127.0.0.1:1", "http://evil.example/", "https://u:p@h/", "%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := ParseAPIURL(s)
+		if err != nil {
+			return
+		}
+		if !strings.HasSuffix(u.Path, "/") {
+			t.Fatalf("%q: path %q lacks trailing slash", s, u.Path)
+		}
+		if u.Scheme == "http" && !IsLoopback(u.Hostname()) {
+			t.Fatalf("%q: plain http to non-loopback %q accepted", s, u.Host)
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			t.Fatalf("%q: scheme %q accepted", s, u.Scheme)
+		}
+	})
+}

@@ -1,0 +1,248 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptrace"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	gogithub "github.com/google/go-github/v90/github"
+)
+
+// Class says what a failed call means for a retry.
+type Class int
+
+const (
+	// Permanent: retrying cannot help; something must be fixed first.
+	Permanent Class = iota
+	// Retryable: the request had no effect (server error, rate limit,
+	// connection never established) and may be sent again after Wait.
+	Retryable
+	// Ambiguous: the request was sent but no answer arrived; it may have
+	// taken effect. Non-idempotent calls must not be retried.
+	Ambiguous
+)
+
+func (c Class) String() string {
+	switch c {
+	case Retryable:
+		return "retryable"
+	case Ambiguous:
+		return "ambiguous"
+	default:
+		return "permanent"
+	}
+}
+
+// ErrAmbiguous is wrapped by every Failure of class Ambiguous, so callers
+// can tell "maybe done" from "not done" with errors.Is.
+var ErrAmbiguous = errors.New("request sent but no response received: it may have taken effect")
+
+// Failure is a classified failed GitHub call.
+type Failure struct {
+	Class    Class
+	Status   int           // HTTP status, 0 when no response arrived
+	Message  string        // the server's message, if any
+	Wait     time.Duration // server-requested wait (Retry-After, rate-limit reset)
+	Attempts int           // how many requests were made
+	Err      error         // the underlying error
+}
+
+func (f *Failure) Error() string {
+	msg := f.Err.Error()
+	if f.Attempts > 1 {
+		msg += " (after " + strconv.Itoa(f.Attempts) + " attempts)"
+	}
+	return msg
+}
+
+// Unwrap exposes the underlying error and, for ambiguous failures,
+// ErrAmbiguous.
+func (f *Failure) Unwrap() []error {
+	if f.Class == Ambiguous {
+		return []error{f.Err, ErrAmbiguous}
+	}
+	return []error{f.Err}
+}
+
+// Policy configures Call. The zero value retries 4 times with capped
+// exponential backoff from 1s to 30s and honours server waits up to 60s.
+type Policy struct {
+	MaxRetries  int           // retries after the first attempt; <0 means none
+	BaseBackoff time.Duration // first backoff, doubled per retry
+	MaxBackoff  time.Duration // cap for computed backoff
+	MaxWait     time.Duration // longest server-requested wait honoured; longer gives up
+	// Idempotent allows retrying ambiguous failures (GET, cancel).
+	Idempotent bool
+	// Sleep waits d or until ctx ends; tests replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OnRetry, when set, is told about every retry before its wait.
+	OnRetry func(f *Failure, wait time.Duration)
+}
+
+func (p Policy) withDefaults() Policy {
+	if p.MaxRetries == 0 {
+		p.MaxRetries = 4
+	}
+	if p.MaxRetries < 0 {
+		p.MaxRetries = 0
+	}
+	if p.BaseBackoff <= 0 {
+		p.BaseBackoff = time.Second
+	}
+	if p.MaxBackoff <= 0 {
+		p.MaxBackoff = 30 * time.Second
+	}
+	if p.MaxWait <= 0 {
+		p.MaxWait = 60 * time.Second
+	}
+	if p.Sleep == nil {
+		p.Sleep = SleepContext
+	}
+	return p
+}
+
+// SleepContext waits d or until ctx is done.
+func SleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Call runs fn, retrying retryable failures under p. A 202 Accepted
+// (go-github's AcceptedError) counts as success. The returned error is nil
+// or a *Failure. A 2xx response whose body could not be decoded is returned
+// as a Permanent failure carrying Status, never retried: the call took effect.
+func Call(ctx context.Context, p Policy, fn func(ctx context.Context) (*gogithub.Response, error)) (*gogithub.Response, error) {
+	p = p.withDefaults()
+	for attempt := 1; ; attempt++ {
+		var wrote atomic.Bool
+		actx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteRequest: func(i httptrace.WroteRequestInfo) {
+				if i.Err == nil {
+					wrote.Store(true)
+				}
+			},
+		})
+		resp, err := fn(actx)
+		if err == nil {
+			return resp, nil
+		}
+		var accepted *gogithub.AcceptedError
+		if errors.As(err, &accepted) {
+			return resp, nil
+		}
+		f := Classify(ctx, resp, err, wrote.Load())
+		f.Attempts = attempt
+		retry := f.Class == Retryable || (f.Class == Ambiguous && p.Idempotent)
+		if !retry || attempt > p.MaxRetries {
+			return resp, f
+		}
+		wait := f.Wait
+		if wait > p.MaxWait {
+			f.Err = fmt.Errorf("%w; GitHub asks to wait %s, longer than the %s this command waits: try again later", f.Err, wait.Round(time.Second), p.MaxWait)
+			return resp, f
+		}
+		if wait <= 0 {
+			wait = backoff(p, attempt)
+		}
+		if p.OnRetry != nil {
+			p.OnRetry(f, wait)
+		}
+		if serr := p.Sleep(ctx, wait); serr != nil {
+			f.Err = fmt.Errorf("%w; gave up waiting to retry: %v", f.Err, serr)
+			return resp, f
+		}
+	}
+}
+
+func backoff(p Policy, attempt int) time.Duration {
+	d := p.BaseBackoff
+	for i := 1; i < attempt && d < p.MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, p.MaxBackoff)
+}
+
+// Classify maps a go-github result to a Failure. wrote says whether the
+// request was completely written to the connection.
+func Classify(ctx context.Context, resp *gogithub.Response, err error, wrote bool) *Failure {
+	f := &Failure{Class: Permanent, Err: err}
+	if resp != nil && resp.Response != nil {
+		f.Status = resp.StatusCode
+	}
+	var rl *gogithub.RateLimitError
+	var abuse *gogithub.AbuseRateLimitError
+	var er *gogithub.ErrorResponse
+	switch {
+	case errors.As(err, &rl):
+		f.Class, f.Message = Retryable, rl.Message
+		if !rl.Rate.Reset.IsZero() {
+			f.Wait = max(time.Until(rl.Rate.Reset.Time), 0) + time.Second
+		}
+		if ra := retryAfter(rl.Response); ra > 0 {
+			f.Wait = ra
+		}
+	case errors.As(err, &abuse):
+		f.Class, f.Message = Retryable, abuse.Message
+		if abuse.RetryAfter != nil {
+			f.Wait = max(*abuse.RetryAfter, 0)
+		}
+	case errors.As(err, &er):
+		f.Message = er.Message
+		st := 0
+		if er.Response != nil {
+			st = er.Response.StatusCode
+		}
+		f.Status = st
+		ra := retryAfter(er.Response)
+		switch {
+		case st >= 500:
+			f.Class, f.Wait = Retryable, ra
+		case st == http.StatusTooManyRequests:
+			f.Class, f.Wait = Retryable, ra
+		case st == http.StatusForbidden && (ra > 0 || er.Response.Header.Get("X-Ratelimit-Remaining") == "0"):
+			f.Class, f.Wait = Retryable, ra
+		}
+	case f.Status >= 200 && f.Status < 300:
+		// The call took effect but its answer could not be read.
+	case resp == nil || resp.Response == nil:
+		switch {
+		case ctx.Err() != nil && wrote:
+			f.Class = Ambiguous
+		case ctx.Err() != nil:
+			f.Class = Permanent
+		case wrote:
+			f.Class = Ambiguous
+		default:
+			f.Class = Retryable
+		}
+	}
+	return f
+}
+
+func retryAfter(r *http.Response) time.Duration {
+	if r == nil {
+		return 0
+	}
+	v := r.Header.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}

@@ -1,0 +1,250 @@
+// Package ghadispatch is the gha-dispatch output driver: it starts each
+// planned run as a GitHub Actions workflow_dispatch of the harness's
+// workflow with the nine string inputs of DESIGN.md section 6, asking for
+// run details so the run id and URL can be recorded (in poll locks) and
+// cancelled later (`fullsend poll cancel`).
+//
+// Failure handling: 404 and 422 are permanent and explain what to fix;
+// server errors and rate limits are retried with capped backoff honouring
+// Retry-After; a request that was sent but got no answer is reported as a
+// failure that may have dispatched and is never retried.
+package ghadispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	gogithub "github.com/google/go-github/v90/github"
+
+	"github.com/fullsend-dev/fullsend/internal/github"
+	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+// Name is the driver name.
+const Name = "gha-dispatch"
+
+// DefaultWorkflow is dispatched when neither the harness nor the config
+// names a workflow.
+const DefaultWorkflow = "fullsend-run.yml"
+
+// Options configures New.
+type Options struct {
+	// Client is used when set; otherwise one is built from APIURL and
+	// Token (or, when those are empty, GITHUB_API_URL and GITHUB_TOKEN/
+	// GH_TOKEN through Getenv).
+	Client *gogithub.Client
+	APIURL string
+	Token  string
+	// HTTPClient and Timeout tune the built client (see github.ClientOptions).
+	HTTPClient *http.Client
+	Timeout    time.Duration
+
+	// Repo is the owner/repo whose workflow is dispatched; empty means each
+	// run's event repo.
+	Repo string
+	// DefaultWorkflow is used when a run has no per-harness workflow
+	// (config outputs.gha-dispatch.workflow); default fullsend-run.yml.
+	DefaultWorkflow string
+	// Ref is the configured ref (outputs.gha-dispatch.ref); empty means
+	// $GITHUB_REF_NAME, else the repository's default branch.
+	Ref string
+
+	Getenv func(string) string
+	Log    *slog.Logger
+
+	// MaxRetries bounds retries of retryable failures (default 4; -1 none).
+	MaxRetries int
+	// BaseBackoff and MaxBackoff shape the backoff (defaults 1s, 30s);
+	// MaxWait caps honoured Retry-After waits (default 60s).
+	BaseBackoff, MaxBackoff, MaxWait time.Duration
+	// Sleep replaces the wait between retries (tests).
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Driver dispatches runs. It is safe for concurrent use; the default
+// branch lookup is done at most once per repository that succeeds.
+type Driver struct {
+	opts   Options
+	client *gogithub.Client
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	defaults map[string]string // repo -> default branch
+}
+
+var (
+	_ output.Driver    = (*Driver)(nil)
+	_ output.Canceller = (*Driver)(nil)
+)
+
+// New builds a Driver.
+func New(o Options) (*Driver, error) {
+	if o.Getenv == nil {
+		o.Getenv = func(string) string { return "" }
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.DefaultWorkflow == "" {
+		o.DefaultWorkflow = DefaultWorkflow
+	}
+	if o.Repo != "" {
+		if _, _, err := github.SplitRepo(o.Repo); err != nil {
+			return nil, fmt.Errorf("gha-dispatch: %v", err)
+		}
+	}
+	c := o.Client
+	if c == nil {
+		env := github.EnvOf(o.Getenv)
+		apiURL, token := o.APIURL, o.Token
+		if apiURL == "" {
+			apiURL = env.APIURL
+		}
+		if token == "" {
+			token = env.Token
+		}
+		if token == "" {
+			return nil, errors.New("gha-dispatch: no GitHub token: set GITHUB_TOKEN or GH_TOKEN to a token with actions: write on the repository")
+		}
+		var err error
+		c, err = github.NewClient(apiURL, token, github.ClientOptions{HTTPClient: o.HTTPClient, Timeout: o.Timeout})
+		if err != nil {
+			return nil, fmt.Errorf("gha-dispatch: %v", err)
+		}
+	}
+	return &Driver{opts: o, client: c, log: o.Log, defaults: map[string]string{}}, nil
+}
+
+// Name returns "gha-dispatch".
+func (d *Driver) Name() string { return Name }
+
+func (d *Driver) policy(idempotent bool, what string) github.Policy {
+	return github.Policy{
+		MaxRetries: d.opts.MaxRetries, BaseBackoff: d.opts.BaseBackoff, MaxBackoff: d.opts.MaxBackoff,
+		MaxWait: d.opts.MaxWait, Sleep: d.opts.Sleep, Idempotent: idempotent,
+		OnRetry: func(f *github.Failure, wait time.Duration) {
+			d.log.Warn("GitHub call failed, retrying", "call", what, "status", f.Status,
+				"attempt", f.Attempts, "wait", wait.String(), "error", f.Err.Error())
+		},
+	}
+}
+
+// Dispatch starts each run in order and returns one Result per run.
+func (d *Driver) Dispatch(ctx context.Context, runs []plan.Run) []output.Result {
+	out := make([]output.Result, 0, len(runs))
+	for _, r := range runs {
+		ref, err := d.dispatchOne(ctx, r)
+		out = append(out, output.Result{Run: r, Ref: ref, Err: err})
+	}
+	return out
+}
+
+func (d *Driver) repoFor(r plan.Run) (owner, repo, full string, err error) {
+	full = d.opts.Repo
+	if full == "" && r.Event != nil {
+		full = r.Event.Repo
+	}
+	owner, repo, err = github.SplitRepo(full)
+	return owner, repo, full, err
+}
+
+func (d *Driver) dispatchOne(ctx context.Context, r plan.Run) (*plan.Ref, error) {
+	if r.Event == nil {
+		return nil, fmt.Errorf("gha-dispatch %s: run has no event", r.Harness)
+	}
+	owner, repo, full, err := d.repoFor(r)
+	if err != nil {
+		return nil, fmt.Errorf("gha-dispatch %s: %v", r.Harness, err)
+	}
+	wf := r.Workflow
+	if wf == "" {
+		wf = d.opts.DefaultWorkflow
+	}
+	ref, err := d.resolveRef(ctx, owner, repo, full)
+	if err != nil {
+		return nil, fmt.Errorf("gha-dispatch %s: %w", r.Harness, err)
+	}
+	inputs := map[string]any{}
+	for k, v := range r.Inputs() {
+		inputs[k] = v
+	}
+	req := gogithub.CreateWorkflowDispatchEventRequest{Ref: ref, Inputs: inputs, ReturnRunDetails: gogithub.Ptr(true)}
+	var details *gogithub.WorkflowDispatchRunDetails
+	call := func(ctx context.Context) (*gogithub.Response, error) {
+		var resp *gogithub.Response
+		var err error
+		details, resp, err = d.client.Actions.CreateWorkflowDispatchEventByFileName(ctx, owner, repo, wf, req)
+		return resp, err
+	}
+	resp, err := github.Call(ctx, d.policy(false, "dispatch "+wf), call)
+	var f *github.Failure
+	if errors.As(err, &f) && f.Status == http.StatusUnprocessableEntity && mentionsRunDetails(f.Message) {
+		// Older servers reject the parameter; nothing was dispatched.
+		d.log.Info("server does not support return_run_details; dispatching without it", "repo", full, "workflow", wf)
+		req.ReturnRunDetails = nil
+		resp, err = github.Call(ctx, d.policy(false, "dispatch "+wf), call)
+	}
+	if err != nil {
+		if errors.As(err, &f) && f.Status >= 200 && f.Status < 300 {
+			d.log.Warn("workflow dispatched but the run details could not be read", "repo", full,
+				"workflow", wf, "harness", r.Harness, "error", err.Error())
+			return &plan.Ref{Driver: Name}, nil
+		}
+		return nil, dispatchError(r.Harness, full, wf, ref, err)
+	}
+	pr := &plan.Ref{Driver: Name}
+	if details != nil && details.WorkflowRunID != nil {
+		pr.ID = strconv.FormatInt(details.GetWorkflowRunID(), 10)
+		pr.URL = details.GetHTMLURL()
+	}
+	status := 0
+	if resp != nil {
+		status = resp.StatusCode
+	}
+	d.log.Info("workflow dispatched", "harness", r.Harness, "repo", full, "workflow", wf, "ref", ref,
+		"run_id", pr.ID, "url", pr.URL, "status", status, "key", string(r.Key))
+	return pr, nil
+}
+
+// resolveRef applies config > $GITHUB_REF_NAME > default branch; the
+// default branch is looked up once per repository.
+func (d *Driver) resolveRef(ctx context.Context, owner, repo, full string) (string, error) {
+	if d.opts.Ref != "" {
+		return d.opts.Ref, nil
+	}
+	if v := d.opts.Getenv("GITHUB_REF_NAME"); v != "" {
+		return v, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if b, ok := d.defaults[full]; ok {
+		return b, nil
+	}
+	var rp *gogithub.Repository
+	_, err := github.Call(ctx, d.policy(true, "get repository"), func(ctx context.Context) (*gogithub.Response, error) {
+		var resp *gogithub.Response
+		var err error
+		rp, resp, err = d.client.Repositories.Get(ctx, owner, repo)
+		return resp, err
+	})
+	if err != nil {
+		var f *github.Failure
+		if errors.As(err, &f) && f.Status == http.StatusNotFound {
+			return "", fmt.Errorf("repository %s not found (or not visible to the token): check `repo` in config and that the token can read it: %w", full, err)
+		}
+		return "", fmt.Errorf("looking up the default branch of %s (set outputs.gha-dispatch.ref or GITHUB_REF_NAME to skip it): %w", full, err)
+	}
+	b := rp.GetDefaultBranch()
+	if b == "" {
+		return "", fmt.Errorf("repository %s reports no default branch: set outputs.gha-dispatch.ref", full)
+	}
+	d.defaults[full] = b
+	return b, nil
+}

@@ -1,0 +1,53 @@
+package ghadispatch
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/fullsend-dev/fullsend/internal/github"
+)
+
+// ErrAmbiguous is wrapped by a dispatch error when the request was sent but
+// no answer arrived: the run may have started. Callers must not retry such
+// a run automatically.
+var ErrAmbiguous = github.ErrAmbiguous
+
+func mentionsRunDetails(msg string) bool {
+	return strings.Contains(strings.ToLower(msg), "return_run_details")
+}
+
+// dispatchError turns a failed dispatch into a message that says what to
+// fix. The underlying error stays wrapped (errors.Is(err, ErrAmbiguous)).
+func dispatchError(harness, repo, wf, ref string, err error) error {
+	var f *github.Failure
+	if !errors.As(err, &f) {
+		return fmt.Errorf("gha-dispatch %s: dispatching %s in %s on %s: %w", harness, wf, repo, ref, err)
+	}
+	msg := strings.ToLower(f.Message)
+	var hint string
+	switch {
+	case f.Class == github.Ambiguous:
+		hint = fmt.Sprintf("the dispatch request was sent but no answer arrived, so the run MAY have started; it was not retried to avoid a double run: check https://github.com/%s/actions/workflows/%s before dispatching again", repo, wf)
+	case f.Status == http.StatusNotFound:
+		hint = fmt.Sprintf("workflow %s not found in %s on ref %s (or the repository is not visible to the token): run `fullsend workflows generate`, commit .github/workflows/%s to %s, and check the token's repository access", wf, repo, ref, wf, ref)
+	case f.Status == http.StatusUnprocessableEntity && strings.Contains(msg, "no ref found"):
+		hint = fmt.Sprintf("ref %s does not exist in %s: set outputs.gha-dispatch.ref (or GITHUB_REF_NAME) to an existing branch or tag", ref, repo)
+	case f.Status == http.StatusUnprocessableEntity && strings.Contains(msg, "workflow_dispatch"):
+		hint = fmt.Sprintf("workflow %s on %s does not accept workflow_dispatch or rejects its inputs: regenerate it with `fullsend workflows generate` and commit it to %s", wf, ref, ref)
+	case f.Status == http.StatusUnprocessableEntity && strings.Contains(msg, "input"):
+		hint = fmt.Sprintf("workflow %s on %s does not declare the nine fullsend inputs (agent, role, source_repo, event_type, event_payload, normalized_event, serialization_key, work_item, poll_lock) as workflow_dispatch string inputs: regenerate it with `fullsend workflows generate` and commit it to %s", wf, ref, ref)
+	case f.Status == http.StatusUnprocessableEntity:
+		hint = fmt.Sprintf("GitHub rejected the dispatch of %s on %s: check that the ref exists and that the workflow declares the nine fullsend inputs (`fullsend workflows check`)", wf, ref)
+	case f.Status == http.StatusUnauthorized:
+		hint = "GitHub rejected the token: set GITHUB_TOKEN or GH_TOKEN to a valid token"
+	case f.Status == http.StatusForbidden && f.Class == github.Permanent:
+		hint = fmt.Sprintf("the token may not dispatch workflows in %s: it needs the actions: write permission", repo)
+	case f.Class == github.Retryable:
+		hint = "GitHub kept failing or rate limiting; nothing was dispatched, the run can be retried later"
+	default:
+		hint = fmt.Sprintf("dispatching %s in %s on %s failed", wf, repo, ref)
+	}
+	return fmt.Errorf("gha-dispatch %s: %s: %w", harness, hint, err)
+}

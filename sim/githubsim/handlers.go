@@ -1,0 +1,322 @@
+package githubsim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const maxBody = 1 << 20
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+}
+
+func (s *Server) repoOf(r *http.Request) (*repoState, string) {
+	name := r.PathValue("owner") + "/" + r.PathValue("repo")
+	return s.repos[name], name
+}
+
+func apiBase(r *http.Request) string { return "http://" + r.Host + "/" }
+
+type dispatchBody struct {
+	Ref              *string                    `json:"ref"`
+	Inputs           map[string]json.RawMessage `json:"inputs"`
+	ReturnRunDetails bool                       `json:"return_run_details"`
+}
+
+func (s *Server) handleDispatch(w http.ResponseWriter, r *http.Request) {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return
+	}
+	var body dispatchBody
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		writeError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, repo := s.repoOf(r)
+	if st == nil {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	wf, ok := st.workflows[r.PathValue("workflow")]
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if body.Ref == nil || *body.Ref == "" {
+		writeError(w, http.StatusUnprocessableEntity, "Invalid request.\n\n\"ref\" wasn't supplied.")
+		return
+	}
+	ref := *body.Ref
+	short := strings.TrimPrefix(strings.TrimPrefix(ref, "refs/heads/"), "refs/tags/")
+	if !st.refs[short] {
+		writeError(w, http.StatusUnprocessableEntity, "No ref found for: "+ref)
+		return
+	}
+	if len(body.Inputs) > 25 {
+		writeError(w, http.StatusUnprocessableEntity, "you may only define up to 25 `inputs` for a `workflow_dispatch` event")
+		return
+	}
+	inputs := make(map[string]string, len(body.Inputs))
+	for k, v := range body.Inputs {
+		var sv string
+		if err := json.Unmarshal(v, &sv); err != nil {
+			writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("Invalid request.\n\nFor 'properties/%s', %s is not a string.", k, v))
+			return
+		}
+		inputs[k] = sv
+	}
+	if msg := checkDeclared(wf, inputs); msg != "" {
+		writeError(w, http.StatusUnprocessableEntity, msg)
+		return
+	}
+	now := s.now()
+	run := &Run{ID: s.nextID, Repo: repo, Workflow: wf.File, Ref: short, Inputs: inputs,
+		Status: StatusQueued, CreatedAt: now, UpdatedAt: now}
+	run.HTMLURL = fmt.Sprintf("%s/%s/actions/runs/%d", s.opts.HTMLBase, repo, run.ID)
+	s.nextID++
+	s.runs = append(s.runs, run)
+	if !body.ReturnRunDetails || s.opts.Legacy {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"workflow_run_id": run.ID,
+		"run_url":         fmt.Sprintf("%srepos/%s/actions/runs/%d", apiBase(r), repo, run.ID),
+		"html_url":        run.HTMLURL,
+	})
+}
+
+func checkDeclared(wf Workflow, inputs map[string]string) string {
+	if wf.Inputs != nil {
+		var extra []string
+		for k := range inputs {
+			if !slices.Contains(wf.Inputs, k) {
+				extra = append(extra, strconv.Quote(k))
+			}
+		}
+		if len(extra) > 0 {
+			slices.Sort(extra)
+			return "Unexpected inputs provided: [" + strings.Join(extra, ", ") + "]"
+		}
+	}
+	for _, k := range wf.Required {
+		if _, ok := inputs[k]; !ok {
+			return fmt.Sprintf("Required input '%s' not provided", k)
+		}
+	}
+	return ""
+}
+
+func (s *Server) runJSON(r *http.Request, run *Run) map[string]any {
+	var conclusion any
+	if run.Conclusion != "" {
+		conclusion = run.Conclusion
+	}
+	owner, name, _ := strings.Cut(run.Repo, "/")
+	return map[string]any{
+		"id":          run.ID,
+		"name":        run.Workflow,
+		"head_branch": run.Ref,
+		"head_sha":    strings.Repeat("0", 40),
+		"path":        ".github/workflows/" + run.Workflow,
+		"run_number":  run.ID,
+		"run_attempt": 1,
+		"event":       "workflow_dispatch",
+		"status":      run.Status,
+		"conclusion":  conclusion,
+		"url":         fmt.Sprintf("%srepos/%s/actions/runs/%d", apiBase(r), run.Repo, run.ID),
+		"html_url":    run.HTMLURL,
+		"cancel_url":  fmt.Sprintf("%srepos/%s/actions/runs/%d/cancel", apiBase(r), run.Repo, run.ID),
+		"created_at":  run.CreatedAt.UTC().Format(time.RFC3339),
+		"updated_at":  run.UpdatedAt.UTC().Format(time.RFC3339),
+		"repository":  map[string]any{"name": name, "full_name": run.Repo, "owner": map[string]any{"login": owner}},
+	}
+}
+
+func (s *Server) findRun(repo, idText string) *Run {
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil {
+		return nil
+	}
+	for _, run := range s.runs {
+		if run.ID == id && run.Repo == repo {
+			return run
+		}
+	}
+	return nil
+}
+
+func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, repo := s.repoOf(r)
+	run := s.findRun(repo, r.PathValue("id"))
+	if run == nil {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	writeJSON(w, http.StatusOK, s.runJSON(r, run))
+}
+
+func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, repo := s.repoOf(r)
+	if st == nil {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	q := r.URL.Query()
+	perPage, _ := strconv.Atoi(q.Get("per_page"))
+	if perPage <= 0 {
+		perPage = 30
+	}
+	perPage = min(perPage, 100)
+	page, _ := strconv.Atoi(q.Get("page"))
+	page = max(page, 1)
+	var match []*Run
+	for i := len(s.runs) - 1; i >= 0; i-- { // newest first
+		run := s.runs[i]
+		if run.Repo != repo {
+			continue
+		}
+		if v := q.Get("status"); v != "" && v != run.Status && v != run.Conclusion {
+			continue
+		}
+		if v := q.Get("branch"); v != "" && v != run.Ref {
+			continue
+		}
+		if v := q.Get("event"); v != "" && v != "workflow_dispatch" {
+			continue
+		}
+		match = append(match, run)
+	}
+	out := []map[string]any{}
+	for i := (page - 1) * perPage; i < len(match) && i < page*perPage; i++ {
+		out = append(out, s.runJSON(r, match[i]))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(match), "workflow_runs": out})
+}
+
+func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, repo := s.repoOf(r)
+	run := s.findRun(repo, r.PathValue("id"))
+	if run == nil {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if run.Status == StatusCompleted {
+		writeError(w, http.StatusConflict, "Cannot cancel a workflow run that is completed.")
+		return
+	}
+	run.Status, run.Conclusion, run.UpdatedAt = StatusCompleted, ConclusionCancelled, s.now()
+	writeJSON(w, http.StatusAccepted, map[string]any{})
+}
+
+// legacyPermission maps a role to the legacy permission field.
+func legacyPermission(role string) string {
+	switch role {
+	case "admin", "write", "read", "none":
+		return role
+	case "maintain":
+		return "write"
+	default: // triage and custom roles
+		return "read"
+	}
+}
+
+func (s *Server) handlePermission(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, _ := s.repoOf(r)
+	login := r.PathValue("user")
+	role, ok := "", false
+	if st != nil {
+		role, ok = st.perms[login]
+	}
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"permission": legacyPermission(role),
+		"role_name":  role,
+		"user":       map[string]any{"login": login, "type": "User"},
+	})
+}
+
+func (s *Server) repoJSON(name string) map[string]any {
+	owner, short, _ := strings.Cut(name, "/")
+	return map[string]any{"name": short, "full_name": name, "owner": map[string]any{"login": owner},
+		"html_url": s.opts.HTMLBase + "/" + name, "private": false, "visibility": "public"}
+}
+
+func (s *Server) handleRepo(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, name := s.repoOf(r)
+	if st == nil {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	out := s.repoJSON(name)
+	out["default_branch"] = st.DefaultBranch
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, name := s.repoOf(r)
+	n, _ := strconv.Atoi(r.PathValue("number"))
+	pr, ok := PullRequest{}, false
+	if st != nil {
+		pr, ok = st.pulls[n]
+	}
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	var headRepo any
+	if pr.HeadRepo != "" {
+		headRepo = s.repoJSON(pr.HeadRepo)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"number":   pr.Number,
+		"state":    pr.State,
+		"html_url": fmt.Sprintf("%s/%s/pull/%d", s.opts.HTMLBase, name, pr.Number),
+		"user":     map[string]any{"login": pr.Author, "type": "User"},
+		"head":     map[string]any{"ref": pr.HeadRef, "sha": pr.HeadSHA, "repo": headRepo},
+		"base":     map[string]any{"ref": pr.BaseRef, "repo": s.repoJSON(name)},
+	})
+}
+
+func (s *Server) handleRateLimit(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	core := map[string]any{"limit": s.opts.RateLimit, "remaining": s.opts.RateLimit - s.used,
+		"used": s.used, "reset": s.resetAt.Unix()}
+	writeJSON(w, http.StatusOK, map[string]any{"resources": map[string]any{"core": core}, "rate": core})
+}

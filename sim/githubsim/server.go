@@ -1,0 +1,244 @@
+// Package githubsim is a loopback emulator of the part of the GitHub REST
+// API that fullsend calls: workflow dispatch (with and without run
+// details), workflow runs (get, list, cancel), collaborator permission,
+// repository and pull request lookups. It checks authentication, sends
+// rate-limit headers, and injects faults (status codes with Retry-After,
+// exhausted rate limits, delays, dropped connections) per endpoint, so
+// drivers can be tested end to end without the network.
+//
+// Response shapes follow GitHub's published REST description closely enough
+// for go-github to decode them.
+package githubsim
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Endpoint names, for faults and call counts.
+const (
+	EndpointDispatch   = "dispatch"   // POST /repos/{o}/{r}/actions/workflows/{w}/dispatches
+	EndpointGetRun     = "get_run"    // GET  /repos/{o}/{r}/actions/runs/{id}
+	EndpointListRuns   = "list_runs"  // GET  /repos/{o}/{r}/actions/runs
+	EndpointCancelRun  = "cancel_run" // POST /repos/{o}/{r}/actions/runs/{id}/cancel
+	EndpointPermission = "permission" // GET  /repos/{o}/{r}/collaborators/{user}/permission
+	EndpointRepo       = "repo"       // GET  /repos/{o}/{r}
+	EndpointPull       = "pull"       // GET  /repos/{o}/{r}/pulls/{n}
+	EndpointRateLimit  = "rate_limit" // GET  /rate_limit
+	EndpointUnknown    = "unknown"    // anything else (404)
+)
+
+// Options configures a Server. The zero value is usable.
+type Options struct {
+	// Token, when set, is the only accepted credential ("Bearer T" or
+	// "token T"); anything else gets 401. Empty accepts any request.
+	Token string
+	// Legacy makes dispatch answer 204 without run details even when
+	// return_run_details is true (older GitHub Enterprise Server).
+	Legacy bool
+	// HTMLBase is the web base used in html_url fields (default
+	// https://github.com).
+	HTMLBase string
+	// RateLimit is the x-ratelimit-limit per window (default 5000);
+	// requests beyond it get 403 with x-ratelimit-remaining: 0.
+	RateLimit int
+	// Repos seeds repositories.
+	Repos []Repo
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// FirstRunID is the id of the first dispatched run (default 1001).
+	FirstRunID int64
+}
+
+// Server is the emulator. Its methods are safe for concurrent use.
+type Server struct {
+	opts Options
+
+	mu      sync.Mutex
+	repos   map[string]*repoState
+	runs    []*Run
+	nextID  int64
+	calls   map[string]int
+	faults  []*faultState
+	used    int
+	resetAt time.Time
+
+	httpSrv *http.Server
+	ln      net.Listener
+	done    chan struct{}
+	closeMu sync.Once
+}
+
+// New builds a Server from opts.
+func New(opts Options) *Server {
+	if opts.HTMLBase == "" {
+		opts.HTMLBase = "https://github.com"
+	}
+	opts.HTMLBase = strings.TrimSuffix(opts.HTMLBase, "/")
+	if opts.RateLimit <= 0 {
+		opts.RateLimit = 5000
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.FirstRunID <= 0 {
+		opts.FirstRunID = 1001
+	}
+	s := &Server{opts: opts, repos: map[string]*repoState{}, nextID: opts.FirstRunID,
+		calls: map[string]int{}, done: make(chan struct{})}
+	for _, r := range opts.Repos {
+		s.addRepoLocked(r)
+	}
+	return s
+}
+
+func (s *Server) now() time.Time { return s.opts.Now() }
+
+// Start listens on 127.0.0.1 on a free port and serves until Close. It
+// returns the API base URL, ending in '/'.
+func (s *Server) Start() (string, error) {
+	return s.StartOn("127.0.0.1:0")
+}
+
+// StartOn listens on addr, which must be a loopback address.
+func (s *Server) StartOn(addr string) (string, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return "", errors.New("githubsim: listen address must be loopback, got " + addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	s.ln = ln
+	s.httpSrv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.httpSrv.Serve(ln) }()
+	return "http://" + ln.Addr().String() + "/", nil
+}
+
+// Close stops the server and releases delayed requests.
+func (s *Server) Close() {
+	s.closeMu.Do(func() {
+		close(s.done)
+		if s.httpSrv != nil {
+			_ = s.httpSrv.Close()
+		}
+	})
+}
+
+// Handler serves the API; a "/api/v3" prefix (GitHub Enterprise Server
+// layout) is accepted too.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	route := func(pattern, endpoint string, h func(http.ResponseWriter, *http.Request)) {
+		mux.HandleFunc(pattern, s.wrap(endpoint, h))
+	}
+	route("POST /repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches", EndpointDispatch, s.handleDispatch)
+	route("GET /repos/{owner}/{repo}/actions/runs/{id}", EndpointGetRun, s.handleGetRun)
+	route("GET /repos/{owner}/{repo}/actions/runs", EndpointListRuns, s.handleListRuns)
+	route("POST /repos/{owner}/{repo}/actions/runs/{id}/cancel", EndpointCancelRun, s.handleCancel)
+	route("GET /repos/{owner}/{repo}/collaborators/{user}/permission", EndpointPermission, s.handlePermission)
+	route("GET /repos/{owner}/{repo}/pulls/{number}", EndpointPull, s.handlePull)
+	route("GET /repos/{owner}/{repo}", EndpointRepo, s.handleRepo)
+	route("GET /rate_limit", EndpointRateLimit, s.handleRateLimit)
+	route("/", EndpointUnknown, func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, http.StatusNotFound, "Not Found")
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rest, ok := strings.CutPrefix(r.URL.Path, "/api/v3/"); ok {
+			r2 := r.Clone(r.Context())
+			r2.URL.Path = "/" + rest
+			r2.URL.RawPath = ""
+			r = r2
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// wrap counts the call, checks auth and the rate limit, applies faults and
+// then runs h.
+func (s *Server) wrap(endpoint string, h func(http.ResponseWriter, *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.calls[endpoint]++
+		f := s.takeFaultLocked(endpoint)
+		s.mu.Unlock()
+		if !s.authorized(r) {
+			writeError(w, http.StatusUnauthorized, "Bad credentials")
+			return
+		}
+		if f != nil && !f.After && !s.applyFault(w, r, f) {
+			return
+		}
+		if !s.rateLimit(w) {
+			return
+		}
+		if f != nil && f.After {
+			// Perform the real action, then fail (or delay) the answer.
+			rec := &recorder{header: http.Header{}, status: http.StatusOK}
+			h(rec, r)
+			if s.applyFault(w, r, f) {
+				rec.replay(w)
+			}
+			return
+		}
+		h(w, r)
+	}
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	if s.opts.Token == "" {
+		return true
+	}
+	a := r.Header.Get("Authorization")
+	return a == "Bearer "+s.opts.Token || a == "token "+s.opts.Token
+}
+
+// rateLimit sets the x-ratelimit-* headers and refuses the request when the
+// window is used up.
+func (s *Server) rateLimit(w http.ResponseWriter) bool {
+	s.mu.Lock()
+	now := s.now()
+	if s.resetAt.IsZero() || !now.Before(s.resetAt) {
+		s.resetAt, s.used = now.Add(time.Hour), 0
+	}
+	over := s.used >= s.opts.RateLimit
+	if !over {
+		s.used++
+	}
+	used, reset := s.used, s.resetAt
+	s.mu.Unlock()
+	setRateHeaders(w.Header(), s.opts.RateLimit, s.opts.RateLimit-used, used, reset)
+	if over {
+		writeError(w, http.StatusForbidden, "API rate limit exceeded")
+		return false
+	}
+	return true
+}
+
+// recorder keeps a handler's answer so a fault can replace or delay it.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
+func (r *recorder) WriteHeader(code int)        { r.status = code }
+
+func (r *recorder) replay(w http.ResponseWriter) {
+	for k, v := range r.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(r.status)
+	_, _ = w.Write(r.body.Bytes())
+}

@@ -1,0 +1,213 @@
+package githubsim
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+)
+
+// Run statuses and conclusions, as GitHub reports them.
+const (
+	StatusQueued     = "queued"
+	StatusInProgress = "in_progress"
+	StatusCompleted  = "completed"
+
+	ConclusionSuccess   = "success"
+	ConclusionCancelled = "cancelled"
+	ConclusionFailure   = "failure"
+)
+
+// Repo seeds one repository.
+type Repo struct {
+	FullName      string // owner/name
+	DefaultBranch string // default "main"
+	Branches      []string
+	Tags          []string
+	Workflows     []Workflow
+}
+
+// Workflow is a workflow file that accepts workflow_dispatch.
+type Workflow struct {
+	File string // e.g. fullsend-run.yml
+	// Inputs, when non-nil, declares the accepted inputs; a dispatch with an
+	// input outside it is rejected with 422 like GitHub does. Required lists
+	// inputs that must be present.
+	Inputs   []string
+	Required []string
+}
+
+// PullRequest seeds one pull request for GET /repos/{o}/{r}/pulls/{n}.
+type PullRequest struct {
+	Number   int
+	Author   string
+	HeadRepo string // "" means the head repository was deleted
+	HeadRef  string
+	HeadSHA  string
+	BaseRef  string
+	State    string // open | closed, default open
+}
+
+// Run is a dispatched workflow run as the emulator records it.
+type Run struct {
+	ID         int64
+	Repo       string
+	Workflow   string
+	Ref        string
+	Inputs     map[string]string
+	Status     string
+	Conclusion string
+	HTMLURL    string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+type repoState struct {
+	Repo
+	refs      map[string]bool
+	workflows map[string]Workflow
+	perms     map[string]string // login -> admin|maintain|write|triage|read|none
+	pulls     map[int]PullRequest
+}
+
+// AddRepo adds or replaces a repository.
+func (s *Server) AddRepo(r Repo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.addRepoLocked(r)
+}
+
+func (s *Server) addRepoLocked(r Repo) {
+	if r.DefaultBranch == "" {
+		r.DefaultBranch = "main"
+	}
+	st := &repoState{Repo: r, refs: map[string]bool{}, workflows: map[string]Workflow{},
+		perms: map[string]string{}, pulls: map[int]PullRequest{}}
+	st.refs[r.DefaultBranch] = true
+	for _, b := range r.Branches {
+		st.refs[b] = true
+	}
+	for _, t := range r.Tags {
+		st.refs[t] = true
+	}
+	for _, w := range r.Workflows {
+		st.workflows[w.File] = w
+	}
+	s.repos[r.FullName] = st
+}
+
+// AddWorkflow registers a workflow in an existing repository.
+func (s *Server) AddWorkflow(repo string, w Workflow) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.repos[repo]
+	if !ok {
+		return fmt.Errorf("githubsim: no repository %s", repo)
+	}
+	st.workflows[w.File] = w
+	return nil
+}
+
+// AddBranch makes ref dispatchable in repo.
+func (s *Server) AddBranch(repo, ref string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.repos[repo]
+	if !ok {
+		return fmt.Errorf("githubsim: no repository %s", repo)
+	}
+	st.refs[ref] = true
+	return nil
+}
+
+// SetPermission sets login's role on repo (admin, maintain, write, triage,
+// read, none, or a custom role name). Unknown logins get 404 like
+// non-existent users do on GitHub.
+func (s *Server) SetPermission(repo, login, role string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.repos[repo]
+	if !ok {
+		return fmt.Errorf("githubsim: no repository %s", repo)
+	}
+	st.perms[login] = role
+	return nil
+}
+
+// AddPullRequest registers a pull request in repo.
+func (s *Server) AddPullRequest(repo string, pr PullRequest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.repos[repo]
+	if !ok {
+		return fmt.Errorf("githubsim: no repository %s", repo)
+	}
+	if pr.State == "" {
+		pr.State = "open"
+	}
+	st.pulls[pr.Number] = pr
+	return nil
+}
+
+// Runs lists every dispatched run in dispatch order (copies).
+func (s *Server) Runs() []Run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Run, 0, len(s.runs))
+	for _, r := range s.runs {
+		c := *r
+		c.Inputs = maps.Clone(r.Inputs)
+		out = append(out, c)
+	}
+	return out
+}
+
+// Run returns one run by id.
+func (s *Server) Run(id int64) (Run, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.runs {
+		if r.ID == id {
+			c := *r
+			c.Inputs = maps.Clone(r.Inputs)
+			return c, true
+		}
+	}
+	return Run{}, false
+}
+
+// SetRunStatus moves a run to status (and conclusion when completed).
+func (s *Server) SetRunStatus(id int64, status, conclusion string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.runs {
+		if r.ID == id {
+			r.Status, r.Conclusion, r.UpdatedAt = status, conclusion, s.now()
+			return nil
+		}
+	}
+	return fmt.Errorf("githubsim: no run %d", id)
+}
+
+// CompleteRun marks a run completed with conclusion (default success).
+func (s *Server) CompleteRun(id int64, conclusion string) error {
+	if conclusion == "" {
+		conclusion = ConclusionSuccess
+	}
+	return s.SetRunStatus(id, StatusCompleted, conclusion)
+}
+
+// Calls returns how many requests reached endpoint (see the Endpoint
+// constants), including failed and faulted ones.
+func (s *Server) Calls(endpoint string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[endpoint]
+}
+
+// Endpoints lists the endpoints that were called at least once, sorted.
+func (s *Server) Endpoints() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.calls))
+}
