@@ -68,7 +68,7 @@ func Resolve(f Flags, getenv func(string) string, stdin io.Reader) (Inputs, erro
 	if err != nil {
 		return Inputs{}, err
 	}
-	in.PollLock, err = resolvePollLock(f, getenv)
+	in.PollLock, err = ResolvePollLock(f, getenv)
 	if err != nil {
 		return Inputs{}, err
 	}
@@ -133,7 +133,9 @@ func readBounded(r io.Reader, name string) ([]byte, error) {
 	return b, nil
 }
 
-func resolvePollLock(f Flags, getenv func(string) string) (*plan.PollLock, error) {
+// ResolvePollLock finds the poll-lock reference alone (as Resolve does; nil
+// outside polling). --refresh-only needs nothing else.
+func ResolvePollLock(f Flags, getenv func(string) string) (*plan.PollLock, error) {
 	if f.PollLockSet {
 		return wrapSource("--poll-lock", f.PollLock)
 	}

@@ -34,11 +34,21 @@ type Locker struct {
 	Log            *slog.Logger
 }
 
-// NewLocker builds a Locker for the reference pl (already checked).
+// DefaultStaleThreshold applies when no stale threshold is configured.
+const DefaultStaleThreshold = 900 * time.Second
+
+// NewLocker builds a Locker for the reference pl. stale <= 0 means
+// DefaultStaleThreshold; a nil log discards.
 func NewLocker(store LockStore, pl *plan.PollLock, stale time.Duration, run plan.Ref, log *slog.Logger) (*Locker, error) {
 	issue, prop, err := SplitProperty(pl.Property)
 	if err != nil {
 		return nil, err
+	}
+	if stale <= 0 {
+		stale = DefaultStaleThreshold
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
 	return &Locker{Store: store, Issue: issue, Property: prop, ID: pl.ID,
 		StaleThreshold: stale, Run: run, Now: time.Now, Log: log}, nil

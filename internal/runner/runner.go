@@ -44,9 +44,10 @@ type Spec struct {
 	Log             *slog.Logger
 }
 
-// Run executes the run and returns the exit code fullsend should exit with:
-// the agent's code, or ExitTimeout. err is non-nil when the agent was not
-// started: *InputError (no command), *LostLockError (the lock was not ours
+// Run executes the run and returns how the agent ended; Result.ExitCode is
+// the code fullsend should exit with (the agent's code, 128+n when the agent
+// was killed by signal n, or ExitTimeout). err is non-nil when the agent was
+// not started: *InputError (no command), *LostLockError (the lock was not ours
 // before start), *StartError or an I/O error.
 //
 // With a Locker, the lock is verified and marked running before the agent
@@ -54,17 +55,17 @@ type Spec struct {
 // finds another owner logs a warning and stops refreshing; the agent keeps
 // running) and deleted at teardown if it still carries this run's id —
 // whether the agent succeeded, failed, timed out or was signalled.
-func Run(ctx context.Context, s Spec) (int, error) {
+func Run(ctx context.Context, s Spec) (Result, error) {
 	log := s.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if len(s.Command) == 0 {
-		return 0, inputErr("harness %q has no run.command and no command was given after --", s.Harness)
+		return Result{}, inputErr("harness %q has no run.command and no command was given after --", s.Harness)
 	}
 	ef, err := writeEventFile(s.TempDir, s.Event)
 	if err != nil {
-		return 0, err
+		return Result{}, err
 	}
 	defer func() {
 		if err := ef.Remove(); err != nil {
@@ -77,7 +78,7 @@ func Run(ctx context.Context, s Spec) (int, error) {
 				// The write may have landed: do not leave a lock without a run.
 				releaseLock(context.WithoutCancel(ctx), s.Locker, log)
 			}
-			return 0, err
+			return Result{}, err
 		}
 		log.Info("poll lock verified and marked running", "issue", s.Locker.Issue, "property", s.Locker.Property)
 		defer releaseLock(context.WithoutCancel(ctx), s.Locker, log)
@@ -95,7 +96,7 @@ func Run(ctx context.Context, s Spec) (int, error) {
 		Timeout: s.Timeout, Grace: s.Grace, Signals: s.Signals, Log: log}.Run(ctx)
 	stopRefresh()
 	if err != nil {
-		return 0, err
+		return Result{}, err
 	}
 	attrs := []any{"harness", s.Harness, "exit_code", res.ExitCode}
 	if res.TimedOut {
@@ -105,7 +106,7 @@ func Run(ctx context.Context, s Spec) (int, error) {
 		attrs = append(attrs, "signal", res.Signal.String())
 	}
 	log.Info("agent finished", attrs...)
-	return res.ExitCode, nil
+	return res, nil
 }
 
 // RefreshOnly is `fullsend run --refresh-only`: one verification and

@@ -70,7 +70,8 @@ func TestRunReleasesLockWhateverTheOutcome(t *testing.T) {
 			if tc.signal {
 				go func() { waitFile(t, ran); sigs <- syscall.SIGTERM }()
 			}
-			code, err := Run(context.Background(), spec)
+			res, err := Run(context.Background(), spec)
+			code := res.ExitCode
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,8 +102,8 @@ func TestRunRefreshesAtInterval(t *testing.T) {
 	spec := testSpec(t, s, &log, "sleep=400ms")
 	spec.RefreshInterval = 50 * time.Millisecond
 	start := time.Now()
-	if code, err := Run(context.Background(), spec); err != nil || code != 0 {
-		t.Fatalf("code %d err %v", code, err)
+	if res, err := Run(context.Background(), spec); err != nil || res.ExitCode != 0 {
+		t.Fatalf("code %d err %v", res.ExitCode, err)
 	}
 	puts := s.puts()
 	// mark running + about 400/50 refreshes; allow for slow process start.
@@ -142,7 +143,8 @@ func TestRunLockStolenBeforeStart(t *testing.T) {
 	s := newMemStore()
 	s.set(testKey, polllock.Lock{ID: "another-poller", TS: time.Now(), Phase: polllock.PhasePending})
 	ran := filepath.Join(t.TempDir(), "ran")
-	code, err := Run(context.Background(), testSpec(t, s, &log, "touch="+ran))
+	res, err := Run(context.Background(), testSpec(t, s, &log, "touch="+ran))
+	code := res.ExitCode
 	if !IsLostLock(err) || code != 0 {
 		t.Fatalf("code %d err %v, want *LostLockError", code, err)
 	}
@@ -172,7 +174,8 @@ func TestRunLockStolenDuringRun(t *testing.T) {
 		}
 		_ = os.WriteFile(proceed, nil, 0o600)
 	}()
-	code, err := Run(context.Background(), spec)
+	res, err := Run(context.Background(), spec)
+	code := res.ExitCode
 	if err != nil || code != 0 {
 		t.Fatalf("code %d err %v", code, err)
 	}
@@ -229,8 +232,8 @@ func TestRunAgentEnvironmentAndEventFile(t *testing.T) {
 	spec.Getenv = envOf(map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/home/ci", "GITHUB_TOKEN": "ghs_x",
 		"JIRA_TOKEN": "jt", "MODEL_KEY": "mk"})
 	spec.EnvAllow = []string{"MODEL_KEY"}
-	if code, err := Run(context.Background(), spec); err != nil || code != 0 {
-		t.Fatalf("code %d err %v", code, err)
+	if res, err := Run(context.Background(), spec); err != nil || res.ExitCode != 0 {
+		t.Fatalf("code %d err %v", res.ExitCode, err)
 	}
 	got, err := os.ReadFile(envOut)
 	if err != nil {
@@ -287,9 +290,9 @@ func TestEventFileIsPrivate(t *testing.T) {
 
 func TestRunWithoutLockAndRefreshOnly(t *testing.T) {
 	var log syncBuffer
-	code, err := Run(context.Background(), testSpec(t, nil, &log, "exit=9"))
-	if err != nil || code != 9 {
-		t.Fatalf("code %d err %v, want 9", code, err)
+	res, err := Run(context.Background(), testSpec(t, nil, &log, "exit=9"))
+	if err != nil || res.ExitCode != 9 {
+		t.Fatalf("code %d err %v, want 9", res.ExitCode, err)
 	}
 	s := lockedStore()
 	lk, err := NewLocker(s, testRef, 15*time.Minute, plan.Ref{Driver: "local", ID: "local-1"}, nil)
