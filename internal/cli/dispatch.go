@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/core"
+	"github.com/fullsend-dev/fullsend/internal/harness"
+	"github.com/fullsend-dev/fullsend/internal/input"
+	"github.com/fullsend-dev/fullsend/internal/input/jsonin"
+	"github.com/fullsend-dev/fullsend/internal/output"
+)
+
+func init() { register(newDispatchCmd) }
+
+type dispatchOptions struct {
+	inputDriver  string
+	inputFile    string
+	eventName    string
+	outputDriver string
+	repo         string
+}
+
+func newDispatchCmd(app *App) *cobra.Command {
+	o := &dispatchOptions{}
+	cmd := &cobra.Command{
+		Use:   "dispatch",
+		Short: "Decide and dispatch the agent runs one event starts",
+		Long: `Reads one event (a NormalizedEvent with --input-driver json, or a GitHub
+Actions event with --input-driver gha-event, chosen automatically when
+GITHUB_EVENT_PATH is set), runs it through the kill switch, the
+authorization gate and every harness trigger, and hands the matching runs to
+the output driver (json prints the plan).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDispatch(cmd.Context(), app, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.inputDriver, "input-driver", "", "json or gha-event (default: gha-event when GITHUB_EVENT_PATH is set, else json)")
+	f.StringVar(&o.inputFile, "input-file", "", "event file, or - for stdin (default: stdin; $GITHUB_EVENT_PATH for gha-event)")
+	f.StringVar(&o.eventName, "event-name", "", "GitHub event name for gha-event (default $GITHUB_EVENT_NAME)")
+	f.StringVar(&o.outputDriver, "output-driver", "json", "json, gha-matrix, gha-dispatch, gitlab-pipeline or local")
+	f.StringVar(&o.repo, "repo", "", "target repository (overrides config repo)")
+	return cmd
+}
+
+func runDispatch(ctx context.Context, app *App, o *dispatchOptions) error {
+	cfg, reg, err := harness.LoadDir(app.ConfigDir, app.Getenv)
+	if err != nil {
+		return UserError(err)
+	}
+	if o.repo != "" {
+		cfg.Repo = o.repo
+	}
+	in, err := app.newInput(o, cfg)
+	if err != nil {
+		return err
+	}
+	ev, err := in.Read(ctx)
+	if err != nil {
+		return UserError(err)
+	}
+	out, err := app.newOutput(ctx, o.outputDriver, cfg)
+	if err != nil {
+		return err
+	}
+	opts := core.Options{Config: cfg, Harnesses: reg, Log: app.Log}
+	if o.outputDriver == "local" {
+		opts.Breaker = core.NewBreaker(cfg.Limits.RunsPerScopePerHour)
+	}
+	eng, err := core.New(opts)
+	if err != nil {
+		return UserError(err)
+	}
+	d := eng.Decide(ev)
+	eng.LogDecision(d)
+	runs, _ := eng.Admit(d.Runs)
+	failed := 0
+	for _, r := range out.Dispatch(ctx, runs) {
+		if r.Err != nil {
+			failed++
+			app.Log.Error("dispatch failed", "harness", r.Run.Harness, "serialization_key", string(r.Run.Key), "error", r.Err.Error())
+			continue
+		}
+		app.Log.Info("dispatched", "harness", r.Run.Harness, "serialization_key", string(r.Run.Key), "driver", out.Name(), "run", refText(r))
+	}
+	if err := closeOutput(ctx, out); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d dispatches failed", failed, len(runs))
+	}
+	return nil
+}
+
+func refText(r output.Result) string {
+	if r.Ref == nil {
+		return ""
+	}
+	if r.Ref.URL != "" {
+		return r.Ref.URL
+	}
+	return r.Ref.ID
+}
+
+// newInput picks the dispatch input driver.
+func (app *App) newInput(o *dispatchOptions, cfg *config.Config) (input.Driver, error) {
+	name := o.inputDriver
+	if name == "" {
+		name = "json"
+		if app.Getenv("GITHUB_EVENT_PATH") != "" {
+			name = "gha-event"
+		}
+	}
+	switch name {
+	case "json":
+		return jsonin.New(o.inputFile, app.Stdin), nil
+	case "gha-event":
+		return app.newGHAEventInput(o, cfg)
+	}
+	return nil, UserError(fmt.Errorf("--input-driver %q: want json or gha-event", name))
+}

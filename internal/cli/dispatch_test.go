@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs fullsend with args from dir's parent-relative config dir.
+func runCLI(t *testing.T, stdin string, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	app := &App{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] }}
+	code := Run(context.Background(), app, args)
+	return code, out.String(), errb.String()
+}
+
+func TestDispatchOnExamples(t *testing.T) {
+	cfgDir := filepath.Join("..", "..", "examples", ".fullsend")
+	ev := func(name string) string { return filepath.Join("..", "..", "examples", "events", name) }
+	cases := []struct {
+		name    string
+		args    []string
+		stdin   string
+		code    int
+		agents  []string
+		errHas  string
+		matrix  bool
+		rawWant string
+	}{
+		{name: "triage comment", args: []string{"--input-file", ev("triage-comment.json")}, agents: []string{"triage"}},
+		{name: "triage comment via stdin", args: []string{"--input-file", "-"}, stdin: validEventJSON, agents: []string{"triage"}},
+		{name: "label added", args: []string{"--input-file", ev("label-added.json")}, agents: []string{"label"}},
+		{name: "outsider denied", args: []string{"--input-file", ev("outsider-comment.json")}, rawWant: "[]\n"},
+		{name: "matrix", args: []string{"--input-file", ev("triage-comment.json"), "--output-driver", "gha-matrix"}, agents: []string{"triage"}, matrix: true},
+		{name: "invalid event", args: []string{"--input-file", "-"}, stdin: `{"repo":"acme/../x"}`, code: 2, errHas: "/repo"},
+		{name: "huge stdin", args: []string{"--input-file", "-"}, stdin: `{"repo":"` + strings.Repeat("a", 10<<20) + `"}`, code: 2, errHas: "larger than"},
+		{name: "missing file", args: []string{"--input-file", "nope.json"}, code: 2, errHas: "nope.json"},
+		{name: "unknown output", args: []string{"--input-file", ev("triage-comment.json"), "--output-driver", "carrier-pigeon"}, code: 2, errHas: "carrier-pigeon"},
+		{name: "unknown input", args: []string{"--input-driver", "xml"}, code: 2, errHas: "xml"},
+		{name: "unknown flag", args: []string{"--frobnicate"}, code: 2, errHas: "frobnicate"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"dispatch", "--config-dir", cfgDir, "--log-format", "json"}, c.args...)
+			code, out, errs := runCLI(t, c.stdin, nil, args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, c.code, errs)
+			}
+			if c.errHas != "" && !strings.Contains(errs, c.errHas) {
+				t.Fatalf("stderr lacks %q: %s", c.errHas, errs)
+			}
+			if c.code != 0 {
+				if out != "" {
+					t.Fatalf("stdout on failure: %q", out)
+				}
+				return
+			}
+			if c.rawWant != "" && out != c.rawWant {
+				t.Fatalf("stdout = %q, want %q", out, c.rawWant)
+			}
+			var entries []map[string]string
+			doc := []byte(out)
+			if c.matrix {
+				var m struct{ Include []map[string]string }
+				if err := json.Unmarshal(doc, &m); err != nil {
+					t.Fatal(err)
+				}
+				entries = m.Include
+			} else if err := json.Unmarshal(doc, &entries); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			var got []string
+			for _, e := range entries {
+				got = append(got, e["agent"])
+				if len(e) != 9 {
+					t.Errorf("entry has %d fields", len(e))
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(c.agents, ",") {
+				t.Fatalf("agents = %v, want %v", got, c.agents)
+			}
+		})
+	}
+}
+
+func TestDispatchBadConfigIsExit2(t *testing.T) {
+	code, _, errs := runCLI(t, validEventJSON, nil, "dispatch", "--config-dir", t.TempDir())
+	if code != 2 || !strings.Contains(errs, "config.yaml") {
+		t.Fatalf("exit %d, stderr %s", code, errs)
+	}
+}

@@ -1,0 +1,152 @@
+// Package core is the decision spine shared by every entry point: one
+// NormalizedEvent in, the runs it starts out (DESIGN.md sections 1 and 2):
+//
+//	event → kill switch → authorization gate → harness triggers → runs (each with its scope key)
+//
+// Decide is pure with respect to the outside world: it performs no I/O and
+// records nothing, so a poller may decide many events and keep only the
+// newest run per harness (coalescing) before calling Admit, which applies
+// the per-scope hourly circuit breaker to the runs really dispatched.
+package core
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/fullsend-dev/fullsend/internal/authz"
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/harness"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/scope"
+	"github.com/fullsend-dev/fullsend/internal/trigger"
+)
+
+// Verdicts of a Decision.
+const (
+	VerdictRun     = "run"      // one or more harnesses matched
+	VerdictKilled  = "killed"   // kill_switch is on
+	VerdictDenied  = "denied"   // the authorization gate refused the actor
+	VerdictNoMatch = "no_match" // authorized, but no trigger matched
+)
+
+// Options configure an Engine.
+type Options struct {
+	Config    *config.Config
+	Harnesses *harness.Registry
+	Log       *slog.Logger
+	// Breaker limits runs per scope per hour in Admit; nil disables it
+	// (one-shot paths, where an in-memory count would mean nothing).
+	Breaker *Breaker
+	// BotIDs are the tool's own account ids, added to the configured
+	// authorization.bot_accounts for the loop guard.
+	BotIDs []string
+}
+
+// Engine decides which runs an event starts. Safe for concurrent use.
+type Engine struct {
+	cfg     *config.Config
+	reg     *harness.Registry
+	log     *slog.Logger
+	breaker *Breaker
+	policy  authz.Policy
+}
+
+// Decision is the outcome of one event.
+type Decision struct {
+	Event   *event.Event
+	Verdict string
+	Reason  string
+	Runs    []plan.Run // one per matching harness, in registration order
+}
+
+// New builds an engine. It fails only on an invalid policy (unknown
+// min_role), which config validation normally catches first.
+func New(o Options) (*Engine, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Config == nil {
+		o.Config = &config.Config{}
+	}
+	if o.Harnesses == nil {
+		o.Harnesses = &harness.Registry{}
+	}
+	ids := append(append([]string{}, o.Config.Authorization.BotAccounts...), o.BotIDs...)
+	p, err := authz.NewPolicy(o.Config.Authorization.MinRole, ids...)
+	if err != nil {
+		return nil, fmt.Errorf("authorization: %w", err)
+	}
+	return &Engine{cfg: o.Config, reg: o.Harnesses, log: o.Log, breaker: o.Breaker, policy: p}, nil
+}
+
+// Decide runs ev through the kill switch, the gate and every enabled
+// harness trigger. A trigger that fails to evaluate counts as no match and
+// is logged with the harness name. ev must already be validated.
+func (e *Engine) Decide(ev *event.Event) Decision {
+	d := Decision{Event: ev}
+	if e.cfg.KillSwitch {
+		d.Verdict, d.Reason = VerdictKilled, "kill_switch is on: no runs"
+		return d
+	}
+	gate := e.policy.Decide(ev)
+	if !gate.Allowed {
+		d.Verdict, d.Reason = VerdictDenied, gate.Reason
+		return d
+	}
+	in := trigger.NewInput(ev)
+	var matched []string
+	for _, h := range e.reg.All() {
+		ok, err := h.Matches(in) // manual-only harnesses never match
+		if err != nil {
+			e.log.Warn("trigger evaluation failed; counted as no match",
+				"harness", h.Name, "file", h.File, "error", err.Error())
+			continue
+		}
+		if ok {
+			d.Runs = append(d.Runs, e.RunFor(h, ev))
+			matched = append(matched, h.Name)
+		}
+	}
+	if len(d.Runs) == 0 {
+		d.Verdict, d.Reason = VerdictNoMatch, gate.Reason+"; no trigger matched"
+		return d
+	}
+	d.Verdict, d.Reason = VerdictRun, gate.Reason+"; matched "+strings.Join(matched, ", ")
+	return d
+}
+
+// RunFor plans a run of harness h for ev, with its scope key and work item.
+func (e *Engine) RunFor(h *harness.Harness, ev *event.Event) plan.Run {
+	return plan.Run{
+		Harness:  h.Name,
+		Role:     h.Role,
+		Workflow: h.Workflow,
+		Event:    ev,
+		Key:      scope.KeyOf(h.Name, ev, e.cfg.Forge),
+		WorkItem: plan.WorkItemOf(ev),
+	}
+}
+
+// Admit applies the per-scope hourly circuit breaker to runs about to be
+// dispatched. Skipped runs are logged and must be counted by the caller.
+func (e *Engine) Admit(runs []plan.Run) (admitted, skipped []plan.Run) {
+	for _, r := range runs {
+		if e.breaker.Allow(r.Key) {
+			admitted = append(admitted, r)
+			continue
+		}
+		e.log.Warn("run skipped by circuit breaker: scope exceeded runs_per_scope_per_hour",
+			"harness", r.Harness, "serialization_key", string(r.Key), "limit", e.breaker.limit)
+		skipped = append(skipped, r)
+	}
+	return admitted, skipped
+}
+
+// LogDecision writes one structured record for d.
+func (e *Engine) LogDecision(d Decision) {
+	e.log.Info("decision", "verdict", d.Verdict, "reason", d.Reason,
+		"repo", d.Event.Repo, "entity", d.Event.Entity.ID, "transition", d.Event.Transition.Kind,
+		"actor", d.Event.Actor.ID, "runs", len(d.Runs))
+}
