@@ -1,0 +1,150 @@
+package ghactions
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/fullsend-dev/fullsend/internal/workflows"
+	"go.yaml.in/yaml/v3"
+)
+
+// File is one workflow file to check: Name as it should appear in
+// findings (e.g. .github/workflows/fullsend-run.yml) and its content.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Report is the result of Check.
+type Report struct {
+	Findings []workflows.Finding // sorted by file and line
+	Files    int                 // files read
+	Jobs     int                 // jobs that run `fullsend run`, directly or through a called workflow
+}
+
+// keyExpr matches an expression that carries the scope key into a group:
+// inputs.serialization_key (workflow_dispatch or workflow_call inputs),
+// github.event.inputs.serialization_key, or matrix.serialization_key (a
+// gha-matrix job). The env context is not available in concurrency.
+var keyExpr = regexp.MustCompile(`(?i)\$\{\{[^}]*\b(?:inputs|github\.event\.inputs|matrix)\.serialization_key\b[^}]*\}\}`)
+
+// Check applies the scheduling rule to a set of workflow files that live
+// in one directory (so that `uses: ./.github/workflows/X.yml` resolves to
+// the file X.yml of the set). Every job that runs `fullsend run` — in a
+// `run:` step, or by calling a workflow that does — must have (itself or
+// at workflow level) a concurrency group containing the serialization key
+// and cancel-in-progress absent or the literal false; a caller's group
+// prefix and its callee's must differ, neither being a prefix of the
+// other. A file that is not valid YAML is a finding too.
+func Check(files []File) Report {
+	rep := Report{Files: len(files)}
+	parsed := map[string]*workflow{} // by base name, for `uses:` lookups
+	var order []*workflow
+	for _, f := range files {
+		w, line, err := parseWorkflow(f.Name, f.Data)
+		if err != nil {
+			rep.Findings = append(rep.Findings, workflows.Finding{File: f.Name, Line: line, Message: err.Error()})
+			continue
+		}
+		parsed[path.Base(f.Name)] = w
+		order = append(order, w)
+	}
+	for _, w := range order {
+		for _, j := range w.jobs {
+			callee := parsed[localWorkflow(j.uses)]
+			viaCallee := callee != nil && runsFullsend(callee) || remoteFullsendWorkflow(j.uses)
+			if !j.runsRun && !viaCallee {
+				continue
+			}
+			rep.Jobs++
+			eff := effective(w, j)
+			rep.Findings = append(rep.Findings, ruleFindings(w.file, j, eff)...)
+			if callee != nil && eff != nil && eff.group != "" {
+				rep.Findings = append(rep.Findings, collisions(w.file, j, eff, callee)...)
+			}
+		}
+	}
+	workflows.SortFindings(rep.Findings)
+	return rep
+}
+
+// runsFullsend reports whether any job of w runs `fullsend run` itself.
+func runsFullsend(w *workflow) bool {
+	for _, j := range w.jobs {
+		if j.runsRun {
+			return true
+		}
+	}
+	return false
+}
+
+// effective is the concurrency that applies to j: its own, else the
+// workflow's.
+func effective(w *workflow, j *job) *concurrency {
+	if j.concurrency != nil {
+		return j.concurrency
+	}
+	return w.concurrency
+}
+
+// ruleFindings checks the group and cancel-in-progress of one job.
+func ruleFindings(file string, j *job, c *concurrency) []workflows.Finding {
+	at := func(line int, format string, a ...any) workflows.Finding {
+		return workflows.Finding{File: file, Line: line, Message: fmt.Sprintf(format, a...)}
+	}
+	if c == nil {
+		return []workflows.Finding{at(j.line, "job %q runs fullsend run without a concurrency group; "+
+			"add concurrency.group containing ${{ inputs.serialization_key }} with cancel-in-progress: false", j.id)}
+	}
+	var out []workflows.Finding
+	switch {
+	case c.group == "":
+		out = append(out, at(c.line, "job %q: concurrency has no group; the group must contain ${{ inputs.serialization_key }}", j.id))
+	case !keyExpr.MatchString(c.group):
+		out = append(out, at(c.groupLine, "job %q: concurrency group %q does not contain the serialization key "+
+			"(${{ inputs.serialization_key }}), so runs of different subjects would wait on each other", j.id, c.group))
+	}
+	if n := c.cancel; n != nil {
+		v := strings.TrimSpace(n.Value)
+		switch {
+		case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" && strings.EqualFold(v, "false"):
+		case strings.Contains(v, "${{"):
+			out = append(out, at(n.Line, "job %q: cancel-in-progress must be the literal false, not an expression", j.id))
+		case strings.EqualFold(v, "true"):
+			out = append(out, at(n.Line, "job %q: cancel-in-progress: true would cancel an active agent run when a newer event arrives", j.id))
+		default:
+			out = append(out, at(n.Line, "job %q: cancel-in-progress must be false, got %q", j.id, v))
+		}
+	}
+	return out
+}
+
+// collisions reports callee jobs whose group prefix collides with the
+// caller's: the called job would then wait on the group its own caller
+// holds. A finding names the callee file and line.
+func collisions(callerFile string, caller *job, cc *concurrency, callee *workflow) []workflows.Finding {
+	cp := groupPrefix(cc.group)
+	var out []workflows.Finding
+	for _, j := range callee.jobs {
+		ec := effective(callee, j)
+		if !j.runsRun || ec == nil || ec.group == "" {
+			continue
+		}
+		p := groupPrefix(ec.group)
+		if strings.HasPrefix(p, cp) || strings.HasPrefix(cp, p) {
+			out = append(out, workflows.Finding{File: callee.file, Line: ec.groupLine, Message: fmt.Sprintf(
+				"job %q: group prefix %q collides with prefix %q of its caller %s:%d (job %q); "+
+					"the called job would wait on its own caller; use a different prefix such as %q",
+				j.id, p, cp, callerFile, cc.groupLine, caller.id, CalleePrefix)})
+		}
+	}
+	return out
+}
+
+// groupPrefix is the literal text of a group before its first expression.
+func groupPrefix(group string) string {
+	p, _, _ := strings.Cut(group, "${{")
+	return strings.TrimSpace(p)
+}

@@ -1,0 +1,158 @@
+package ghactions
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// goldenCases are the option sets whose output is kept under testdata/.
+var goldenCases = []struct {
+	dir  string
+	opts Options
+}{
+	{"direct", Options{Version: "v1.2.3"}},
+	{"reusable", Options{Version: "v1.2.3", Reusable: true}},
+}
+
+func TestGenerateGolden(t *testing.T) {
+	for _, gc := range goldenCases {
+		t.Run(gc.dir, func(t *testing.T) {
+			files, err := Generate(gc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join("testdata", "golden", gc.dir)
+			if *update {
+				os.RemoveAll(dir)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				for name, data := range files {
+					if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != len(files) {
+				t.Fatalf("golden dir has %d files, Generate wrote %d", len(entries), len(files))
+			}
+			for name, data := range files {
+				want, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(data, want) {
+					t.Errorf("%s differs from %s (run go test -update)", name, filepath.Join(dir, name))
+				}
+			}
+		})
+	}
+}
+
+func TestGenerateIsStable(t *testing.T) {
+	a, _ := Generate(Options{Version: "v1.2.3", Reusable: true})
+	b, _ := Generate(Options{Version: "v1.2.3", Reusable: true})
+	for name := range a {
+		if !bytes.Equal(a[name], b[name]) {
+			t.Fatalf("%s differs between two runs", name)
+		}
+	}
+}
+
+// TestGeneratedShape parses the output and checks the facts the scheduling
+// rule and the runner rely on.
+func TestGeneratedShape(t *testing.T) {
+	for _, gc := range goldenCases {
+		files, err := Generate(gc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for name := range files {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		want := []string{PollFile, RunFile}
+		if gc.opts.Reusable {
+			want = []string{PollFile, ReusableFile, RunFile}
+		}
+		if strings.Join(names, ",") != strings.Join(want, ",") {
+			t.Fatalf("%s: files %v, want %v", gc.dir, names, want)
+		}
+		for name, data := range files {
+			var doc map[string]any
+			if err := yaml.Unmarshal(data, &doc); err != nil {
+				t.Fatalf("%s/%s does not parse: %v", gc.dir, name, err)
+			}
+			for _, line := range strings.Split(string(data), "\n") {
+				// Inputs reach scripts only through env: (script injection).
+				if strings.Contains(line, "run:") && strings.Contains(line, "${{") {
+					t.Errorf("%s/%s interpolates an expression into a script: %s", gc.dir, name, line)
+				}
+			}
+		}
+		var poll struct {
+			Concurrency struct {
+				Group  string `yaml:"group"`
+				Cancel bool   `yaml:"cancel-in-progress"`
+			} `yaml:"concurrency"`
+			Permissions map[string]string `yaml:"permissions"`
+		}
+		if err := yaml.Unmarshal(files[PollFile], &poll); err != nil {
+			t.Fatal(err)
+		}
+		if poll.Concurrency.Group != PollGroup || poll.Concurrency.Cancel || poll.Permissions["actions"] != "write" {
+			t.Fatalf("poll workflow = %+v", poll)
+		}
+		var run struct {
+			On struct {
+				Dispatch struct {
+					Inputs map[string]struct {
+						Type string `yaml:"type"`
+					} `yaml:"inputs"`
+				} `yaml:"workflow_dispatch"`
+			} `yaml:"on"`
+			Concurrency struct {
+				Group string `yaml:"group"`
+			} `yaml:"concurrency"`
+		}
+		if err := yaml.Unmarshal(files[RunFile], &run); err != nil {
+			t.Fatal(err)
+		}
+		if len(run.On.Dispatch.Inputs) != 9 {
+			t.Fatalf("%s: run workflow has %d inputs, want 9", gc.dir, len(run.On.Dispatch.Inputs))
+		}
+		if run.Concurrency.Group != CallerPrefix+"${{ inputs.serialization_key }}" {
+			t.Fatalf("%s: run group = %q", gc.dir, run.Concurrency.Group)
+		}
+	}
+}
+
+func TestGenerateRejectsUnsafeOptions(t *testing.T) {
+	for _, o := range []Options{
+		{},                                       // no version
+		{Version: "v1; rm -rf /"},                // shell text
+		{Version: "v1\n  evil: true"},            // YAML text
+		{Version: "v1", GoVersion: "1.26\"x"},    // quote
+		{Version: "v1", Cron: "*/5 * * *"},       // four fields
+		{Version: "v1", Cron: "*/5 * * * MON"},   // names are not accepted
+		{Version: "v1", RunsOn: "ubuntu latest"}, // space
+	} {
+		if _, err := Generate(o); err == nil {
+			t.Errorf("Generate(%+v) succeeded, want an error", o)
+		}
+	}
+}

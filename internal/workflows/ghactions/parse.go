@@ -1,0 +1,177 @@
+package ghactions
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// workflow is the part of a GitHub workflow file the checker needs, with
+// the line of every value it may report on.
+type workflow struct {
+	file        string
+	reusable    bool         // triggered by workflow_call
+	concurrency *concurrency // workflow level, nil when absent
+	jobs        []*job
+}
+
+// job is one entry under `jobs:`.
+type job struct {
+	id          string
+	line        int
+	concurrency *concurrency // job level, nil when absent
+	runsRun     bool         // a step's script runs `fullsend run`
+	uses        string       // reusable workflow reference, "" when none
+	usesLine    int
+}
+
+// concurrency is a `concurrency:` value in either form: a bare group
+// string, or a mapping with group and cancel-in-progress.
+type concurrency struct {
+	line      int
+	group     string
+	groupLine int
+	cancel    *yaml.Node // nil when absent (GitHub's default: false)
+}
+
+// fullsendRun matches a `fullsend run` invocation in a shell script, also
+// through a path (./bin/fullsend run) and with flags after it.
+var fullsendRun = regexp.MustCompile(`(?:^|[\s/;&|("'])fullsend(?:\.exe)?\s+run(?:$|[\s;&|)"'])`)
+
+// yamlLine finds the line number in a yaml error message.
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// parseWorkflow decodes data. A YAML error is returned as a finding-ready
+// error with its line (0 when unknown).
+func parseWorkflow(file string, data []byte) (*workflow, int, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line := 0
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+		}
+		return nil, line, fmt.Errorf("not valid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	w := &workflow{file: file}
+	if len(doc.Content) == 0 {
+		return w, 0, nil // empty file
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, root.Line, fmt.Errorf("not a workflow: the top level is not a mapping")
+	}
+	if _, on := get(root, "on"); on != nil {
+		w.reusable = hasTrigger(on, "workflow_call")
+	}
+	if k, c := get(root, "concurrency"); c != nil {
+		w.concurrency = parseConcurrency(k, c)
+	}
+	_, jobs := get(root, "jobs")
+	if jobs == nil || jobs.Kind != yaml.MappingNode {
+		return w, 0, nil
+	}
+	for i := 0; i+1 < len(jobs.Content); i += 2 {
+		k, v := jobs.Content[i], jobs.Content[i+1]
+		j := &job{id: k.Value, line: k.Line}
+		if v.Kind == yaml.MappingNode {
+			if ck, c := get(v, "concurrency"); c != nil {
+				j.concurrency = parseConcurrency(ck, c)
+			}
+			if _, u := get(v, "uses"); u != nil && u.Kind == yaml.ScalarNode {
+				j.uses, j.usesLine = u.Value, u.Line
+			}
+			j.runsRun = stepsRunFullsend(v)
+		}
+		w.jobs = append(w.jobs, j)
+	}
+	return w, 0, nil
+}
+
+// get returns the key and value nodes of key in mapping m.
+func get(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+// hasTrigger reports whether an `on:` value names event, in any of its
+// three forms (string, list, mapping).
+func hasTrigger(on *yaml.Node, event string) bool {
+	switch on.Kind {
+	case yaml.ScalarNode:
+		return on.Value == event
+	case yaml.SequenceNode:
+		for _, n := range on.Content {
+			if n.Value == event {
+				return true
+			}
+		}
+	case yaml.MappingNode:
+		k, _ := get(on, event)
+		return k != nil
+	}
+	return false
+}
+
+// parseConcurrency reads the value n of the `concurrency:` key k.
+func parseConcurrency(k, n *yaml.Node) *concurrency {
+	c := &concurrency{line: k.Line}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		c.group, c.groupLine = n.Value, n.Line
+	case yaml.MappingNode:
+		if _, g := get(n, "group"); g != nil && g.Kind == yaml.ScalarNode {
+			c.group, c.groupLine = g.Value, g.Line
+		}
+		_, c.cancel = get(n, "cancel-in-progress")
+	}
+	return c
+}
+
+// stepsRunFullsend reports whether any `run:` script of the job's steps
+// invokes `fullsend run`.
+func stepsRunFullsend(j *yaml.Node) bool {
+	_, steps := get(j, "steps")
+	if steps == nil || steps.Kind != yaml.SequenceNode {
+		return false
+	}
+	for _, s := range steps.Content {
+		if _, r := get(s, "run"); r != nil && r.Kind == yaml.ScalarNode && fullsendRun.MatchString(r.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// localWorkflow returns the file name a job's `uses:` refers to when it is
+// a workflow in this repository (./.github/workflows/NAME.yml), else "".
+func localWorkflow(uses string) string {
+	if !strings.HasPrefix(uses, "./") {
+		return ""
+	}
+	if ext := path.Ext(uses); ext != ".yml" && ext != ".yaml" {
+		return ""
+	}
+	return path.Base(uses)
+}
+
+// remoteFullsendWorkflow reports whether uses names a workflow in another
+// repository (owner/repo/.github/workflows/NAME@ref) whose file name
+// starts with "fullsend-run"; such a callee is assumed to run `fullsend run`.
+func remoteFullsendWorkflow(uses string) bool {
+	if strings.HasPrefix(uses, "./") || !strings.Contains(uses, "/.github/workflows/") {
+		return false
+	}
+	name, _, _ := strings.Cut(path.Base(uses), "@")
+	return strings.HasPrefix(name, "fullsend-run")
+}
