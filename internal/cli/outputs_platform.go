@@ -6,10 +6,39 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
+	"github.com/fullsend-dev/fullsend/internal/output/local"
 )
 
 // newPlatformOutput builds the drivers that reach a CI platform or run
-// agents in process.
-func (app *App) newPlatformOutput(_ context.Context, name string, _ *config.Config) (output.Driver, error) {
+// agents in process. Credentials come from the environment only.
+func (app *App) newPlatformOutput(_ context.Context, name string, cfg *config.Config) (output.Driver, error) {
+	switch name {
+	case "gha-dispatch":
+		d, err := ghadispatch.New(ghadispatch.Options{
+			Repo:            cfg.Repo,
+			DefaultWorkflow: cfg.Outputs.GHADispatch.Workflow,
+			Ref:             cfg.Outputs.GHADispatch.Ref,
+			Getenv:          app.Getenv,
+			Log:             app.Log,
+		})
+		if err != nil {
+			return nil, UserError(fmt.Errorf("gha-dispatch: %w", err))
+		}
+		return d, nil
+	case "local":
+		d, err := local.New(local.Options{
+			MaxParallel: cfg.Outputs.Local.MaxParallel,
+			Grace:       cfg.Outputs.Local.Grace,
+			ConfigDir:   app.ConfigDir,
+			Stdout:      app.Stderr,
+			Stderr:      app.Stderr,
+			Log:         app.Log,
+		})
+		if err != nil {
+			return nil, UserError(fmt.Errorf("local: %w", err))
+		}
+		return d, nil
+	}
 	return nil, UserError(fmt.Errorf("--output-driver %q is not available in this build", name))
 }
