@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func wfCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	app := &App{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+		Getenv: func(string) string { return "" }}
+	code := Run(context.Background(), app, args)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestWorkflowsGenerateThenCheck(t *testing.T) {
+	for _, reusable := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "wf")
+		args := []string{"workflows", "generate", "--platform", "github", "--dir", dir, "--fullsend-version", "v1.2.3"}
+		if reusable {
+			args = append(args, "--reusable")
+		}
+		code, out, errOut := wfCLI(t, args...)
+		if code != 0 || !strings.Contains(out, "wrote "+filepath.Join(dir, "fullsend-run.yml")) {
+			t.Fatalf("generate: code %d, out %q, err %q", code, out, errOut)
+		}
+		wantFiles, wantJobs := "2 files", "1 jobs"
+		if reusable {
+			wantFiles, wantJobs = "3 files", "2 jobs"
+		}
+		code, out, errOut = wfCLI(t, "workflows", "check", "--dir", dir)
+		if code != 0 || out != "ok: "+wantFiles+", "+wantJobs+" checked\n" {
+			t.Fatalf("check: code %d, out %q, err %q", code, out, errOut)
+		}
+		// Generating again changes nothing.
+		code, out, _ = wfCLI(t, args...)
+		if code != 0 || strings.Contains(out, "wrote") {
+			t.Fatalf("regenerate: code %d, out %q", code, out)
+		}
+	}
+}
+
+func TestWorkflowsCheckReportsFindings(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, e := wfCLI(t, "workflows", "generate", "--platform", "github", "--dir", dir, "--fullsend-version", "v1"); code != 0 {
+		t.Fatal(e)
+	}
+	p := filepath.Join(dir, "fullsend-run.yml")
+	data, _ := os.ReadFile(p)
+	broken := strings.Replace(string(data), "cancel-in-progress: false", "cancel-in-progress: true", 1)
+	if err := os.WriteFile(p, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := 0
+	for i, l := range strings.Split(broken, "\n") {
+		if strings.Contains(l, "cancel-in-progress: true") {
+			line = i + 1
+		}
+	}
+	code, out, errOut := wfCLI(t, "workflows", "check", "--dir", dir)
+	want := p + ":" + strconv.Itoa(line) + ": job \"run\": cancel-in-progress: true"
+	if code != 2 || !strings.HasPrefix(out, want) || !strings.Contains(errOut, "1 finding(s)") {
+		t.Fatalf("code %d, out %q (want prefix %q), err %q", code, out, want, errOut)
+	}
+	// A regenerate refuses to overwrite the edited file without --force.
+	code, _, errOut = wfCLI(t, "workflows", "generate", "--platform", "github", "--dir", dir, "--fullsend-version", "v1")
+	if code != 2 || !strings.Contains(errOut, "use --force") {
+		t.Fatalf("regenerate over an edit: code %d, err %q", code, errOut)
+	}
+	if code, _, _ = wfCLI(t, "workflows", "generate", "--platform", "github", "--dir", dir, "--fullsend-version", "v1", "--force"); code != 0 {
+		t.Fatalf("--force: code %d", code)
+	}
+	if code, _, _ = wfCLI(t, "workflows", "check", "--dir", dir); code != 0 {
+		t.Fatalf("check after --force: code %d", code)
+	}
+}
+
+func TestWorkflowsUsageErrors(t *testing.T) {
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"gitlab not available", []string{"workflows", "generate", "--platform", "gitlab", "--dir", empty}, "platform gitlab: not available"},
+		{"unknown platform", []string{"workflows", "generate", "--platform", "jenkins"}, `--platform "jenkins"`},
+		{"no platform", []string{"workflows", "generate"}, "--platform is required"},
+		{"bad version", []string{"workflows", "generate", "--platform", "github", "--dir", empty, "--fullsend-version", "v1;x"}, "fullsend version"},
+		{"missing dir", []string{"workflows", "check", "--dir", filepath.Join(empty, "nope")}, "does not exist"},
+		{"empty dir", []string{"workflows", "check", "--dir", empty}, "no .yml or .yaml files"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := wfCLI(t, tc.args...)
+			if code != 2 || !strings.Contains(errOut, tc.msg) {
+				t.Fatalf("code %d, stderr %q, want 2 and %q", code, errOut, tc.msg)
+			}
+		})
+	}
+}
