@@ -1,0 +1,179 @@
+package gitlabpipeline
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
+)
+
+func TestDispatchVariablesAndRef(t *testing.T) {
+	e := newEnv(t, gitlabsim.Options{})
+	d := e.driver(t)
+	run := mkRun("triage", 42, "hello")
+	run.PollLock = &plan.PollLock{ID: "lock-1", Driver: "jira-poll", Property: "PROJ-1/fullsend.poll.acme.platform.lock"}
+	run.Event.Entity.Key = "PROJ-1"
+	run.WorkItem = plan.WorkItemOf(run.Event)
+	res := d.Dispatch(context.Background(), []plan.Run{run})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	id, _ := strconv.ParseInt(res[0].Ref.ID, 10, 64)
+	p, ok := e.sim.Pipeline(id)
+	if !ok {
+		t.Fatalf("pipeline %d not in emulator", id)
+	}
+	wantURL := strings.TrimSuffix(e.opts.APIURL, "/api/v4") + "/" + testProject + "/-/pipelines/" + res[0].Ref.ID
+	if res[0].Ref.Driver != Name || res[0].Ref.URL != wantURL {
+		t.Errorf("ref = %+v, want driver %s url %s", *res[0].Ref, Name, wantURL)
+	}
+	rk := ResourceKey(run.Key)
+	want := map[string]string{
+		VarAgent: "triage", VarRole: "triage", VarSourceRepo: "acme/platform", VarEventType: event.CommentAdded,
+		VarSerializationKey: string(run.Key), VarResourceKey: rk,
+		VarWorkItemURL: run.Event.Entity.URL, VarWorkItemSource: event.SystemGitHub, VarWorkItemKey: "PROJ-1",
+		VarPollLockID: "lock-1", VarPollLockDriver: "jira-poll", VarPollLockProperty: run.PollLock.Property,
+	}
+	for k, v := range want {
+		if p.Variables[k] != v {
+			t.Errorf("variable %s = %q, want %q", k, p.Variables[k], v)
+		}
+	}
+	raw, _ := base64.StdEncoding.DecodeString(p.Variables[VarEvent])
+	var ev event.Event
+	if err := json.Unmarshal(raw, &ev); err != nil || ev.Entity.Key != "PROJ-1" || ev.Transition.Comment.Body != "hello" {
+		t.Errorf("FULLSEND_EVENT decodes to %+v, %v", ev, err)
+	}
+	if p.Name != "fullsend:"+rk || p.Ref != "main" {
+		t.Errorf("pipeline name %q ref %q", p.Name, p.Ref)
+	}
+	if strings.ContainsAny(rk, ":/") || !strings.HasPrefix(rk, "triage_acme--platform_github_work_item_42") {
+		t.Errorf("resource key %q", rk)
+	}
+}
+
+func TestCreateFailures(t *testing.T) {
+	tests := []struct {
+		name      string
+		fault     gitlabsim.Fault
+		wantErr   string // "" means success
+		wantCalls int    // create_pipeline requests
+		wantPipes int    // pipelines that exist afterwards
+	}{
+		{"500 is not retried", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 500}, "500", 1, 0},
+		{"502 after processing is reported, not repeated", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 502, AfterProcess: true}, "502", 1, 1},
+		{"timeout after sending is reported, not repeated", gitlabsim.Fault{Endpoint: "create_pipeline", AfterProcess: true, Delay: 3 * time.Second}, "timed out after sending", 1, 1},
+		{"429 with Retry-After is retried", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, RetryAfter: "0"}, "", 2, 1},
+		{"429 twice then success", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, Times: 2}, "", 3, 1},
+		{"429 asking too long a wait fails at once", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, RetryAfter: "3600"}, "429", 1, 0},
+		{"400 bad ref", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 400, Body: `{"message":{"base":["Reference not found"]}}`}, "Reference not found", 1, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, gitlabsim.Options{})
+			e.opts.Timeout = 300 * time.Millisecond
+			d := e.driver(t)
+			e.sim.InjectFault(tc.fault)
+			res := d.Dispatch(context.Background(), []plan.Run{mkRun("triage", 1, "x")})
+			switch {
+			case tc.wantErr == "" && res[0].Err != nil:
+				t.Fatalf("unexpected error %v", res[0].Err)
+			case tc.wantErr != "" && (res[0].Err == nil || !strings.Contains(res[0].Err.Error(), tc.wantErr)):
+				t.Fatalf("err = %v, want containing %q", res[0].Err, tc.wantErr)
+			case tc.wantErr != "" && res[0].Ref != nil:
+				t.Fatalf("failed run has a ref %+v", res[0].Ref)
+			}
+			if res[0].Err != nil && strings.Contains(res[0].Err.Error(), e.opts.Token) {
+				t.Fatalf("error leaks the token: %v", res[0].Err)
+			}
+			if n := e.sim.Calls("create_pipeline"); n != tc.wantCalls {
+				t.Errorf("create requests = %d, want %d", n, tc.wantCalls)
+			}
+			if n := len(e.sim.Pipelines(testProject)); n != tc.wantPipes {
+				t.Errorf("pipelines = %d, want %d", n, tc.wantPipes)
+			}
+		})
+	}
+}
+
+func TestReadsAreRetriedAndCoalescingFailureIsNotADispatchFailure(t *testing.T) {
+	e := newEnv(t, gitlabsim.Options{})
+	d := e.driver(t)
+	run := mkRun("triage", 3, "a")
+	dispatch1(t, d, run)
+	dispatch1(t, d, mkRun("triage", 3, "b"))
+	e.sim.InjectFault(gitlabsim.Fault{Endpoint: "list_pipelines", Status: 503})
+	last := dispatch1(t, d, mkRun("triage", 3, "c"))
+	if w := byStatus(e, run, gitlabsim.StatusWaitingForResource); len(w) != 1 || w[0].ID != last {
+		t.Fatalf("after a retried list: waiting %+v, want only %d", w, last)
+	}
+	e.sim.InjectFault(gitlabsim.Fault{Endpoint: "cancel_pipeline", Status: 500})
+	newest := dispatch1(t, d, mkRun("triage", 3, "d"))
+	if n := e.sim.Calls("cancel_pipeline"); n != 2 {
+		t.Errorf("cancel requests = %d, want 2 (a failed cancel is not repeated)", n)
+	}
+	if w := byStatus(e, run, gitlabsim.StatusWaitingForResource); len(w) != 2 {
+		t.Fatalf("waiting = %d, want 2 (cancel failed)", len(w))
+	}
+	if newer, err := d.Superseded(context.Background(), ResourceKey(run.Key), last); err != nil || newer != newest {
+		t.Fatalf("Superseded(%d) = %d, %v; want %d", last, newer, err, newest)
+	}
+}
+
+func TestConcurrentDispatchersConverge(t *testing.T) {
+	e := newEnv(t, gitlabsim.Options{})
+	d1, d2 := e.driver(t), e.driver(t)
+	run := mkRun("triage", 5, "seed")
+	dispatch1(t, d1, run)
+	var wg sync.WaitGroup
+	for g := 0; g < 6; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := d1
+			if g%2 == 1 {
+				d = d2
+			}
+			for i := 0; i < 3; i++ {
+				if r := d.Dispatch(context.Background(), []plan.Run{mkRun("triage", 5, fmt.Sprintf("g%d-%d", g, i))}); r[0].Err != nil {
+					t.Error(r[0].Err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	w := byStatus(e, run, gitlabsim.StatusWaitingForResource)
+	all := e.sim.Pipelines(testProject)
+	if len(w) != 1 || w[0].ID != all[len(all)-1].ID {
+		t.Fatalf("waiting %+v, want exactly the newest pipeline %d", w, all[len(all)-1].ID)
+	}
+	if bad := holderCancelled(e); len(bad) > 0 {
+		t.Fatalf("cancelled a holder: %+v", bad)
+	}
+}
+
+func TestDispatchRejectsIncompleteRunsAndCancelledContext(t *testing.T) {
+	e := newEnv(t, gitlabsim.Options{})
+	d := e.driver(t)
+	bad := mkRun("triage", 1, "x")
+	bad.Key = ""
+	res := d.Dispatch(context.Background(), []plan.Run{bad, mkRun("triage", 2, "y")})
+	if res[0].Err == nil || res[1].Err != nil || len(res) != 2 {
+		t.Fatalf("results %+v", res)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res = d.Dispatch(ctx, []plan.Run{mkRun("triage", 3, "z")})
+	if res[0].Err == nil || e.sim.Calls("create_pipeline") != 1 {
+		t.Fatalf("cancelled context: %+v, creates %d", res, e.sim.Calls("create_pipeline"))
+	}
+}

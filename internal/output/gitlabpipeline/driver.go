@@ -1,0 +1,173 @@
+// Package gitlabpipeline is the `gitlab-pipeline` output driver: it starts
+// each planned run as a GitLab pipeline through the API and then enforces
+// the serialize-and-coalesce rule of DESIGN.md section 2, which GitLab does
+// not provide natively (it keeps every job waiting for a resource group).
+//
+// A scope's pipelines are recognised by name: the generated .gitlab-ci.yml
+// names every API pipeline "fullsend:$FULLSEND_RESOURCE_KEY" and puts its
+// agent job in resource group "fullsend-$FULLSEND_RESOURCE_KEY". After
+// creating pipeline N, the driver lists the scope's pipelines that are
+// still created or waiting_for_resource, and cancels those older than N
+// whose jobs all still wait (checked job by job right before each cancel).
+// A pipeline whose job holds the resource (pending, running) is never
+// cancelled. The remaining race (a waiter acquiring the resource between
+// that check and the cancel) is closed on the runner side by Superseded:
+// see docs/gitlab.md for the exact guarantee.
+package gitlabpipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+)
+
+// Name is the driver name used in config and plan.Ref.Driver.
+const Name = "gitlab-pipeline"
+
+// Driver creates pipelines and coalesces waiting ones. It is safe for
+// concurrent use.
+type Driver struct {
+	o  Options
+	gl *gitlab.Client
+
+	mu      sync.Mutex
+	modeSet map[string]bool // resource groups already switched to newest_first
+}
+
+var (
+	_ output.Driver    = (*Driver)(nil)
+	_ output.Canceller = (*Driver)(nil)
+)
+
+// New validates o and builds a Driver. A configuration problem wraps
+// ErrConfig.
+func New(o Options) (*Driver, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	gl, err := newClient(o)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	return &Driver{o: o, gl: gl, modeSet: map[string]bool{}}, nil
+}
+
+// Name returns "gitlab-pipeline".
+func (d *Driver) Name() string { return Name }
+
+// Dispatch creates one pipeline per run, in order. A run whose pipeline
+// could not be created (or whose creation is uncertain, e.g. a timeout
+// after sending) has Err set and no Ref; creation is never retried after
+// the request may have reached GitLab. Coalescing failures after a
+// successful creation are logged, not returned: the run was started.
+func (d *Driver) Dispatch(ctx context.Context, runs []plan.Run) []output.Result {
+	out := make([]output.Result, len(runs))
+	for i, run := range runs {
+		out[i] = output.Result{Run: run}
+		if ctx.Err() != nil {
+			out[i].Err = fmt.Errorf("gitlab-pipeline: %s for %s not started: %w", run.Harness, run.Key, ctx.Err())
+			continue
+		}
+		ref, err := d.dispatchOne(ctx, run)
+		out[i].Ref, out[i].Err = ref, err
+	}
+	return out
+}
+
+func (d *Driver) dispatchOne(ctx context.Context, run plan.Run) (*plan.Ref, error) {
+	if run.Event == nil || run.Key == "" || run.Harness == "" {
+		return nil, fmt.Errorf("gitlab-pipeline: run for harness %q has no event, harness or scope key", run.Harness)
+	}
+	vars := Variables(run)
+	opts := make([]*gitlab.PipelineVariableOptions, len(vars))
+	for i, v := range vars {
+		opts[i] = &gitlab.PipelineVariableOptions{Key: gitlab.Ptr(v[0]), Value: gitlab.Ptr(v[1]),
+			VariableType: gitlab.Ptr(gitlab.EnvVariableType)}
+	}
+	p, _, err := d.gl.Pipelines.CreatePipeline(d.o.Project, &gitlab.CreatePipelineOptions{
+		Ref: gitlab.Ptr(d.o.Ref), Variables: &opts}, gitlab.WithContext(writeCtx(ctx)))
+	if err != nil {
+		note := ""
+		if isTimeout(err) {
+			note = " (timed out after sending: the pipeline may exist; not retried to avoid a duplicate run)"
+		}
+		return nil, fmt.Errorf("gitlab-pipeline: create pipeline for %s in project %s on %s%s: %w", run.Key, d.o.Project, d.o.Ref, note, err)
+	}
+	ref := &plan.Ref{Driver: Name, ID: strconv.FormatInt(p.ID, 10), URL: p.WebURL}
+	rk := ResourceKey(run.Key)
+	log := d.o.Log.With("driver", Name, "project", d.o.Project, "pipeline", p.ID, "scope", string(run.Key))
+	log.Info("pipeline created", "url", p.WebURL, "harness", run.Harness)
+	d.ensureProcessMode(ctx, rk)
+	res, err := d.coalesce(ctx, rk, p.ID)
+	if err != nil {
+		log.Warn("coalescing incomplete; superseded pipelines that start will exit early", "error", err.Error())
+	}
+	if len(res.Cancelled)+len(res.Kept) > 0 {
+		log.Info("coalesced scope", "cancelled", res.Cancelled, "kept_holding", res.Kept)
+	}
+	return ref, nil
+}
+
+// Cancel cancels a pipeline recorded in ref (from a poll lock). A pipeline
+// that already finished is reported, not an error. The project is taken
+// from ref.URL when it names one, else the driver's project.
+func (d *Driver) Cancel(ctx context.Context, ref plan.Ref) (string, error) {
+	if ref.Driver != Name {
+		return "", fmt.Errorf("gitlab-pipeline: cannot cancel a %q run", ref.Driver)
+	}
+	id, err := strconv.ParseInt(ref.ID, 10, 64)
+	if err != nil || id < 1 {
+		return "", fmt.Errorf("gitlab-pipeline: run id %q is not a pipeline id", ref.ID)
+	}
+	project := projectFromURL(ref.URL, d.o.APIURL, d.o.Project)
+	p, _, err := d.gl.Pipelines.GetPipeline(project, id, gitlab.WithContext(ctx))
+	if err != nil {
+		return "", fmt.Errorf("gitlab-pipeline: get pipeline %d in project %s: %w", id, project, err)
+	}
+	if finished(p.Status) {
+		return fmt.Sprintf("pipeline %d already %s", id, p.Status), nil
+	}
+	p, _, err = d.gl.Pipelines.CancelPipelineBuild(project, id, gitlab.WithContext(writeCtx(ctx)))
+	if err != nil {
+		return "", fmt.Errorf("gitlab-pipeline: cancel pipeline %d in project %s: %w", id, project, err)
+	}
+	return fmt.Sprintf("pipeline %d cancelled (status %s)", id, p.Status), nil
+}
+
+// projectFromURL extracts "group/sub/project" from a pipeline web URL
+// "<web base>/group/sub/project/-/pipelines/123", where the web base is the
+// API URL without /api/v4; def when the URL has another form.
+func projectFromURL(raw, apiURL, def string) string {
+	base := strings.TrimSuffix(apiURL, "/api/v4") + "/"
+	rest, ok := strings.CutPrefix(raw, base)
+	if !ok {
+		return def
+	}
+	i := strings.Index(rest, "/-/pipelines/")
+	if i <= 0 {
+		return def
+	}
+	return rest[:i]
+}
+
+// isTimeout reports whether err is a request timeout.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+func finished(status string) bool {
+	switch status {
+	case "success", "failed", "canceled", "skipped":
+		return true
+	}
+	return false
+}
