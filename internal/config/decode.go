@@ -45,14 +45,14 @@ func (d *decoder) parseDocument(src []byte) *yaml.Node {
 			d.errAt(nil, "file is empty; want a YAML mapping")
 			return nil
 		}
-		d.syntaxErr(err)
+		d.syntaxErr(err, src)
 		return nil
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		d.errAt(&extra, "a second YAML document is not allowed")
 	} else if !errors.Is(err, io.EOF) {
-		d.syntaxErr(err)
+		d.syntaxErr(err, src)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 		d.errAt(&doc, "file is empty; want a YAML mapping")
@@ -61,7 +61,16 @@ func (d *decoder) parseDocument(src []byte) *yaml.Node {
 	return doc.Content[0]
 }
 
-func (d *decoder) syntaxErr(err error) {
+// parserProblems are the yaml library's parser (not scanner) messages.
+// For these it reports the 0-based line of the construct being parsed,
+// so one is added and the result kept within the file.
+var parserProblems = []string{
+	"did not find expected ',' or", "did not find expected '-' indicator",
+	"did not find expected <", "did not find expected key", "did not find expected node content",
+	"found duplicate %", "found incompatible YAML document", "found undefined tag handle",
+}
+
+func (d *decoder) syntaxErr(err error, src []byte) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 1
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
@@ -69,8 +78,29 @@ func (d *decoder) syntaxErr(err error) {
 			line = l
 		}
 		msg = m[2]
+		for _, p := range parserProblems {
+			if strings.HasPrefix(msg, p) {
+				line++
+				break
+			}
+		}
+	}
+	if last := lastContentLine(src); line > last {
+		line = last
 	}
 	d.probs = append(d.probs, Problem{File: d.file, Line: line, Col: 1, Msg: "invalid YAML: " + msg})
+}
+
+// lastContentLine returns the 1-based number of the last non-blank line
+// of src (at least 1).
+func lastContentLine(src []byte) int {
+	lines := strings.Split(string(src), "\n")
+	for i := len(lines) - 1; i > 0; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			return i + 1
+		}
+	}
+	return 1
 }
 
 // isNull reports whether n is absent or an explicit null; such values

@@ -33,7 +33,7 @@ func (h *Harness) TriggerPos(line, col int) (int, int) {
 	if t.lines == nil {
 		return h.TriggerLine, h.TriggerCol
 	}
-	off := valueOffset(t.value, line, col)
+	off := min(valueOffset(t.value, line, col), utf8.RuneCountInString(t.value))
 	block := t.style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
 	var segs []segment
 	if block {

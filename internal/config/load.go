@@ -48,9 +48,6 @@ func Load(dir string, getenv func(string) string) (*Config, error) {
 // Path. The Config is nil only when config.yaml could not be read.
 // Never use a Config that came with problems to start runs.
 func LoadLenient(dir string, getenv func(string) string) (*Config, Errors) {
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
 	file := filepath.Join(dir, FileName)
 	src, err := readLimited(file)
 	if err != nil {
@@ -88,6 +85,9 @@ func readLimited(path string) ([]byte, error) {
 
 // parse decodes src (the contents of file, in config directory dir).
 func parse(dir, file string, src []byte, getenv func(string) string) (*Config, Errors) {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
 	c := Default()
 	c.Dir, c.File = dir, file
 	w := &configWalk{decoder: &decoder{file: file}, c: c, baseURL: map[int]*yaml.Node{}}

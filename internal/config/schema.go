@@ -212,14 +212,18 @@ func (w *configWalk) outputs(n *yaml.Node) {
 	w.fields(n, "outputs", map[string]func(*yaml.Node){
 		"gha-dispatch": func(v *yaml.Node) {
 			w.fields(v, "outputs.gha-dispatch", map[string]func(*yaml.Node){
-				"workflow": func(v *yaml.Node) { w.checked(v, "outputs.gha-dispatch.workflow", &o.GHADispatch.Workflow, checkWorkflow) },
-				"ref":      func(v *yaml.Node) { w.checked(v, "outputs.gha-dispatch.ref", &o.GHADispatch.Ref, checkRef) },
+				"workflow": func(v *yaml.Node) {
+					w.checked(v, "outputs.gha-dispatch.workflow", &o.GHADispatch.Workflow, checkWorkflow)
+				},
+				"ref": func(v *yaml.Node) { w.checked(v, "outputs.gha-dispatch.ref", &o.GHADispatch.Ref, checkRef) },
 			})
 		},
 		"gitlab-pipeline": func(v *yaml.Node) {
 			w.fields(v, "outputs.gitlab-pipeline", map[string]func(*yaml.Node){
-				"project": func(v *yaml.Node) { w.checked(v, "outputs.gitlab-pipeline.project", &o.GitLabPipeline.Project, CheckRepo) },
-				"ref":     func(v *yaml.Node) { w.checked(v, "outputs.gitlab-pipeline.ref", &o.GitLabPipeline.Ref, checkRef) },
+				"project": func(v *yaml.Node) {
+					w.checked(v, "outputs.gitlab-pipeline.project", &o.GitLabPipeline.Project, CheckRepo)
+				},
+				"ref": func(v *yaml.Node) { w.checked(v, "outputs.gitlab-pipeline.ref", &o.GitLabPipeline.Ref, checkRef) },
 			})
 		},
 		"local": func(v *yaml.Node) {
@@ -244,4 +248,3 @@ func (w *configWalk) checked(v *yaml.Node, what string, dst *string, check func(
 	}
 	*dst = s
 }
-

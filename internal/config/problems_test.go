@@ -1,0 +1,100 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestConfigProblems covers every class of bad input with its exact
+// position. Each YAML text is written as config.yaml next to h/a.yaml.
+func TestConfigProblems(t *testing.T) {
+	cases := []struct {
+		name string
+		yaml string
+		want []want
+	}{
+		{"malformed yaml", "version: 1\nrepo: [a\n", []want{{"config.yaml", 2, 1, "invalid YAML"}}},
+		{"unclosed flow at end", "version: 1\nforge: github\nlimits: {runs_per_scope_per_hour: 1\n\n", []want{{"config.yaml", 3, 1, "invalid YAML"}}},
+		{"tab indentation", "version: 1\n\trepo: a/b\n", []want{{"config.yaml", 2, 1, "invalid YAML"}}},
+		{"empty file", "", []want{{"config.yaml", 1, 1, "file is empty"}}},
+		{"not a mapping", "- a\n", []want{{"config.yaml", 1, 1, "config: want a mapping, got a list"}}},
+		{"two documents", "version: 1\n---\nversion: 1\n", []want{{"config.yaml", 2, 1, "a second YAML document"}}},
+		{"missing version", "repo: a/b\n", []want{{"config.yaml", 1, 1, "version: required"}}},
+		{"wrong version", "version: 2\n", []want{{"config.yaml", 1, 10, "unsupported version 2"}}},
+		{"version as string", "version: \"1\"\n", []want{{"config.yaml", 1, 10, "version: want an integer, got a string"}}},
+		{"unknown top key", "version: 1\nrepos: a/b\n", []want{{"config.yaml", 2, 1, `unknown key "repos"`}}},
+		{"duplicate key", "version: 1\nforge: github\nforge: gitlab\n", []want{{"config.yaml", 3, 1, `duplicate key "forge"`}}},
+		{"unknown nested key", "version: 1\nlimits:\n  runs: 3\n", []want{{"config.yaml", 3, 3, `limits: unknown key "runs"`}}},
+		{"bad forge", "version: 1\nforge: bitbucket\n", []want{{"config.yaml", 2, 8, `"bitbucket" is not one of github, gitlab`}}},
+		{"bad min_role", "version: 1\nauthorization:\n  min_role: owner\n", []want{{"config.yaml", 3, 13, `authorization.min_role: "owner" is not one of`}}},
+		{"bad output driver", "version: 1\npoll:\n  output_driver: fax\n", []want{{"config.yaml", 3, 18, `poll.output_driver: "fax"`}}},
+		{"bad input driver type", "version: 1\npoll:\n  input_drivers:\n    - type: rss\n      queries: [q]\n", []want{{"config.yaml", 4, 13, `.type: "rss" is not one of jira-poll`}}},
+		{"driver type missing", "version: 1\npoll:\n  input_drivers:\n    - queries: [q]\n", []want{{"config.yaml", 4, 7, "type is required"}}},
+		{"driver queries missing", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n", []want{{"config.yaml", 4, 7, "at least one query"}}},
+		{"empty query", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [\"\"]\n", []want{{"config.yaml", 5, 17, "queries[0]: must not be empty"}}},
+		{"kill_switch not bool", "version: 1\nkill_switch: \"yes\"\n", []want{{"config.yaml", 2, 14, "kill_switch: want true or false, got a string"}}},
+		{"repo as list", "version: 1\nrepo: [a]\n", []want{{"config.yaml", 2, 7, "repo: want a string, got a list"}}},
+		{"bad repo", "version: 1\nrepo: acme/../x\n", []want{{"config.yaml", 2, 7, `".." segment not allowed`}}},
+		{"short repo", "version: 1\nrepo: ab\n", []want{{"config.yaml", 2, 7, "3 to 512 characters"}}},
+		{"bad duration", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      lock: {stale_threshold: 15}\n", []want{{"config.yaml", 6, 31, "want a duration"}}},
+		{"unparsable duration", "version: 1\noutputs:\n  local: {grace: 5 minutes}\n", []want{{"config.yaml", 3, 18, `"5 minutes" is not a Go duration`}}},
+		{"negative duration", "version: 1\noutputs:\n  local: {grace: -5s}\n", []want{{"config.yaml", 3, 18, "must be greater than 0"}}},
+		{"zero runs", "version: 1\nlimits: {runs_per_scope_per_hour: 0}\n", []want{{"config.yaml", 2, 35, "must be at least 1, got 0"}}},
+		{"negative concurrency", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      concurrency: -2\n", []want{{"config.yaml", 6, 20, "must be at least 1, got -2"}}},
+		{"zero rps", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      rate_limit: {rps: 0, burst: 0}\n", []want{
+			{"config.yaml", 6, 25, "rps: must be greater than 0"}, {"config.yaml", 6, 35, "burst: must be at least 1"}}},
+		{"n greater than m", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      lock:\n        m: 3\n        n: 4\n", []want{{"config.yaml", 8, 12, "n (4) must not exceed m (3)"}}},
+		{"n above default m", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      lock: {n: 51}\n", []want{{"config.yaml", 6, 17, "n (51) must not exceed m (50)"}}},
+		{"refresh not below stale", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      lock: {refresh_interval: 15m}\n", []want{{"config.yaml", 6, 32, "must be shorter than stale_threshold"}}},
+		{"jitter inverted", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      lock: {jitter_min: 2s, jitter_max: 1s}\n", []want{{"config.yaml", 6, 42, "jitter_min (2s) must not exceed jitter_max (1s)"}}},
+		{"http base url", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      connection: {base_url: 'http://jira.example.com'}\n", []want{{"config.yaml", 6, 30, "plain http is only allowed for loopback"}}},
+		{"bad env name", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      connection: {token_env: JIRA-TOKEN}\n", []want{{"config.yaml", 6, 31, "not a valid environment variable name"}}},
+		{"duplicate agent", "version: 1\nagents:\n  - {name: a, source: h/a.yaml}\n  - {name: a, source: h/a.yaml}\n", []want{{"config.yaml", 4, 12, `duplicate agent name "a" (first defined at line 3)`}}},
+		{"agent without name", "version: 1\nagents:\n  - source: h/a.yaml\n", []want{{"config.yaml", 3, 5, "name is required"}}},
+		{"agent without source", "version: 1\nagents:\n  - name: a\n", []want{{"config.yaml", 3, 5, "source is required"}}},
+		{"bad agent name", "version: 1\nagents:\n  - {name: 'a b', source: h/a.yaml}\n", []want{{"config.yaml", 3, 12, `agents[0].name "a b"`}}},
+		{"enabled not bool", "version: 1\nagents:\n  - {name: a, source: h/a.yaml, enabled: 1}\n", []want{{"config.yaml", 3, 42, "enabled: want true or false, got an integer"}}},
+		{"workflow with slash", "version: 1\noutputs:\n  gha-dispatch: {workflow: ../x.yml}\n", []want{{"config.yaml", 3, 28, "want a file name"}}},
+		{"bad ref", "version: 1\noutputs:\n  gha-dispatch: {ref: 'a b'}\n", []want{{"config.yaml", 3, 23, "not a valid git ref name"}}},
+		{"alias", "version: 1\nrepo: &r a/b\noutputs:\n  gitlab-pipeline: {project: *r}\n", []want{{"config.yaml", 4, 30, "aliases"}}},
+		{"merge key", "version: 1\nlimits:\n  <<: {runs_per_scope_per_hour: 2}\n", []want{{"config.yaml", 3, 3, "merge keys"}}},
+		{"all problems at once", "version: 3\nforge: x\nlimits: {runs_per_scope_per_hour: -1}\nextra: 1\n", []want{
+			{"config.yaml", 1, 10, "unsupported version"}, {"config.yaml", 2, 8, `"x" is not one of`},
+			{"config.yaml", 3, 35, "must be at least 1"}, {"config.yaml", 4, 1, `unknown key "extra"`}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"config.yaml": tc.yaml, "h/a.yaml": okHarness})
+			c, err := Load(dir, nil)
+			if c != nil {
+				t.Errorf("Load returned a Config with problems")
+			}
+			checkProblems(t, err, tc.want)
+			if !strings.Contains(err.Error(), "config.yaml:") {
+				t.Errorf("rendered error lacks file name: %q", err.Error())
+			}
+		})
+	}
+}
+
+func TestNullValuesKeepDefaults(t *testing.T) {
+	dir := writeTree(t, map[string]string{"config.yaml": "version: 1\nforge:\nlimits:\n  runs_per_scope_per_hour: ~\nauthorization: null\n"})
+	c, err := Load(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Forge != "github" || c.Limits.RunsPerScopePerHour != 6 || c.Authorization.MinRole != "write" {
+		t.Errorf("null values changed defaults: %+v", c)
+	}
+}
+
+func TestErrorsRendering(t *testing.T) {
+	es := Errors{{File: "b.yaml", Line: 2, Col: 1, Msg: "y"}, {File: "a.yaml", Line: 9, Col: 4, Msg: "x"}, {File: "$ENV", Msg: "z"}}
+	es.Sort()
+	if got, want := es.Error(), "$ENV: z\na.yaml:9:4: x\nb.yaml:2:1: y"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if (Errors{}).Err() != nil || es.Err() == nil {
+		t.Error("Err() must be nil exactly when empty")
+	}
+}
