@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,8 +108,9 @@ func TestDispatchCoalescesPerKeyAndRunsKeysInParallel(t *testing.T) {
 	}
 	follow.end <- nil
 	other.end <- nil
-	if err := d.Close(ctx); err != nil {
-		t.Fatalf("close: %v", err)
+	var ce *CloseError // the failed run is reported at close
+	if err := d.Close(ctx); !errors.As(err, &ce) || ce.Failed != 1 || len(ce.Dropped) != 0 || ce.Terminated != 0 {
+		t.Fatalf("close = %v, want one failed run", err)
 	}
 	s := d.Stats()
 	if s.Started != 3 || s.Coalesced != 4 || s.Failed != 1 {
@@ -171,12 +173,16 @@ func TestCloseShutdown(t *testing.T) {
 			stop, cancel := context.WithCancel(context.Background())
 			cancel() // a signal arrived
 			err := d.Close(stop)
-			var se *ShutdownError
+			var se *CloseError
 			if !errors.As(err, &se) {
-				t.Fatalf("close = %v, want *ShutdownError", err)
+				t.Fatalf("close = %v, want *CloseError", err)
 			}
-			if len(se.Dropped) != 2 || se.Terminated != tc.wantTerminated || se.Unfinished != 0 {
+			if len(se.Dropped) != 2 || se.Terminated != tc.wantTerminated || se.Failed != tc.wantTerminated || se.Unfinished != 0 {
 				t.Fatalf("shutdown = %+v", se)
+			}
+			if msg := se.Error(); !strings.HasPrefix(msg, "local: ") || !strings.Contains(msg, "shutdown dropped 2 pending run(s) (seq 3, 2)") ||
+				strings.Contains(msg, "terminated") != (tc.wantTerminated > 0) {
+				t.Fatalf("message = %q", msg)
 			}
 			seqs := map[uint64]bool{se.Dropped[0].Seq: true, se.Dropped[1].Seq: true}
 			if !seqs[2] || !seqs[3] {

@@ -131,8 +131,9 @@ func TestProcessRunReceivesEventAndLock(t *testing.T) {
 func TestProcessRunFailureIsLoggedAndCounted(t *testing.T) {
 	d, _, _, logs := newProcessDriver(t, time.Second)
 	d.Dispatch(context.Background(), []plan.Run{mkRun("fail", 1, "x")})
-	if err := d.Close(context.Background()); err != nil {
-		t.Fatalf("close: %v", err)
+	err := d.Close(context.Background())
+	if err == nil || err.Error() != "local: 1 run(s) failed" {
+		t.Fatalf("close = %v, want one failed run", err)
 	}
 	if d.Stats().Failed != 1 || !strings.Contains(logs.String(), "exit code 3") {
 		t.Fatalf("failed = %d, logs:\n%s", d.Stats().Failed, logs.String())
@@ -153,7 +154,7 @@ func TestProcessTerminatedAfterGrace(t *testing.T) {
 	cancel()
 	start := time.Now()
 	err := d.Close(stop)
-	var se *ShutdownError
+	var se *CloseError
 	if !errors.As(err, &se) || se.Terminated != 1 || se.Unfinished != 0 {
 		t.Fatalf("close = %v", err)
 	}

@@ -8,21 +8,26 @@ import (
 	"time"
 )
 
-// ShutdownError reports the work a shutdown did not complete.
-type ShutdownError struct {
+// CloseError reports what Close could not complete: runs that failed,
+// pending runs dropped by a shutdown, and active runs it terminated.
+type CloseError struct {
+	Failed     int   // runs that ended with an error (each was logged)
 	Dropped    []Job // pending runs that never started
 	Terminated int   // active runs stopped after the grace period
 	Unfinished int   // runs still not ended after termination
 }
 
-func (e *ShutdownError) Error() string {
+func (e *CloseError) Error() string {
 	var parts []string
+	if e.Failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d run(s) failed", e.Failed))
+	}
 	if n := len(e.Dropped); n > 0 {
 		seqs := make([]string, n)
 		for i, j := range e.Dropped {
 			seqs[i] = strconv.FormatUint(j.Seq, 10)
 		}
-		parts = append(parts, fmt.Sprintf("dropped %d pending run(s) (seq %s)", n, strings.Join(seqs, ", ")))
+		parts = append(parts, fmt.Sprintf("shutdown dropped %d pending run(s) (seq %s)", n, strings.Join(seqs, ", ")))
 	}
 	if e.Terminated > 0 {
 		parts = append(parts, fmt.Sprintf("terminated %d active run(s) after the grace period", e.Terminated))
@@ -30,7 +35,7 @@ func (e *ShutdownError) Error() string {
 	if e.Unfinished > 0 {
 		parts = append(parts, fmt.Sprintf("%d run(s) did not end after termination", e.Unfinished))
 	}
-	return "local: shutdown " + strings.Join(parts, "; ")
+	return "local: " + strings.Join(parts, "; ")
 }
 
 // Close stops accepting runs and finishes the accepted ones:
@@ -42,13 +47,14 @@ func (e *ShutdownError) Error() string {
 //     logged, active runs get the grace period to finish, then are
 //     terminated (SIGTERM, and SIGKILL after the kill delay).
 //
-// It returns nil when everything accepted ran, else a *ShutdownError.
+// It returns nil when every accepted run ran and succeeded, else a
+// *CloseError.
 func (d *Driver) Close(ctx context.Context) error {
 	d.q.Close()
+	se := &CloseError{}
 	if ctx.Err() == nil && d.q.Wait(ctx) == nil {
-		return nil
+		return se.orNil(d.q.Stats().Failed)
 	}
-	se := &ShutdownError{}
 	for _, it := range d.q.Stop() {
 		se.Dropped = append(se.Dropped, it.Item)
 		d.log.Warn("local run dropped at shutdown", "harness", it.Item.Run.Harness,
@@ -71,8 +77,14 @@ func (d *Driver) Close(ctx context.Context) error {
 		}
 		cancel()
 	}
-	if len(se.Dropped) == 0 && se.Terminated == 0 {
+	return se.orNil(d.q.Stats().Failed)
+}
+
+// orNil records the failure count and returns e, or nil when e is empty.
+func (e *CloseError) orNil(failed uint64) error {
+	e.Failed = int(failed)
+	if e.Failed == 0 && len(e.Dropped) == 0 && e.Terminated == 0 && e.Unfinished == 0 {
 		return nil
 	}
-	return se
+	return e
 }
