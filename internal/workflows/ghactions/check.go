@@ -26,9 +26,10 @@ type Report struct {
 
 // keyExpr matches an expression that carries the scope key into a group:
 // inputs.serialization_key (workflow_dispatch or workflow_call inputs),
-// github.event.inputs.serialization_key, or matrix.serialization_key (a
-// gha-matrix job). The env context is not available in concurrency.
-var keyExpr = regexp.MustCompile(`(?i)\$\{\{[^}]*\b(?:inputs|github\.event\.inputs|matrix)\.serialization_key\b[^}]*\}\}`)
+// github.event.inputs.serialization_key, matrix.serialization_key (a
+// gha-matrix job) or needs.JOB.outputs.serialization_key. The env context
+// is not available in concurrency.
+var keyExpr = regexp.MustCompile(`(?i)\$\{\{[^}]*\b(?:inputs|github\.event\.inputs|matrix|needs\.[A-Za-z0-9_-]+\.outputs)\.serialization_key\b[^}]*\}\}`)
 
 // Check applies the scheduling rule to a set of workflow files that live
 // in one directory (so that `uses: ./.github/workflows/X.yml` resolves to

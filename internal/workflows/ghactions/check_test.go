@@ -158,6 +158,8 @@ func TestCheckJobKinds(t *testing.T) {
 		{"fullsend runner is not fullsend run", "jobs:\n  b:\n    steps:\n      - run: fullsend runner\n", 0, 0},
 		{"fullsend poll is not a run", "jobs:\n  b:\n    steps:\n      - run: fullsend poll\n", 0, 0},
 		{"matrix key is scoped", "jobs:\n  b:\n    concurrency:\n      group: r-${{ matrix.serialization_key }}\n    steps:\n      - run: fullsend run\n", 1, 0},
+		{"key from a previous job", "jobs:\n  b:\n    concurrency: r-${{ needs.plan.outputs.serialization_key }}\n    steps:\n      - run: fullsend run\n", 1, 0},
+		{"key from vars is not a subject", "jobs:\n  b:\n    concurrency: r-${{ vars.serialization_key }}\n    steps:\n      - run: fullsend run\n", 1, 1},
 		{"remote fullsend workflow", "jobs:\n  b:\n    uses: acme/ci/.github/workflows/fullsend-run.yml@v1\n", 1, 1},
 		{"remote other workflow", "jobs:\n  b:\n    uses: acme/ci/.github/workflows/build.yml@v1\n", 0, 0},
 		{"empty file", "", 0, 0},
