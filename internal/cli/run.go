@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,15 +16,9 @@ import (
 
 func init() { register(newRunCmd) }
 
-// runHooks are the outside effects of `fullsend run` that tests replace.
-var runHooks = struct {
-	// signals starts delivery of SIGINT and SIGTERM for forwarding to the
-	// agent and returns the channel and a stop function.
-	signals func() (<-chan os.Signal, func())
-	newJira runner.NewJiraAPI
-	grace   time.Duration // SIGTERM→SIGKILL; 0 = runner.DefaultGrace
-	tempDir string        // parent of the private event directory; "" = system default
-}{signals: notifySignals, newJira: runner.DefaultJiraAPI}
+// runSignals starts delivery of SIGINT and SIGTERM for forwarding to the
+// agent and returns the channel and a stop function. Tests replace it.
+var runSignals = notifySignals
 
 func notifySignals() (<-chan os.Signal, func()) {
 	ch := make(chan os.Signal, 2)
@@ -120,7 +113,7 @@ func refreshLock(ctx context.Context, app *App, f runner.Flags) error {
 	if err != nil {
 		return err
 	}
-	lk, _, err := runner.LockerFor(cfg, pl, app.Getenv, runner.CIRun(app.Getenv, os.Getpid()), runHooks.newJira, app.Log)
+	lk, _, err := runner.LockerFor(cfg, pl, app.Getenv, runner.CIRun(app.Getenv, os.Getpid()), nil, app.Log)
 	if err != nil {
 		return runExit(err)
 	}
@@ -156,17 +149,17 @@ func runAgent(ctx context.Context, app *App, f runner.Flags, command []string) e
 	if err != nil {
 		return runExit(err)
 	}
-	spec := runner.Spec{Harness: h.Name, Command: command, Timeout: h.Run.Timeout, Grace: runHooks.grace,
+	spec := runner.Spec{Harness: h.Name, Command: command, Timeout: h.Run.Timeout,
 		Event: ev, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: h.Run.Env, Getenv: app.Getenv,
-		TempDir: runHooks.tempDir, Stdout: app.Stdout, Stderr: app.Stderr, Log: app.Log}
+		Stdout: app.Stdout, Stderr: app.Stderr, Log: app.Log}
 	if in.PollLock != nil {
 		spec.Locker, spec.RefreshInterval, err = runner.LockerFor(cfg, in.PollLock, app.Getenv,
-			runner.CIRun(app.Getenv, os.Getpid()), runHooks.newJira, app.Log)
+			runner.CIRun(app.Getenv, os.Getpid()), nil, app.Log)
 		if err != nil {
 			return runExit(err)
 		}
 	}
-	sigs, stop := runHooks.signals()
+	sigs, stop := runSignals()
 	defer stop()
 	spec.Signals = sigs
 	if err := ctx.Err(); err != nil {

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -31,15 +30,14 @@ type Locker struct {
 	StaleThreshold time.Duration // a lock older than this is not ours any more
 	Run            plan.Ref      // this CI run, recorded in the lock's runs
 	Now            func() time.Time
-	Log            *slog.Logger
 }
 
 // DefaultStaleThreshold applies when no stale threshold is configured.
 const DefaultStaleThreshold = 900 * time.Second
 
 // NewLocker builds a Locker for the reference pl. stale <= 0 means
-// DefaultStaleThreshold; a nil log discards.
-func NewLocker(store LockStore, pl *plan.PollLock, stale time.Duration, run plan.Ref, log *slog.Logger) (*Locker, error) {
+// DefaultStaleThreshold.
+func NewLocker(store LockStore, pl *plan.PollLock, stale time.Duration, run plan.Ref) (*Locker, error) {
 	issue, prop, err := SplitProperty(pl.Property)
 	if err != nil {
 		return nil, err
@@ -47,11 +45,8 @@ func NewLocker(store LockStore, pl *plan.PollLock, stale time.Duration, run plan
 	if stale <= 0 {
 		stale = DefaultStaleThreshold
 	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	return &Locker{Store: store, Issue: issue, Property: prop, ID: pl.ID,
-		StaleThreshold: stale, Run: run, Now: time.Now, Log: log}, nil
+		StaleThreshold: stale, Run: run, Now: time.Now}, nil
 }
 
 // ownership is the outcome of reading the lock.

@@ -39,9 +39,12 @@ type Spec struct {
 	Getenv          func(string) string
 	Dir             string // agent working directory; "" = current
 	TempDir         string // parent of the private event directory; "" = system default
-	Stdout, Stderr  io.Writer
-	Signals         <-chan os.Signal // forwarded to the agent
-	Log             *slog.Logger
+	// Stdout and Stderr receive the agent's output. They are written from
+	// other goroutines than Log: when they share a sink with Log, it must
+	// be safe for concurrent writes (an *os.File is).
+	Stdout, Stderr io.Writer
+	Signals        <-chan os.Signal // forwarded to the agent
+	Log            *slog.Logger
 }
 
 // Run executes the run and returns how the agent ended; Result.ExitCode is

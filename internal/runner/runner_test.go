@@ -29,7 +29,7 @@ func testSpec(t *testing.T, s LockStore, log *syncBuffer, steps ...string) Spec 
 	var lk *Locker
 	if s != nil {
 		var err error
-		lk, err = NewLocker(s, testRef, 15*time.Minute, plan.Ref{Driver: "gha-dispatch", ID: "42"}, testLogger(log))
+		lk, err = NewLocker(s, testRef, 15*time.Minute, plan.Ref{Driver: "gha-dispatch", ID: "42"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -295,7 +295,7 @@ func TestRunWithoutLockAndRefreshOnly(t *testing.T) {
 		t.Fatalf("code %d err %v, want 9", res.ExitCode, err)
 	}
 	s := lockedStore()
-	lk, err := NewLocker(s, testRef, 15*time.Minute, plan.Ref{Driver: "local", ID: "local-1"}, nil)
+	lk, err := NewLocker(s, testRef, 15*time.Minute, plan.Ref{Driver: "local", ID: "local-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func LockerFor(cfg *config.Config, pl *plan.PollLock, getenv func(string) string
 	if err != nil {
 		return nil, 0, &InputError{Err: err}
 	}
-	lk, err := NewLocker(JiraStore{API: api}, pl, drv.Lock.StaleThreshold, run, log)
+	lk, err := NewLocker(JiraStore{API: api}, pl, drv.Lock.StaleThreshold, run)
 	if err != nil {
 		return nil, 0, err
 	}
