@@ -85,6 +85,13 @@ func TestBurstMemoryBounded(t *testing.T) {
 	if s := q.Stats(); s.Keys != 0 || s.Started != uint64(nkeys+4) {
 		t.Fatalf("stats after drain = %+v", s)
 	}
+	// Once every key is done, the index and ring have shrunk back.
+	q.mu.Lock()
+	ringCap, indexPeak := len(q.ready.buf), q.peak
+	q.mu.Unlock()
+	if ringCap > 16 || indexPeak >= 1024 {
+		t.Fatalf("after drain: ring capacity %d, index peak %d; want both small", ringCap, indexPeak)
+	}
 }
 
 // BenchmarkSubmit measures submissions per second into a queue with
