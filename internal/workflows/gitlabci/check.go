@@ -1,0 +1,206 @@
+package gitlabci
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/fullsend-dev/fullsend/internal/workflows"
+)
+
+// Report is the result of checking one configuration file.
+type Report struct {
+	Jobs      int // jobs examined (hidden templates excluded)
+	AgentJobs int // jobs that run `fullsend run`
+	Findings  []workflows.Finding
+}
+
+// reserved top-level keys that are not jobs.
+var reserved = map[string]bool{
+	"default": true, "include": true, "stages": true, "variables": true, "workflow": true,
+	"image": true, "services": true, "cache": true, "before_script": true, "after_script": true, "spec": true,
+}
+
+var (
+	runsFullsend = regexp.MustCompile(`(^|[\s;&|(/])fullsend\s+run(\s|$)`)
+	scopeKeyed   = regexp.MustCompile(`\$(\{FULLSEND_RESOURCE_KEY\}|FULLSEND_RESOURCE_KEY\b)`)
+	pipelineName = regexp.MustCompile(`^fullsend:\$(\{FULLSEND_RESOURCE_KEY\}|FULLSEND_RESOURCE_KEY)$`)
+)
+
+// Check reports, as findings with file and line, every problem of a
+// .gitlab-ci.yml that breaks the scheduling rule: a job running
+// `fullsend run` without a resource_group keyed by $FULLSEND_RESOURCE_KEY
+// or with `interruptible: true` (directly, through `extends` or from
+// `default`), and — when such a job exists — a workflow without
+// `auto_cancel:on_new_commit: none` or without the pipeline name
+// `fullsend:$FULLSEND_RESOURCE_KEY`. Files pulled in with `include` are
+// not followed. A file that is not YAML is an error naming file and line.
+func Check(file string, data []byte) ([]workflows.Finding, error) {
+	r, err := Inspect(file, data)
+	return r.Findings, err
+}
+
+// Inspect is Check that also counts the jobs it examined.
+func Inspect(file string, data []byte) (Report, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return Report{}, fmt.Errorf("%s: %v", file, err)
+	}
+	var rep Report
+	if len(doc.Content) == 0 {
+		return rep, nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return rep, fmt.Errorf("%s:%d: top level is not a mapping of jobs", file, root.Line)
+	}
+	c := &checker{file: file, root: root}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if reserved[k.Value] || strings.HasPrefix(k.Value, ".") || v.Kind != yaml.MappingNode {
+			continue
+		}
+		rep.Jobs++
+		if !c.runsFullsend(v, 0) {
+			continue
+		}
+		rep.AgentJobs++
+		c.checkJob(k, v)
+	}
+	if rep.AgentJobs > 0 {
+		c.checkWorkflow()
+	}
+	workflows.SortFindings(c.found)
+	rep.Findings = c.found
+	return rep, nil
+}
+
+type checker struct {
+	file  string
+	root  *yaml.Node
+	found []workflows.Finding
+}
+
+func (c *checker) add(line int, format string, a ...any) {
+	c.found = append(c.found, workflows.Finding{File: c.file, Line: line, Message: fmt.Sprintf(format, a...)})
+}
+
+// get returns the key and value nodes of key in mapping m.
+func get(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+// maxExtends bounds `extends` chains (GitLab allows 11 levels).
+const maxExtends = 11
+
+// lookup finds key in job j, then in the templates it extends (the last
+// one listed wins, as in GitLab), then — when fromDefault — in `default`.
+func (c *checker) lookup(j *yaml.Node, key string, depth int, fromDefault bool) (*yaml.Node, *yaml.Node) {
+	if k, v := get(j, key); k != nil {
+		return k, v
+	}
+	if depth < maxExtends {
+		parents := c.extends(j)
+		for i := len(parents) - 1; i >= 0; i-- {
+			if k, v := c.lookup(parents[i], key, depth+1, false); k != nil {
+				return k, v
+			}
+		}
+	}
+	if fromDefault {
+		_, def := get(c.root, "default")
+		return get(def, key)
+	}
+	return nil, nil
+}
+
+// extends returns the job mappings j extends.
+func (c *checker) extends(j *yaml.Node) []*yaml.Node {
+	_, e := get(j, "extends")
+	if e == nil {
+		return nil
+	}
+	names := []*yaml.Node{e}
+	if e.Kind == yaml.SequenceNode {
+		names = e.Content
+	}
+	var out []*yaml.Node
+	for _, n := range names {
+		if _, t := get(c.root, n.Value); t != nil && t.Kind == yaml.MappingNode {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// runsFullsend reports whether the job's scripts (own or inherited) run
+// `fullsend run`.
+func (c *checker) runsFullsend(j *yaml.Node, depth int) bool {
+	for _, key := range []string{"script", "before_script", "after_script"} {
+		if _, v := c.lookup(j, key, depth, false); v != nil && scriptRuns(v) {
+			return true
+		}
+	}
+	return false
+}
+
+func scriptRuns(n *yaml.Node) bool {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return runsFullsend.MatchString(n.Value)
+	case yaml.SequenceNode:
+		for _, s := range n.Content {
+			if scriptRuns(s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (c *checker) checkJob(k, j *yaml.Node) {
+	name := k.Value
+	if rk, rv := c.lookup(j, "resource_group", 0, false); rk == nil {
+		c.add(k.Line, "job %q runs `fullsend run` without a resource_group; add `resource_group: %s` so runs of one scope never overlap", name, ResourceGroup)
+	} else if rv.Kind != yaml.ScalarNode || !scopeKeyed.MatchString(rv.Value) {
+		c.add(rv.Line, "job %q: resource_group %q is not keyed by scope; use `resource_group: %s`", name, rv.Value, ResourceGroup)
+	}
+	if _, iv := c.lookup(j, "interruptible", 0, true); iv != nil && iv.Kind == yaml.ScalarNode && iv.Value == "true" {
+		c.add(iv.Line, "job %q: interruptible: true lets GitLab cancel an active run; set interruptible: false", name)
+	}
+}
+
+func (c *checker) checkWorkflow() {
+	wk, wv := get(c.root, "workflow")
+	if wk == nil {
+		c.add(c.root.Line, "no workflow section: add workflow:name %q and workflow:auto_cancel:on_new_commit: none", PipelineName)
+		return
+	}
+	if nk, nv := get(wv, "name"); nk == nil {
+		c.add(wk.Line, "workflow has no name; set name: %q so the gitlab-pipeline output can find a scope's pipelines", PipelineName)
+	} else if !pipelineName.MatchString(nv.Value) {
+		c.add(nv.Line, "workflow:name %q must be %q: the gitlab-pipeline output finds a scope's pipelines by that name", nv.Value, PipelineName)
+	}
+	ak, av := get(wv, "auto_cancel")
+	if ak == nil {
+		c.add(wk.Line, "workflow has no auto_cancel; set auto_cancel:on_new_commit: none so a new commit never cancels an agent run")
+		return
+	}
+	ok, ov := get(av, "on_new_commit")
+	switch {
+	case ok == nil:
+		c.add(ak.Line, "workflow:auto_cancel has no on_new_commit; set on_new_commit: none so a new commit never cancels an agent run")
+	case ov.Value != "none":
+		c.add(ov.Line, "workflow:auto_cancel:on_new_commit is %q; set none so a new commit never cancels an agent run", ov.Value)
+	}
+}

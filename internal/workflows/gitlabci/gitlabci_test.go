@@ -1,0 +1,179 @@
+package gitlabci
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestGenerateGolden(t *testing.T) {
+	files, err := Generate(Options{Version: "v1.2.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := files[FileName]
+	if !ok || len(files) != 1 {
+		t.Fatalf("files %v", files)
+	}
+	golden := filepath.Join("testdata", "golden", "gitlab-ci.yml")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("generated %s differs from %s (run with -update after review)\n%s", FileName, golden, got)
+	}
+	rep, err := Inspect(FileName, got)
+	if err != nil || len(rep.Findings) != 0 || rep.Jobs != 2 || rep.AgentJobs != 1 {
+		t.Fatalf("generated file: %+v, %v", rep, err)
+	}
+}
+
+// TestGeneratedNamesMatchDriver keeps the generated names and the driver's
+// lookups in step.
+func TestGeneratedNamesMatchDriver(t *testing.T) {
+	rk := "$FULLSEND_RESOURCE_KEY"
+	if gitlabpipeline.PipelineName(rk) != PipelineName || gitlabpipeline.GroupKey(rk) != ResourceGroup {
+		t.Fatalf("driver names %q %q, generator %q %q", gitlabpipeline.PipelineName(rk), gitlabpipeline.GroupKey(rk), PipelineName, ResourceGroup)
+	}
+	files, _ := Generate(Options{Version: "v1"})
+	for _, want := range []string{"name: \"" + PipelineName + "\"", "resource_group: " + ResourceGroup,
+		"$" + gitlabpipeline.VarAgent, "on_new_commit: none", "interruptible: false"} {
+		if !strings.Contains(string(files[FileName]), want) {
+			t.Errorf("generated file lacks %q", want)
+		}
+	}
+}
+
+func TestGenerateOptions(t *testing.T) {
+	tests := []struct {
+		name    string
+		o       Options
+		want    string
+		wantErr string
+	}{
+		{"image and timeouts", Options{Version: "v2", Image: "registry.example.com/go:1.26", TimeoutMinutes: 90, PollTimeoutMinutes: 5},
+			"image: registry.example.com/go:1.26", ""},
+		{"timeout", Options{Version: "v2", TimeoutMinutes: 90}, "timeout: 90m", ""},
+		{"no version", Options{}, "", "fullsend version"},
+		{"shell in version", Options{Version: "v1; rm -rf /"}, "", "fullsend version"},
+		{"bad image", Options{Version: "v1", Image: "a b"}, "", "image"},
+		{"bad ref", Options{Version: "v1", Ref: "$(x)"}, "", "ref"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			files, err := Generate(tc.o)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(string(files[FileName]), tc.want) {
+				t.Fatalf("err %v; output lacks %q", err, tc.want)
+			}
+			if f, err := Check(FileName, files[FileName]); err != nil || len(f) != 0 {
+				t.Fatalf("generated file fails check: %v %v", f, err)
+			}
+		})
+	}
+}
+
+func TestCheckBrokenVariants(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string // "line: message fragment"
+	}{
+		{"no-resource-group.yml", []string{"5: without a resource_group"}},
+		{"unkeyed-resource-group.yml", []string{"6: is not keyed by scope"}},
+		{"interruptible.yml", []string{"7: interruptible: true"}},
+		{"interruptible-from-default.yml", []string{"2: interruptible: true"}},
+		{"auto-cancel-conservative.yml", []string{`4: on_new_commit is "conservative"`}},
+		{"no-auto-cancel.yml", []string{"1: workflow has no auto_cancel"}},
+		{"no-workflow.yml", []string{"1: no workflow section"}},
+		{"wrong-name.yml", []string{`2: workflow:name "agent run $FULLSEND_AGENT" must be`}},
+		{"extends-inherits.yml", []string{"1: workflow has no name", "6: interruptible: true"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.Join("testdata", "broken", tc.file)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Check(path, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("findings %v, want %d", got, len(tc.want))
+			}
+			for i, w := range tc.want {
+				line, frag, _ := strings.Cut(w, ": ")
+				s := got[i].String()
+				if !strings.HasPrefix(s, path+":"+line+": ") || !strings.Contains(s, frag) {
+					t.Errorf("finding %q, want %s:%s containing %q", s, path, line, frag)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckIgnoresUnrelatedAndRejectsBadYAML(t *testing.T) {
+	tests := []struct {
+		name, data string
+		jobs       int
+		wantErr    string
+	}{
+		{"no fullsend job", "build:\n  script: [make]\ntest:\n  interruptible: true\n  script: [fullsend runner-check, fullsend-run]\n", 2, ""},
+		{"empty", "", 0, ""},
+		{"hidden only", ".tmpl:\n  script: [fullsend run]\n", 0, ""},
+		{"not a mapping", "- a\n- b\n", 0, "top level"},
+		{"bad yaml", "a: [\n", 0, "x.yml"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Inspect("x.yml", []byte(tc.data))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || len(rep.Findings) != 0 || rep.Jobs != tc.jobs {
+				t.Fatalf("report %+v, err %v", rep, err)
+			}
+		})
+	}
+}
+
+func FuzzCheck(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("testdata", "*", "*.yml"))
+	for _, s := range seeds {
+		b, _ := os.ReadFile(s)
+		f.Add(b)
+	}
+	f.Add([]byte("a:\n  extends: a\n  script: fullsend run\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fs, err := Check("f.yml", data)
+		if err != nil {
+			return
+		}
+		for _, x := range fs {
+			if x.Line < 1 || x.File != "f.yml" || x.Message == "" {
+				t.Fatalf("bad finding %+v", x)
+			}
+		}
+	})
+}
