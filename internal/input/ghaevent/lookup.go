@@ -1,0 +1,76 @@
+package ghaevent
+
+import (
+	"context"
+	"time"
+
+	gogithub "github.com/google/go-github/v90/github"
+
+	"github.com/fullsend-dev/fullsend/internal/github"
+)
+
+// PermissionLookup returns a user's role on a repository: one of admin,
+// maintain, write, triage, read, none (anything else is treated as none).
+type PermissionLookup interface {
+	Permission(ctx context.Context, owner, repo, login string) (string, error)
+}
+
+// PullLookup fetches a pull request; issue_comment payloads on pull
+// requests do not carry the head and base, so the driver asks for them.
+type PullLookup interface {
+	PullRequest(ctx context.Context, owner, repo string, number int) (*gogithub.PullRequest, error)
+}
+
+// Lookup implements PermissionLookup and PullLookup over go-github
+// (GET /repos/{o}/{r}/collaborators/{user}/permission and
+// GET /repos/{o}/{r}/pulls/{n}), retrying server errors and rate limits.
+type Lookup struct {
+	Client *gogithub.Client
+	Policy github.Policy
+}
+
+// NewLookup returns a Lookup with a short retry policy.
+func NewLookup(c *gogithub.Client) *Lookup {
+	return &Lookup{Client: c, Policy: github.Policy{MaxRetries: 2, BaseBackoff: 500 * time.Millisecond,
+		MaxBackoff: 2 * time.Second, MaxWait: 10 * time.Second, Idempotent: true}}
+}
+
+// Permission returns the user's role: the role_name when it is one of the
+// built-in roles, else the legacy permission field (custom roles report
+// their base permission there).
+func (l *Lookup) Permission(ctx context.Context, owner, repo, login string) (string, error) {
+	var p *gogithub.RepositoryPermissionLevel
+	_, err := github.Call(ctx, l.Policy, func(ctx context.Context) (*gogithub.Response, error) {
+		var resp *gogithub.Response
+		var err error
+		p, resp, err = l.Client.Repositories.GetPermissionLevel(ctx, owner, repo, login)
+		return resp, err
+	})
+	if err != nil {
+		return "", err
+	}
+	if r := p.GetRoleName(); knownRole(r) {
+		return r, nil
+	}
+	return p.GetPermission(), nil
+}
+
+// PullRequest fetches pull request number.
+func (l *Lookup) PullRequest(ctx context.Context, owner, repo string, number int) (*gogithub.PullRequest, error) {
+	var pr *gogithub.PullRequest
+	_, err := github.Call(ctx, l.Policy, func(ctx context.Context) (*gogithub.Response, error) {
+		var resp *gogithub.Response
+		var err error
+		pr, resp, err = l.Client.PullRequests.Get(ctx, owner, repo, number)
+		return resp, err
+	})
+	return pr, err
+}
+
+func knownRole(r string) bool {
+	switch r {
+	case "admin", "maintain", "write", "triage", "read", "none":
+		return true
+	}
+	return false
+}

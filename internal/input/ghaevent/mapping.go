@@ -1,0 +1,256 @@
+package ghaevent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	gogithub "github.com/google/go-github/v90/github"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/github"
+)
+
+// Schema limits that payload text is cut to (DESIGN.md section 3).
+const (
+	maxLabel     = 255
+	maxLabels    = 1000
+	maxID        = 256
+	maxRepoField = 512
+	maxRefField  = 1024
+)
+
+// actions lists the supported actions per event and their transition kind.
+var actions = map[string]map[string]string{
+	"issues": {
+		"opened": event.Opened, "reopened": event.Reopened, "edited": event.Edited,
+		"closed": event.Closed, "labeled": event.LabelChanged, "unlabeled": event.LabelChanged,
+	},
+	"issue_comment":       {"created": event.CommentAdded},
+	"pull_request":        prActions,
+	"pull_request_target": prActions,
+	"pull_request_review": {"submitted": event.ReviewSubmitted},
+}
+
+var prActions = map[string]string{
+	"opened": event.Opened, "reopened": event.Reopened, "synchronize": event.Synchronized,
+	"edited": event.Edited, "closed": event.Closed, "ready_for_review": event.MarkedReady,
+	"labeled": event.LabelChanged, "unlabeled": event.LabelChanged,
+}
+
+func supportedEvent(name string) bool { _, ok := actions[name]; return ok }
+
+func supportedList() string {
+	names := make([]string, 0, len(actions))
+	for n := range actions {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// transition returns the transition kind for action or an error listing
+// the supported actions.
+func (d *Driver) transition(action string) (string, error) {
+	kinds := actions[d.o.EventName]
+	if k, ok := kinds[action]; ok {
+		return k, nil
+	}
+	var list []string
+	for a := range kinds {
+		list = append(list, a)
+	}
+	slices.Sort(list)
+	return "", fmt.Errorf("unsupported %s action %q: supported are %s", d.o.EventName, action, strings.Join(list, ", "))
+}
+
+// base holds what every mapping needs from the payload's repository.
+type base struct {
+	owner, name, full string // where the event happened (for lookups)
+	target            string // event.repo
+}
+
+func (d *Driver) baseOf(r *gogithub.Repository) (base, error) {
+	full := r.GetFullName()
+	target := d.o.Repo
+	if target == "" {
+		target = full
+	}
+	if target == "" {
+		return base{}, errors.New("payload has no repository.full_name and no target repo is configured")
+	}
+	if full == "" {
+		full = target
+	}
+	owner, name, err := github.SplitRepo(full)
+	if err != nil {
+		return base{}, fmt.Errorf("repository.full_name: %v", err)
+	}
+	return base{owner: owner, name: name, full: full, target: target}, nil
+}
+
+func (d *Driver) fromIssues(ctx context.Context, p *gogithub.IssuesEvent) (*event.Event, error) {
+	kind, err := d.transition(p.GetAction())
+	if err != nil {
+		return nil, err
+	}
+	b, err := d.baseOf(p.GetRepo())
+	if err != nil {
+		return nil, err
+	}
+	is := p.GetIssue()
+	if is.GetNumber() < 1 || is.GetHTMLURL() == "" {
+		return nil, errors.New("payload issue lacks number or html_url")
+	}
+	ev := d.newEvent(b, p.GetAction(), kind)
+	ev.Entity = event.Entity{Kind: event.KindWorkItem, ID: int64(is.GetNumber()), URL: is.GetHTMLURL()}
+	ev.State.Labels = labelNames(is.Labels)
+	if kind == event.LabelChanged {
+		if ev.Transition.Label, err = labelOf(p.GetAction(), p.GetLabel()); err != nil {
+			return nil, err
+		}
+	}
+	ev.Actor, err = d.actor(ctx, b, p.GetSender(), is.GetUser().GetLogin())
+	return ev, err
+}
+
+func (d *Driver) fromIssueComment(ctx context.Context, p *gogithub.IssueCommentEvent) (*event.Event, error) {
+	kind, err := d.transition(p.GetAction())
+	if err != nil {
+		return nil, err
+	}
+	b, err := d.baseOf(p.GetRepo())
+	if err != nil {
+		return nil, err
+	}
+	is, c := p.GetIssue(), p.GetComment()
+	if is.GetNumber() < 1 || is.GetHTMLURL() == "" {
+		return nil, errors.New("payload issue lacks number or html_url")
+	}
+	if c == nil {
+		return nil, errors.New("payload has no comment")
+	}
+	ev := d.newEvent(b, p.GetAction(), kind)
+	num := int64(is.GetNumber())
+	ev.Entity = event.Entity{Kind: event.KindWorkItem, ID: num, URL: is.GetHTMLURL()}
+	ev.State.Labels = labelNames(is.Labels)
+	ev.Transition.Comment = commentOf(c.GetBody(), c.GetID())
+	if links := is.GetPullRequestLinks(); links != nil {
+		prURL := links.GetHTMLURL()
+		if prURL == "" {
+			prURL = is.GetHTMLURL()
+		}
+		ev.Entity.LinkedChangeProposal = &event.LinkedChangeProposal{ID: num, URL: prURL}
+		ev.State.ChangeProposal = d.lookupChangeProposal(ctx, b, is)
+	}
+	ev.Actor, err = d.actor(ctx, b, p.GetSender(), is.GetUser().GetLogin())
+	return ev, err
+}
+
+func (d *Driver) fromPullRequest(ctx context.Context, action string, pr *gogithub.PullRequest, label *gogithub.Label,
+	repo *gogithub.Repository, sender *gogithub.User) (*event.Event, error) {
+	kind, err := d.transition(action)
+	if err != nil {
+		return nil, err
+	}
+	b, err := d.baseOf(repo)
+	if err != nil {
+		return nil, err
+	}
+	if pr.GetNumber() < 1 || pr.GetHTMLURL() == "" {
+		return nil, errors.New("payload pull_request lacks number or html_url")
+	}
+	if kind == event.Closed && pr.GetMerged() {
+		kind = event.Merged
+	}
+	ev := d.newEvent(b, action, kind)
+	ev.Entity = event.Entity{Kind: event.KindChangeProposal, ID: int64(pr.GetNumber()), URL: pr.GetHTMLURL()}
+	ev.State.Labels = labelNames(pr.Labels)
+	ev.State.ChangeProposal = changeProposalOf(pr, b.full)
+	if kind == event.LabelChanged {
+		if ev.Transition.Label, err = labelOf(action, label); err != nil {
+			return nil, err
+		}
+	}
+	ev.Actor, err = d.actor(ctx, b, sender, pr.GetUser().GetLogin())
+	return ev, err
+}
+
+func (d *Driver) fromReview(ctx context.Context, p *gogithub.PullRequestReviewEvent) (*event.Event, error) {
+	kind, err := d.transition(p.GetAction())
+	if err != nil {
+		return nil, err
+	}
+	b, err := d.baseOf(p.GetRepo())
+	if err != nil {
+		return nil, err
+	}
+	pr, rv := p.GetPullRequest(), p.GetReview()
+	if pr.GetNumber() < 1 || pr.GetHTMLURL() == "" {
+		return nil, errors.New("payload pull_request lacks number or html_url")
+	}
+	state := strings.ToLower(rv.GetState())
+	switch state {
+	case "approved", "changes_requested", "commented", "dismissed":
+	default:
+		return nil, fmt.Errorf("review.state %q: want approved, changes_requested, commented or dismissed", rv.GetState())
+	}
+	reviewer := rv.GetUser().GetLogin()
+	if reviewer == "" {
+		reviewer = p.GetSender().GetLogin()
+	}
+	if reviewer == "" {
+		return nil, errors.New("payload review has no user.login")
+	}
+	ev := d.newEvent(b, p.GetAction(), kind)
+	ev.Entity = event.Entity{Kind: event.KindChangeProposal, ID: int64(pr.GetNumber()), URL: pr.GetHTMLURL()}
+	ev.State.Labels = labelNames(pr.Labels)
+	ev.State.ChangeProposal = changeProposalOf(pr, b.full)
+	ev.Transition.Review = &event.Review{State: state, ReviewerID: event.Truncate(reviewer, maxID)}
+	ev.Actor, err = d.actor(ctx, b, p.GetSender(), pr.GetUser().GetLogin())
+	return ev, err
+}
+
+func (d *Driver) newEvent(b base, action, kind string) *event.Event {
+	return &event.Event{
+		Repo:       b.target,
+		Transition: event.Transition{Kind: kind},
+		State:      event.State{Labels: []string{}},
+		Source:     event.Source{System: event.SystemGitHub, RawType: d.o.EventName, RawAction: action},
+	}
+}
+
+func commentOf(body string, id int64) *event.Comment {
+	body = event.Truncate(body, event.MaxCommentBody)
+	cmd, instr := event.ParseCommand(body)
+	c := &event.Comment{Body: body, Command: cmd, Instruction: instr}
+	if id != 0 {
+		c.ID = strconv.FormatInt(id, 10)
+	}
+	return c
+}
+
+func labelOf(action string, l *gogithub.Label) (*event.Label, error) {
+	name := event.Truncate(l.GetName(), maxLabel)
+	if name == "" {
+		return nil, fmt.Errorf("%s event has no label.name", action)
+	}
+	act := "added"
+	if action == "unlabeled" {
+		act = "removed"
+	}
+	return &event.Label{Name: name, Action: act}, nil
+}
+
+func labelNames(ls []*gogithub.Label) []string {
+	out := []string{}
+	for _, l := range ls {
+		if n := event.Truncate(l.GetName(), maxLabel); n != "" && len(out) < maxLabels {
+			out = append(out, n)
+		}
+	}
+	return out
+}
