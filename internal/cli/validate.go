@@ -14,7 +14,8 @@ func init() { register(newValidateCmd) }
 // newValidateCmd builds `fullsend validate`: it checks config.yaml and
 // every registered harness file (disabled ones too) and compiles every
 // trigger, like a compiler. Problems go to stderr as file:line:col lines
-// and the exit code is 2; otherwise a one-line summary goes to stdout.
+// (config.yaml first, then each harness file in agents order) and the
+// exit code is 2; otherwise a one-line summary goes to stdout.
 func newValidateCmd(app *App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate",
@@ -29,7 +30,6 @@ func newValidateCmd(app *App) *cobra.Command {
 				hs = all
 			}
 			if len(probs) > 0 {
-				probs.Sort()
 				for _, p := range probs {
 					fmt.Fprintln(app.Stderr, p.String())
 				}

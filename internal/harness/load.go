@@ -33,7 +33,8 @@ func LoadAll(cfg *config.Config) ([]*Harness, error) {
 }
 
 // LoadDir loads <dir>/config.yaml and every enabled harness, returning the
-// problems of the config file and of all harness files together.
+// problems of the config file and of all harness files together: those of
+// config.yaml first, then each harness file's in agents order.
 func LoadDir(dir string, getenv func(string) string) (*config.Config, *Registry, error) {
 	cfg, probs := config.LoadLenient(dir, getenv)
 	if cfg == nil {
