@@ -88,7 +88,6 @@ func TestWorkflowsUsageErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{"gitlab not available", []string{"workflows", "generate", "--platform", "gitlab", "--dir", empty}, "platform gitlab: not available"},
 		{"unknown platform", []string{"workflows", "generate", "--platform", "jenkins"}, `--platform "jenkins"`},
 		{"no platform", []string{"workflows", "generate"}, "--platform is required"},
 		{"bad version", []string{"workflows", "generate", "--platform", "github", "--dir", empty, "--fullsend-version", "v1;x"}, "fullsend version"},
