@@ -1,0 +1,315 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/core"
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/harness"
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+)
+
+func init() { register(newPollCmd) }
+
+type pollOptions struct {
+	inputDriver  string
+	outputDriver string
+	dryRun       bool
+	watch        bool
+	interval     time.Duration
+}
+
+func newPollCmd(app *App) *cobra.Command {
+	o := &pollOptions{}
+	cmd := &cobra.Command{
+		Use:   "poll",
+		Short: "Poll input drivers (jira-poll) for changed work items and dispatch their runs",
+		Long: `Runs one poll cycle per configured input driver (poll.input_drivers in
+config.yaml) and exits: discover changed issues, lock up to N of them, turn
+their changes into events, decide and coalesce runs, dispatch them and
+record progress on the issues. With --watch, cycles repeat every --interval
+until SIGINT/SIGTERM (failing cycles back off, capped at 10 intervals); a
+signal finishes or rolls back the issue in flight and exits 0.
+--dry-run reads and decides but writes nothing and prints the plan.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runPoll(cmd.Context(), app, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.inputDriver, "input-driver", "", "poll only the input drivers of this type (jira-poll); default all configured")
+	f.StringVar(&o.outputDriver, "output-driver", "", "output driver (default: poll.output_driver from config.yaml)")
+	f.BoolVar(&o.dryRun, "dry-run", false, "discover and evaluate without writing anything; print the runs that would be dispatched")
+	f.BoolVar(&o.watch, "watch", false, "repeat cycles until SIGINT/SIGTERM")
+	f.DurationVar(&o.interval, "interval", time.Minute, "wait between cycles with --watch")
+	cmd.AddCommand(newPollSeedCmd(app, o), newPollCancelCmd(app, o))
+	return cmd
+}
+
+// pollInput is one configured poll input driver, ready to use.
+type pollInput struct {
+	cfg    config.InputDriver
+	client *jira.Client
+	drv    *jirapoll.Driver
+}
+
+// pollSetup loads the configuration and builds the selected input drivers.
+func (app *App) pollSetup(ctx context.Context, only string) (*config.Config, *harness.Registry, []pollInput, error) {
+	if only != "" && only != jirapoll.Name {
+		return nil, nil, nil, UserError(fmt.Errorf("--input-driver %q: want %s", only, jirapoll.Name))
+	}
+	cfg, reg, err := harness.LoadDir(app.ConfigDir, app.Getenv)
+	if err != nil {
+		return nil, nil, nil, UserError(err)
+	}
+	pollerID := uuid.NewString()
+	var ins []pollInput
+	for i, id := range cfg.Poll.InputDrivers {
+		if id.Type != jirapoll.Name || (only != "" && id.Type != only) {
+			continue
+		}
+		in, err := app.newJiraPoll(ctx, cfg, id, pollerID)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("poll.input_drivers[%d]: %w", i, err)
+		}
+		ins = append(ins, in)
+	}
+	if len(ins) == 0 {
+		return nil, nil, nil, UserError(fmt.Errorf("%s: no %s input driver under poll.input_drivers", cfg.File, jirapoll.Name))
+	}
+	return cfg, reg, ins, nil
+}
+
+func (app *App) newJiraPoll(ctx context.Context, cfg *config.Config, id config.InputDriver, pollerID string) (pollInput, error) {
+	if err := id.Connection.CheckConnection(); err != nil {
+		return pollInput{}, UserError(err)
+	}
+	if len(id.Queries) == 0 {
+		return pollInput{}, UserError(errors.New("jira-poll: no queries configured"))
+	}
+	token := app.Getenv(id.Connection.TokenEnv)
+	if token == "" {
+		return pollInput{}, UserError(fmt.Errorf("jira-poll: $%s is empty: it must hold the Jira API token", id.Connection.TokenEnv))
+	}
+	client, err := jira.New(jira.Options{BaseURL: id.Connection.BaseURL, Email: app.Getenv(id.Connection.EmailEnv),
+		Token: token, RPS: id.RateLimit.RPS, Burst: id.RateLimit.Burst, Logger: app.Log})
+	if err != nil {
+		return pollInput{}, UserError(err)
+	}
+	drv, err := jirapoll.New(jirapoll.Options{
+		API: client, Usage: func() poll.Usage {
+			return poll.Usage{Calls: client.CallsTotal(), RateLimitWaits: client.RateLimitWaits()}
+		},
+		SiteURL: id.Connection.BaseURL, Repo: cfg.Repo, Project: id.Project, Queries: id.Queries,
+		M: id.Lock.M, N: id.Lock.N, StaleThreshold: id.Lock.StaleThreshold, Concurrency: id.Concurrency,
+		PollerID: pollerID, Log: app.Log,
+	})
+	if err != nil {
+		return pollInput{}, UserError(err)
+	}
+	return pollInput{cfg: id, client: client, drv: drv}, nil
+}
+
+// pollErr maps cycle errors to exit codes: rejected queries and refused
+// credentials are the user's configuration (2), the rest runtime (1).
+func pollErr(err error) error {
+	if err != nil && poll.IsStop(err) {
+		return UserError(err)
+	}
+	return err
+}
+
+// decider adapts the core engine to the poll cycle.
+type decider struct{ e *core.Engine }
+
+func (d decider) Decide(ev *event.Event) poll.Decision {
+	dec := d.e.Decide(ev)
+	return poll.Decision{Verdict: dec.Verdict, Reason: dec.Reason, Runs: dec.Runs}
+}
+
+func (d decider) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return d.e.Admit(runs) }
+
+func runPoll(ctx context.Context, app *App, o *pollOptions) error {
+	if o.watch && o.interval <= 0 {
+		return UserError(fmt.Errorf("--interval %s: must be positive", o.interval))
+	}
+	cfg, reg, ins, err := app.pollSetup(ctx, o.inputDriver)
+	if err != nil {
+		return err
+	}
+	var bots []string
+	for _, in := range ins {
+		me, err := in.client.Myself(ctx)
+		if err != nil {
+			if jira.IsAuth(err) {
+				return UserError(fmt.Errorf("jira-poll: %s refused the credentials ($%s/$%s): %w",
+					in.cfg.Connection.BaseURL, in.cfg.Connection.EmailEnv, in.cfg.Connection.TokenEnv, err))
+			}
+			return fmt.Errorf("jira-poll: reading the tool's own account: %w", err)
+		}
+		bots = append(bots, me.AccountID)
+	}
+	eng, err := core.New(core.Options{Config: cfg, Harnesses: reg, Log: app.Log,
+		Breaker: core.NewBreaker(cfg.Limits.RunsPerScopePerHour), BotIDs: bots})
+	if err != nil {
+		return UserError(err)
+	}
+	outName := o.outputDriver
+	if outName == "" {
+		outName = cfg.Poll.OutputDriver
+	}
+	if o.dryRun {
+		outName = "json"
+	}
+	out, err := app.newOutput(ctx, outName, cfg)
+	if err != nil {
+		return err
+	}
+	cycle := func(ctx context.Context) error {
+		var planned []plan.Run
+		var errs []error
+		for _, in := range ins {
+			res, err := poll.Run(ctx, poll.Options{
+				Driver: in.drv, Core: decider{eng}, Output: out, Validate: (*event.Event).Validate,
+				N: in.cfg.Lock.N, Concurrency: in.cfg.Concurrency,
+				JitterMin: in.cfg.Lock.JitterMin, JitterMax: in.cfg.Lock.JitterMax,
+				DryRun: o.dryRun, Log: app.Log,
+			})
+			planned = append(planned, res.Planned...)
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if o.dryRun {
+			for _, r := range out.Dispatch(ctx, planned) {
+				if r.Err != nil {
+					errs = append(errs, r.Err)
+				}
+			}
+		}
+		return errors.Join(errs...)
+	}
+	if o.watch {
+		err = poll.Watch(ctx, poll.WatchOptions{Interval: o.interval, Log: app.Log}, cycle)
+	} else {
+		err = cycle(ctx)
+	}
+	if cerr := closeOutput(context.WithoutCancel(ctx), out); err == nil {
+		err = cerr
+	}
+	return pollErr(err)
+}
+
+func newPollSeedCmd(app *App, parent *pollOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "seed",
+		Short: "Mark every issue the queries match as handled so far (first deployment)",
+		Long: `Writes lastCheck on every issue the configured queries match that has
+none, set to the issue's last update, so that the first cycles against an
+existing backlog dispatch only changes made from now on. Issues that
+already carry a lastCheck are left alone.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			_, _, ins, err := app.pollSetup(ctx, parent.inputDriver)
+			if err != nil {
+				return err
+			}
+			for _, in := range ins {
+				rep, err := in.drv.Seed(ctx)
+				fmt.Fprintf(app.Stdout, "%s %s: %d issues matched, %d seeded, %d failed\n",
+					jirapoll.Name, in.cfg.Connection.BaseURL, rep.Matched, rep.Seeded, rep.Failed)
+				if err != nil {
+					return pollErr(err)
+				}
+				if rep.Failed > 0 {
+					return fmt.Errorf("seed: %d writes failed; run it again", rep.Failed)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func newPollCancelCmd(app *App, parent *pollOptions) *cobra.Command {
+	var issue, outName string
+	cmd := &cobra.Command{
+		Use:   "cancel",
+		Short: "Remove the poll lock of an issue, cancelling the runs it records",
+		Long: `Cancels the runs recorded in the issue's poll lock (when the output driver
+can cancel runs), then deletes the lock. lastCheck is left alone: the
+changes those runs were about stay handled, and the next change starts a
+new run.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if issue == "" {
+				return UserError(errors.New("--issue is required (e.g. --issue PROJ-123)"))
+			}
+			if !jira.ValidIssueKey(issue) {
+				return UserError(fmt.Errorf("--issue %q: not a Jira issue key (want e.g. PROJ-123)", issue))
+			}
+			cfg, _, ins, err := app.pollSetup(ctx, parent.inputDriver)
+			if err != nil {
+				return err
+			}
+			if outName == "" {
+				outName = cfg.Poll.OutputDriver
+			}
+			var cancel jirapoll.Canceller
+			if out, err := app.newOutput(ctx, outName, cfg); err == nil {
+				if c, ok := out.(output.Canceller); ok {
+					cancel = c.Cancel
+				}
+			} else {
+				app.Log.Warn("output driver unavailable; recorded runs are reported, not cancelled", "driver", outName, "error", err.Error())
+			}
+			return app.cancelLock(ctx, ins[0].drv, issue, cancel)
+		},
+	}
+	cmd.Flags().StringVar(&issue, "issue", "", "issue key whose poll lock to remove, e.g. PROJ-123")
+	cmd.Flags().StringVar(&outName, "output-driver", "", "output driver that started the runs (default: poll.output_driver)")
+	return cmd
+}
+
+func (app *App) cancelLock(ctx context.Context, drv *jirapoll.Driver, issue string, cancel jirapoll.Canceller) error {
+	rep, err := drv.Cancel(ctx, issue, cancel)
+	switch {
+	case errors.Is(err, jirapoll.ErrNoIssue):
+		return UserError(fmt.Errorf("poll cancel: issue %s does not exist (or the account cannot see it)", issue))
+	case errors.Is(err, jirapoll.ErrNoLock):
+		fmt.Fprintf(app.Stdout, "%s has no poll lock (%s): nothing to cancel\n", issue, rep.Property)
+		return nil
+	case err != nil:
+		return pollErr(err)
+	}
+	if rep.Lock != nil {
+		fmt.Fprintf(app.Stdout, "%s: lock held by %s (phase %s, written %s)\n", issue, rep.Lock.ID, rep.Lock.Phase,
+			rep.Lock.TS.UTC().Format(time.RFC3339))
+	} else {
+		fmt.Fprintf(app.Stdout, "%s: lock value was corrupt (%s)\n", issue, rep.Corrupt)
+	}
+	failed := 0
+	for _, r := range rep.Runs {
+		if r.Err != nil {
+			failed++
+			fmt.Fprintf(app.Stdout, "  run %s %s %s: cancel failed: %v\n", r.Ref.Driver, r.Ref.ID, r.Ref.URL, r.Err)
+			continue
+		}
+		fmt.Fprintf(app.Stdout, "  run %s %s %s: %s\n", r.Ref.Driver, r.Ref.ID, r.Ref.URL, r.Outcome)
+	}
+	fmt.Fprintf(app.Stdout, "%s: poll lock %s deleted; lastCheck left unchanged\n", issue, rep.Property)
+	if failed > 0 {
+		return fmt.Errorf("poll cancel: %d of %d runs could not be cancelled", failed, len(rep.Runs))
+	}
+	return nil
+}

@@ -1,0 +1,300 @@
+package poll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+// Defaults used when an Options field is zero.
+const (
+	DefaultN           = 5
+	DefaultConcurrency = 4
+	DefaultJitterMin   = 500 * time.Millisecond
+	DefaultJitterMax   = 1500 * time.Millisecond
+)
+
+// Options configure one poll cycle.
+type Options struct {
+	Driver Driver
+	Core   Decider
+	// Output starts the runs; unused (may be nil) in a dry run.
+	Output output.Driver
+	// Validate checks every detected event before the core sees it
+	// ((*event.Event).Validate); nil skips validation.
+	Validate func(*event.Event) error
+	// N is the number of items locked per cycle.
+	N int
+	// Concurrency bounds the per-item calls the cycle makes in parallel.
+	Concurrency int
+	// JitterMin and JitterMax bound the one wait between writing locks and
+	// verifying them. Negative JitterMax disables the wait (tests only).
+	JitterMin, JitterMax time.Duration
+	// DryRun discovers, detects and decides without writing anything; the
+	// runs that would be dispatched are returned in Result.Planned.
+	DryRun   bool
+	Log      *slog.Logger
+	Observer Observer
+	// Rand drives selection and jitter; nil uses a random seed.
+	Rand *rand.Rand
+	// Sleep waits d or until ctx ends (tests replace it).
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Result is what one cycle did.
+type Result struct {
+	Stats   CycleStats
+	Planned []plan.Run // dry run only: the runs a real cycle would dispatch
+}
+
+type cycle struct {
+	o   Options
+	log *slog.Logger
+	st  CycleStats
+}
+
+// Run executes one cycle. Cancelling ctx asks the cycle to stop: it stops
+// starting new work, rolls back the locks of items not yet dispatched,
+// finishes a dispatch already under way (with its checkpoint) and returns
+// with Stats.Interrupted set and a nil error. An error means the cycle
+// failed as a whole (discovery failed, ErrAuth, ErrQuery); it is also in
+// Stats.Error. The stats are logged as one record and sent to the Observer.
+func Run(ctx context.Context, o Options) (Result, error) {
+	o = withDefaults(o)
+	c := &cycle{o: o}
+	c.st.CycleID = uuid.NewString()
+	c.st.Driver = o.Driver.Name()
+	c.st.DryRun = o.DryRun
+	c.log = o.Log.With("cycle_id", c.st.CycleID, "driver", c.st.Driver)
+	start := time.Now()
+	before := o.Driver.Usage()
+	planned, err := c.run(ctx)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrAuth) && !errors.Is(err, ErrQuery) {
+		c.st.Interrupted, err = true, nil
+	}
+	after := o.Driver.Usage()
+	c.st.APICalls = after.Calls - before.Calls
+	c.st.RateLimitWaits = after.RateLimitWaits - before.RateLimitWaits
+	c.st.Duration = time.Since(start)
+	if err != nil {
+		c.st.Error = err.Error()
+	}
+	c.st.log(o.Log)
+	if o.Observer != nil {
+		o.Observer(c.st)
+	}
+	return Result{Stats: c.st, Planned: planned}, err
+}
+
+func withDefaults(o Options) Options {
+	if o.N <= 0 {
+		o.N = DefaultN
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.JitterMin == 0 && o.JitterMax == 0 {
+		o.JitterMin, o.JitterMax = DefaultJitterMin, DefaultJitterMax
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Rand == nil {
+		o.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	if o.Sleep == nil {
+		o.Sleep = SleepCtx
+	}
+	return o
+}
+
+// SleepCtx waits d or until ctx ends.
+func SleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *cycle) jitter() time.Duration {
+	lo, hi := c.o.JitterMin, c.o.JitterMax
+	if hi < 0 {
+		return 0
+	}
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(c.o.Rand.Int64N(int64(hi-lo)))
+}
+
+func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
+	d := c.o.Driver
+	disc, err := d.Discover(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s discovery: %w", d.Name(), err)
+	}
+	c.st.Candidates, c.st.Eligible, c.st.Corrupt = disc.Candidates, len(disc.Eligible), disc.Corrupt
+	sel := Select(disc.Eligible, c.o.N, c.o.Rand)
+	c.st.Selected = len(sel)
+	if c.o.DryRun {
+		return c.dryRun(ctx, sel)
+	}
+	if len(disc.Stale) > 0 && ctx.Err() == nil {
+		n, err := d.RemoveStale(ctx, disc.Stale)
+		c.st.LocksStaleRemoved += n
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(sel) == 0 || ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return nil, c.work(ctx, sel)
+}
+
+// work locks, detects, verifies, decides, dispatches and checkpoints sel.
+// Every lock written is either handed to a dispatched run or removed
+// before work returns.
+func (c *cycle) work(ctx context.Context, sel []*Item) error {
+	d := c.o.Driver
+	keep := context.WithoutCancel(ctx) // rollback and in-flight dispatch outlive a stop request
+	err := d.Acquire(ctx, sel)
+	for _, it := range sel {
+		if it.Attempted {
+			c.st.LocksAttempted++
+		}
+		if it.Held && it.StaleLock {
+			c.st.LocksStaleRemoved++
+		}
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		c.rollback(keep, sel)
+		return err
+	}
+	held := c.held(sel)
+	// One jitter wait per cycle, overlapped with change detection (reads
+	// only), then one consistent re-read right before dispatch.
+	wait := c.jitter()
+	started := time.Now()
+	err = d.Detect(ctx, held)
+	if err == nil {
+		err = c.o.Sleep(ctx, wait-time.Since(started))
+	}
+	if err == nil {
+		held = c.dropFailed(keep, held)
+		err = d.Verify(ctx, held)
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		c.rollback(keep, held)
+		return err
+	}
+	var plans []itemPlan
+	for _, it := range held {
+		switch {
+		case it.Gone:
+			c.st.ItemsGone++
+		case it.Lost:
+			c.st.LocksLost++
+		case it.Err != nil:
+			c.st.ItemsFailed++
+			c.log.Warn("item skipped", "item", it.ID, "error", it.Err.Error())
+			c.release(keep, it, true)
+		case it.Held:
+			c.st.LocksAcquired++
+			plans = append(plans, decideItem(it, c.o.Core, c.o.Validate, c.log, &c.st))
+		}
+	}
+	c.dispatch(keep, plans)
+	return nil
+}
+
+func (c *cycle) held(items []*Item) []*Item {
+	var out []*Item
+	for _, it := range items {
+		if it.Held {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// dropFailed releases items whose detection failed and returns the rest.
+func (c *cycle) dropFailed(ctx context.Context, items []*Item) []*Item {
+	var out []*Item
+	for _, it := range items {
+		switch {
+		case it.Gone:
+			c.st.ItemsGone++
+		case it.Err != nil:
+			c.st.ItemsFailed++
+			c.log.Warn("item skipped: change detection failed", "item", it.ID, "error", it.Err.Error())
+			c.release(ctx, it, true)
+		default:
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// rollback removes every lock this cycle wrote on items (only where it
+// still holds this poller's id).
+func (c *cycle) rollback(ctx context.Context, items []*Item) {
+	var todo []*Item
+	for _, it := range items {
+		if it.Attempted && !it.Gone && !it.Lost {
+			todo = append(todo, it)
+		}
+	}
+	Each(c.o.Concurrency, todo, func(it *Item) { c.release(ctx, it, true) })
+}
+
+func (c *cycle) release(ctx context.Context, it *Item, check bool) {
+	if err := c.o.Driver.Release(ctx, it, check); err != nil {
+		c.log.Error("could not remove poll lock; it expires after the stale threshold", "item", it.ID, "error", err.Error())
+	}
+	it.Held = false
+}
+
+func (c *cycle) dryRun(ctx context.Context, sel []*Item) ([]plan.Run, error) {
+	if len(sel) == 0 {
+		return []plan.Run{}, nil
+	}
+	if err := c.o.Driver.Detect(ctx, sel); err != nil {
+		return nil, err
+	}
+	planned := []plan.Run{}
+	for _, it := range sel {
+		if it.Gone || it.Err != nil {
+			continue
+		}
+		p := decideItem(it, c.o.Core, c.o.Validate, c.log, &c.st)
+		for _, r := range p.runs {
+			r.PollLock = c.o.Driver.PollLock(it)
+			planned = append(planned, r)
+		}
+	}
+	c.st.DispatchesScheduled = len(planned)
+	return planned, nil
+}

@@ -1,0 +1,112 @@
+package poll
+
+import (
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+// Verdicts of a Decision (the same words as package core).
+const (
+	VerdictRun     = "run"
+	VerdictKilled  = "killed"
+	VerdictDenied  = "denied"
+	VerdictNoMatch = "no_match"
+)
+
+// Decision is the core's answer for one event: a verdict, why, and one run
+// per matching harness (Key and WorkItem set, PollLock nil).
+type Decision struct {
+	Verdict string
+	Reason  string
+	Runs    []plan.Run
+}
+
+// Decider is the core as the cycle uses it (the CLI adapts *core.Engine).
+// Decide must be free of side effects; Admit applies the per-scope circuit
+// breaker to the runs that will really be dispatched.
+type Decider interface {
+	Decide(ev *event.Event) Decision
+	Admit(runs []plan.Run) (admitted, skipped []plan.Run)
+}
+
+// itemPlan is what the core decided for one item.
+type itemPlan struct {
+	it     *Item
+	runs   []plan.Run // newest matching event per harness, harness order of first match
+	killed bool       // the kill switch is on: leave the item untouched
+	newAt  time.Time  // the checkpoint every handled harness advances to
+}
+
+// window returns the changes of it that are newer than its checkpoint's
+// oldest position and not after its cutoff.
+func window(it *Item) []Change {
+	lo := it.Base.Min()
+	var out []Change
+	for _, c := range it.Changes {
+		if c.At.After(lo) && !c.At.After(it.Cutoff) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// decideItem runs every change in it's window through the core and keeps,
+// per harness, the run of the newest matching change (coalescing). A
+// change at or before a harness's checkpoint position is not offered to
+// that harness again. Counters go to st.
+func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slog.Logger, st *CycleStats) itemPlan {
+	p := itemPlan{it: it, newAt: it.Base.At}
+	if it.Cutoff.After(p.newAt) {
+		p.newAt = it.Cutoff
+	}
+	changes := window(it)
+	slices.SortStableFunc(changes, func(a, b Change) int { return a.At.Compare(b.At) })
+	st.Events += len(changes)
+	pos := map[string]int{}
+	for _, c := range changes {
+		ev := c.Event
+		if ev.Actor.Kind == event.ActorBot {
+			st.EventsBot++
+			continue
+		}
+		if validate != nil {
+			if err := validate(ev); err != nil {
+				st.EventsInvalid++
+				log.Error("detected change is not a valid event; skipped", "item", it.ID, "error", err.Error())
+				continue
+			}
+		}
+		dec := d.Decide(ev)
+		switch dec.Verdict {
+		case VerdictKilled:
+			p.killed = true
+			p.runs = nil
+			return p
+		case VerdictDenied:
+			st.EventsDenied++
+			log.Debug("change denied", "item", it.ID, "transition", ev.Transition.Kind, "actor", ev.Actor.ID, "reason", dec.Reason)
+			continue
+		case VerdictNoMatch:
+			st.EventsNoMatch++
+			continue
+		}
+		for _, r := range dec.Runs {
+			if !c.At.After(it.Base.Pos(r.Harness)) {
+				continue // this harness already handled the change
+			}
+			st.RunsMatched++
+			if i, ok := pos[r.Harness]; ok {
+				st.RunsCoalesced++
+				p.runs[i] = r
+				continue
+			}
+			pos[r.Harness] = len(p.runs)
+			p.runs = append(p.runs, r)
+		}
+	}
+	return p
+}

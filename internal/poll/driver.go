@@ -1,0 +1,157 @@
+// Package poll runs poll cycles (DESIGN.md section 7): discover changed work
+// items, select some, lock them, detect their changes as NormalizedEvents,
+// decide and coalesce runs, verify the lock right before dispatch, dispatch,
+// and checkpoint. The orchestration here is shared by every poll input
+// driver; discovery, coordination (locks) and change detection are the
+// driver's job (package jirapoll for Jira), so a github-poll or gitlab-poll
+// driver plugs in without touching the cycle.
+package poll
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+// Driver is a poll input driver. The cycle calls its methods in this order:
+// Discover, Acquire, Detect (overlapping the one jitter wait), Verify, then
+// per item Dispatched/Advance/Release. Methods taking a batch of items
+// record per-item problems in Item.Err (the item is then skipped) and
+// return an error only when the whole cycle must stop (for example
+// ErrAuth). Drivers must be safe for use by one cycle at a time; items are
+// processed concurrently only through the batch methods' own parallelism.
+type Driver interface {
+	// Name is the input driver type, e.g. "jira-poll".
+	Name() string
+	// Discover finds candidate work items and reports which are eligible:
+	// not locked (or the lock is stale) and changed since their checkpoint.
+	Discover(ctx context.Context) (*Discovery, error)
+	// Acquire writes this poller's lock on each item (Item.Attempted, and
+	// Item.Held when the write succeeded). Existing stale locks are
+	// overwritten, which removes them.
+	Acquire(ctx context.Context, items []*Item) error
+	// Detect fills Item.Changes with the item's changes after Item.Base,
+	// oldest first, each mapped to a NormalizedEvent. It must not write.
+	Detect(ctx context.Context, items []*Item) error
+	// Verify re-reads, with a strongly consistent read, the lock and the
+	// checkpoint of every held item. An item whose lock no longer holds
+	// this poller's id, or is stale, gets Held=false and Lost=true; a
+	// vanished item gets Gone=true. Item.Base is refreshed.
+	Verify(ctx context.Context, items []*Item) error
+	// Dispatched records on the item's lock that runs were dispatched
+	// (phase dispatched, with their references).
+	Dispatched(ctx context.Context, it *Item, refs []plan.Ref) error
+	// Advance writes the item's new checkpoint.
+	Advance(ctx context.Context, it *Item, cp Checkpoint) error
+	// Release deletes this poller's lock from the item. With check, the
+	// lock is first re-read and only deleted while it still holds this
+	// poller's id.
+	Release(ctx context.Context, it *Item, check bool) error
+	// RemoveStale deletes stale locks found during discovery on items that
+	// are not being processed.
+	RemoveStale(ctx context.Context, items []*Item) (removed int, err error)
+	// PollLock is what a run needs to find and maintain the item's lock.
+	PollLock(it *Item) *plan.PollLock
+	// Usage reports cumulative API calls and rate-limit waits.
+	Usage() Usage
+}
+
+// Usage is a snapshot of a driver's cumulative API usage.
+type Usage struct {
+	Calls          int
+	RateLimitWaits int
+}
+
+// Discovery is what Discover found.
+type Discovery struct {
+	Candidates int     // distinct work items the queries returned
+	Eligible   []*Item // unlocked (or stale-locked) and changed
+	Stale      []*Item // stale locks on items that are not eligible
+	Corrupt    int     // corrupt lock or checkpoint values seen (logged, treated safely)
+}
+
+// Item is one work item in a cycle. The driver owns Data; the cycle reads
+// and writes the other fields as documented.
+type Item struct {
+	ID string // e.g. PROJ-123
+	// Base is the item's checkpoint: changes at or before Base.Pos(h) are
+	// already handled for harness h.
+	Base Checkpoint
+	// Cutoff is the newest change time the discovery saw. Changes after it
+	// are left for the next cycle, so that the checkpoint never passes a
+	// change that one detection read saw and another did not.
+	Cutoff time.Time
+	// Waiting orders selection: the earlier, the longer the item has
+	// waited (its checkpoint, or its creation without one).
+	Waiting time.Time
+	// StaleLock is set when discovery found a stale lock on the item.
+	StaleLock bool
+	Changes   []Change
+	Attempted bool  // a lock write was sent
+	Held      bool  // this poller's lock is on the item
+	Lost      bool  // another poller holds the lock, or ours went stale
+	Gone      bool  // the item vanished mid-cycle
+	Err       error // a per-item failure; the item is skipped
+	Data      any   // driver-private state
+}
+
+// Change is one detected change: when it happened (the tracker's clock)
+// and the NormalizedEvent it maps to.
+type Change struct {
+	At    time.Time
+	Event *event.Event
+}
+
+// Checkpoint is how far an item's changes are handled. At covers every
+// harness except those listed in Retry, whose dispatch failed while
+// another harness's succeeded: they stay at their older position so that
+// the next cycle retries only them. A zero At means nothing was handled
+// yet (the item's creation is its first change).
+type Checkpoint struct {
+	At    time.Time
+	Retry map[string]time.Time
+}
+
+// Pos is the position of harness h.
+func (c Checkpoint) Pos(h string) time.Time {
+	if t, ok := c.Retry[h]; ok && t.Before(c.At) {
+		return t
+	}
+	return c.At
+}
+
+// Min is the oldest position of any harness: detection starts after it.
+func (c Checkpoint) Min() time.Time {
+	m := c.At
+	for _, t := range c.Retry {
+		if t.Before(m) {
+			m = t
+		}
+	}
+	return m
+}
+
+// Pending reports whether some harness still has to retry.
+func (c Checkpoint) Pending() bool { return c.Min().Before(c.At) }
+
+// Clone returns a deep copy.
+func (c Checkpoint) Clone() Checkpoint {
+	c.Retry = maps.Clone(c.Retry)
+	return c
+}
+
+// Errors a driver wraps (with %w) to tell the cycle how to react.
+var (
+	// ErrAuth: the tracker refused the credentials (401/403). The cycle
+	// stops at once, writes nothing more and rolls back its locks.
+	ErrAuth = errors.New("not authorized")
+	// ErrQuery: a configured query was rejected (e.g. invalid JQL).
+	ErrQuery = errors.New("query rejected")
+)
+
+// IsStop reports whether err must stop the whole cycle (ErrAuth, ErrQuery).
+func IsStop(err error) bool { return errors.Is(err, ErrAuth) || errors.Is(err, ErrQuery) }

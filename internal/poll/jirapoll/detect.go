@@ -1,0 +1,63 @@
+package jirapoll
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+// Detect implements poll.Driver. Its cost is one bulk changelog call for
+// all items, one newest-first comment listing per item that stops at the
+// item's checkpoint, and cached lookups (the tool's own account, project
+// roles, status categories). It only reads.
+func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	me, err := d.o.API.Myself(ctx)
+	if err != nil {
+		return apiStop("reading the tool's own Jira account (/myself)", err)
+	}
+	keys := make([]string, len(items))
+	for i, it := range items {
+		keys[i] = it.ID
+	}
+	hist, err := d.o.API.BulkChangelogs(ctx, keys, nil)
+	if err != nil {
+		return apiStop("fetching changelogs", err)
+	}
+	var stop firstErr
+	each(d.o.Concurrency, items, func(it *poll.Item) {
+		if ctx.Err() != nil || stop.get() != nil {
+			return
+		}
+		comments, err := d.o.API.CommentsSince(ctx, it.ID, it.Base.Min())
+		if err != nil {
+			classifyErr(it, "listing comments", err, &stop)
+			return
+		}
+		m := &mapper{d: d, ctx: ctx, me: me.AccountID, it: it}
+		changes, err := m.changes(hist[it.ID], comments)
+		if err != nil {
+			classifyErr(it, "mapping changes", err, &stop)
+			return
+		}
+		slices.SortStableFunc(changes, func(a, b poll.Change) int { return a.At.Compare(b.At) })
+		it.Changes = changes
+	})
+	if err := stop.get(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// apiStop wraps a failure of a call the whole cycle depends on.
+func apiStop(what string, err error) error {
+	if jira.IsAuth(err) {
+		return fmt.Errorf("%s: %w: %w", what, poll.ErrAuth, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

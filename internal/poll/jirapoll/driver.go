@@ -1,0 +1,191 @@
+// Package jirapoll is the `jira-poll` input driver (DESIGN.md section 7):
+// it discovers changed Jira issues through the enhanced search with the
+// lock and lastCheck issue properties inline, coordinates pollers with
+// write-then-verify locks stored on the issues, and maps comments,
+// changelog entries and issue creation to NormalizedEvents. The cycle
+// itself (decide, coalesce, dispatch, checkpoint) is package poll.
+//
+// Property keys are namespaced by the target repository
+// (polllock.Keys): fullsend.poll.{owner}.{repo}.lock and .lastCheck.
+// The poll lock handed to runs names its location as
+// "<ISSUE-KEY>/<lock property key>" (see ParseLockRef).
+package jirapoll
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+// Name is the input driver type.
+const Name = "jira-poll"
+
+// Defaults used when an Options field is zero.
+const (
+	DefaultM              = 50
+	DefaultMaxPages       = 10
+	DefaultStaleThreshold = 900 * time.Second
+	DefaultConcurrency    = 4
+)
+
+// maxReconcile is how many issue ids Jira reconciles per search.
+const maxReconcile = 50
+
+// Options configure a Driver.
+type Options struct {
+	API jira.API
+	// Usage reports cumulative API usage (e.g. from *jira.Client); nil
+	// reports zeros.
+	Usage func() poll.Usage
+	// SiteURL is the Jira site for browse links, e.g. https://acme.atlassian.net.
+	SiteURL string
+	// Repo is the target repository; it namespaces the property keys.
+	Repo string
+	// Project is used for role lookups; empty uses each issue's project.
+	Project string
+	// Queries are the JQL queries that define candidates.
+	Queries []string
+	// M is the search page size (candidates per page); MaxPages bounds the
+	// pages read per query per cycle. A further page is read only while
+	// fewer than poll.Spread×N eligible issues were found.
+	M, MaxPages int
+	// N is the number of issues locked per cycle (sizes the page rule).
+	N int
+	// StaleThreshold: a lock older than this is abandoned.
+	StaleThreshold time.Duration
+	// Concurrency bounds per-issue calls made in parallel.
+	Concurrency int
+	// PollerID is this poller's UUID, written into the locks it takes.
+	PollerID string
+	Now      func() time.Time
+	Log      *slog.Logger
+}
+
+// Driver is the jira-poll driver. It implements poll.Driver; one cycle at
+// a time may use it.
+type Driver struct {
+	o                 Options
+	lockKey, checkKey string
+
+	mu      sync.Mutex
+	written []int64 // ids of issues this poller wrote recently, newest last
+}
+
+var _ poll.Driver = (*Driver)(nil)
+
+// New validates opts and returns a Driver.
+func New(o Options) (*Driver, error) {
+	if o.API == nil {
+		return nil, fmt.Errorf("%s: no Jira API client", Name)
+	}
+	if o.Repo == "" {
+		return nil, fmt.Errorf("%s: no target repo (config repo) to namespace the lock properties", Name)
+	}
+	if o.PollerID == "" {
+		return nil, fmt.Errorf("%s: no poller id", Name)
+	}
+	if o.SiteURL == "" {
+		return nil, fmt.Errorf("%s: no Jira site URL", Name)
+	}
+	o.SiteURL = strings.TrimRight(o.SiteURL, "/")
+	if o.Project != "" && !jira.ValidProjectKey(o.Project) {
+		return nil, fmt.Errorf("%s: project %q is not a Jira project key", Name, o.Project)
+	}
+	if o.M <= 0 {
+		o.M = DefaultM
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = DefaultMaxPages
+	}
+	if o.N <= 0 {
+		o.N = poll.DefaultN
+	}
+	if o.StaleThreshold <= 0 {
+		o.StaleThreshold = DefaultStaleThreshold
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	d := &Driver{o: o}
+	d.lockKey, d.checkKey = polllock.Keys(o.Repo)
+	return d, nil
+}
+
+// Name implements poll.Driver.
+func (d *Driver) Name() string { return Name }
+
+// Keys returns the lock and lastCheck property keys this driver uses.
+func (d *Driver) Keys() (lock, lastCheck string) { return d.lockKey, d.checkKey }
+
+// Usage implements poll.Driver.
+func (d *Driver) Usage() poll.Usage {
+	if d.o.Usage == nil {
+		return poll.Usage{}
+	}
+	return d.o.Usage()
+}
+
+// PollLock implements poll.Driver.
+func (d *Driver) PollLock(it *poll.Item) *plan.PollLock {
+	return &plan.PollLock{ID: d.o.PollerID, Driver: Name, Property: LockRef(it.ID, d.lockKey)}
+}
+
+// LockRef renders a lock location "<ISSUE-KEY>/<property key>".
+func LockRef(issueKey, propertyKey string) string { return issueKey + "/" + propertyKey }
+
+// ParseLockRef splits a lock location "<ISSUE-KEY>/<property key>" (the
+// Property of a jira-poll plan.PollLock). Property keys never contain '/'.
+func ParseLockRef(property string) (issueKey, propertyKey string, err error) {
+	issueKey, propertyKey, ok := strings.Cut(property, "/")
+	if !ok {
+		return "", "", fmt.Errorf("poll lock property %q: want ISSUE-KEY/property.key", property)
+	}
+	if !jira.ValidIssueKey(issueKey) {
+		return "", "", fmt.Errorf("poll lock property %q: %q is not a Jira issue key", property, issueKey)
+	}
+	if propertyKey == "" || strings.Contains(propertyKey, "/") || len(propertyKey) > jira.MaxPropertyKeyChars {
+		return "", "", fmt.Errorf("poll lock property %q: %q is not a property key", property, propertyKey)
+	}
+	return issueKey, propertyKey, nil
+}
+
+// remember records that this poller wrote to issue id, so that the next
+// discoveries read it consistently (Jira's reconcileIssues).
+func (d *Driver) remember(id int64) {
+	if id <= 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, x := range d.written {
+		if x == id {
+			d.written = append(d.written[:i], d.written[i+1:]...)
+			break
+		}
+	}
+	d.written = append(d.written, id)
+	if len(d.written) > maxReconcile {
+		d.written = d.written[len(d.written)-maxReconcile:]
+	}
+}
+
+func (d *Driver) recent() []int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]int64(nil), d.written...)
+}
+
+func each[T any](n int, xs []T, f func(T)) { poll.Each(n, xs, f) }

@@ -1,0 +1,287 @@
+package jirapoll_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/scope"
+	"github.com/fullsend-dev/fullsend/sim/jirasim"
+)
+
+const (
+	repo    = "acme/platform"
+	project = "PROJ"
+	alice   = "acct-alice" // Developers → write
+	carol   = "acct-carol" // no role → external
+	robot   = "acct-robot" // an app account
+)
+
+// env is one emulated Jira site with a project and a few accounts.
+type env struct {
+	t         testing.TB
+	sim       *jirasim.Server
+	base      string
+	transport *http.Transport
+}
+
+func newEnv(t testing.TB, opts jirasim.Options) *env {
+	t.Helper()
+	s := jirasim.New(opts)
+	base, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, sim: s, base: base, transport: &http.Transport{}}
+	t.Cleanup(func() {
+		e.transport.CloseIdleConnections()
+		s.Close()
+	})
+	s.AddProject(project, "Platform")
+	s.SetRole(project, "Developers", alice)
+	s.AddUser(jira.User{AccountID: carol})
+	s.AddUser(jira.User{AccountID: robot, AccountType: "app"})
+	return e
+}
+
+// issue creates an issue reported by alice.
+func (e *env) issue() string {
+	return e.sim.AddIssue(jirasim.IssueSpec{Project: project, Summary: "work", Reporter: alice})
+}
+
+// seed marks everything on key so far as handled.
+func (e *env) seed(key string) {
+	lc := polllock.LastCheck{TS: time.Now().UTC()}
+	b, _ := json.Marshal(lc)
+	e.sim.SetPropertyDirect(key, lockKey(), nil)
+	e.sim.SetPropertyDirect(key, checkKey(), b)
+}
+
+func lockKey() string  { l, _ := polllock.Keys(repo); return l }
+func checkKey() string { _, c := polllock.Keys(repo); return c }
+
+func (e *env) client() *jira.Client {
+	e.t.Helper()
+	c, err := jira.New(jira.Options{BaseURL: e.base, Token: "t0ken", RPS: 10000, Burst: 10000,
+		MaxRetries: 1, BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond, Transport: e.transport})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return c
+}
+
+// pollerOpts tune a poller in tests.
+type pollerOpts struct {
+	id       string
+	n        int
+	stale    time.Duration
+	jitter   time.Duration // max jitter; 0 means no wait
+	seed     uint64
+	out      output.Driver
+	dryRun   bool
+	queries  []string
+	observer poll.Observer
+}
+
+// poller is one fullsend poll process: its own client, driver and core.
+type poller struct {
+	e      *env
+	client *jira.Client
+	drv    *jirapoll.Driver
+	o      poll.Options
+}
+
+func (e *env) poller(po pollerOpts) *poller {
+	e.t.Helper()
+	if po.id == "" {
+		po.id = "poller-1"
+	}
+	if po.n == 0 {
+		po.n = 5
+	}
+	if po.stale == 0 {
+		po.stale = time.Minute
+	}
+	if po.queries == nil {
+		po.queries = []string{"project = " + project + " AND statusCategory != Done"}
+	}
+	c := e.client()
+	drv, err := jirapoll.New(jirapoll.Options{API: c, Usage: func() poll.Usage {
+		return poll.Usage{Calls: c.CallsTotal(), RateLimitWaits: c.RateLimitWaits()}
+	}, SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	jmax := po.jitter
+	if jmax == 0 {
+		jmax = -1
+	}
+	return &poller{e: e, client: c, drv: drv, o: poll.Options{
+		Driver: drv, Core: testCore{}, Output: po.out, Validate: (*event.Event).Validate,
+		N: po.n, JitterMin: jmax / 2, JitterMax: jmax, DryRun: po.dryRun,
+		Rand: rand.New(rand.NewPCG(po.seed, 7)), Observer: po.observer}}
+}
+
+func (p *poller) cycle(ctx context.Context) (poll.Result, error) { return poll.Run(ctx, p.o) }
+
+func (p *poller) mustCycle() poll.CycleStats {
+	p.e.t.Helper()
+	res, err := p.cycle(context.Background())
+	if err != nil {
+		p.e.t.Fatalf("cycle: %v", err)
+	}
+	return res.Stats
+}
+
+// testCore is a small stand-in for the core: humans with role write or
+// admin pass the gate; harness "triage" runs on a /fs-triage comment,
+// "audit" on any comment, "watch" on a label change.
+type testCore struct{}
+
+func (testCore) Decide(ev *event.Event) poll.Decision {
+	if ev.Actor.Kind != event.ActorHuman || (ev.Actor.Role != "write" && ev.Actor.Role != "admin") {
+		return poll.Decision{Verdict: poll.VerdictDenied, Reason: "role " + ev.Actor.Role}
+	}
+	var runs []plan.Run
+	add := func(h string) {
+		runs = append(runs, plan.Run{Harness: h, Role: h, Event: ev, Key: scope.KeyOf(h, ev, ""), WorkItem: plan.WorkItemOf(ev)})
+	}
+	tr := ev.Transition
+	if tr.Kind == event.CommentAdded && tr.Comment.Command == "/fs-triage" {
+		add("triage")
+	}
+	if tr.Kind == event.CommentAdded {
+		add("audit")
+	}
+	if tr.Kind == event.LabelChanged {
+		add("watch")
+	}
+	if len(runs) == 0 {
+		return poll.Decision{Verdict: poll.VerdictNoMatch}
+	}
+	return poll.Decision{Verdict: poll.VerdictRun, Runs: runs}
+}
+
+func (testCore) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
+
+// recorder is the test double output driver: it records every run,
+// fails the harnesses listed in fail, and answers with a run reference.
+type recorder struct {
+	mu    sync.Mutex
+	runs  []plan.Run
+	fail  map[string]bool // harness → fail its runs
+	calls int
+	// after, if set, is called with each successful run (a runner).
+	after func(plan.Run)
+}
+
+func (r *recorder) Name() string { return "recorder" }
+
+func (r *recorder) Dispatch(_ context.Context, runs []plan.Run) []output.Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	out := make([]output.Result, len(runs))
+	for i, run := range runs {
+		out[i].Run = run
+		if r.fail[run.Harness] {
+			out[i].Err = errors.New("injected dispatch failure")
+			continue
+		}
+		r.runs = append(r.runs, run)
+		out[i].Ref = &plan.Ref{Driver: "recorder", ID: fmt.Sprint(len(r.runs)), URL: "https://ci.example/runs/" + fmt.Sprint(len(r.runs))}
+		if r.after != nil {
+			r.after(run)
+		}
+	}
+	return out
+}
+
+func (r *recorder) setFail(h string, on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fail == nil {
+		r.fail = map[string]bool{}
+	}
+	r.fail[h] = on
+}
+
+func (r *recorder) all() []plan.Run {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]plan.Run(nil), r.runs...)
+}
+
+// count returns dispatches per "ISSUE/harness".
+func (r *recorder) count() map[string]int {
+	m := map[string]int{}
+	for _, run := range r.all() {
+		m[run.Event.Entity.Key+"/"+run.Harness]++
+	}
+	return m
+}
+
+// release is the runner's teardown: delete the lock of run's issue.
+func (e *env) release(run plan.Run) {
+	key, prop, err := jirapoll.ParseLockRef(run.PollLock.Property)
+	if err != nil {
+		e.t.Errorf("run carries a bad poll lock: %v", err)
+		return
+	}
+	e.sim.SetPropertyDirect(key, prop, nil)
+}
+
+// releaseAll releases every dispatched lock (all runs finished).
+func (e *env) releaseAll(keys []string) {
+	for _, k := range keys {
+		if raw, ok := e.sim.Property(k, lockKey()); ok && strings.Contains(string(raw), `"dispatched"`) {
+			e.sim.SetPropertyDirect(k, lockKey(), nil)
+		}
+	}
+}
+
+func (e *env) lastCheck(key string) (polllock.LastCheck, bool) {
+	raw, ok := e.sim.Property(key, checkKey())
+	if !ok {
+		return polllock.LastCheck{}, false
+	}
+	lc, err := polllock.ParseLastCheck(raw)
+	if err != nil {
+		e.t.Fatalf("lastCheck on %s: %v", key, err)
+	}
+	return lc, true
+}
+
+func (e *env) lock(key string) (polllock.Lock, bool) {
+	raw, ok := e.sim.Property(key, lockKey())
+	if !ok {
+		return polllock.Lock{}, false
+	}
+	l, err := polllock.Parse(raw)
+	if err != nil {
+		e.t.Fatalf("lock on %s: %v", key, err)
+	}
+	return l, true
+}
+
+func sumCalls(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}

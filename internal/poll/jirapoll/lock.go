@@ -1,0 +1,233 @@
+package jirapoll
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+// firstErr keeps the first error that must stop the cycle.
+type firstErr struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (f *firstErr) set(err error) {
+	f.mu.Lock()
+	if f.err == nil {
+		f.err = err
+	}
+	f.mu.Unlock()
+}
+
+func (f *firstErr) get() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+// classifyErr sorts a per-issue API error: auth stops the cycle, 404 means
+// the issue is gone, anything else skips the issue.
+func classifyErr(it *poll.Item, what string, err error, stop *firstErr) {
+	switch {
+	case jira.IsAuth(err):
+		stop.set(fmt.Errorf("%s on %s: %w: %w", what, it.ID, poll.ErrAuth, err))
+	case jira.IsNotFound(err):
+		it.Gone = true
+	default:
+		it.Err = fmt.Errorf("%s on %s: %w", what, it.ID, err)
+	}
+}
+
+func (d *Driver) lockValue(phase string, refs []plan.Ref) json.RawMessage {
+	return polllock.Lock{ID: d.o.PollerID, TS: d.o.Now(), Phase: phase, Runs: refs}.Marshal()
+}
+
+// Acquire implements poll.Driver: one lock write per item, in parallel.
+func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
+	var stop firstErr
+	each(d.o.Concurrency, items, func(it *poll.Item) {
+		if ctx.Err() != nil || stop.get() != nil {
+			return
+		}
+		it.Attempted = true
+		d.remember(stateOf(it).id)
+		err := d.o.API.SetProperty(ctx, it.ID, d.lockKey, d.lockValue(polllock.PhasePending, nil))
+		if err != nil {
+			classifyErr(it, "writing the poll lock", err, &stop)
+			return
+		}
+		it.Held = true
+	})
+	return stop.get()
+}
+
+// Verify implements poll.Driver with one reconciled (strongly consistent)
+// search over the held items; if Jira rejects it (an issue was deleted, so
+// its key no longer validates), each item is read on its own.
+func (d *Driver) Verify(ctx context.Context, items []*poll.Item) error {
+	for start := 0; start < len(items); start += maxReconcile {
+		chunk := items[start:min(start+maxReconcile, len(items))]
+		err := d.verifyBulk(ctx, chunk)
+		if jira.IsBadRequest(err) {
+			err = d.verifyEach(ctx, chunk)
+		}
+		if err != nil {
+			if jira.IsAuth(err) {
+				return fmt.Errorf("verifying poll locks: %w: %w", poll.ErrAuth, err)
+			}
+			if !poll.IsStop(err) {
+				for _, it := range chunk {
+					it.Err = fmt.Errorf("verifying the poll lock on %s: %w", it.ID, err)
+				}
+				continue
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *Driver) verifyBulk(ctx context.Context, items []*poll.Item) error {
+	keys := make([]string, len(items))
+	var ids []int64
+	for i, it := range items {
+		keys[i] = it.ID
+		ids = append(ids, stateOf(it).id)
+	}
+	jql, err := jira.KeyIn(keys)
+	if err != nil {
+		return err
+	}
+	req := jira.SearchRequest{JQL: jql, Fields: []string{"updated"}, Properties: []string{d.lockKey, d.checkKey},
+		MaxResults: len(keys), ReconcileIssues: ids}
+	found, err := d.o.API.Search(ctx, req, len(keys))
+	if err != nil {
+		return err
+	}
+	byKey := make(map[string]jira.Issue, len(found))
+	for _, is := range found {
+		byKey[is.Key] = is
+	}
+	for _, it := range items {
+		is, ok := byKey[it.ID]
+		if !ok {
+			it.Gone, it.Held = true, false
+			continue
+		}
+		d.settle(it, is.Properties[d.lockKey], is.Properties[d.checkKey])
+	}
+	return nil
+}
+
+func (d *Driver) verifyEach(ctx context.Context, items []*poll.Item) error {
+	var stop firstErr
+	each(d.o.Concurrency, items, func(it *poll.Item) {
+		lock, _, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
+		var check json.RawMessage
+		if err == nil {
+			check, _, err = d.o.API.GetProperty(ctx, it.ID, d.checkKey)
+		}
+		if err != nil {
+			classifyErr(it, "verifying the poll lock", err, &stop)
+			it.Held = false
+			return
+		}
+		d.settle(it, lock, check)
+	})
+	return stop.get()
+}
+
+// settle applies a consistent read: the lock must carry this poller's id
+// and be fresh; the checkpoint is refreshed.
+func (d *Driver) settle(it *poll.Item, lockRaw, checkRaw json.RawMessage) {
+	now := d.o.Now()
+	ours := false
+	if len(lockRaw) > 0 {
+		if l, err := polllock.Parse(lockRaw); err == nil {
+			ours = l.ID == d.o.PollerID && !l.Stale(now, d.o.StaleThreshold)
+		}
+	}
+	if !ours {
+		it.Held, it.Lost = false, true
+		return
+	}
+	it.Base, _ = d.checkpoint(it.ID, checkRaw, now)
+}
+
+// Dispatched implements poll.Driver.
+func (d *Driver) Dispatched(ctx context.Context, it *poll.Item, refs []plan.Ref) error {
+	if err := d.o.API.SetProperty(ctx, it.ID, d.lockKey, d.lockValue(polllock.PhaseDispatched, refs)); err != nil {
+		return fmt.Errorf("writing the dispatched poll lock on %s: %w", it.ID, err)
+	}
+	return nil
+}
+
+// Advance implements poll.Driver.
+func (d *Driver) Advance(ctx context.Context, it *poll.Item, cp poll.Checkpoint) error {
+	if err := d.o.API.SetProperty(ctx, it.ID, d.checkKey, lastCheckValue(cp)); err != nil {
+		return fmt.Errorf("writing lastCheck on %s: %w", it.ID, err)
+	}
+	return nil
+}
+
+// Release implements poll.Driver.
+func (d *Driver) Release(ctx context.Context, it *poll.Item, check bool) error {
+	if check {
+		raw, found, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
+		if err != nil {
+			if jira.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("reading the poll lock on %s before removing it: %w", it.ID, err)
+		}
+		if !found {
+			return nil
+		}
+		if l, err := polllock.Parse(raw); err == nil && l.ID != d.o.PollerID {
+			return nil // another poller's lock now
+		}
+	}
+	if _, err := d.o.API.DeleteProperty(ctx, it.ID, d.lockKey); err != nil && !jira.IsNotFound(err) {
+		return fmt.Errorf("removing the poll lock on %s: %w", it.ID, err)
+	}
+	return nil
+}
+
+// RemoveStale implements poll.Driver: each lock is re-read and deleted
+// only while it is still stale (a runner may have refreshed it since).
+func (d *Driver) RemoveStale(ctx context.Context, items []*poll.Item) (int, error) {
+	var mu sync.Mutex
+	removed := 0
+	var stop firstErr
+	each(d.o.Concurrency, items, func(it *poll.Item) {
+		if ctx.Err() != nil || stop.get() != nil {
+			return
+		}
+		raw, found, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
+		if err == nil && found {
+			if _, stale, _ := d.lockState(it.ID, raw, d.o.Now()); !stale {
+				return
+			}
+			_, err = d.o.API.DeleteProperty(ctx, it.ID, d.lockKey)
+			if err == nil {
+				mu.Lock()
+				removed++
+				mu.Unlock()
+				d.o.Log.Info("stale poll lock removed", "issue", it.ID, "property", d.lockKey)
+			}
+		}
+		if err != nil && jira.IsAuth(err) {
+			stop.set(fmt.Errorf("removing a stale poll lock on %s: %w: %w", it.ID, poll.ErrAuth, err))
+		} else if err != nil && !jira.IsNotFound(err) {
+			d.o.Log.Warn("could not remove a stale poll lock", "issue", it.ID, "error", err.Error())
+		}
+	})
+	return removed, stop.get()
+}

@@ -1,0 +1,259 @@
+package jirapoll
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+// Source raw types of the events this driver produces.
+const (
+	RawIssue     = "issue"     // raw_action created: the issue was created
+	RawComment   = "comment"   // raw_action created or updated (an edit)
+	RawChangelog = "changelog" // raw_action: the changed field's id
+)
+
+// unknownActor stands for a change whose author Jira no longer reports.
+const unknownActor = "unknown"
+
+// mapper turns one issue's comments and changelog into changes.
+type mapper struct {
+	d   *Driver
+	ctx context.Context
+	me  string // the tool's own account id
+	it  *poll.Item
+}
+
+// changes maps everything after the item's oldest checkpoint position.
+func (m *mapper) changes(hs []jira.History, cs []jira.Comment) ([]poll.Change, error) {
+	is := stateOf(m.it).issue
+	lo := m.it.Base.Min()
+	var out []poll.Change
+	add := func(at time.Time, ev *event.Event) { out = append(out, poll.Change{At: at, Event: ev}) }
+	if lo.IsZero() && !is.Fields.Created.IsZero() {
+		author := is.Fields.Creator
+		if author == nil {
+			author = is.Fields.Reporter
+		}
+		ev, err := m.event(author, event.Transition{Kind: event.Opened}, RawIssue, "created")
+		if err != nil {
+			return nil, err
+		}
+		add(is.Fields.Created.Time, ev)
+	}
+	for _, c := range oldestFirst(cs) {
+		at, action := c.Created.Time, "created"
+		if !at.After(lo) {
+			if !c.Updated.After(lo) {
+				continue
+			}
+			at, action = c.Updated.Time, "updated"
+		}
+		cmd, instr := event.ParseCommand(c.Text)
+		tr := event.Transition{Kind: event.CommentAdded, Comment: &event.Comment{
+			Body: event.Truncate(c.Text, event.MaxCommentBody), ID: c.ID, ParentID: c.ParentID,
+			Command: cmd, Instruction: instr}}
+		author := c.Author
+		ev, err := m.event(&author, tr, RawComment, action)
+		if err != nil {
+			return nil, err
+		}
+		add(at, ev)
+	}
+	for _, h := range hs {
+		if !h.Created.After(lo) {
+			continue
+		}
+		evs, err := m.history(h)
+		if err != nil {
+			return nil, err
+		}
+		for _, ev := range evs {
+			add(h.Created.Time, ev)
+		}
+	}
+	return out, nil
+}
+
+// history maps one changelog entry: one label_changed per label added or
+// removed, closed/reopened when the status category moves into or out of
+// done, one edited for summary/description, one updated for the rest.
+func (m *mapper) history(h jira.History) ([]*event.Event, error) {
+	var trs []event.Transition
+	var edited, updated []string
+	for _, ci := range h.Items {
+		field := ci.FieldID
+		if field == "" {
+			field = strings.ToLower(ci.Field)
+		}
+		switch field {
+		case "labels":
+			added, removed := diffLabels(ci.FromString, ci.ToString)
+			for _, l := range added {
+				trs = append(trs, event.Transition{Kind: event.LabelChanged, Label: &event.Label{Name: l, Action: "added"}})
+			}
+			for _, l := range removed {
+				trs = append(trs, event.Transition{Kind: event.LabelChanged, Label: &event.Label{Name: l, Action: "removed"}})
+			}
+		case "status":
+			kind, err := m.statusKind(ci)
+			if err != nil {
+				return nil, err
+			}
+			if kind != "" {
+				trs = append(trs, event.Transition{Kind: kind})
+			} else {
+				updated = append(updated, field)
+			}
+		case "summary", "description":
+			edited = append(edited, field)
+		default:
+			updated = append(updated, field)
+		}
+	}
+	var out []*event.Event
+	for _, tr := range trs {
+		action := "labels"
+		if tr.Kind != event.LabelChanged {
+			action = "status"
+		}
+		ev, err := m.event(&h.Author, tr, RawChangelog, action)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ev)
+	}
+	for _, g := range []struct {
+		kind   string
+		fields []string
+	}{{event.Edited, edited}, {event.Updated, updated}} {
+		if len(g.fields) == 0 {
+			continue
+		}
+		ev, err := m.event(&h.Author, event.Transition{Kind: g.kind}, RawChangelog, strings.Join(g.fields, ","))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}
+
+// statusKind is closed or reopened when a status change crosses the done
+// category, else "".
+func (m *mapper) statusKind(ci jira.ChangeItem) (string, error) {
+	from, err := m.category(ci.From, ci.FromString)
+	if err != nil {
+		return "", err
+	}
+	to, err := m.category(ci.To, ci.ToString)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case from != "done" && to == "done":
+		return event.Closed, nil
+	case from == "done" && to != "done":
+		return event.Reopened, nil
+	}
+	return "", nil
+}
+
+func (m *mapper) category(id, name string) (string, error) {
+	if id == "" {
+		id = name
+	}
+	if id == "" {
+		return "", nil
+	}
+	return m.d.o.API.StatusCategory(m.ctx, id)
+}
+
+// diffLabels compares two space-separated label lists.
+func diffLabels(from, to string) (added, removed []string) {
+	f, t := strings.Fields(from), strings.Fields(to)
+	for _, l := range t {
+		if !slices.Contains(f, l) {
+			added = append(added, l)
+		}
+	}
+	for _, l := range f {
+		if !slices.Contains(t, l) {
+			removed = append(removed, l)
+		}
+	}
+	return added, removed
+}
+
+// event builds a work_item event about the mapper's issue.
+func (m *mapper) event(author *jira.User, tr event.Transition, rawType, rawAction string) (*event.Event, error) {
+	is := stateOf(m.it).issue
+	actor, err := m.actor(author)
+	if err != nil {
+		return nil, err
+	}
+	labels := slices.Clone(is.Fields.Labels)
+	if labels == nil {
+		labels = []string{}
+	}
+	return &event.Event{
+		Repo:       m.d.o.Repo,
+		Entity:     event.Entity{Kind: event.KindWorkItem, ID: stateOf(m.it).id, URL: m.d.o.SiteURL + "/browse/" + is.Key, Key: is.Key},
+		Transition: tr,
+		Actor:      actor,
+		State:      event.State{Labels: labels},
+		Source:     event.Source{System: event.SystemJira, RawType: rawType, RawAction: rawAction},
+	}, nil
+}
+
+// actor describes an author: a bot when Jira says the account is an app
+// or it is the tool's own account; otherwise a human with the role its
+// project roles grant.
+func (m *mapper) actor(u *jira.User) (event.Actor, error) {
+	is := stateOf(m.it).issue
+	if u == nil || u.AccountID == "" {
+		return event.Actor{ID: unknownActor, Kind: event.ActorHuman, Role: jira.RoleExternal}, nil
+	}
+	a := event.Actor{ID: u.AccountID, Kind: event.ActorHuman}
+	if r := is.Fields.Reporter; r != nil && r.AccountID == u.AccountID {
+		a.IsEntityAuthor = true
+	}
+	if u.AccountType == "app" || u.AccountID == m.me {
+		a.Kind, a.Role = event.ActorBot, "none"
+		return a, nil
+	}
+	project := m.d.o.Project
+	if project == "" && is.Fields.Project != nil {
+		project = is.Fields.Project.Key
+	}
+	if project == "" {
+		project, _, _ = strings.Cut(is.Key, "-")
+	}
+	role, err := m.d.o.API.RoleOf(m.ctx, project, u.AccountID)
+	if err != nil {
+		return event.Actor{}, err
+	}
+	a.Role = role
+	return a, nil
+}
+
+// oldestFirst orders comments by creation, then by id (Jira ids grow), so
+// that comments created in the same millisecond keep their real order.
+func oldestFirst(cs []jira.Comment) []jira.Comment {
+	out := slices.Clone(cs)
+	slices.SortStableFunc(out, func(a, b jira.Comment) int {
+		if c := a.Created.Compare(b.Created.Time); c != 0 {
+			return c
+		}
+		if len(a.ID) != len(b.ID) {
+			return len(a.ID) - len(b.ID)
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}

@@ -1,0 +1,37 @@
+package poll
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+)
+
+// Spread is how many times N the selection window holds: each cycle picks
+// N items at random among the Spread×N longest-waiting eligible items.
+// Randomness keeps parallel pollers from all locking the same items;
+// the window keeps every item's wait bounded, because an item only ever
+// moves towards the front of the window while it waits.
+const Spread = 4
+
+// Select returns up to n of the eligible items: the longest-waiting
+// (earliest Waiting, ties broken by ID) window of Spread×n items is
+// shuffled with rng and the first n are taken. The input is not modified.
+// A nil rng selects the n longest-waiting items deterministically.
+func Select(eligible []*Item, n int, rng *rand.Rand) []*Item {
+	if n <= 0 || len(eligible) == 0 {
+		return nil
+	}
+	sorted := slices.Clone(eligible)
+	slices.SortStableFunc(sorted, func(a, b *Item) int {
+		if c := a.Waiting.Compare(b.Waiting); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	window := min(len(sorted), n*Spread)
+	sorted = sorted[:window]
+	if rng != nil {
+		rng.Shuffle(len(sorted), func(i, j int) { sorted[i], sorted[j] = sorted[j], sorted[i] })
+	}
+	return sorted[:min(n, len(sorted))]
+}

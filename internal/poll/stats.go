@@ -1,0 +1,95 @@
+package poll
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// CycleStats is the record of one poll cycle (DESIGN.md section 7 step 9).
+// Every cycle logs exactly one of these and hands it to the Observer.
+type CycleStats struct {
+	CycleID string
+	Driver  string
+	DryRun  bool
+
+	Candidates int // work items the discovery returned
+	Eligible   int // unlocked (or stale-locked) and changed
+	Selected   int // eligible items this cycle worked on (at most N)
+	Corrupt    int // corrupt lock or checkpoint values seen
+
+	LocksAttempted    int // lock writes sent
+	LocksAcquired     int // locks still ours at verification
+	LocksLost         int // locks another poller took (or ours went stale)
+	LocksStaleRemoved int // stale locks overwritten or deleted
+	ItemsGone         int // items deleted mid-cycle
+	ItemsFailed       int // items skipped after a per-item error
+
+	Events        int // changes detected inside the cycle's windows
+	EventsBot     int // changes by bots (never trigger runs)
+	EventsInvalid int // changes whose event failed validation
+	EventsDenied  int // changes the authorization gate refused
+	EventsNoMatch int // authorized changes no trigger matched
+
+	RunsMatched     int // runs the triggers asked for
+	RunsCoalesced   int // runs replaced by a newer event of the same harness and item
+	RunsRateLimited int // runs the per-scope circuit breaker skipped
+
+	DispatchesScheduled int // runs handed to the output driver successfully
+	DispatchesFailed    int // runs the output driver failed to start
+
+	APICalls       int // tracker API calls (retries included)
+	RateLimitWaits int // times a call waited for the rate limiter or Retry-After
+	Duration       time.Duration
+	Interrupted    bool   // a stop signal ended the cycle early
+	Error          string // why the cycle failed, if it did
+}
+
+// Observer receives every cycle's stats (e.g. for Prometheus metrics).
+type Observer func(CycleStats)
+
+// LogAttrs renders the stats as slog attributes.
+func (s CycleStats) LogAttrs() []slog.Attr {
+	a := []slog.Attr{
+		slog.String("cycle_id", s.CycleID),
+		slog.String("driver", s.Driver),
+		slog.Bool("dry_run", s.DryRun),
+		slog.Int("candidates", s.Candidates),
+		slog.Int("eligible", s.Eligible),
+		slog.Int("selected", s.Selected),
+		slog.Int("corrupt_values", s.Corrupt),
+		slog.Int("locks_attempted", s.LocksAttempted),
+		slog.Int("locks_acquired", s.LocksAcquired),
+		slog.Int("locks_lost", s.LocksLost),
+		slog.Int("locks_stale_removed", s.LocksStaleRemoved),
+		slog.Int("items_gone", s.ItemsGone),
+		slog.Int("items_failed", s.ItemsFailed),
+		slog.Int("events", s.Events),
+		slog.Int("events_bot", s.EventsBot),
+		slog.Int("events_invalid", s.EventsInvalid),
+		slog.Int("events_denied", s.EventsDenied),
+		slog.Int("events_no_match", s.EventsNoMatch),
+		slog.Int("runs_matched", s.RunsMatched),
+		slog.Int("runs_coalesced", s.RunsCoalesced),
+		slog.Int("runs_rate_limited", s.RunsRateLimited),
+		slog.Int("dispatches_scheduled", s.DispatchesScheduled),
+		slog.Int("dispatches_failed", s.DispatchesFailed),
+		slog.Int("api_calls", s.APICalls),
+		slog.Int("rate_limit_waits", s.RateLimitWaits),
+		slog.Int64("duration_ms", s.Duration.Milliseconds()),
+		slog.Bool("interrupted", s.Interrupted),
+	}
+	if s.Error != "" {
+		a = append(a, slog.String("error", s.Error))
+	}
+	return a
+}
+
+// log writes the one structured record of the cycle.
+func (s CycleStats) log(l *slog.Logger) {
+	level := slog.LevelInfo
+	if s.Error != "" {
+		level = slog.LevelError
+	}
+	l.LogAttrs(context.Background(), level, "poll cycle", s.LogAttrs()...)
+}

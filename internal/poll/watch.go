@@ -1,0 +1,62 @@
+package poll
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// MaxBackoffFactor caps the wait after failing cycles at this many
+// intervals.
+const MaxBackoffFactor = 10
+
+// WatchOptions configure Watch.
+type WatchOptions struct {
+	Interval time.Duration // wait between cycles (default 60s)
+	Log      *slog.Logger
+	// Sleep waits d or until ctx ends (tests replace it).
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Watch calls cycle repeatedly until ctx ends, waiting Interval between
+// calls. After a failing call the wait doubles with every further failure,
+// capped at MaxBackoffFactor×Interval, and resets after a success. A
+// cancelled ctx is the normal way out: Watch then returns nil (the cycle
+// itself is responsible for finishing or rolling back its work).
+func Watch(ctx context.Context, o WatchOptions, cycle func(ctx context.Context) error) error {
+	if o.Interval <= 0 {
+		o.Interval = time.Minute
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Sleep == nil {
+		o.Sleep = SleepCtx
+	}
+	failures := 0
+	for ctx.Err() == nil {
+		if err := cycle(ctx); err != nil && ctx.Err() == nil {
+			failures++
+		} else {
+			failures = 0
+		}
+		wait := Backoff(o.Interval, failures)
+		if failures > 0 {
+			o.Log.Warn("poll cycle failed; backing off", "consecutive_failures", failures, "next_in", wait.String())
+		}
+		if o.Sleep(ctx, wait) != nil {
+			break
+		}
+	}
+	return nil
+}
+
+// Backoff is the wait after failures consecutive failing cycles:
+// interval × 2^failures, capped at MaxBackoffFactor × interval.
+func Backoff(interval time.Duration, failures int) time.Duration {
+	wait := interval
+	for i := 0; i < failures && wait < MaxBackoffFactor*interval; i++ {
+		wait *= 2
+	}
+	return min(wait, MaxBackoffFactor*interval)
+}
