@@ -39,9 +39,10 @@ type Options struct {
 	// EventName is the GitHub event name ($GITHUB_EVENT_NAME / --event-name).
 	EventName string
 	// Payload is the event JSON; when nil it is read from Path
-	// ($GITHUB_EVENT_PATH / --input-file).
+	// ($GITHUB_EVENT_PATH / --input-file), or from Stdin when Path is "-".
 	Payload []byte
 	Path    string
+	Stdin   io.Reader
 	// Repo is the target repository (config `repo`); empty means the
 	// payload's repository.full_name.
 	Repo string
@@ -108,12 +109,18 @@ func (d *Driver) payload() ([]byte, string, error) {
 		}
 		return d.o.Payload, "payload", nil
 	}
-	f, err := os.Open(d.o.Path)
-	if err != nil {
-		return nil, "", fmt.Errorf("gha-event: event file: %w", err)
+	var r io.Reader = d.o.Stdin
+	if d.o.Path != "-" {
+		f, err := os.Open(d.o.Path)
+		if err != nil {
+			return nil, "", fmt.Errorf("gha-event: event file: %w", err)
+		}
+		defer f.Close()
+		r = f
+	} else if r == nil {
+		return nil, "", errors.New("gha-event: --input-file - but no standard input")
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxPayloadBytes+1))
+	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
 	if err != nil {
 		return nil, "", fmt.Errorf("gha-event: reading %s: %w", d.o.Path, err)
 	}

@@ -251,3 +251,55 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+func TestNewFromEnv(t *testing.T) {
+	s := githubsim.New(githubsim.Options{Token: "tok", Repos: []githubsim.Repo{{FullName: "acme/platform"}}})
+	u, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_ = s.SetPermission("acme/platform", "alice", "admin")
+	tests := []struct {
+		name     string
+		env      map[string]string
+		opts     Options
+		wantRole string
+		wantErr  string
+	}{
+		{"all from env", map[string]string{"GITHUB_EVENT_PATH": "testdata/issues.opened.json", "GITHUB_EVENT_NAME": "issues",
+			"GITHUB_TOKEN": "tok", "GITHUB_API_URL": u, "GITHUB_REPOSITORY": "acme/platform"}, Options{}, "admin", ""},
+		{"no token means role none", map[string]string{"GITHUB_EVENT_PATH": "testdata/issues.opened.json", "GITHUB_EVENT_NAME": "issues"},
+			Options{}, "none", ""},
+		{"flags win over env", map[string]string{"GITHUB_EVENT_PATH": "testdata/nope.json", "GITHUB_EVENT_NAME": "push"},
+			Options{Path: "-", EventName: "issues", Stdin: bytes.NewReader(mustJSON(load(t, "issues.opened")))}, "none", ""},
+		{"stdin missing", nil, Options{Path: "-", EventName: "issues"}, "", "no standard input"},
+		{"bad api url", map[string]string{"GITHUB_EVENT_PATH": "x", "GITHUB_EVENT_NAME": "issues", "GITHUB_TOKEN": "t",
+			"GITHUB_API_URL": "http://example.com/"}, Options{}, "", "loopback"},
+		{"nothing set", nil, Options{}, "", "GITHUB_EVENT_NAME"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := NewFromEnv(tt.opts, func(k string) string { return tt.env[k] })
+			var ev *event.Event
+			if err == nil {
+				ev, err = d.Read(context.Background())
+				if lk, ok := d.o.Permissions.(*Lookup); ok {
+					defer lk.Client.Client().CloseIdleConnections()
+				}
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.Actor.Role != tt.wantRole || ev.Repo != "acme/platform" {
+				t.Errorf("role %q repo %q, want %q", ev.Actor.Role, ev.Repo, tt.wantRole)
+			}
+		})
+	}
+}
