@@ -15,6 +15,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/workflows"
 	"github.com/fullsend-dev/fullsend/internal/workflows/ghactions"
+	"github.com/fullsend-dev/fullsend/internal/workflows/gitlabci"
 )
 
 func init() { register(newWorkflowsCmd) }
@@ -83,7 +84,11 @@ func generateWorkflows(app *App, f genFlags) (map[string][]byte, string, error) 
 		}
 		return files, orDefault(f.dir, defaultWorkflowDir), nil
 	case "gitlab":
-		return nil, "", UserError(errors.New("--platform gitlab: not available in this build"))
+		files, err := gitlabci.Generate(gitlabci.Options{Version: version})
+		if err != nil {
+			return nil, "", UserError(err)
+		}
+		return files, orDefault(f.dir, "."), nil
 	case "":
 		return nil, "", UserError(errors.New("--platform is required: github or gitlab"))
 	default:
@@ -150,15 +155,26 @@ func newWorkflowsCheckCmd(app *App) *cobra.Command {
 		Long: "Reads every .yml/.yaml file in the directory and reports, as file:line: message,\n" +
 			"each job that runs `fullsend run` without a concurrency group containing the\n" +
 			"serialization key, with cancel-in-progress true or an expression, or whose\n" +
-			"group prefix collides with its caller's. Exit code 2 when anything is found.",
+			"group prefix collides with its caller's. A .gitlab-ci.yml in the directory or\n" +
+			"the current directory is checked too (resource_group, interruptible,\n" +
+			"workflow:auto_cancel and workflow:name). Exit code 2 when anything is found.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			files, err := readWorkflowDir(dir)
+			gl, err := checkGitLabCI(dir)
 			if err != nil {
 				return err
 			}
-			rep := ghactions.Check(files)
-			return reportCheck(app, dir, rep.Files, rep.Jobs, rep.Findings)
+			files, err := readWorkflowDir(dir)
+			if err != nil && gl.files == 0 {
+				return err
+			}
+			var rep ghactions.Report
+			if err == nil {
+				rep = ghactions.Check(files)
+			}
+			findings := append(rep.Findings, gl.findings...)
+			workflows.SortFindings(findings)
+			return reportCheck(app, dir, rep.Files+gl.files, rep.Jobs+gl.jobs, findings)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", defaultWorkflowDir, "directory holding the workflow files")
@@ -177,7 +193,7 @@ func readWorkflowDir(dir string) ([]ghactions.File, error) {
 	var files []ghactions.File
 	for _, e := range entries {
 		ext := strings.ToLower(filepath.Ext(e.Name()))
-		if e.IsDir() || (ext != ".yml" && ext != ".yaml") {
+		if e.IsDir() || (ext != ".yml" && ext != ".yaml") || e.Name() == gitlabci.FileName {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
