@@ -26,6 +26,8 @@ func (app *App) newPlatformOutput(_ context.Context, name string, cfg *config.Co
 			return nil, UserError(fmt.Errorf("gha-dispatch: %w", err))
 		}
 		return d, nil
+	case "gitlab-pipeline":
+		return app.newGitLabOutput(cfg)
 	case "local":
 		d, err := local.New(local.Options{
 			MaxParallel: cfg.Outputs.Local.MaxParallel,
