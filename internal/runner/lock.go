@@ -108,10 +108,17 @@ func (l *Locker) Acquire(ctx context.Context) error {
 	lk.Runs = mergeRun(lk.Runs, l.Run)
 	lk.TS = l.Now()
 	if err := l.Store.Put(ctx, l.Issue, l.Property, lk.Marshal()); err != nil {
-		return fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err)
+		return &writeError{fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err)}
 	}
 	return nil
 }
+
+// writeError is a failed lock write whose outcome is unknown: the lock may
+// or may not carry the new value.
+type writeError struct{ err error }
+
+func (e *writeError) Error() string { return e.err.Error() }
+func (e *writeError) Unwrap() error { return e.err }
 
 // Refresh re-reads the lock and, when it still carries this run's id, rewrites
 // its timestamp (a late refresh of a lock that went stale but was not taken

@@ -77,7 +77,8 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}()
 	if s.Locker != nil {
 		if err := s.Locker.Acquire(ctx); err != nil {
-			if !IsLostLock(err) && !IsInput(err) {
+			var we *writeError
+			if errors.As(err, &we) {
 				// The write may have landed: do not leave a lock without a run.
 				releaseLock(context.WithoutCancel(ctx), s.Locker, log)
 			}
