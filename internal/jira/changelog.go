@@ -25,7 +25,7 @@ type bulkChangelogRequest struct {
 
 type bulkChangelogResponse struct {
 	IssueChangeLogs []struct {
-		IssueID        string    `json:"issueId"`
+		IssueID         string    `json:"issueId"`
 		ChangeHistories []History `json:"changeHistories"`
 	} `json:"issueChangeLogs"`
 	NextPageToken string `json:"nextPageToken"`

@@ -77,17 +77,17 @@ type Client struct {
 	opts    Options
 	log     *slog.Logger
 
-	roleFetch  sync.Mutex
-	mu         sync.Mutex
-	calls      map[string]int
-	total      int
-	waits      int
-	slowUntil  time.Time
-	myself     *User
-	statuses   map[string]string
-	roles      map[string]roleCache // project key → membership
-	idToKey    map[string]string
-	keyToID    map[string]string
+	roleFetch sync.Mutex
+	mu        sync.Mutex
+	calls     map[string]int
+	total     int
+	waits     int
+	slowUntil time.Time
+	myself    *User
+	statuses  map[string]string
+	roles     map[string]roleCache // project key → membership
+	idToKey   map[string]string
+	keyToID   map[string]string
 }
 
 var _ API = (*Client)(nil)

@@ -9,12 +9,12 @@ import (
 )
 
 var (
-	projectKeyRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,254}$`)
+	projectKeyRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{1,254}$`)
 	issueKeyRe   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]+-[1-9][0-9]*$`)
 )
 
-// ValidProjectKey reports whether s is a Jira project key (a letter, then
-// letters, digits or underscores).
+// ValidProjectKey reports whether s is a Jira project key (a letter, then one or more
+// letters, digits or underscores, as Jira requires).
 func ValidProjectKey(s string) bool { return projectKeyRe.MatchString(s) }
 
 // ValidIssueKey reports whether s looks like PROJ-123.

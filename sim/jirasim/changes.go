@@ -1,0 +1,159 @@
+package jirasim
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fullsend-dev/fullsend/internal/jira"
+)
+
+// AddComment adds a comment whose text becomes ADF paragraphs (one per
+// line) and returns its id. It updates the issue's updated time.
+func (s *Server) AddComment(key, authorAccountID, text string) string {
+	return s.AddCommentADF(key, authorAccountID, jira.TextToADF(text))
+}
+
+// AddCommentADF adds a comment with an ADF body as given.
+func (s *Server) AddCommentADF(key, authorAccountID string, body json.RawMessage) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.mustIssue(key)
+	s.user(authorAccountID)
+	now := s.now()
+	c := &comment{id: s.newID(), author: authorAccountID, updateAuthor: authorAccountID, body: body, created: now, updated: now}
+	is.comments = append(is.comments, c)
+	s.touch(is, true)
+	return strconv.FormatInt(c.id, 10)
+}
+
+// EditComment replaces a comment's text, setting its updated time.
+func (s *Server) EditComment(key, commentID, authorAccountID, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.mustIssue(key)
+	for _, c := range is.comments {
+		if strconv.FormatInt(c.id, 10) == commentID {
+			c.body = jira.TextToADF(text)
+			c.updateAuthor = authorAccountID
+			c.updated = s.now()
+			s.user(authorAccountID)
+			s.touch(is, true)
+			return
+		}
+	}
+	panic(fmt.Sprintf("jirasim: no comment %s on %s", commentID, key))
+}
+
+// record appends a changelog history and bumps updated.
+func (s *Server) record(is *issue, author string, items ...jira.ChangeItem) {
+	s.user(author)
+	is.histories = append(is.histories, &history{id: s.newID(), author: author, created: s.now(), items: items})
+	s.touch(is, true)
+}
+
+// AddLabel adds a label (no-op if present), recording a labels change.
+func (s *Server) AddLabel(key, label, author string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.mustIssue(key)
+	if slices.Contains(is.cur.labels, label) {
+		return
+	}
+	from := strings.Join(is.cur.labels, " ")
+	is.cur.labels = append(slices.Clone(is.cur.labels), label)
+	s.record(is, author, jira.ChangeItem{Field: "labels", FieldID: "labels", FieldType: "jira",
+		FromString: from, ToString: strings.Join(is.cur.labels, " ")})
+}
+
+// RemoveLabel removes a label (no-op if absent), recording a labels change.
+func (s *Server) RemoveLabel(key, label, author string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.mustIssue(key)
+	i := slices.Index(is.cur.labels, label)
+	if i < 0 {
+		return
+	}
+	from := strings.Join(is.cur.labels, " ")
+	is.cur.labels = slices.Delete(slices.Clone(is.cur.labels), i, i+1)
+	s.record(is, author, jira.ChangeItem{Field: "labels", FieldID: "labels", FieldType: "jira",
+		FromString: from, ToString: strings.Join(is.cur.labels, " ")})
+}
+
+// SetStatus transitions the issue to a known status.
+func (s *Server) SetStatus(key, statusName, author string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.mustIssue(key)
+	st := s.status(statusName)
+	if st == nil {
+		panic(fmt.Sprintf("jirasim: unknown status %q", statusName))
+	}
+	old := is.cur.status
+	is.cur.status = st
+	s.record(is, author, jira.ChangeItem{Field: "status", FieldID: "status", FieldType: "jira",
+		From: old.id, FromString: old.name, To: st.id, ToString: st.name})
+}
+
+// SetSummary changes the summary.
+func (s *Server) SetSummary(key, summary, author string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.mustIssue(key)
+	old := is.cur.summary
+	is.cur.summary = summary
+	s.record(is, author, jira.ChangeItem{Field: "summary", FieldID: "summary", FieldType: "jira", FromString: old, ToString: summary})
+}
+
+// SetDescription changes the description (plain text, served as ADF).
+func (s *Server) SetDescription(key, text, author string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.mustIssue(key)
+	old := is.cur.description
+	is.cur.description = text
+	s.record(is, author, jira.ChangeItem{Field: "description", FieldID: "description", FieldType: "jira", FromString: old, ToString: text})
+}
+
+// SetField sets another field (e.g. customfield_10010) to a string value.
+func (s *Server) SetField(key, field, value, author string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.mustIssue(key)
+	old := is.cur.fields[field]
+	is.cur.fields[field] = value
+	ftype := "jira"
+	if strings.HasPrefix(field, "customfield_") {
+		ftype = "custom"
+	}
+	s.record(is, author, jira.ChangeItem{Field: field, FieldID: field, FieldType: ftype, FromString: old, ToString: value})
+}
+
+// Property reads an issue property as stored (strongly consistent).
+func (s *Server) Property(key, prop string) (json.RawMessage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is, ok := s.issues[key]
+	if !ok || is.cur.deleted {
+		return nil, false
+	}
+	v, ok := is.cur.props[prop]
+	return slices.Clone(v), ok
+}
+
+// SetPropertyDirect writes (or, with a nil value, deletes) an issue
+// property without an HTTP call, as another poller would.
+func (s *Server) SetPropertyDirect(key, prop string, value json.RawMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.mustIssue(key)
+	if value == nil {
+		delete(is.cur.props, prop)
+	} else {
+		is.cur.props[prop] = slices.Clone(value)
+	}
+	s.touch(is, false)
+}

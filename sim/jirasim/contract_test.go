@@ -1,0 +1,270 @@
+package jirasim
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/fullsend-dev/fullsend/internal/jira"
+)
+
+// specPath finds ../shared/api-specs/jira-cloud-platform-v3.openapi.json
+// relative to the module root (the directory holding go.mod).
+func specPath(t *testing.T) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "..", "shared", "api-specs", "jira-cloud-platform-v3.openapi.json")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+}
+
+var (
+	specOnce sync.Once
+	specDoc  *openapi3.T
+	specErr  error
+)
+
+// loadSpec loads the Jira OpenAPI description once per test binary, or
+// skips when it is absent.
+func loadSpec(t *testing.T) *openapi3.T {
+	t.Helper()
+	p := specPath(t)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("Jira OpenAPI description not found at %s; contract test skipped", p)
+	}
+	specOnce.Do(func() {
+		specDoc, specErr = openapi3.NewLoader().LoadFromFile(p)
+	})
+	if specErr != nil {
+		t.Fatalf("loading %s: %v", p, specErr)
+	}
+	return specDoc
+}
+
+// validator wraps the emulator: every response is checked against the
+// operation the request's endpoint template names.
+type validator struct {
+	t     *testing.T
+	doc   *openapi3.T
+	inner http.Handler
+	mu    sync.Mutex
+	seen  map[string]bool // "METHOD template STATUS" validated
+	// requests also validates request bodies and parameters (client flows).
+	requests bool
+}
+
+func (v *validator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var reqBody []byte
+	if r.Body != nil {
+		reqBody, _ = io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(reqBody))
+	}
+	rec := httptest.NewRecorder()
+	v.inner.ServeHTTP(rec, r)
+	for k, vals := range rec.Header() {
+		w.Header()[k] = vals
+	}
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
+
+	method, tmpl := r.Method, templateOf(r)
+	item := v.doc.Paths.Value(tmpl)
+	if item == nil || item.GetOperation(method) == nil {
+		v.t.Errorf("%s %s: no operation %s in the spec", method, r.URL.Path, tmpl)
+		return
+	}
+	route := &routers.Route{Spec: v.doc, Path: tmpl, PathItem: item, Method: method, Operation: item.GetOperation(method)}
+	vreq := r.Clone(context.Background())
+	vreq.Body = io.NopCloser(bytes.NewReader(reqBody))
+	reqIn := &openapi3filter.RequestValidationInput{Request: vreq, Route: route, PathParams: pathParams(tmpl, r.URL.EscapedPath()),
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	if v.requests {
+		if err := openapi3filter.ValidateRequest(context.Background(), reqIn); err != nil {
+			v.t.Errorf("client request %s %s does not match the spec: %v\nbody: %.300s", method, tmpl, err, reqBody)
+		}
+		vreq = r.Clone(context.Background())
+		vreq.Body = io.NopCloser(bytes.NewReader(reqBody))
+		reqIn.Request = vreq
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: reqIn,
+		Status:                 rec.Code,
+		Header:                 rec.Header(),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	in.SetBodyBytes(rec.Body.Bytes())
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		v.t.Errorf("%s %s -> %d does not match the spec: %v\nbody: %.600s", method, tmpl, rec.Code, err, rec.Body.String())
+	}
+	v.mu.Lock()
+	v.seen[method+" "+tmpl+" "+itoa(rec.Code)] = true
+	v.mu.Unlock()
+}
+
+// templateOf maps a request to its spec path template using the
+// emulator's own routing table.
+func templateOf(r *http.Request) string {
+	_, pattern := contractMux.Handler(r)
+	_, path, _ := strings.Cut(pattern, " ")
+	return path
+}
+
+var contractMux = New(Options{}).mux
+
+// pathParams pairs template segments such as {issueIdOrKey} with the
+// request path's segments.
+func pathParams(tmpl, path string) map[string]string {
+	out := map[string]string{}
+	ts, ps := strings.Split(tmpl, "/"), strings.Split(path, "/")
+	for i := range ts {
+		if i < len(ps) && strings.HasPrefix(ts[i], "{") {
+			out[strings.Trim(ts[i], "{}")] = ps[i]
+		}
+	}
+	return out
+}
+
+func TestClientRequestsMatchSpec(t *testing.T) {
+	doc := loadSpec(t)
+	s := New(Options{})
+	v := &validator{t: t, doc: doc, inner: s.Handler(), seen: map[string]bool{}, requests: true}
+	srv := httptest.NewServer(v)
+	defer srv.Close()
+	s.AddProject("PROJ", "")
+	s.SetRole("PROJ", "Administrators", "adm")
+	key := s.AddIssue(IssueSpec{Project: "PROJ", Summary: "s"})
+	s.AddComment(key, "adm", "/fs-triage now")
+	s.AddLabel(key, "x", "adm")
+	c, err := jira.New(jira.Options{BaseURL: srv.URL, Email: "e@example.com", Token: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	const prop = "fullsend.poll.acme.platform.lock"
+	issues, err := c.Search(ctx, jira.SearchRequest{JQL: "project = PROJ", Properties: []string{prop}, Expand: "changelog", MaxResults: 10}, 0)
+	if err != nil || len(issues) != 1 || issues[0].Changelog == nil || len(issues[0].Changelog.Histories) != 1 {
+		t.Fatalf("search: %+v %v", issues, err)
+	}
+	if issues[0].Fields.Created.IsZero() || issues[0].Changelog.Histories[0].Created.IsZero() {
+		t.Error("timestamps not decoded")
+	}
+	steps := []func() error{
+		func() error { return c.SetProperty(ctx, key, prop, map[string]any{"id": "u", "phase": "pending"}) },
+		func() error { _, _, err := c.GetProperty(ctx, key, prop); return err },
+		func() error { _, err := c.DeleteProperty(ctx, key, prop); return err },
+		func() error { _, err := c.BulkChangelogs(ctx, []string{key}, []string{"labels", "status"}); return err },
+		func() error { _, err := c.Changelog(ctx, key); return err },
+		func() error { _, err := c.CommentsSince(ctx, key, time.Time{}); return err },
+		func() error { _, err := c.Myself(ctx); return err },
+		func() error { _, err := c.RoleOf(ctx, "PROJ", "adm"); return err },
+		func() error { _, err := c.StatusCategory(ctx, "Done"); return err },
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Errorf("step %d: %v", i, err)
+		}
+	}
+}
+
+func TestContractAgainstOpenAPI(t *testing.T) {
+	doc := loadSpec(t)
+	s := New(Options{})
+	v := &validator{t: t, doc: doc, inner: s.Handler(), seen: map[string]bool{}}
+	srv := httptest.NewServer(v)
+	defer srv.Close()
+
+	s.AddProject("PROJ", "Project")
+	s.AddUser(jiraUser("dev1", "Dev One"))
+	s.SetRole("PROJ", "Developers", "dev1")
+	a := s.AddIssue(IssueSpec{Project: "PROJ", Summary: "first", Labels: []string{"bug"}, Description: "text"})
+	b := s.AddIssue(IssueSpec{Project: "PROJ", Summary: "second"})
+	s.AddComment(a, "dev1", "/fs-triage go")
+	s.AddLabel(a, "needs-info", "dev1")
+	s.SetStatus(a, "In Progress", "dev1")
+	s.SetField(b, "customfield_10010", "3", "dev1")
+	s.SetPropertyDirect(a, "fullsend.poll.acme.platform.lastCheck", []byte(`{"ts":"2024-05-02T10:11:12Z"}`))
+
+	calls := []struct{ method, path, body string }{
+		{"POST", "/rest/api/3/search/jql", `{"jql":"project = PROJ ORDER BY key","fields":["*all"],"properties":["fullsend.poll.acme.platform.lastCheck"],"expand":"changelog","maxResults":1}`},
+		{"POST", "/rest/api/3/search/jql", `{"jql":"project = PROJ","fields":["summary","labels","created","updated","status","reporter","creator","project"]}`},
+		{"POST", "/rest/api/3/search/jql", `{"jql":"project = NOPE"}`},
+		{"POST", "/rest/api/3/search/jql", `{"jql":"project = PROJ"}`},
+		{"PUT", "/rest/api/3/issue/" + a + "/properties/lock", `{"id":"x","phase":"pending"}`},
+		{"PUT", "/rest/api/3/issue/" + a + "/properties/lock", `{"id":"y","phase":"pending"}`},
+		{"GET", "/rest/api/3/issue/" + a + "/properties/lock", ""},
+		{"DELETE", "/rest/api/3/issue/" + a + "/properties/lock", ""},
+		{"DELETE", "/rest/api/3/issue/" + a + "/properties/lock", ""},
+		{"GET", "/rest/api/3/issue/" + a + "/properties/lock", ""},
+		{"PUT", "/rest/api/3/issue/" + a + "/properties/lock", `"` + strings.Repeat("x", 40000) + `"`},
+		{"GET", "/rest/api/3/issue/" + a + "/comment?orderBy=-created&maxResults=10", ""},
+		{"GET", "/rest/api/3/issue/NOPE-1/comment", ""},
+		{"GET", "/rest/api/3/issue/" + a + "/changelog?maxResults=1", ""},
+		{"GET", "/rest/api/3/issue/" + b + "/changelog", ""},
+		{"GET", "/rest/api/3/issue/NOPE-1/changelog", ""},
+		{"POST", "/rest/api/3/changelog/bulkfetch", `{"issueIdsOrKeys":["` + a + `","` + b + `"],"maxResults":1}`},
+		{"POST", "/rest/api/3/changelog/bulkfetch", `{"issueIdsOrKeys":["` + a + `"],"fieldIds":["status"]}`},
+		{"POST", "/rest/api/3/changelog/bulkfetch", `{"issueIdsOrKeys":[]}`},
+		{"GET", "/rest/api/3/myself", ""},
+		{"GET", "/rest/api/3/project/PROJ/role", ""},
+		{"GET", "/rest/api/3/project/PROJ/role/10001", ""},
+		{"GET", "/rest/api/3/project/NOPE/role", ""},
+		{"GET", "/rest/api/3/status/In%20Progress", ""},
+		{"GET", "/rest/api/3/status/10001", ""},
+		{"GET", "/rest/api/3/status/Nope", ""},
+	}
+	for _, c := range calls {
+		req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
+		req.Header.Set("Authorization", "Bearer t")
+		if c.body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	// A second page of each paginated endpoint is validated too.
+	for _, want := range []string{
+		"POST /rest/api/3/search/jql 200", "POST /rest/api/3/search/jql 400",
+		"PUT /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey} 201",
+		"PUT /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey} 200",
+		"PUT /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey} 400",
+		"GET /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey} 200",
+		"GET /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey} 404",
+		"DELETE /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey} 204",
+		"DELETE /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey} 404",
+		"GET /rest/api/3/issue/{issueIdOrKey}/comment 200", "GET /rest/api/3/issue/{issueIdOrKey}/comment 404",
+		"GET /rest/api/3/issue/{issueIdOrKey}/changelog 200", "GET /rest/api/3/issue/{issueIdOrKey}/changelog 404",
+		"POST /rest/api/3/changelog/bulkfetch 200", "POST /rest/api/3/changelog/bulkfetch 400",
+		"GET /rest/api/3/myself 200",
+		"GET /rest/api/3/project/{projectIdOrKey}/role 200", "GET /rest/api/3/project/{projectIdOrKey}/role 404",
+		"GET /rest/api/3/project/{projectIdOrKey}/role/{id} 200",
+		"GET /rest/api/3/status/{idOrName} 200", "GET /rest/api/3/status/{idOrName} 404",
+	} {
+		if !v.seen[want] {
+			t.Errorf("not exercised: %s", want)
+		}
+	}
+}
