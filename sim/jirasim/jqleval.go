@@ -174,7 +174,9 @@ func (s *Server) compileClause(c *clause, now time.Time) (pred, error) {
 			if len(st.labels) == 0 {
 				return false
 			}
-			hit := slices.ContainsFunc(st.labels, func(l string) bool { return slices.ContainsFunc(want, func(w string) bool { return strings.EqualFold(w, l) }) })
+			hit := slices.ContainsFunc(st.labels, func(l string) bool {
+				return slices.ContainsFunc(want, func(w string) bool { return strings.EqualFold(w, l) })
+			})
 			return hit != negate
 		}, nil
 	}
