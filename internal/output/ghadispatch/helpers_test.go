@@ -85,7 +85,7 @@ func (e *env) driver(t *testing.T, mod func(*Options)) *Driver {
 
 // jiraRun is a real-shaped run: a Jira comment asking for triage, planned
 // by the poller with a poll lock.
-func jiraRun(t *testing.T) plan.Run {
+func jiraRun(t testing.TB) plan.Run {
 	t.Helper()
 	ev := &event.Event{
 		Repo: "acme/platform",
