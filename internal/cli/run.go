@@ -149,6 +149,9 @@ func runAgent(ctx context.Context, app *App, f runner.Flags, command []string) e
 	if err != nil {
 		return runExit(err)
 	}
+	if supersededOnGitLab(ctx, app) {
+		return nil
+	}
 	spec := runner.Spec{Harness: h.Name, Command: command, Timeout: h.Run.Timeout,
 		Event: ev, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: h.Run.Env, Getenv: app.Getenv,
 		Stdout: app.Stdout, Stderr: app.Stderr, Log: app.Log}
