@@ -44,8 +44,10 @@ func dispatchError(harness, repo, wf, ref string, err error) error {
 		hint = "GitHub rejected the token: set GITHUB_TOKEN or GH_TOKEN to a valid token"
 	case f.Status == http.StatusForbidden && f.Class == github.Permanent:
 		hint = fmt.Sprintf("the token may not dispatch workflows in %s: it needs the actions: write permission", repo)
+	case f.Class == github.Retryable && f.Status == 0:
+		hint = "could not connect to GitHub, so the run was not started: check GITHUB_API_URL and the network"
 	case f.Class == github.Retryable:
-		hint = "GitHub kept failing or rate limiting; nothing was dispatched, the run can be retried later"
+		hint = "GitHub kept answering with server errors or rate limits, so the run was not started; it can be retried later"
 	default:
 		hint = fmt.Sprintf("dispatching %s in %s on %s failed", wf, repo, ref)
 	}

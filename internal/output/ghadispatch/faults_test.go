@@ -94,7 +94,7 @@ func TestDispatchFailureClasses(t *testing.T) {
 			name:       "persistent server errors fail after the retries",
 			faults:     []githubsim.Fault{{Endpoint: githubsim.EndpointDispatch, Status: 500, Times: 10}},
 			mod:        func(o *Options) { o.MaxRetries = 2 },
-			wantErr:    "nothing was dispatched, the run can be retried later",
+			wantErr:    "so the run was not started; it can be retried later",
 			calls:      3,
 			wantSleeps: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond},
 		},
@@ -114,6 +114,12 @@ func TestDispatchFailureClasses(t *testing.T) {
 			ambiguous: true,
 			calls:     1,
 			runs:      1,
+		},
+		{
+			name:       "unreachable API is retried, then reported as not started",
+			mod:        func(o *Options) { o.APIURL = "http://127.0.0.1:1/"; o.MaxRetries = 1 },
+			wantErr:    "could not connect to GitHub, so the run was not started",
+			wantSleeps: []time.Duration{10 * time.Millisecond},
 		},
 		{
 			name:    "bad token",
