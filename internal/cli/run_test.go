@@ -1,0 +1,375 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/sim/jirasim"
+	"go.uber.org/goleak"
+)
+
+const runEventJSON = `{"repo":"acme/platform",
+ "entity":{"kind":"work_item","id":10042,"key":"PROJ-1","url":"https://acme.atlassian.net/browse/PROJ-1"},
+ "transition":{"kind":"comment_added","comment":{"command":"/fs-triage","body":"/fs-triage go","instruction":"go"}},
+ "actor":{"id":"557058:abc123","kind":"human","role":"write","is_entity_author":false},
+ "state":{"labels":["bug"]},
+ "source":{"system":"jira","raw_type":"comment","raw_action":"created"}}`
+
+// runAgentEnv is the variable that makes the test binary act as the agent
+// in TestRunHelperAgent; harnesses pass it through their run.env allow-list.
+const runAgentEnv = "FULLSEND_RUN_TEST_AGENT"
+
+// TestRunHelperAgent is the test agent, started as
+// `<test binary> -test.run=^TestRunHelperAgent$ -- STEP...` with
+// FULLSEND_RUN_TEST_AGENT=1. Steps: touch=FILE, env=FILE (sorted
+// environment), sleep=DUR, exit=N. Run normally it does nothing.
+func TestRunHelperAgent(t *testing.T) {
+	if os.Getenv(runAgentEnv) != "1" {
+		return
+	}
+	code := 0
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	for _, st := range args {
+		name, arg, _ := strings.Cut(st, "=")
+		switch name {
+		case "touch":
+			_ = os.WriteFile(arg, nil, 0o600)
+		case "env":
+			env := os.Environ()
+			sort.Strings(env)
+			_ = os.WriteFile(arg, []byte(strings.Join(env, "\n")+"\n"), 0o600)
+		case "sleep":
+			d, _ := time.ParseDuration(arg)
+			time.Sleep(d)
+		case "exit":
+			code, _ = strconv.Atoi(arg)
+		}
+	}
+	syscall.Exit(code) // no test framework output, no race-detector exit delay
+}
+
+// runFixture is a config directory whose jira-poll driver points at a Jira
+// emulator holding issue PROJ-1 with a fresh lock carrying lockID.
+type runFixture struct {
+	dir    string
+	sim    *jirasim.Server
+	issue  string
+	prop   string
+	lockID string
+	env    map[string]string
+}
+
+func newRunFixture(t *testing.T, steps ...string) *runFixture {
+	t.Helper()
+	// Registered first, so it runs after every other cleanup (the
+	// emulator's Close): nothing the run started may outlive it.
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+	sim := jirasim.New(jirasim.Options{RequiredToken: "jira-secret"})
+	base, err := sim.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	f := &runFixture{dir: t.TempDir(), sim: sim, lockID: "lock-1"}
+	f.issue = sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: "x"})
+	f.prop, _ = polllock.Keys("acme/platform")
+	sim.SetPropertyDirect(f.issue, f.prop, polllock.Lock{ID: f.lockID, TS: time.Now(), Phase: polllock.PhaseDispatched}.Marshal())
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := []string{exe, "-test.run=^TestRunHelperAgent$", "--"}
+	cmd = append(cmd, steps...)
+	quoted := make([]string, len(cmd))
+	for i, c := range cmd {
+		quoted[i] = strconv.Quote(c)
+	}
+	f.write(t, "config.yaml", fmt.Sprintf(`version: 1
+repo: acme/platform
+agents:
+  - name: triage
+    source: triage.yaml
+  - name: nocmd
+    source: nocmd.yaml
+  - name: off
+    source: triage.yaml
+    enabled: false
+poll:
+  input_drivers:
+    - type: jira-poll
+      connection:
+        base_url: %s
+        token_env: JIRA_TOKEN
+      queries: ["project = PROJ"]
+      lock:
+        stale_threshold: 900s
+        refresh_interval: 50ms
+`, base))
+	f.write(t, "triage.yaml", fmt.Sprintf(`role: triage
+trigger: 'event.transition.kind == "comment_added"'
+run:
+  command: [%s]
+  timeout: 5s
+  env: [%s, MODEL_KEY]
+`, strings.Join(quoted, ", "), runAgentEnv))
+	f.write(t, "nocmd.yaml", "role: triage\nrun:\n  env: ["+runAgentEnv+"]\n")
+	f.write(t, "event.json", runEventJSON)
+	f.env = map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/home/ci", runAgentEnv: "1",
+		"JIRA_TOKEN": "jira-secret", "GITHUB_TOKEN": "ghs_secret", "MODEL_KEY": "mk", "GITHUB_RUN_ID": "77",
+		"GITHUB_REPOSITORY": "acme/platform"}
+	return f
+}
+
+func (f *runFixture) write(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(f.dir, name), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *runFixture) pollLock() string {
+	return fmt.Sprintf(`{"id":%q,"driver":"jira-poll","property":"%s/%s"}`, f.lockID, f.issue, f.prop)
+}
+
+// run executes `fullsend --config-dir DIR args...` and returns the exit
+// code and stderr.
+func (f *runFixture) run(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	// The agent's output and fullsend's log share stderr, written from
+	// different goroutines: the sink must be safe for that, as a file is.
+	var stdout, stderr runSyncBuffer
+	app := &App{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return f.env[k] }}
+	code := Run(context.Background(), app, append([]string{"--config-dir", f.dir, "--log-format", "text"}, args...))
+	out := stderr.String()
+	if strings.Contains(out, "jira-secret") || strings.Contains(out, "ghs_secret") {
+		t.Fatalf("a secret was printed:\n%s", out)
+	}
+	return code, out
+}
+
+// runSyncBuffer is a goroutine-safe bytes.Buffer.
+type runSyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *runSyncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *runSyncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func TestRunCommandHoldsAndReleasesLock(t *testing.T) {
+	envFile := filepath.Join(t.TempDir(), "env")
+	f := newRunFixture(t, "env="+envFile, "sleep=200ms", "exit=5")
+	code, stderr := f.run(t, "run", "--harness", "triage", "--event-file", filepath.Join(f.dir, "event.json"), "--poll-lock", f.pollLock())
+	if code != 5 {
+		t.Fatalf("exit %d, want the agent's 5\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, `agent "triage" exited with code 5`) {
+		t.Fatalf("stderr lacks the agent's code:\n%s", stderr)
+	}
+	if _, ok := f.sim.Property(f.issue, f.prop); ok {
+		t.Fatal("lock not deleted at teardown")
+	}
+	got, err := os.ReadFile(envFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(got)), "\n") {
+		if strings.HasPrefix(l, "FULLSEND_EVENT_FILE=/") {
+			l = "FULLSEND_EVENT_FILE=<file>"
+		}
+		lines = append(lines, l)
+	}
+	want := []string{"FULLSEND_EVENT_FILE=<file>", "FULLSEND_HARNESS=triage",
+		"FULLSEND_POLL_LOCK_DRIVER=jira-poll", "FULLSEND_POLL_LOCK_ID=lock-1",
+		"FULLSEND_POLL_LOCK_PROPERTY=" + f.issue + "/" + f.prop, runAgentEnv + "=1",
+		"FULLSEND_SERIALIZATION_KEY=triage:acme/platform:jira:work_item:10042",
+		"FULLSEND_WORK_ITEM_KEY=PROJ-1", "FULLSEND_WORK_ITEM_SOURCE=jira",
+		"FULLSEND_WORK_ITEM_URL=https://acme.atlassian.net/browse/PROJ-1",
+		"HOME=/home/ci", "ISSUE_NUMBER=", "MODEL_KEY=mk", "PATH=/usr/bin:/bin"}
+	sort.Strings(want)
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("agent env:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestRunCommandFromEnvironment(t *testing.T) {
+	ran := filepath.Join(t.TempDir(), "ran")
+	f := newRunFixture(t, "touch="+ran)
+	f.env["FULLSEND_AGENT"] = "triage"
+	f.env["FULLSEND_EVENT"] = base64.StdEncoding.EncodeToString([]byte(runEventJSON))
+	f.env["FULLSEND_POLL_LOCK_ID"] = f.lockID
+	f.env["FULLSEND_POLL_LOCK_DRIVER"] = "jira-poll"
+	f.env["FULLSEND_POLL_LOCK_PROPERTY"] = f.issue + "/" + f.prop
+	if code, stderr := f.run(t, "run"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(ran); err != nil {
+		t.Fatal("agent did not run")
+	}
+	if _, ok := f.sim.Property(f.issue, f.prop); ok {
+		t.Fatal("lock not deleted")
+	}
+}
+
+func TestRunCommandRefreshOnly(t *testing.T) {
+	f := newRunFixture(t)
+	f.env[plan.EnvVar(plan.InPollLock)] = f.pollLock()
+	if code, stderr := f.run(t, "run", "--refresh-only"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	raw, ok := f.sim.Property(f.issue, f.prop)
+	l, err := polllock.Parse(raw)
+	if !ok || err != nil || l.Phase != polllock.PhaseRunning || len(l.Runs) != 1 ||
+		l.Runs[0] != (plan.Ref{Driver: "gha-dispatch", ID: "77", URL: "https://github.com/acme/platform/actions/runs/77"}) {
+		t.Fatalf("lock after --refresh-only: %s (%v)", raw, err)
+	}
+	delete(f.env, plan.EnvVar(plan.InPollLock))
+	if code, stderr := f.run(t, "run", "--refresh-only"); code != 0 || !strings.Contains(stderr, "nothing to refresh") {
+		t.Fatalf("without a lock: exit %d\n%s", code, stderr)
+	}
+}
+
+func TestRunCommandLostLockExits3(t *testing.T) {
+	ran := filepath.Join(t.TempDir(), "ran")
+	f := newRunFixture(t, "touch="+ran)
+	other := polllock.Lock{ID: "poller-b", TS: time.Now(), Phase: polllock.PhasePending}.Marshal()
+	f.sim.SetPropertyDirect(f.issue, f.prop, other)
+	for _, args := range [][]string{
+		{"run", "--harness", "triage", "--event-file", filepath.Join(f.dir, "event.json"), "--poll-lock", f.pollLock()},
+		{"run", "--refresh-only", "--poll-lock", f.pollLock()},
+	} {
+		code, stderr := f.run(t, args...)
+		if code != ExitLostLock || !strings.Contains(stderr, `held by lock id "poller-b"`) {
+			t.Fatalf("%v: exit %d, want 3\n%s", args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("agent ran without the lock")
+	}
+	if raw, _ := f.sim.Property(f.issue, f.prop); string(raw) != string(other) {
+		t.Fatalf("other poller's lock changed: %s", raw)
+	}
+}
+
+func TestRunCommandBadInputExits2(t *testing.T) {
+	ran := filepath.Join(t.TempDir(), "ran")
+	f := newRunFixture(t, "touch="+ran)
+	ev := filepath.Join(f.dir, "event.json")
+	f.write(t, "invalid.json", strings.Replace(runEventJSON, `"write"`, `"boss"`, 1))
+	corrupt := "PROJ-1/fullsend.poll.acme.platform.corrupt"
+	f.sim.SetPropertyDirect(f.issue, "fullsend.poll.acme.platform.corrupt", []byte(`{"id":"lock-1","phase":"later"}`))
+	lock := f.pollLock()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing harness", []string{"run", "--event-file", ev, "--poll-lock", lock}, "no harness"},
+		{"unknown harness", []string{"run", "--harness", "nope", "--event-file", ev, "--poll-lock", lock}, `harness "nope" is not registered`},
+		{"disabled harness", []string{"run", "--harness", "off", "--event-file", ev, "--poll-lock", lock}, `harness "off" is disabled`},
+		{"harness without command", []string{"run", "--harness", "nocmd", "--event-file", ev, "--poll-lock", lock}, "has no run.command"},
+		{"unreadable event", []string{"run", "--harness", "triage", "--event-file", filepath.Join(f.dir, "missing.json"), "--poll-lock", lock}, "missing.json"},
+		{"invalid event", []string{"run", "--harness", "triage", "--event-file", filepath.Join(f.dir, "invalid.json"), "--poll-lock", lock}, "/actor/role"},
+		{"corrupt lock property", []string{"run", "--harness", "triage", "--event-file", ev, "--poll-lock",
+			`{"id":"lock-1","driver":"jira-poll","property":"` + corrupt + `"}`}, "is corrupt"},
+		{"malformed poll lock", []string{"run", "--harness", "triage", "--event-file", ev, "--poll-lock", `{"id":"x"`}, "--poll-lock"},
+		{"other lock driver", []string{"run", "--harness", "triage", "--event-file", ev, "--poll-lock", `{"id":"x","driver":"gh-poll","property":"PROJ-1/p"}`}, `driver "gh-poll" is not supported`},
+		{"stray argument", []string{"run", "--harness", "triage", "--event-file", ev, "extra"}, "put the agent command after --"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := f.sim.Property(f.issue, f.prop)
+			code, stderr := f.run(t, tc.args...)
+			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, want 2 with %q\n%s", code, tc.want, stderr)
+			}
+			if _, err := os.Stat(ran); err == nil {
+				t.Fatal("agent started")
+			}
+			if after, _ := f.sim.Property(f.issue, f.prop); string(after) != string(before) {
+				t.Fatalf("lock changed: %s -> %s", before, after)
+			}
+		})
+	}
+}
+
+func TestRunCommandAfterDashOverridesHarness(t *testing.T) {
+	dir := t.TempDir()
+	ran, other := filepath.Join(dir, "harness-ran"), filepath.Join(dir, "dash-ran")
+	f := newRunFixture(t, "touch="+ran)
+	exe, _ := os.Executable()
+	code, stderr := f.run(t, "run", "--harness", "nocmd", "--event-file", filepath.Join(f.dir, "event.json"), "--poll-lock", "",
+		"--", exe, "-test.run=^TestRunHelperAgent$", "--", "touch="+other, "exit=0")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Fatal("the command after -- did not run")
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("harness command ran instead of the one after --")
+	}
+	if _, ok := f.sim.Property(f.issue, f.prop); !ok {
+		t.Fatal("--poll-lock \"\" must leave the lock alone")
+	}
+}
+
+func TestRunCommandForwardsSignalAndReleasesLock(t *testing.T) {
+	ran := filepath.Join(t.TempDir(), "ran")
+	f := newRunFixture(t, "touch="+ran, "sleep=20s")
+	sigs := make(chan os.Signal, 1)
+	stopped := make(chan struct{})
+	saved := runSignals
+	runSignals = func() (<-chan os.Signal, func()) { return sigs, func() { close(stopped) } }
+	t.Cleanup(func() { runSignals = saved })
+	go func() {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat(ran); err == nil {
+				break
+			}
+		}
+		sigs <- syscall.SIGTERM
+	}()
+	code, stderr := f.run(t, "run", "--harness", "triage", "--event-file", filepath.Join(f.dir, "event.json"), "--poll-lock", f.pollLock())
+	if code != 128+int(syscall.SIGTERM) || !strings.Contains(stderr, "forwarding signal to agent") {
+		t.Fatalf("exit %d, want %d\n%s", code, 128+int(syscall.SIGTERM), stderr)
+	}
+	select {
+	case <-stopped:
+	default:
+		t.Fatal("signal delivery not stopped after the run")
+	}
+	if _, ok := f.sim.Property(f.issue, f.prop); ok {
+		t.Fatal("lock not deleted after the signal")
+	}
+}

@@ -1,0 +1,240 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/sim/jirasim"
+)
+
+// simRun is a run wired through the real Jira client to a Jira emulator
+// holding one issue with a fresh dispatched lock carrying testID.
+type simRun struct {
+	sim   *jirasim.Server
+	issue string
+	prop  string
+	ref   *plan.PollLock
+	store JiraStore
+	log   syncBuffer
+}
+
+func newSimRun(t *testing.T) *simRun {
+	t.Helper()
+	sim := jirasim.New(jirasim.Options{RequiredToken: "test-token"})
+	base, err := sim.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	api, err := jira.New(jira.Options{BaseURL: base, Token: "test-token", MaxRetries: -1, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	issue := sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: "runner test"})
+	prop, _ := polllock.Keys("acme/platform")
+	r := &simRun{sim: sim, issue: issue, prop: prop, store: JiraStore{API: api},
+		ref: &plan.PollLock{ID: testID, Driver: DriverJiraPoll, Property: issue + "/" + prop}}
+	r.setLock(polllock.Lock{ID: testID, TS: time.Now(), Phase: polllock.PhaseDispatched,
+		Runs: []plan.Ref{{Driver: "gha-dispatch", ID: "42"}}})
+	return r
+}
+
+func (r *simRun) setLock(l polllock.Lock) { r.sim.SetPropertyDirect(r.issue, r.prop, l.Marshal()) }
+
+// lock returns the lock stored in the emulator.
+func (r *simRun) lock(t *testing.T) (polllock.Lock, bool) {
+	t.Helper()
+	raw, ok := r.sim.Property(r.issue, r.prop)
+	if !ok {
+		return polllock.Lock{}, false
+	}
+	l, err := polllock.Parse(raw)
+	if err != nil {
+		t.Errorf("lock in emulator: %v", err)
+	}
+	return l, true
+}
+
+func (r *simRun) spec(t *testing.T, steps ...string) Spec {
+	t.Helper()
+	lk, err := NewLocker(r.store, r.ref, 15*time.Minute, plan.Ref{Driver: "gha-dispatch", ID: "42"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Spec{Harness: "triage", Command: agentCmd(t, steps...), Timeout: 10 * time.Second, Grace: 2 * time.Second,
+		Event: jiraEvent(), PollLock: r.ref, Locker: lk, RefreshInterval: time.Hour,
+		Getenv: envOf(map[string]string{"PATH": "/usr/bin:/bin"}), TempDir: t.TempDir(), Log: testLogger(&r.log)}
+}
+
+func TestJiraLockVerifiedThenRefreshedAtInterval(t *testing.T) {
+	r := newSimRun(t)
+	spec := r.spec(t, "sleep=500ms")
+	spec.RefreshInterval = 60 * time.Millisecond
+	// Sample the lock in the emulator while the agent runs.
+	var (
+		mu     sync.Mutex
+		stamps []time.Time
+		phases = map[string]bool{}
+	)
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(3 * time.Millisecond):
+			}
+			if l, ok := r.lock(t); ok {
+				mu.Lock()
+				if n := len(stamps); n == 0 || !stamps[n-1].Equal(l.TS) {
+					stamps = append(stamps, l.TS)
+				}
+				phases[l.Phase] = true
+				mu.Unlock()
+			}
+		}
+	}()
+	res, err := Run(context.Background(), spec)
+	close(stop)
+	<-sampled
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("res %+v err %v\n%s", res, err, r.log.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// stamps[0] is the dispatched lock, stamps[1] marking running, then
+	// refreshes roughly every 60ms over 500ms.
+	if len(stamps) < 6 || !phases[polllock.PhaseRunning] {
+		t.Fatalf("saw %d lock timestamps (phases %v), want dispatched + running + >= 4 refreshes", len(stamps), phases)
+	}
+	refreshes := stamps[2:]
+	mean := refreshes[len(refreshes)-1].Sub(stamps[1]) / time.Duration(len(refreshes))
+	if mean < 45*time.Millisecond || mean > 180*time.Millisecond {
+		t.Fatalf("mean refresh interval %s over %d refreshes, want about 60ms", mean, len(refreshes))
+	}
+	if _, ok := r.lock(t); ok {
+		t.Fatal("lock still present after the run")
+	}
+}
+
+func TestJiraLockDeletedWhateverTheOutcome(t *testing.T) {
+	tests := []struct {
+		name     string
+		steps    []string
+		timeout  time.Duration
+		signal   os.Signal
+		wantCode int
+	}{
+		{name: "success", steps: []string{"exit=0"}, wantCode: 0},
+		{name: "failure", steps: []string{"exit=4"}, wantCode: 4},
+		{name: "timeout", steps: []string{"sleep=20s"}, timeout: 300 * time.Millisecond, wantCode: ExitTimeout},
+		{name: "sigterm", steps: []string{"sleep=20s"}, signal: syscall.SIGTERM, wantCode: 128 + int(syscall.SIGTERM)},
+		{name: "sigint", steps: []string{"sleep=20s"}, signal: syscall.SIGINT, wantCode: 128 + int(syscall.SIGINT)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newSimRun(t)
+			ran := filepath.Join(t.TempDir(), "ran")
+			spec := r.spec(t, append([]string{"touch=" + ran}, tc.steps...)...)
+			if tc.timeout > 0 {
+				spec.Timeout = tc.timeout
+			}
+			sigs := make(chan os.Signal, 1)
+			spec.Signals = sigs
+			if tc.signal != nil {
+				go func() {
+					waitFile(t, ran)
+					if l, ok := r.lock(t); !ok || l.Phase != polllock.PhaseRunning {
+						t.Errorf("lock while the agent runs: %+v present=%v, want phase running", l, ok)
+					}
+					sigs <- tc.signal
+				}()
+			}
+			res, err := Run(context.Background(), spec)
+			if err != nil || res.ExitCode != tc.wantCode {
+				t.Fatalf("res %+v err %v, want code %d\n%s", res, err, tc.wantCode, r.log.String())
+			}
+			// A timed-out agent may be ended before its first step on a
+			// loaded machine; every other outcome ran it.
+			if _, err := os.Stat(ran); err != nil && tc.timeout == 0 {
+				t.Fatal("agent did not run")
+			}
+			if l, ok := r.lock(t); ok {
+				t.Fatalf("lock left behind: %+v", l)
+			}
+		})
+	}
+}
+
+func TestJiraLockStolenBeforeStart(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lock *polllock.Lock
+	}{
+		{"other poller", &polllock.Lock{ID: "poller-b", TS: time.Now(), Phase: polllock.PhasePending}},
+		{"stale", &polllock.Lock{ID: testID, TS: time.Now().Add(-time.Hour), Phase: polllock.PhaseDispatched}},
+		{"deleted", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newSimRun(t)
+			if tc.lock != nil {
+				r.setLock(*tc.lock)
+			} else {
+				r.sim.SetPropertyDirect(r.issue, r.prop, nil)
+			}
+			before, _ := r.sim.Property(r.issue, r.prop)
+			ran := filepath.Join(t.TempDir(), "ran")
+			_, err := Run(context.Background(), r.spec(t, "touch="+ran))
+			if !IsLostLock(err) {
+				t.Fatalf("err = %v, want lost lock", err)
+			}
+			if _, err := os.Stat(ran); err == nil {
+				t.Fatal("agent ran without the lock")
+			}
+			if after, _ := r.sim.Property(r.issue, r.prop); string(after) != string(before) {
+				t.Fatalf("lock changed from %s to %s", before, after)
+			}
+		})
+	}
+}
+
+func TestJiraLockStolenDuringRun(t *testing.T) {
+	r := newSimRun(t)
+	dir := t.TempDir()
+	ready, proceed := filepath.Join(dir, "ready"), filepath.Join(dir, "proceed")
+	spec := r.spec(t, "touch="+ready, "waitfile="+proceed, "exit=6")
+	spec.RefreshInterval = 25 * time.Millisecond
+	thief := polllock.Lock{ID: "poller-b", TS: time.Now(), Phase: polllock.PhasePending}
+	go func() {
+		waitFile(t, ready)
+		r.setLock(thief)
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if strings.Contains(r.log.String(), "taken by another owner") {
+				break
+			}
+		}
+		_ = os.WriteFile(proceed, nil, 0o600)
+	}()
+	res, err := Run(context.Background(), spec)
+	if err != nil || res.ExitCode != 6 {
+		t.Fatalf("res %+v err %v, want the agent's code 6", res, err)
+	}
+	if !strings.Contains(r.log.String(), "level=WARN msg=\"poll lock taken by another owner") {
+		t.Fatalf("no warning:\n%s", r.log.String())
+	}
+	l, ok := r.lock(t)
+	if !ok || l.ID != "poller-b" || !l.TS.Equal(thief.TS.UTC().Truncate(time.Millisecond)) {
+		t.Fatalf("the other poller's lock was changed: %+v present=%v", l, ok)
+	}
+}
