@@ -35,6 +35,12 @@ func TestEvalBehaviour(t *testing.T) {
 		{"optional chaining", `event.transition.?comment.command.orValue("none") == "none"`, labelEvent(), true},
 		{"string extension", `event.transition.comment.body.lowerAscii().contains("acceptance")`, commentEvent(), true},
 		{"empty labels size", `size(event.state.labels) == 0`, prEvent(), true},
+		{"has on zero scalar", `has(event.transition.comment.id)`, commentEvent(), false},
+		{"has on set scalar", `has(event.transition.comment.command)`, commentEvent(), true},
+		{"kind in list", `event.transition.kind in ["opened", "synchronized"]`, prEvent(), true},
+		{"labels exists", `event.state.labels.exists(l, l.startsWith("needs-"))`, commentEvent(), true},
+		{"absent linked change proposal", `has(event.entity.linked_change_proposal)`, commentEvent(), false},
+		{"absent conversation bool", `event.state.conversation.category.is_answerable`, commentEvent(), false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,6 +124,13 @@ func TestEvalErrors(t *testing.T) {
 	}
 	if ok, err := tr.Eval(NewInput(labelEvent())); ok || err == nil || !strings.Contains(err.Error(), "division by zero") {
 		t.Errorf("Eval = %v, %v; want false and a division error", ok, err)
+	}
+	idx, err := Compile(`event.state.labels[0] == "bug"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := idx.Eval(NewInput(prEvent())); ok || err == nil || !strings.Contains(err.Error(), "index out of bounds") {
+		t.Errorf("Eval(labels[0] on no labels) = %v, %v; want false and an index error", ok, err)
 	}
 	if ok, err := tr.Eval(NewInput(nil)); ok || !errors.Is(err, errNoEvent) {
 		t.Errorf("Eval(nil event) = %v, %v; want errNoEvent", ok, err)
