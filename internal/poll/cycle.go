@@ -176,6 +176,15 @@ func (c *cycle) work(ctx context.Context, sel []*Item) error {
 	keep := context.WithoutCancel(ctx) // rollback and in-flight dispatch outlive a stop request
 	err := d.Acquire(ctx, sel)
 	for _, it := range sel {
+		if it.Skipped {
+			c.st.LocksSkipped++
+		}
+		if it.Gone {
+			c.st.ItemsGone++
+		} else if it.Err != nil && !it.Held {
+			c.st.ItemsFailed++
+			c.log.Warn("item skipped: could not lock it", "item", it.ID, "error", it.Err.Error())
+		}
 		if it.Attempted {
 			c.st.LocksAttempted++
 		}

@@ -31,7 +31,9 @@ type Driver interface {
 	// not locked (or the lock is stale) and changed since their checkpoint.
 	Discover(ctx context.Context) (*Discovery, error)
 	// Acquire writes this poller's lock on each item (Item.Attempted, and
-	// Item.Held when the write succeeded). Existing stale locks are
+	// Item.Held when the write succeeded). A driver whose discovery may be
+	// stale should first re-read the items consistently and skip those now
+	// locked or unchanged (Item.Skipped). Existing stale locks are
 	// overwritten, which removes them.
 	Acquire(ctx context.Context, items []*Item) error
 	// Detect fills Item.Changes with the item's changes after Item.Base,
@@ -91,6 +93,7 @@ type Item struct {
 	// StaleLock is set when discovery found a stale lock on the item.
 	StaleLock bool
 	Changes   []Change
+	Skipped   bool  // a consistent read before locking showed it locked or unchanged
 	Attempted bool  // a lock write was sent
 	Held      bool  // this poller's lock is on the item
 	Lost      bool  // another poller holds the lock, or ours went stale

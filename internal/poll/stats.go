@@ -18,6 +18,7 @@ type CycleStats struct {
 	Selected   int // eligible items this cycle worked on (at most N)
 	Corrupt    int // corrupt lock or checkpoint values seen
 
+	LocksSkipped      int // selected items a fresh read showed locked or unchanged
 	LocksAttempted    int // lock writes sent
 	LocksAcquired     int // locks still ours at verification
 	LocksLost         int // locks another poller took (or ours went stale)
@@ -58,6 +59,7 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 		slog.Int("eligible", s.Eligible),
 		slog.Int("selected", s.Selected),
 		slog.Int("corrupt_values", s.Corrupt),
+		slog.Int("locks_skipped", s.LocksSkipped),
 		slog.Int("locks_attempted", s.LocksAttempted),
 		slog.Int("locks_acquired", s.LocksAcquired),
 		slog.Int("locks_lost", s.LocksLost),

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
@@ -26,13 +27,14 @@ func stateOf(it *poll.Item) *issueState { return it.Data.(*issueState) }
 // Discover implements poll.Driver: it runs every query newest-updated
 // first, with the lock and lastCheck properties inline, so that locked and
 // unchanged issues cost no further call. A query without its own ORDER BY
-// is paged by `updated <= <epoch ms>` until poll.Spread×N eligible issues
-// were found, a page is not full, or MaxPages pages were read.
+// is paged by `updated <= <epoch ms>` (excluding the keys already seen at
+// that millisecond) until N eligible issues were found, a page is not
+// full, or MaxPages pages were read.
 func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	now := d.o.Now()
 	disc := &poll.Discovery{}
 	seen := map[string]bool{}
-	target := poll.Spread * d.o.N
+	target := d.o.N
 	reconcile := d.recent()
 	for qi, q := range d.o.Queries {
 		where, order := jira.SplitOrderBy(q)
@@ -41,10 +43,11 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 			order = "ORDER BY updated DESC"
 		}
 		var floor time.Time
+		var tied []string // keys seen whose updated equals floor
 		for page := 0; page < d.o.MaxPages; page++ {
 			jql := jira.And(where)
 			if !floor.IsZero() {
-				jql = jira.And(where, "updated <= "+jira.Millis(floor))
+				jql = jira.And(where, "updated <= "+jira.Millis(floor), notIn(tied))
 			}
 			req := jira.SearchRequest{JQL: jql + " " + order, Fields: searchFields,
 				Properties: []string{d.lockKey, d.checkKey}, MaxResults: d.o.M, ReconcileIssues: reconcile}
@@ -65,10 +68,29 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 			if !keyset || len(issues) < d.o.M || fresh == 0 || len(disc.Eligible) >= target {
 				break
 			}
-			floor = issues[len(issues)-1].Fields.Updated.Time
+			last := issues[len(issues)-1].Fields.Updated.Time
+			if !last.Equal(floor) {
+				tied = nil
+			}
+			floor = last
+			for _, is := range issues {
+				if is.Fields.Updated.Equal(floor) {
+					tied = append(tied, is.Key)
+				}
+			}
 		}
 	}
 	return disc, nil
+}
+
+// notIn excludes keys ("" when there are none): the next page must not
+// return issues already seen at the page boundary's timestamp.
+func notIn(keys []string) string {
+	in, err := jira.KeyIn(keys)
+	if err != nil {
+		return ""
+	}
+	return "key not in" + strings.TrimPrefix(in, "key in")
 }
 
 // queryError names the query and marks rejections and auth failures.
@@ -82,30 +104,46 @@ func queryError(i int, q string, err error) error {
 	return fmt.Errorf("query %d %q: %w", i+1, q, err)
 }
 
+// view is what one read of an issue says about it.
+type view struct {
+	locked, stale, changed bool
+	base                   poll.Checkpoint
+	corrupt                int
+}
+
+// look interprets an issue's inline properties and updated time.
+func (d *Driver) look(is jira.Issue, now time.Time) view {
+	var v view
+	var corrupt, bad bool
+	v.locked, v.stale, corrupt = d.lockState(is.Key, is.Properties[d.lockKey], now)
+	v.base, bad = d.checkpoint(is.Key, is.Properties[d.checkKey], now)
+	if corrupt {
+		v.corrupt++
+	}
+	if bad {
+		v.corrupt++
+	}
+	updated := is.Fields.Updated.Time
+	v.changed = v.base.At.IsZero() || updated.After(v.base.At) || v.base.Pending()
+	return v
+}
+
 // classify adds is to the eligible or stale list of disc.
 func (d *Driver) classify(is jira.Issue, now time.Time, disc *poll.Discovery) {
 	id, _ := strconv.ParseInt(is.ID, 10, 64)
-	it := &poll.Item{ID: is.Key, Cutoff: is.Fields.Updated.Time, Data: &issueState{issue: is, id: id}}
-	locked, stale, corrupt := d.lockState(is.Key, is.Properties[d.lockKey], now)
-	base, bad := d.checkpoint(is.Key, is.Properties[d.checkKey], now)
-	if corrupt {
-		disc.Corrupt++
-	}
-	if bad {
-		disc.Corrupt++
-	}
-	it.Base = base
-	it.StaleLock = stale
-	it.Waiting = base.Min()
+	v := d.look(is, now)
+	disc.Corrupt += v.corrupt
+	it := &poll.Item{ID: is.Key, Cutoff: is.Fields.Updated.Time, Base: v.base, StaleLock: v.stale,
+		Data: &issueState{issue: is, id: id}}
+	it.Waiting = v.base.Min()
 	if it.Waiting.IsZero() {
 		it.Waiting = is.Fields.Created.Time
 	}
-	changed := base.At.IsZero() || it.Cutoff.After(base.At) || base.Pending()
 	switch {
-	case locked:
-	case changed:
+	case v.locked:
+	case v.changed:
 		disc.Eligible = append(disc.Eligible, it)
-	case stale:
+	case v.stale:
 		disc.Stale = append(disc.Stale, it)
 	}
 }

@@ -54,7 +54,7 @@ type Options struct {
 	Queries []string
 	// M is the search page size (candidates per page); MaxPages bounds the
 	// pages read per query per cycle. A further page is read only while
-	// fewer than poll.Spread×N eligible issues were found.
+	// fewer than N eligible issues were found.
 	M, MaxPages int
 	// N is the number of issues locked per cycle (sizes the page rule).
 	N int

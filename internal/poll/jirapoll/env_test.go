@@ -46,7 +46,7 @@ func newEnv(t testing.TB, opts jirasim.Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, sim: s, base: base, transport: &http.Transport{}}
+	e := &env{t: t, sim: s, base: base, transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	t.Cleanup(func() {
 		e.transport.CloseIdleConnections()
 		s.Close()
@@ -285,3 +285,5 @@ func sumCalls(m map[string]int) int {
 	}
 	return n
 }
+
+func splitRef(property string) (string, string, error) { return jirapoll.ParseLockRef(property) }

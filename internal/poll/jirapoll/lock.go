@@ -49,11 +49,18 @@ func (d *Driver) lockValue(phase string, refs []plan.Ref) json.RawMessage {
 	return polllock.Lock{ID: d.o.PollerID, TS: d.o.Now(), Phase: phase, Runs: refs}.Marshal()
 }
 
-// Acquire implements poll.Driver: one lock write per item, in parallel.
+// Acquire implements poll.Driver. One reconciled (strongly consistent)
+// search first re-reads the selected issues, because discovery's search
+// may lag behind other pollers' writes: issues now locked or no longer
+// changed are skipped, and the others' checkpoint and cutoff are
+// refreshed. Then one lock write per issue, in parallel.
 func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
+	if err := d.recheck(ctx, items); err != nil {
+		return err
+	}
 	var stop firstErr
 	each(d.o.Concurrency, items, func(it *poll.Item) {
-		if ctx.Err() != nil || stop.get() != nil {
+		if ctx.Err() != nil || stop.get() != nil || it.Skipped || it.Gone {
 			return
 		}
 		it.Attempted = true
@@ -68,55 +75,84 @@ func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
 	return stop.get()
 }
 
-// Verify implements poll.Driver with one reconciled (strongly consistent)
-// search over the held items; if Jira rejects it (an issue was deleted, so
-// its key no longer validates), each item is read on its own.
-func (d *Driver) Verify(ctx context.Context, items []*poll.Item) error {
-	for start := 0; start < len(items); start += maxReconcile {
-		chunk := items[start:min(start+maxReconcile, len(items))]
-		err := d.verifyBulk(ctx, chunk)
-		if jira.IsBadRequest(err) {
-			err = d.verifyEach(ctx, chunk)
+// recheck refreshes items from a consistent read. When Jira rejects the
+// read (an issue was deleted, so its key no longer validates) the items
+// keep discovery's view; the lock protocol still holds.
+func (d *Driver) recheck(ctx context.Context, items []*poll.Item) error {
+	found, err := d.reconciled(ctx, items, []string{"updated", "created"})
+	switch {
+	case jira.IsBadRequest(err):
+		d.o.Log.Info("consistent re-read before locking rejected; using discovery's view", "error", err.Error())
+		return nil
+	case jira.IsAuth(err):
+		return fmt.Errorf("re-reading issues before locking: %w: %w", poll.ErrAuth, err)
+	case err != nil:
+		return fmt.Errorf("re-reading issues before locking: %w", err)
+	}
+	now := d.o.Now()
+	for _, it := range items {
+		is, ok := found[it.ID]
+		if !ok {
+			it.Gone = true
+			continue
 		}
-		if err != nil {
-			if jira.IsAuth(err) {
-				return fmt.Errorf("verifying poll locks: %w: %w", poll.ErrAuth, err)
-			}
-			if !poll.IsStop(err) {
-				for _, it := range chunk {
-					it.Err = fmt.Errorf("verifying the poll lock on %s: %w", it.ID, err)
-				}
-				continue
-			}
-			return err
+		v := d.look(is, now)
+		if v.locked || !v.changed {
+			it.Skipped = true
+			continue
+		}
+		it.Base, it.StaleLock = v.base, v.stale
+		if is.Fields.Updated.After(it.Cutoff) {
+			it.Cutoff = is.Fields.Updated.Time
 		}
 	}
 	return nil
 }
 
-func (d *Driver) verifyBulk(ctx context.Context, items []*poll.Item) error {
-	keys := make([]string, len(items))
-	var ids []int64
-	for i, it := range items {
-		keys[i] = it.ID
-		ids = append(ids, stateOf(it).id)
+// reconciled reads items with one search per 50 that Jira answers from
+// current data (reconcileIssues), keyed by issue key.
+func (d *Driver) reconciled(ctx context.Context, items []*poll.Item, fields []string) (map[string]jira.Issue, error) {
+	out := make(map[string]jira.Issue, len(items))
+	for start := 0; start < len(items); start += maxReconcile {
+		chunk := items[start:min(start+maxReconcile, len(items))]
+		keys := make([]string, len(chunk))
+		ids := make([]int64, len(chunk))
+		for i, it := range chunk {
+			keys[i], ids[i] = it.ID, stateOf(it).id
+		}
+		jql, err := jira.KeyIn(keys)
+		if err != nil {
+			return nil, err
+		}
+		req := jira.SearchRequest{JQL: jql, Fields: fields, Properties: []string{d.lockKey, d.checkKey},
+			MaxResults: len(keys), ReconcileIssues: ids}
+		found, err := d.o.API.Search(ctx, req, len(keys))
+		if err != nil {
+			return nil, err
+		}
+		for _, is := range found {
+			out[is.Key] = is
+		}
 	}
-	jql, err := jira.KeyIn(keys)
+	return out, nil
+}
+
+// Verify implements poll.Driver with one reconciled (strongly consistent)
+// search over the held items; if Jira rejects it (an issue was deleted, so
+// its key no longer validates), each item is read on its own.
+func (d *Driver) Verify(ctx context.Context, items []*poll.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	found, err := d.reconciled(ctx, items, []string{"updated"})
+	if jira.IsBadRequest(err) {
+		return d.verifyEach(ctx, items)
+	}
 	if err != nil {
-		return err
-	}
-	req := jira.SearchRequest{JQL: jql, Fields: []string{"updated"}, Properties: []string{d.lockKey, d.checkKey},
-		MaxResults: len(keys), ReconcileIssues: ids}
-	found, err := d.o.API.Search(ctx, req, len(keys))
-	if err != nil {
-		return err
-	}
-	byKey := make(map[string]jira.Issue, len(found))
-	for _, is := range found {
-		byKey[is.Key] = is
+		return apiStop("verifying poll locks", err)
 	}
 	for _, it := range items {
-		is, ok := byKey[it.ID]
+		is, ok := found[it.ID]
 		if !ok {
 			it.Gone, it.Held = true, false
 			continue
