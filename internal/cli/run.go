@@ -149,9 +149,6 @@ func runAgent(ctx context.Context, app *App, f runner.Flags, command []string) e
 	if err != nil {
 		return runExit(err)
 	}
-	if supersededOnGitLab(ctx, app) {
-		return nil
-	}
 	spec := runner.Spec{Harness: h.Name, Command: command, Timeout: h.Run.Timeout,
 		Event: ev, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: h.Run.Env, Getenv: app.Getenv,
 		Stdout: app.Stdout, Stderr: app.Stderr, Log: app.Log}
@@ -161,6 +158,14 @@ func runAgent(ctx context.Context, app *App, f runner.Flags, command []string) e
 		if err != nil {
 			return runExit(err)
 		}
+	}
+	if supersededOnGitLab(ctx, app) {
+		// The newer pipeline of this scope does the work; a poll lock this
+		// run holds must not outlive it.
+		if spec.Locker != nil {
+			runner.ReleaseLock(ctx, spec.Locker, app.Log)
+		}
+		return nil
 	}
 	sigs, stop := runSignals()
 	defer stop()

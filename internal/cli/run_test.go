@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 	"go.uber.org/goleak"
 )
@@ -371,5 +373,38 @@ func TestRunCommandForwardsSignalAndReleasesLock(t *testing.T) {
 	}
 	if _, ok := f.sim.Property(f.issue, f.prop); ok {
 		t.Fatal("lock not deleted after the signal")
+	}
+}
+
+func TestRunSupersededGitLabPipelineReleasesItsLock(t *testing.T) {
+	ran := filepath.Join(t.TempDir(), "ran")
+	f := newRunFixture(t, "touch="+ran)
+	gl := gitlabsim.New(gitlabsim.Options{Projects: []string{"acme/platform"}})
+	base, err := gl.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+		gl.Close()
+	})
+	vars := map[string]string{"FULLSEND_RESOURCE_KEY": "k"}
+	older, _ := gl.CreatePipeline("acme/platform", "main", vars)
+	if _, err := gl.CreatePipeline("acme/platform", "main", vars); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"GITLAB_API_URL": base, "GITLAB_TOKEN": gl.Token(), "CI_PROJECT_ID": "1",
+		"CI_COMMIT_REF_NAME": "main", "CI_PIPELINE_ID": strconv.FormatInt(older.ID, 10), "FULLSEND_RESOURCE_KEY": "k"} {
+		f.env[k] = v
+	}
+	code, stderr := f.run(t, "run", "--harness", "triage", "--event-file", filepath.Join(f.dir, "event.json"), "--poll-lock", f.pollLock())
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("superseded run started the agent")
+	}
+	if _, ok := f.sim.Property(f.issue, f.prop); ok {
+		t.Fatalf("superseded run left its poll lock behind\n%s", stderr)
 	}
 }

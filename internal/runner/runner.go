@@ -80,12 +80,12 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 			var we *writeError
 			if errors.As(err, &we) {
 				// The write may have landed: do not leave a lock without a run.
-				releaseLock(context.WithoutCancel(ctx), s.Locker, log)
+				ReleaseLock(ctx, s.Locker, log)
 			}
 			return Result{}, err
 		}
 		log.Info("poll lock verified and marked running", "issue", s.Locker.Issue, "property", s.Locker.Property)
-		defer releaseLock(context.WithoutCancel(ctx), s.Locker, log)
+		defer ReleaseLock(ctx, s.Locker, log)
 	}
 	key := scope.KeyOf(s.Harness, s.Event, s.Forge)
 	env := AgentEnv(AgentContext{Harness: s.Harness, Event: s.Event, Forge: s.Forge, Key: key,
@@ -118,8 +118,12 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 // else. Errors as for Locker.Acquire.
 func RefreshOnly(ctx context.Context, l *Locker) error { return l.Acquire(ctx) }
 
-func releaseLock(ctx context.Context, l *Locker, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(ctx, teardownTimeout)
+// ReleaseLock deletes the lock if it still carries this run's id and logs
+// the outcome; it is the teardown of every run that held the lock, and of
+// one that ends without starting its agent (a superseded GitLab pipeline).
+// It is bounded by a timeout of its own and ignores ctx's cancellation.
+func ReleaseLock(ctx context.Context, l *Locker, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
 	deleted, err := l.Release(ctx)
 	switch {
