@@ -212,3 +212,23 @@ func raceCase(t *testing.T, mode, at string, start bool) {
 		t.Fatalf("agent ran for %v, want [A=%d C=%d]", rn.worked, a, c)
 	}
 }
+
+// BenchmarkDispatchWithWaiter measures one dispatch (create, resource
+// group check, list, jobs check, cancel) against the emulator while a run
+// is active and an older pipeline waits.
+func BenchmarkDispatchWithWaiter(b *testing.B) {
+	e := newEnv(b, gitlabsim.Options{})
+	d, err := New(e.opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := mkRun("triage", 1, "x")
+	runs := []plan.Run{run}
+	d.Dispatch(context.Background(), runs)
+	b.ResetTimer()
+	for b.Loop() {
+		if r := d.Dispatch(context.Background(), runs); r[0].Err != nil {
+			b.Fatal(r[0].Err)
+		}
+	}
+}

@@ -27,7 +27,7 @@ type env struct {
 	opts Options
 }
 
-func newEnv(t *testing.T, so gitlabsim.Options) *env {
+func newEnv(t testing.TB, so gitlabsim.Options) *env {
 	t.Helper()
 	if len(so.Projects) == 0 {
 		so.Projects = []string{testProject}
