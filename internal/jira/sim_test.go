@@ -11,7 +11,10 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
+	"go.uber.org/goleak"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // fakeSleep records requested waits without sleeping.
 type fakeSleep struct {

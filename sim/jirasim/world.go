@@ -188,7 +188,11 @@ func (s *Server) SetRole(projectKey, roleName, accountID string) {
 	defer s.mu.Unlock()
 	p := s.addProject(projectKey, "")
 	if _, ok := s.roleIDs[roleName]; !ok {
-		s.roleIDs[roleName] = s.newID()
+		next := int64(0)
+		for _, id := range s.roleIDs {
+			next = max(next, id)
+		}
+		s.roleIDs[roleName] = next + 1
 	}
 	s.user(accountID)
 	if !slices.Contains(p.roles[roleName], accountID) {
