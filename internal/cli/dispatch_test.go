@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
 
 // runCLI runs fullsend with args from dir's parent-relative config dir.
@@ -92,5 +95,34 @@ func TestDispatchBadConfigIsExit2(t *testing.T) {
 	code, _, errs := runCLI(t, validEventJSON, nil, "dispatch", "--config-dir", t.TempDir())
 	if code != 2 || !strings.Contains(errs, "config.yaml") {
 		t.Fatalf("exit %d, stderr %s", code, errs)
+	}
+}
+
+func TestDispatchGHAEventToGHADispatch(t *testing.T) {
+	gh := githubsim.New(githubsim.Options{Token: "ghs_cliTestToken", Repos: []githubsim.Repo{{
+		FullName: "acme/platform", DefaultBranch: "main",
+		Workflows: []githubsim.Workflow{{File: "fullsend-run.yml", Inputs: plan.Names, Required: plan.Names}},
+	}}})
+	base, err := gh.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gh.Close()
+	if err := gh.SetPermission("acme/platform", "alice", "write"); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"GITHUB_TOKEN": "ghs_cliTestToken", "GITHUB_API_URL": base,
+		"GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": filepath.Join("..", "input", "ghaevent", "testdata", "issue_comment.created.json")}
+	code, out, errs := runCLI(t, "", env, "dispatch", "--config-dir", filepath.Join("..", "..", "examples", ".fullsend"),
+		"--log-format", "json", "--output-driver", "gha-dispatch")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(out+errs, "ghs_cliTestToken") {
+		t.Fatal("token printed")
+	}
+	runs := gh.Runs()
+	if len(runs) != 1 || runs[0].Inputs["agent"] != "triage" || runs[0].Inputs["serialization_key"] != "triage:acme/platform:github:work_item:41" {
+		t.Fatalf("runs = %+v\n%s", runs, errs)
 	}
 }

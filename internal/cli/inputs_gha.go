@@ -1,12 +1,19 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/input"
+	"github.com/fullsend-dev/fullsend/internal/input/ghaevent"
 )
 
-func (app *App) newGHAEventInput(_ *dispatchOptions, _ *config.Config) (input.Driver, error) {
-	return nil, UserError(fmt.Errorf("--input-driver gha-event is not available in this build"))
+// newGHAEventInput maps a GitHub Actions event ($GITHUB_EVENT_PATH and
+// $GITHUB_EVENT_NAME, or --input-file and --event-name) to a NormalizedEvent.
+func (app *App) newGHAEventInput(o *dispatchOptions, cfg *config.Config) (input.Driver, error) {
+	d, err := ghaevent.NewFromEnv(ghaevent.Options{
+		EventName: o.eventName, Path: o.inputFile, Stdin: app.Stdin, Repo: cfg.Repo, Log: app.Log,
+	}, app.Getenv)
+	if err != nil {
+		return nil, UserError(err)
+	}
+	return d, nil
 }
