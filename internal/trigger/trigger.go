@@ -47,7 +47,8 @@ func (e *CompileError) All() []CompileError {
 // Compile parses and type-checks expr against the shared environment and
 // plans its program. An empty (or all-whitespace) expression returns
 // (nil, nil): the harness runs only manually. An expression whose type is
-// not bool is an error naming its type. Problems in the expression are
+// not bool is an error naming its type, and so is one whose worst-case
+// cost exceeds MaxCost. Problems in the expression are
 // returned as *CompileError; a broken environment is a plain error.
 func Compile(expr string) (*Trigger, error) {
 	if strings.TrimSpace(expr) == "" {
@@ -64,6 +65,9 @@ func Compile(expr string) (*Trigger, error) {
 	if !ast.OutputType().IsExactType(types.BoolType) {
 		return nil, &CompileError{Line: 1, Col: 1,
 			Msg: fmt.Sprintf("trigger must evaluate to bool, but this expression has type %s", ast.OutputType())}
+	}
+	if ce := checkCost(env, ast); ce != nil {
+		return nil, ce
 	}
 	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
 	if err != nil {

@@ -35,6 +35,8 @@ func TestEvalBehaviour(t *testing.T) {
 		{"optional chaining", `event.transition.?comment.command.orValue("none") == "none"`, labelEvent(), true},
 		{"string extension", `event.transition.comment.body.lowerAscii().contains("acceptance")`, commentEvent(), true},
 		{"empty labels size", `size(event.state.labels) == 0`, prEvent(), true},
+		{"triple comprehension is affordable", `event.state.labels.all(a, event.state.labels.all(b, event.state.labels.all(c, a + b + c != "")))`, commentEvent(), true},
+		{"double comprehension is affordable", `event.state.labels.exists(a, event.state.labels.exists(b, a != b && a.contains(b)))`, commentEvent(), false},
 		{"has on zero scalar", `has(event.transition.comment.id)`, commentEvent(), false},
 		{"has on set scalar", `has(event.transition.comment.command)`, commentEvent(), true},
 		{"kind in list", `event.transition.kind in ["opened", "synchronized"]`, prEvent(), true},
@@ -74,6 +76,7 @@ func TestCompileErrors(t *testing.T) {
 		{"not bool: string", `event.repo`, 1, 1, "has type string"},
 		{"not bool: list", `event.state.labels`, 1, 1, "has type list(string)"},
 		{"syntax", `event.repo ==`, 1, 14, "mismatched input"},
+		{"too expensive", `event.state.labels.all(a, event.state.labels.all(b, event.state.labels.all(c, event.state.labels.all(d, a + b + c + d != ""))))`, 1, 1, "too expensive"},
 		{"multi-line syntax", "event.repo == \"a\" &&\n\n   (", 3, 5, "mismatched input"},
 	}
 	for _, tc := range cases {

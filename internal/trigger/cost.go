@@ -1,0 +1,69 @@
+package trigger
+
+import (
+	"fmt"
+
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/cost"
+	"cel.dev/cel-go/common/types"
+)
+
+// Size assumptions for the static cost estimate: labels per item (GitHub
+// allows 100 per issue) and code points per string field of an event
+// (comment bodies and instructions are capped at 4096 code points, URLs at
+// 2048; ids, names and refs are short).
+const (
+	assumedMaxListLen   = 100
+	assumedMaxLongText  = 4096
+	assumedMaxURL       = 2048
+	assumedMaxShortText = 256
+)
+
+// MaxCost is the largest worst-case cost (in CEL cost units, roughly one
+// per operation, comprehension step or few characters compared) a trigger
+// may have under the size assumptions above. It is checked once at compile
+// time, so evaluation pays nothing for it: it rejects runaway expressions
+// such as comprehensions nested four deep over the labels, while
+// membership tests, single and double comprehensions stay far below it.
+const MaxCost = 1_000_000_000
+
+// eventSizes supplies size hints for values read from `event`, so the
+// estimate of expressions over them is finite.
+type eventSizes struct{}
+
+func (eventSizes) EstimateSize(n cost.AstNode) *cost.SizeEstimate {
+	p := n.Path()
+	if len(p) == 0 || p[0] != "event" {
+		return nil
+	}
+	switch n.Type().Kind() {
+	case types.ListKind, types.MapKind:
+		return &cost.SizeEstimate{Min: 0, Max: assumedMaxListLen}
+	case types.StringKind, types.BytesKind:
+		switch p[len(p)-1] {
+		case "body", "instruction":
+			return &cost.SizeEstimate{Min: 0, Max: assumedMaxLongText}
+		case "url":
+			return &cost.SizeEstimate{Min: 0, Max: assumedMaxURL}
+		}
+		return &cost.SizeEstimate{Min: 0, Max: assumedMaxShortText}
+	}
+	return nil
+}
+
+func (eventSizes) EstimateCallCost(string, string, *cost.AstNode, []cost.AstNode) *cost.CallEstimate {
+	return nil
+}
+
+// checkCost rejects expressions whose worst case exceeds MaxCost.
+func checkCost(env *cel.Env, ast *cel.Ast) *CompileError {
+	est, err := env.EstimateCost(ast, eventSizes{})
+	if err != nil {
+		return &CompileError{Line: 1, Col: 1, Msg: fmt.Sprintf("estimating the cost of the trigger: %v", err)}
+	}
+	if est.Max > MaxCost {
+		return &CompileError{Line: 1, Col: 1, Msg: fmt.Sprintf(
+			"trigger is too expensive: worst-case cost %d exceeds %d (nested comprehensions over lists?)", est.Max, MaxCost)}
+	}
+	return nil
+}
