@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// simBuffer is a goroutine-safe output buffer.
+type simBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *simBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *simBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// startSim runs `fullsend sim args…` until the returned stop is called,
+// waiting for want URL lines; it returns name → base URL.
+func startSim(t *testing.T, want int, args ...string) (map[string]string, func() int) {
+	t.Helper()
+	out, errOut := &simBuffer{}, &simBuffer{}
+	app := &App{Stdout: out, Stderr: errOut, Getenv: func(string) string { return "" }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, app, append([]string{"sim", "--log-format", "text"}, args...)) }()
+	deadline := time.Now().Add(5 * time.Second)
+	urls := map[string]string{}
+	for len(urls) < want && time.Now().Before(deadline) {
+		select {
+		case code := <-done:
+			cancel()
+			t.Fatalf("sim exited %d early: %s", code, errOut.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if name, u, ok := strings.Cut(line, " "); ok {
+				urls[name] = u
+			}
+		}
+	}
+	if len(urls) < want {
+		cancel()
+		t.Fatalf("only %v after 5s; stderr %s", urls, errOut.String())
+	}
+	return urls, func() int { cancel(); return <-done }
+}
+
+func getJSON(t *testing.T, url string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer t")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestSimServesJiraWithSeed(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	seed := filepath.Join(t.TempDir(), "seed.json")
+	os.WriteFile(seed, []byte(`{"myself":"bot","projects":[{"key":"PROJ"}],
+		"issues":[{"project":"PROJ","summary":"hello","comments":[{"author":"u1","text":"/fs-triage go"}]}]}`), 0o600)
+	urls, stop := startSim(t, 1, "--jira", "--seed", seed)
+	if !strings.HasPrefix(urls["jira"], "http://127.0.0.1:") || len(urls) != 1 {
+		t.Fatalf("urls = %v", urls)
+	}
+	code, body := getJSON(t, urls["jira"]+"/rest/api/3/issue/PROJ-1/comment")
+	if code != 200 || !strings.Contains(body, "/fs-triage go") {
+		t.Errorf("seeded comment: %d %s", code, body)
+	}
+	code, body = getJSON(t, urls["jira"]+"/rest/api/3/myself")
+	if code != 200 || !strings.Contains(body, `"accountId":"bot"`) {
+		t.Errorf("myself: %d %s", code, body)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	if code := stop(); code != ExitOK {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+func TestSimServesAllByDefault(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	urls, stop := startSim(t, 3)
+	for _, name := range []string{"jira", "github", "gitlab"} {
+		if !strings.HasPrefix(urls[name], "http://127.0.0.1:") {
+			t.Errorf("%s: %q", name, urls[name])
+		}
+	}
+	if code, _ := getJSON(t, urls["jira"]+"/rest/api/3/myself"); code != 200 {
+		t.Errorf("jira myself: %d", code)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	if code := stop(); code != ExitOK {
+		t.Errorf("exit code %d", code)
+	}
+}
+
+func TestSimBadInputExits2(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"projects":[{"key":"1"}]}`), 0o600)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--jira", "--addr", "0.0.0.0:0"}, "loopback only"},
+		{[]string{"--jira", "--addr", "example.com:80"}, "loopback only"},
+		{[]string{"--jira", "--addr", "nonsense"}, "want host:port"},
+		{[]string{"--jira", "--addr", "127.0.0.1:99999"}, "invalid port"},
+		{[]string{"--jira", "--seed", bad}, "projects[0]: invalid key"},
+		{[]string{"--jira", "--seed", filepath.Join(t.TempDir(), "missing.json")}, "--seed"},
+		{[]string{"--github", "--seed", bad}, "add --jira"},
+		{[]string{"--bogus"}, "unknown flag"},
+	}
+	for _, tc := range tests {
+		var out, errOut bytes.Buffer
+		app := &App{Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }}
+		code := Run(context.Background(), app, append([]string{"sim"}, tc.args...))
+		if code != ExitUsage || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut.String(), tc.want)
+		}
+	}
+}
