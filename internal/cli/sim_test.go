@@ -21,8 +21,12 @@ type simBuffer struct {
 	b  bytes.Buffer
 }
 
-func (s *simBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *simBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+func (s *simBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *simBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // startSim runs `fullsend sim args…` until the returned stop is called,
 // waiting for want URL lines; it returns name → base URL.
