@@ -144,6 +144,7 @@ func TestJiraLockDeletedWhateverTheOutcome(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := newSimRun(t)
 			ran := filepath.Join(t.TempDir(), "ran")
 			spec := r.spec(t, append([]string{"touch=" + ran}, tc.steps...)...)
@@ -187,6 +188,7 @@ func TestJiraLockStolenBeforeStart(t *testing.T) {
 		{"deleted", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := newSimRun(t)
 			if tc.lock != nil {
 				r.setLock(*tc.lock)

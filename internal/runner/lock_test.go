@@ -178,3 +178,33 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+// FuzzLockerVerify feeds arbitrary lock property values (outside input read
+// from Jira) to the verification: it must classify every value as ours,
+// lost or corrupt, and never write.
+func FuzzLockerVerify(f *testing.F) {
+	for _, s := range []string{
+		string(polllock.Lock{ID: testID, TS: testNow, Phase: polllock.PhaseRunning}.Marshal()),
+		`{"id":"x","ts":"2026-03-01T12:00:00Z","phase":"pending","runs":[]}`,
+		`{"id":"` + testID + `","ts":"2026-03-01T12:00:00Z","phase":"held"}`,
+		`null`, `[]`, `"str"`, `{"id":"` + testID + `","ts":"9999-01-01T00:00:00Z","phase":"running"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		s := newMemStore()
+		s.setRaw(testKey, string(raw))
+		l, err := testLocker(s).Verify(context.Background())
+		switch {
+		case err == nil:
+			if l.ID != testID || l.Stale(testNow, 15*time.Minute) {
+				t.Fatalf("accepted %s as ours: %+v", raw, l)
+			}
+		case !IsLostLock(err) && !IsInput(err):
+			t.Fatalf("unclassified error %v", err)
+		}
+		if s.count("put")+s.count("delete") != 0 {
+			t.Fatal("verification wrote")
+		}
+	})
+}

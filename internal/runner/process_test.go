@@ -30,6 +30,7 @@ func TestProcessExitCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			var out, errOut bytes.Buffer
 			start := time.Now()
 			res, err := Process{Command: agentCmd(t, tc.steps...), Stdout: &out, Stderr: &errOut,
@@ -53,6 +54,7 @@ func TestProcessExitCodes(t *testing.T) {
 func TestProcessForwardsSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			ready, trapped := filepath.Join(dir, "ready"), filepath.Join(dir, "trapped")
 			sigs := make(chan os.Signal, 1)

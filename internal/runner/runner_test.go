@@ -58,6 +58,7 @@ func TestRunReleasesLockWhateverTheOutcome(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			var log syncBuffer
 			s := lockedStore()
 			ran := filepath.Join(t.TempDir(), "ran")
