@@ -6,6 +6,12 @@
 // therefore reads exactly like the JSON document (`event.source.raw_type`,
 // `event.actor.is_entity_author`), and a misspelled field is a compile error
 // rather than a silent "false" at run time.
+//
+// Optional objects (nil pointers such as event.transition.comment on a
+// label event) never make evaluation fail: has(event.transition.comment)
+// is false, and reading a field through the absent object yields that
+// field's zero value ("", 0, false). has() on a scalar field is false for
+// its zero value. docs/triggers.md is the guide for trigger authors.
 package trigger
 
 import (
