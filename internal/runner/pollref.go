@@ -3,7 +3,6 @@ package runner
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -70,9 +69,4 @@ func SplitProperty(p string) (issueKey, property string, err error) {
 		return "", "", inputErr("poll lock reference: property %q: %q is not a property key", p, property)
 	}
 	return issueKey, property, nil
-}
-
-// fmtRef renders a reference for logs (it holds no secret).
-func fmtRef(pl *plan.PollLock) string {
-	return fmt.Sprintf("%s %s (id %s)", pl.Driver, pl.Property, pl.ID)
 }
