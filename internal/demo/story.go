@@ -1,0 +1,135 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+// story plays the scenes in order; each ends with its checks.
+func (d *demo) story(ctx context.Context) error {
+	w := d.w
+	issue1, issue2, issue3, issue4 := w.issues[0], w.issues[1], w.issues[2], w.issues[3]
+
+	d.printf("1. First deployment: `fullsend poll seed` sets lastCheck on the backlog, so old history starts nothing.\n")
+	code, out, errs := d.run(ctx, w.env, "poll", "seed")
+	if code != 0 {
+		return fmt.Errorf("poll seed exited %d: %s", code, lastLine(errs))
+	}
+	d.printf("   %s\n", strings.TrimSpace(out))
+	d.settle(ctx, 2)
+	d.check("seeded backlog starts nothing", len(d.dispatchedRuns()) == 0, "%d runs", len(d.dispatchedRuns()))
+	time.Sleep(5 * time.Millisecond) // changes below are strictly after lastCheck
+
+	d.printf("\n2. Dana (developer) comments \"/fs-triage what is missing?\" on %s; %d pollers run concurrently.\n", issue1, d.pollers)
+	w.jira.AddComment(issue1, dev, "/fs-triage what is missing?")
+	d.settle(ctx, 4)
+	r1 := runsFor(d.dispatchedRuns(), "triage", issue1)
+	d.check("developer's request dispatched once", len(r1) == 1 && strings.Contains(commentOf(r1), "what is missing"),
+		"%d triage run(s) for %s", len(r1), issue1)
+
+	d.printf("\n3. Oscar (no project role) posts the same command on %s.\n", issue2)
+	w.jira.AddComment(issue2, outsider, "/fs-triage do it for me")
+	d.settle(ctx, 4)
+	r2 := runsFor(d.dispatchedRuns(), "triage", issue2)
+	reason := d.denialReason(outsider)
+	d.check("outsider denied", len(r2) == 0 && reason != "", "%d runs; reason: %s", len(r2), reason)
+
+	d.printf("\n4. Dana posts 5 triage requests on %s between two cycles.\n", issue3)
+	for i := 1; i <= 5; i++ {
+		w.jira.AddComment(issue3, dev, fmt.Sprintf("/fs-triage attempt %d", i))
+		time.Sleep(2 * time.Millisecond)
+	}
+	coalescedBefore := d.coalesced()
+	d.settle(ctx, 4)
+	r3 := runsFor(d.dispatchedRuns(), "triage", issue3)
+	d.check("burst coalesced into one run carrying the newest comment",
+		len(r3) == 1 && strings.Contains(commentOf(r3), "attempt 5") && d.coalesced()-coalescedBefore >= 4,
+		"%d run(s), comment %q, %d coalesced", len(r3), commentOf(r3), d.coalesced()-coalescedBefore)
+
+	d.printf("\n5. Ada (admin) adds the label needs-triage to %s.\n", issue4)
+	w.jira.AddLabel(issue4, "needs-triage", admin)
+	d.settle(ctx, 4)
+	r4 := runsFor(d.dispatchedRuns(), "label-triage", issue4)
+	d.check("label trigger dispatched", len(r4) == 1, "%d label-triage run(s) for %s", len(r4), issue4)
+
+	d.printf("\n6. Quiet cycles: nothing changed, nothing may be dispatched again.\n")
+	before := len(d.dispatchedRuns())
+	d.round(ctx, d.pollers)
+	all := d.dispatchedRuns()
+	d.check("no duplicates", duplicates(all) == 0 && len(all) == before && len(all) == 3,
+		"%d runs in all, %d duplicate(s)", len(all), duplicates(all))
+	d.check("every poll lock handed to its run and released", d.locksLeft() == 0 && len(d.runFailures) == 0,
+		"%d lock(s) left, %d run failure(s) %v", d.locksLeft(), len(d.runFailures), d.runFailures)
+	d.check("every poller cycle succeeded", len(d.t.failed) == 0, "%d failed %v", len(d.t.failed), d.t.failed)
+
+	d.printf("\n7. The local executor: `fullsend dispatch --output-driver local` runs the triage harness on this machine.\n")
+	return d.local(ctx)
+}
+
+// local dispatches one NormalizedEvent through the local executor.
+func (d *demo) local(ctx context.Context) error {
+	r1 := runsFor(d.dispatchedRuns(), "triage", d.w.issues[0])
+	if len(r1) == 0 {
+		d.check("local executor ran the agent", false, "no event to replay")
+		return nil
+	}
+	evFile := filepath.Join(d.w.dir, "event.json")
+	if err := os.WriteFile(evFile, []byte(r1[0].run.Inputs["normalized_event"]), 0o600); err != nil {
+		return err
+	}
+	code, _, errs := d.run(ctx, d.w.env, "dispatch", "--input-file", evFile, "--output-driver", "local")
+	agentLine := ""
+	for _, l := range strings.Split(errs, "\n") {
+		if strings.Contains(l, "triage agent:") {
+			agentLine = strings.TrimSpace(l)
+		}
+	}
+	d.printf("    %s\n", agentLine)
+	d.check("local executor ran the agent", code == 0 && agentLine != "", "exit %d", code)
+	return nil
+}
+
+func commentOf(rs []dispatched) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	return rs[len(rs)-1].comment
+}
+
+func (d *demo) denialReason(actor string) string {
+	d.t.mu.Lock()
+	defer d.t.mu.Unlock()
+	for _, dn := range d.t.denials {
+		if dn.Actor == actor {
+			return dn.Reason
+		}
+	}
+	return ""
+}
+
+func (d *demo) coalesced() int {
+	d.t.mu.Lock()
+	defer d.t.mu.Unlock()
+	n := 0
+	for _, c := range d.t.cycles {
+		n += c.Coalesced
+	}
+	return n
+}
+
+func (d *demo) locksLeft() int {
+	lock, _ := polllock.Keys(repo)
+	n := 0
+	for _, k := range d.w.issues {
+		if _, ok := d.w.jira.Property(k, lock); ok {
+			n++
+		}
+	}
+	return n
+}
