@@ -155,3 +155,17 @@ func TestSearchLagAndReconcile(t *testing.T) {
 		t.Error("unexpected property")
 	}
 }
+
+func TestNearLimitHeaderFromEmulator(t *testing.T) {
+	s, c, _ := newPair(t, jirasim.Options{}, nil)
+	if _, err := c.Myself(context.Background()); err != nil || c.Slowed() {
+		t.Fatalf("plain call: slowed=%v err=%v", c.Slowed(), err)
+	}
+	s.InjectFault(jirasim.Fault{Endpoint: "GET /rest/api/3/status/{idOrName}", Header: map[string]string{"X-RateLimit-NearLimit": "true"}})
+	if _, err := c.StatusCategory(context.Background(), "Done"); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Slowed() {
+		t.Error("client did not slow down on X-RateLimit-NearLimit")
+	}
+}

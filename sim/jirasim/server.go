@@ -49,7 +49,9 @@ type Options struct {
 // then DropConnection closes the connection without a response, or Status
 // (if non-zero) is answered with an error body and, if RetryAfter > 0, a
 // Retry-After header in whole seconds. Times is how many calls it hits
-// (0 means once, negative means until ClearFaults).
+// (0 means once, negative means until ClearFaults). Header adds response
+// headers; with Status 0 the call is then answered normally, which models
+// Jira's rate-limit signals (X-RateLimit-NearLimit: true).
 type Fault struct {
 	Endpoint       string
 	Status         int
@@ -57,6 +59,7 @@ type Fault struct {
 	Delay          time.Duration
 	DropConnection bool
 	Times          int
+	Header         map[string]string
 }
 
 // Server is the emulator. Create it with New.
@@ -212,6 +215,9 @@ func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Re
 			if f.DropConnection {
 				dropConnection(w)
 				return
+			}
+			for k, v := range f.Header {
+				w.Header().Set(k, v)
 			}
 			if f.Status != 0 {
 				if f.RetryAfter > 0 {
