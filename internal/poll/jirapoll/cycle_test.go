@@ -83,6 +83,7 @@ func TestCycleCost(t *testing.T) {
 // Prove-it 3: a poller that died after locking and before dispatching
 // leaves a lock; once it is stale another poller takes over.
 func TestCrashedPollerLockGoesStale(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, jirasim.Options{})
 	k := e.issue()
 	e.seed(k)

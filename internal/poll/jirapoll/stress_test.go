@@ -145,6 +145,7 @@ func parseRef(run plan.Run) (string, string, error) {
 // random times over 20 cycles → every change dispatched exactly once per
 // matching harness.
 func TestParallelPollersNoLossNoDuplicates(t *testing.T) {
+	t.Parallel()
 	res := runParallel(t, parallelCfg{pollers: 4, issues: 100, cycles: 20,
 		latMin: time.Millisecond, latMax: 10 * time.Millisecond, searchLag: 10 * time.Millisecond,
 		interval: 10 * time.Millisecond, jitter: 30 * time.Millisecond, runFor: 20 * time.Millisecond})
@@ -161,6 +162,7 @@ func TestParallelPollersNoLossNoDuplicates(t *testing.T) {
 // Prove-it 5: 200 eligible issues, one poller, N=5 → every issue is
 // dispatched within 42 cycles.
 func TestNoStarvation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, jirasim.Options{})
 	keys := make([]string, 200)
 	for i := range keys {

@@ -1,0 +1,184 @@
+package poll_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func opts(d poll.Driver, c poll.Decider, o *fakeOut) poll.Options {
+	return poll.Options{Driver: d, Core: c, Output: o, JitterMax: -1, Rand: rand.New(rand.NewPCG(1, 1))}
+}
+
+func TestCycleOutcomes(t *testing.T) {
+	cases := []struct {
+		name     string
+		items    []*poll.Item
+		core     fakeCore
+		out      *fakeOut
+		lose     []string
+		want     []string // driver writes, in order per item
+		runs     int
+		matched  int
+		coalesce int
+	}{
+		{name: "newest run per harness, then lock, then checkpoint",
+			items: []*poll.Item{item("P-1", "/run one", "/run both", "/run three")},
+			want:  []string{"lock P-1", "dispatched P-1 2", "advance P-1 10:00:03 retry=0"},
+			runs:  2, matched: 4, coalesce: 2},
+		{name: "no match advances and releases",
+			items: []*poll.Item{item("P-1", "hello")},
+			want:  []string{"lock P-1", "advance P-1 10:00:01 retry=0", "release P-1"}},
+		{name: "every run failed: release, checkpoint untouched",
+			items: []*poll.Item{item("P-1", "/run both")},
+			out:   &fakeOut{fail: map[string]bool{"a": true, "b": true}},
+			want:  []string{"lock P-1", "release P-1"}, matched: 2},
+		{name: "one harness failed: retry position kept for it",
+			items: []*poll.Item{item("P-1", "/run both")},
+			out:   &fakeOut{fail: map[string]bool{"b": true}},
+			want:  []string{"lock P-1", "dispatched P-1 1", "advance P-1 10:00:01 retry=1"}, runs: 1, matched: 2},
+		{name: "missing output result counts as failed",
+			items: []*poll.Item{item("P-1", "/run both")},
+			out:   &fakeOut{short: true},
+			want:  []string{"lock P-1", "dispatched P-1 1", "advance P-1 10:00:01 retry=1"}, runs: 2, matched: 2},
+		{name: "kill switch leaves the checkpoint",
+			items: []*poll.Item{item("P-1", "/run")},
+			core:  fakeCore{killed: true},
+			want:  []string{"lock P-1", "release P-1"}},
+		{name: "circuit breaker skip counts as handled",
+			items: []*poll.Item{item("P-1", "/run")},
+			core:  fakeCore{skip: true},
+			want:  []string{"lock P-1", "advance P-1 10:00:01 retry=0", "release P-1"}, matched: 1},
+		{name: "lost lock: hands off",
+			items: []*poll.Item{item("P-1", "/run")},
+			lose:  []string{"P-1"},
+			want:  []string{"lock P-1"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.out == nil {
+				tc.out = &fakeOut{}
+			}
+			lose := map[string]bool{}
+			for _, l := range tc.lose {
+				lose[l] = true
+			}
+			d := &fakeDriver{items: tc.items, lose: lose}
+			res, err := poll.Run(context.Background(), opts(d, tc.core, tc.out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := d.writes(); !slices.Equal(got, tc.want) {
+				t.Errorf("writes = %q\nwant     %q", got, tc.want)
+			}
+			st := res.Stats
+			if len(tc.out.runs) != tc.runs || st.RunsMatched != tc.matched || st.RunsCoalesced != tc.coalesce {
+				t.Errorf("runs %d matched %d coalesced %d, want %d %d %d",
+					len(tc.out.runs), st.RunsMatched, st.RunsCoalesced, tc.runs, tc.matched, tc.coalesce)
+			}
+			for _, r := range tc.out.runs {
+				if r.PollLock == nil || r.PollLock.Property != "P-1" {
+					t.Errorf("run without its poll lock: %+v", r.PollLock)
+				}
+			}
+		})
+	}
+}
+
+// A harness with a retry position gets only the changes after it; the
+// others only changes after the checkpoint.
+func TestRetryPositionFiltersPerHarness(t *testing.T) {
+	it := item("P-1", "/run both", "/run")
+	it.Base = poll.Checkpoint{At: t0.Add(time.Second), Retry: map[string]time.Time{"b": t0}}
+	out := &fakeOut{}
+	d := &fakeDriver{items: []*poll.Item{it}}
+	if _, err := poll.Run(context.Background(), opts(d, fakeCore{}, out)); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range out.runs {
+		got[r.Harness] = r.Event.Transition.Comment.Body
+	}
+	if len(got) != 2 || got["a"] != "/run" || got["b"] != "/run both" {
+		t.Errorf("runs = %v, want a:/run (newer than the checkpoint) and b:/run both (its retry)", got)
+	}
+}
+
+// A stop request during the jitter rolls back every lock, dispatches
+// nothing and is not an error.
+func TestStopDuringJitterRollsBack(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &fakeDriver{items: []*poll.Item{item("P-1", "/run"), item("P-2", "/run")}, detected: make(chan struct{})}
+	go func() { <-d.detected; cancel() }()
+	out := &fakeOut{}
+	o := opts(d, fakeCore{}, out)
+	o.JitterMin, o.JitterMax = time.Minute, time.Minute
+	res, err := poll.Run(ctx, o)
+	if err != nil || !res.Stats.Interrupted {
+		t.Fatalf("err = %v interrupted = %v", err, res.Stats.Interrupted)
+	}
+	w := d.writes()
+	slices.Sort(w)
+	if want := []string{"lock P-1", "lock P-2", "release P-1", "release P-2"}; !slices.Equal(w, want) {
+		t.Errorf("writes = %q, want %q", w, want)
+	}
+	if len(out.runs) != 0 {
+		t.Errorf("dispatched %d runs after a stop request", len(out.runs))
+	}
+}
+
+func TestCycleLogAndObserver(t *testing.T) {
+	var buf bytes.Buffer
+	var seen []poll.CycleStats
+	d := &fakeDriver{items: []*poll.Item{item("P-1", "/run")}}
+	o := opts(d, fakeCore{}, &fakeOut{})
+	o.Log = slog.New(slog.NewJSONHandler(&buf, nil))
+	o.Observer = func(s poll.CycleStats) { seen = append(seen, s) }
+	if _, err := poll.Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0].DispatchesScheduled != 1 || seen[0].CycleID == "" {
+		t.Fatalf("observer saw %+v", seen)
+	}
+	var rec map[string]any
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"cycle_id", "driver", "candidates", "eligible", "locks_attempted", "locks_acquired",
+		"locks_lost", "locks_stale_removed", "events", "runs_matched", "runs_coalesced", "dispatches_scheduled",
+		"dispatches_failed", "api_calls", "rate_limit_waits", "duration_ms"} {
+		if _, ok := rec[k]; !ok {
+			t.Errorf("cycle record lacks %q: %v", k, rec)
+		}
+	}
+	if rec["msg"] != "poll cycle" || rec["dispatches_scheduled"] != float64(1) {
+		t.Errorf("record = %v", rec)
+	}
+}
+
+type failingDriver struct{ *fakeDriver }
+
+func (*failingDriver) Discover(context.Context) (*poll.Discovery, error) {
+	return nil, errors.New("search: HTTP 503")
+}
+
+func TestDiscoveryFailureIsACycleError(t *testing.T) {
+	res, err := poll.Run(context.Background(), opts(&failingDriver{&fakeDriver{}}, fakeCore{}, &fakeOut{}))
+	if err == nil || !strings.Contains(err.Error(), "fake-poll discovery") || res.Stats.Error == "" {
+		t.Errorf("err = %v, stats error %q", err, res.Stats.Error)
+	}
+}

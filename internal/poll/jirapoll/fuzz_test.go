@@ -1,0 +1,124 @@
+package jirapoll
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+func testDriver(t testing.TB) *Driver {
+	d, err := New(Options{API: nilAPI{}, SiteURL: "https://jira.example", Repo: "acme/platform", PollerID: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// nilAPI satisfies jira.API for tests that never call it.
+type nilAPI struct{ jira.API }
+
+func FuzzParseLockRef(f *testing.F) {
+	for _, s := range []string{"PROJ-1/fullsend.poll.acme.platform.lock", "PROJ-1", "/x", "proj-0/x", "A1-22/a/b", "ÄB-1/x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k, p, err := ParseLockRef(s)
+		if err != nil {
+			return
+		}
+		if !jira.ValidIssueKey(k) || p == "" || strings.Contains(p, "/") {
+			t.Fatalf("accepted %q as %q + %q", s, k, p)
+		}
+		if LockRef(k, p) != s {
+			t.Fatalf("round trip of %q gave %q", s, LockRef(k, p))
+		}
+	})
+}
+
+func TestParseLockRef(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		key     string
+		prop    string
+		wantErr bool
+	}{
+		{"PROJ-12/fullsend.poll.acme.platform.lock", "PROJ-12", "fullsend.poll.acme.platform.lock", false},
+		{"PROJ-12", "", "", true},
+		{"proj/x", "", "", true},
+		{"PROJ-12/", "", "", true},
+		{"PROJ-12/a/b", "", "", true},
+	} {
+		k, p, err := ParseLockRef(tc.in)
+		if (err != nil) != tc.wantErr || k != tc.key || p != tc.prop {
+			t.Errorf("ParseLockRef(%q) = %q, %q, %v", tc.in, k, p, err)
+		}
+	}
+}
+
+// FuzzCheckpoint feeds arbitrary lastCheck and lock values (which come
+// from Jira, i.e. from anyone who can edit issue properties) to the
+// classification: it must never panic, never yield a checkpoint in the
+// future, and never report a corrupt lock as held.
+func FuzzCheckpoint(f *testing.F) {
+	for _, s := range []string{`{"ts":"2026-01-01T00:00:00Z"}`, `"2026-01-01T00:00:00Z"`, `{"ts":true}`, `null`, `[]`,
+		`{"ts":"2026-01-01T00:00:00Z","harness":{"a":"2025-01-01T00:00:00Z"}}`, `{"ts":"2999-01-01T00:00:00Z"}`,
+		`{"id":"x","ts":"2026-01-01T00:00:00Z","phase":"running","runs":[]}`, `{"id":"","ts":"x"}`} {
+		f.Add([]byte(s))
+	}
+	d := testDriver(f)
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return // Jira stores JSON only
+		}
+		cp, bad := d.checkpoint("P-1", raw, now)
+		if !bad && cp.At.After(now.Add(d.o.StaleThreshold)) {
+			t.Fatalf("future checkpoint %v accepted", cp.At)
+		}
+		if cp.Min().After(cp.At) {
+			t.Fatalf("retry position after the checkpoint: %+v", cp)
+		}
+		locked, stale, corrupt := d.lockState("P-1", raw, now)
+		if corrupt && (locked || !stale) {
+			t.Fatalf("corrupt lock %q: locked=%v stale=%v", raw, locked, stale)
+		}
+		if locked && stale {
+			t.Fatalf("lock %q both held and stale", raw)
+		}
+		_ = lastCheckValue(cp)
+	})
+}
+
+func FuzzDiffLabels(f *testing.F) {
+	f.Add("bug ready", "ready triage")
+	f.Add("", "a")
+	f.Add("a  b", "")
+	f.Fuzz(func(t *testing.T, from, to string) {
+		added, removed := diffLabels(from, to)
+		for _, l := range added {
+			if !slices.Contains(strings.Fields(to), l) || slices.Contains(strings.Fields(from), l) {
+				t.Fatalf("added %q wrongly (%q → %q)", l, from, to)
+			}
+		}
+		for _, l := range removed {
+			if !slices.Contains(strings.Fields(from), l) || slices.Contains(strings.Fields(to), l) {
+				t.Fatalf("removed %q wrongly (%q → %q)", l, from, to)
+			}
+		}
+	})
+}
+
+func TestLastCheckRoundTrip(t *testing.T) {
+	d := testDriver(t)
+	cp := poll.Checkpoint{At: time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC),
+		Retry: map[string]time.Time{"audit": time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
+	got, bad := d.checkpoint("P-1", lastCheckValue(cp), cp.At)
+	if bad || !got.At.Equal(cp.At) || !got.Pos("audit").Equal(cp.Retry["audit"]) || !got.Pos("triage").Equal(cp.At) {
+		t.Errorf("round trip: %+v (bad %v)", got, bad)
+	}
+}
