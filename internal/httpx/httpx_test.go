@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 func TestParseBaseURL(t *testing.T) {
@@ -161,4 +163,37 @@ func TestRedactAndSnippet(t *testing.T) {
 	if IsLoopback("example.com") || !IsLoopback("127.0.0.2") || !IsLoopback("LOCALHOST") {
 		t.Error("IsLoopback wrong")
 	}
+}
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func FuzzParseBaseURL(f *testing.F) {
+	for _, s := range []string{"https://acme.atlassian.net", "http://127.0.0.1:1/x/", "http://[::1", "https://u:p@h", "http://10.0.0.1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		u, err := ParseBaseURL(raw)
+		if err != nil {
+			return
+		}
+		if u.Scheme == "http" && !IsLoopback(u.Hostname()) {
+			t.Errorf("accepted plain http to %q", u.Host)
+		}
+		if u.User != nil || u.RawQuery != "" {
+			t.Errorf("accepted %q", raw)
+		}
+	})
+}
+
+func FuzzRetryAfter(f *testing.F) {
+	for _, s := range []string{"120", "Wed, 21 Oct 2015 07:28:00 GMT", "-5", "1e9", ""} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, v string) {
+		d, ok := RetryAfter(v, now)
+		if d < 0 || (!ok && d != 0) {
+			t.Errorf("RetryAfter(%q) = %v, %v", v, d, ok)
+		}
+	})
 }

@@ -221,3 +221,16 @@ func TestOnRequestHook(t *testing.T) {
 		t.Errorf("hook saw %v", got)
 	}
 }
+
+func TestUnusableResponseNotRetried(t *testing.T) {
+	n := 0
+	c := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		n++
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html>login</html>"))
+	})
+	c.opts.MaxRetries = 3
+	if _, err := c.Myself(context.Background()); err == nil || n != 1 {
+		t.Errorf("login page: err=%v attempts=%d, want one attempt", err, n)
+	}
+}

@@ -63,6 +63,10 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 			if ctx.Err() != nil {
 				return 0, nil, fmt.Errorf("jira %s: %w", cl.endpoint(), ctx.Err())
 			}
+			var bad *badResponse
+			if errors.As(err, &bad) {
+				retryable = false // the server answered; asking again will not help
+			}
 			err = fmt.Errorf("jira %s: %s", cl.endpoint(), httpx.Redact(err.Error(), c.token, c.auth))
 			if !retryable {
 				return 0, nil, err
@@ -143,18 +147,24 @@ func (c *Client) attempt(ctx context.Context, cl call, payload []byte) (int, htt
 	c.record(cl.endpoint(), resp.StatusCode, time.Since(start))
 	c.observeRateHeaders(resp.Header)
 	if errors.Is(err, httpx.ErrTooLarge) {
-		return 0, nil, nil, fmt.Errorf("HTTP %d: %w", resp.StatusCode, err)
+		return 0, nil, nil, &badResponse{fmt.Sprintf("HTTP %d: %v", resp.StatusCode, err)}
 	}
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("reading HTTP %d response: %w", resp.StatusCode, err)
 	}
 	if resp.StatusCode < 300 && len(body) > 0 {
 		if err := checkJSONContentType(resp.Header.Get("Content-Type"), body); err != nil {
-			return 0, nil, nil, err
+			return 0, nil, nil, &badResponse{err.Error()}
 		}
 	}
 	return resp.StatusCode, resp.Header, body, nil
 }
+
+// badResponse is a complete answer that cannot be used (too large, not
+// JSON); it is not retried.
+type badResponse struct{ msg string }
+
+func (e *badResponse) Error() string { return e.msg }
 
 // checkJSONContentType rejects a success response that is not JSON, such
 // as an HTML login page served with 200.

@@ -196,3 +196,20 @@ func FuzzSplitOrderBy(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseTime(f *testing.F) {
+	for _, s := range []string{"2024-05-02T10:11:12.345+0000", "2024-05-02T10:11:12Z", "2024-13-02T10:11:12Z", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseTime(s)
+		if err != nil {
+			return
+		}
+		b, _ := json.Marshal(Time{v})
+		var back Time
+		if err := json.Unmarshal(b, &back); err != nil || !back.Equal(v.Truncate(time.Millisecond)) {
+			t.Errorf("%q: round trip %s -> %v %v", s, b, back, err)
+		}
+	})
+}
