@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/sim/jirasim"
+)
+
+// pollFixture is a .fullsend/ pointing at a Jira emulator.
+type pollFixture struct {
+	sim *jirasim.Server
+	dir string
+	env map[string]string
+}
+
+func newPollFixture(t *testing.T) *pollFixture {
+	t.Helper()
+	s := jirasim.New(jirasim.Options{RequiredToken: "s3cret-token"})
+	base, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	s.AddProject("PROJ", "")
+	s.SetRole("PROJ", "Developers", "acct-dev")
+	dir := t.TempDir()
+	write := func(name, content string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("config.yaml", `version: 1
+repo: acme/platform
+agents:
+  - name: triage
+    source: harness/triage.yaml
+poll:
+  input_drivers:
+    - type: jira-poll
+      connection:
+        base_url: `+base+`
+      project: PROJ
+      queries:
+        - project = PROJ AND statusCategory != Done
+      lock:
+        jitter_min: 1ms
+        jitter_max: 2ms
+  output_driver: json
+`)
+	write("harness/triage.yaml", `role: triage
+trigger: >-
+  event.transition.kind == "comment_added" &&
+  event.transition.comment.command == "/fs-triage"
+run:
+  command: ["true"]
+`)
+	return &pollFixture{sim: s, dir: dir, env: map[string]string{"JIRA_TOKEN": "s3cret-token", "JIRA_USER_EMAIL": "bot@example.com"}}
+}
+
+func (f *pollFixture) run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	return runCLI(t, "", f.env, append([]string{"--config-dir", f.dir, "--log-format", "json"}, args...)...)
+}
+
+func TestPollCommand(t *testing.T) {
+	f := newPollFixture(t)
+	old := f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
+	if code, out, errs := f.run(t, "poll", "seed"); code != 0 || !strings.Contains(out, "1 issues matched, 1 seeded") {
+		t.Fatalf("seed: %d %q %s", code, out, errs)
+	}
+	time.Sleep(3 * time.Millisecond)
+	f.sim.AddComment(old, "acct-dev", "/fs-triage please")
+	f.sim.AddComment(f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"}), "acct-other", "/fs-triage")
+
+	code, out, errs := f.run(t, "poll", "--dry-run")
+	if code != 0 || strings.Count(out, `"agent":"triage"`) != 1 {
+		t.Fatalf("dry run: %d %q %s", code, out, errs)
+	}
+	if _, ok := f.sim.Property(old, "fullsend.poll.acme.platform.lock"); ok {
+		t.Fatal("dry run wrote a lock")
+	}
+	code, out, errs = f.run(t, "poll")
+	var entries []map[string]string
+	if code != 0 || json.Unmarshal([]byte(out), &entries) != nil || len(entries) != 1 {
+		t.Fatalf("poll: %d %q %s", code, out, errs)
+	}
+	if !strings.Contains(entries[0]["poll_lock"], old+"/fullsend.poll.acme.platform.lock") ||
+		!strings.Contains(entries[0]["normalized_event"], "please") {
+		t.Errorf("plan entry = %v", entries[0])
+	}
+	if !strings.Contains(errs, `"msg":"poll cycle"`) || !strings.Contains(errs, `"dispatches_scheduled":1`) {
+		t.Errorf("no cycle record in the log: %s", errs)
+	}
+	if strings.Contains(out+errs, "s3cret-token") {
+		t.Error("the token was printed")
+	}
+	raw, ok := f.sim.Property(old, "fullsend.poll.acme.platform.lock")
+	if l, err := polllock.Parse(raw); !ok || err != nil || l.Phase != polllock.PhaseDispatched {
+		t.Fatalf("lock after poll = %s (%v)", raw, err)
+	}
+	checkBefore, _ := f.sim.Property(old, "fullsend.poll.acme.platform.lastCheck")
+
+	code, out, _ = f.run(t, "poll", "cancel", "--issue", old)
+	if code != 0 || !strings.Contains(out, "deleted; lastCheck left unchanged") {
+		t.Fatalf("cancel: %d %q", code, out)
+	}
+	if _, ok := f.sim.Property(old, "fullsend.poll.acme.platform.lock"); ok {
+		t.Error("cancel left the lock")
+	}
+	if checkAfter, _ := f.sim.Property(old, "fullsend.poll.acme.platform.lastCheck"); string(checkAfter) != string(checkBefore) {
+		t.Errorf("cancel changed lastCheck: %s → %s", checkBefore, checkAfter)
+	}
+	if code, out, _ = f.run(t, "poll", "cancel", "--issue", old); code != 0 || !strings.Contains(out, "no poll lock") {
+		t.Errorf("cancel without a lock: %d %q", code, out)
+	}
+}
+
+func TestPollCommandErrors(t *testing.T) {
+	f := newPollFixture(t)
+	f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ"})
+	cases := []struct {
+		name string
+		env  map[string]string
+		args []string
+		code int
+		msg  string
+	}{
+		{"unknown issue", nil, []string{"poll", "cancel", "--issue", "PROJ-999"}, 2, "does not exist"},
+		{"bad issue key", nil, []string{"poll", "cancel", "--issue", "nope"}, 2, "not a Jira issue key"},
+		{"missing issue flag", nil, []string{"poll", "cancel"}, 2, "--issue is required"},
+		{"unknown input driver", nil, []string{"poll", "--input-driver", "gitlab-poll"}, 2, "want jira-poll"},
+		{"no token", map[string]string{}, []string{"poll"}, 2, "$JIRA_TOKEN is empty"},
+		{"wrong token", map[string]string{"JIRA_TOKEN": "wrong"}, []string{"poll"}, 2, "refused the credentials"},
+		{"bad interval", nil, []string{"poll", "--watch", "--interval", "0s"}, 2, "--interval"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			env := f.env
+			if tc.env != nil {
+				env = tc.env
+			}
+			code, _, errs := runCLI(t, "", env, append([]string{"--config-dir", f.dir}, tc.args...)...)
+			if code != tc.code || !strings.Contains(errs, tc.msg) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errs, tc.code, tc.msg)
+			}
+			if strings.Contains(errs, "s3cret-token") || strings.Contains(errs, "Basic ") {
+				t.Error("a credential was printed")
+			}
+		})
+	}
+}
