@@ -46,6 +46,10 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 		writeError(w, http.StatusBadRequest, "Invalid request payload. Refer to the REST API documentation and try again: "+err.Error())
 		return false
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		writeError(w, http.StatusBadRequest, "Invalid request payload: unexpected data after the JSON value.")
+		return false
+	}
 	return true
 }
 

@@ -141,6 +141,7 @@ func TestPropertyStatusCodes(t *testing.T) {
 		{"GET", p, "", 200},
 		{"PUT", p, ``, 400},
 		{"PUT", p, `{bad`, 400},
+		{"PUT", p, `{"a":1} trailing`, 400},
 		{"PUT", p, `"` + strings.Repeat("é", 32767) + `"`, 400}, // 32769 characters with quotes
 		{"PUT", p, `"` + strings.Repeat("é", 32766) + `"`, 200},
 		{"PUT", "/rest/api/3/issue/" + key + "/properties/" + strings.Repeat("k", 256), `1`, 400},
