@@ -2,6 +2,7 @@ package jira
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -141,12 +142,7 @@ func (c *Client) resolveIDs(ctx context.Context, keys []string) (bulk, fallback 
 	const chunk = 100
 	for start := 0; start < len(missing); start += chunk {
 		end := min(start+chunk, len(missing))
-		jql, err := KeyIn(missing[start:end])
-		if err != nil {
-			return nil, nil, err
-		}
-		_, err = c.Search(ctx, SearchRequest{JQL: jql, Fields: []string{"created"}}, 0)
-		if err != nil && !IsBadRequest(err) {
+		if err := c.searchKeys(ctx, missing[start:end]); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -160,6 +156,46 @@ func (c *Client) resolveIDs(ctx context.Context, keys []string) (bulk, fallback 
 		}
 	}
 	return bulk, fallback, nil
+}
+
+// searchKeys learns the ids of keys with one search. Jira rejects the
+// whole query when a key does not exist and names it; such keys are
+// dropped and the search repeated, so one deleted issue costs one extra
+// call instead of one call per key.
+func (c *Client) searchKeys(ctx context.Context, keys []string) error {
+	for len(keys) > 0 {
+		jql, err := KeyIn(keys)
+		if err != nil {
+			return err
+		}
+		_, err = c.Search(ctx, SearchRequest{JQL: jql, Fields: []string{"created"}}, 0)
+		if !IsBadRequest(err) {
+			return err
+		}
+		var ae *APIError
+		errors.As(err, &ae)
+		rest := keys[:0:0]
+		for _, k := range keys {
+			if !mentionsKey(ae.Messages, k) {
+				rest = append(rest, k)
+			}
+		}
+		if len(rest) == len(keys) {
+			return nil // rejected without naming a key: resolve the rest one by one
+		}
+		keys = rest
+	}
+	return nil
+}
+
+// mentionsKey reports whether a Jira message quotes key ('KEY').
+func mentionsKey(msgs []string, key string) bool {
+	for _, m := range msgs {
+		if strings.Contains(strings.ToUpper(m), "'"+strings.ToUpper(key)+"'") {
+			return true
+		}
+	}
+	return false
 }
 
 func isDigits(s string) bool {

@@ -217,9 +217,16 @@ func TestChangelogsBulkAndSingle(t *testing.T) {
 	s.SetSummary(b, "new title", "u2")
 	s.RemoveLabel(a, "needs-info", "u2")
 	ctx := context.Background()
+	s.ResetCalls()
 	got, err := c.BulkChangelogs(ctx, []string{a, b, "PROJ-404"}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// One search names PROJ-404 as unknown, a second resolves a and b; only
+	// PROJ-404 falls back to the per-issue call.
+	calls := s.Calls()
+	if calls["POST /rest/api/3/search/jql"] != 2 || calls["GET /rest/api/3/issue/{issueIdOrKey}/changelog"] != 1 || calls["POST /rest/api/3/changelog/bulkfetch"] != 1 {
+		t.Errorf("calls = %v", calls)
 	}
 	if len(got[a]) != 3 || len(got[b]) != 1 || len(got) != 2 {
 		t.Fatalf("bulk = %+v", got)
