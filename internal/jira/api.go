@@ -33,7 +33,8 @@ type API interface {
 	Changelog(ctx context.Context, issueKey string) ([]History, error)
 	// CommentsSince lists comments newest first (orderBy=-created), stopping
 	// at the first page that reaches a comment created and updated at or
-	// before since. A zero since lists all.
+	// before since. Only comments created or updated after since are
+	// returned, with Text rendered from the ADF body. A zero since lists all.
 	CommentsSince(ctx context.Context, issueKey string, since time.Time) ([]Comment, error)
 	// Myself returns the authenticated account (cached).
 	Myself(ctx context.Context) (User, error)

@@ -195,6 +195,7 @@ func (c *Client) record(endpoint string, status int, dur time.Duration) {
 	c.calls[fmt.Sprintf("%s %d", endpoint, status)]++
 	c.total++
 	c.mu.Unlock()
+	c.log.Debug("jira request", "endpoint", endpoint, "status", status, "duration", dur)
 	if c.opts.OnRequest != nil {
 		c.opts.OnRequest(endpoint, status, dur)
 	}
