@@ -1,8 +1,11 @@
 package jira_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -167,5 +170,24 @@ func TestNearLimitHeaderFromEmulator(t *testing.T) {
 	}
 	if !c.Slowed() {
 		t.Error("client did not slow down on X-RateLimit-NearLimit")
+	}
+}
+
+func TestLogsNeverCarrySecrets(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s, c, _ := newPair(t, jirasim.Options{}, func(o *jira.Options) { o.Logger = logger; o.Token = "very-secret-token" })
+	s.InjectFault(jirasim.Fault{Status: 503, RetryAfter: time.Second})
+	s.InjectFault(jirasim.Fault{DropConnection: true})
+	if _, err := c.Myself(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "GET /rest/api/3/myself") || !strings.Contains(out, "retrying") {
+		t.Fatalf("expected request and retry logs, got %s", out)
+	}
+	auth := base64.StdEncoding.EncodeToString([]byte("bot@example.com:very-secret-token"))
+	if strings.Contains(out, "very-secret-token") || strings.Contains(out, auth) {
+		t.Errorf("secret in logs: %s", out)
 	}
 }
