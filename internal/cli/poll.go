@@ -187,6 +187,8 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 			planned = append(planned, res.Planned...)
 			if err != nil {
 				errs = append(errs, err)
+			} else if n := res.Stats.DispatchesFailed; n > 0 {
+				errs = append(errs, fmt.Errorf("%s: %d dispatches failed; the next cycle retries them", in.drv.Name(), n))
 			}
 		}
 		if o.dryRun {
