@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,7 +16,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/jira"
-	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
@@ -28,6 +30,7 @@ type pollOptions struct {
 	dryRun       bool
 	watch        bool
 	interval     time.Duration
+	metricsAddr  string
 }
 
 func newPollCmd(app *App) *cobra.Command {
@@ -51,6 +54,7 @@ signal finishes or rolls back the issue in flight and exits 0.
 	f.BoolVar(&o.dryRun, "dry-run", false, "discover and evaluate without writing anything; print the runs that would be dispatched")
 	f.BoolVar(&o.watch, "watch", false, "repeat cycles until SIGINT/SIGTERM")
 	f.DurationVar(&o.interval, "interval", time.Minute, "wait between cycles with --watch")
+	f.StringVar(&o.metricsAddr, "metrics-addr", "", "with --watch: serve Prometheus /metrics and /healthz on this address (e.g. 127.0.0.1:9090)")
 	cmd.AddCommand(newPollSeedCmd(app, o), newPollCancelCmd(app, o))
 	return cmd
 }
@@ -63,7 +67,7 @@ type pollInput struct {
 }
 
 // pollSetup loads the configuration and builds the selected input drivers.
-func (app *App) pollSetup(ctx context.Context, only string) (*config.Config, *harness.Registry, []pollInput, error) {
+func (app *App) pollSetup(ctx context.Context, only string, onRequest func(string, int, time.Duration)) (*config.Config, *harness.Registry, []pollInput, error) {
 	if only != "" && only != jirapoll.Name {
 		return nil, nil, nil, UserError(fmt.Errorf("--input-driver %q: want %s", only, jirapoll.Name))
 	}
@@ -77,7 +81,7 @@ func (app *App) pollSetup(ctx context.Context, only string) (*config.Config, *ha
 		if id.Type != jirapoll.Name || (only != "" && id.Type != only) {
 			continue
 		}
-		in, err := app.newJiraPoll(ctx, cfg, id, pollerID)
+		in, err := app.newJiraPoll(ctx, cfg, id, pollerID, onRequest)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("poll.input_drivers[%d]: %w", i, err)
 		}
@@ -89,7 +93,7 @@ func (app *App) pollSetup(ctx context.Context, only string) (*config.Config, *ha
 	return cfg, reg, ins, nil
 }
 
-func (app *App) newJiraPoll(ctx context.Context, cfg *config.Config, id config.InputDriver, pollerID string) (pollInput, error) {
+func (app *App) newJiraPoll(ctx context.Context, cfg *config.Config, id config.InputDriver, pollerID string, onRequest func(string, int, time.Duration)) (pollInput, error) {
 	if err := id.Connection.CheckConnection(); err != nil {
 		return pollInput{}, UserError(err)
 	}
@@ -101,7 +105,7 @@ func (app *App) newJiraPoll(ctx context.Context, cfg *config.Config, id config.I
 		return pollInput{}, UserError(fmt.Errorf("jira-poll: $%s is empty: it must hold the Jira API token", id.Connection.TokenEnv))
 	}
 	client, err := jira.New(jira.Options{BaseURL: id.Connection.BaseURL, Email: app.Getenv(id.Connection.EmailEnv),
-		Token: token, RPS: id.RateLimit.RPS, Burst: id.RateLimit.Burst, Logger: app.Log})
+		Token: token, RPS: id.RateLimit.RPS, Burst: id.RateLimit.Burst, Logger: app.Log, OnRequest: onRequest})
 	if err != nil {
 		return pollInput{}, UserError(err)
 	}
@@ -133,6 +137,7 @@ type decider struct{ e *core.Engine }
 
 func (d decider) Decide(ev *event.Event) poll.Decision {
 	dec := d.e.Decide(ev)
+	d.e.LogDecision(dec)
 	return poll.Decision{Verdict: dec.Verdict, Reason: dec.Reason, Runs: dec.Runs}
 }
 
@@ -142,7 +147,21 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 	if o.watch && o.interval <= 0 {
 		return UserError(fmt.Errorf("--interval %s: must be positive", o.interval))
 	}
-	cfg, reg, ins, err := app.pollSetup(ctx, o.inputDriver)
+	if o.metricsAddr != "" && !o.watch {
+		return UserError(errors.New("--metrics-addr needs --watch"))
+	}
+	var m *metrics.Metrics
+	var onRequest func(string, int, time.Duration)
+	if o.metricsAddr != "" {
+		m = metrics.New(o.interval)
+		onRequest = func(endpoint string, status int, d time.Duration) { m.ObserveRequest("jira", endpoint, status, d) }
+		stop, err := app.serveMetrics(o.metricsAddr, m)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	cfg, reg, ins, err := app.pollSetup(ctx, o.inputDriver, onRequest)
 	if err != nil {
 		return err
 	}
@@ -175,6 +194,10 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 		return err
 	}
 	cycle := func(ctx context.Context) error {
+		if cfg.KillSwitch {
+			app.Log.Warn("kill_switch is on: no poll cycle")
+			return nil
+		}
 		var planned []plan.Run
 		var errs []error
 		for _, in := range ins {
@@ -182,7 +205,7 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 				Driver: in.drv, Core: decider{eng}, Output: out, Validate: (*event.Event).Validate,
 				N: in.cfg.Lock.N, Concurrency: in.cfg.Concurrency,
 				JitterMin: in.cfg.Lock.JitterMin, JitterMax: in.cfg.Lock.JitterMax,
-				DryRun: o.dryRun, Log: app.Log,
+				DryRun: o.dryRun, Log: app.Log, Observer: observe(m),
 			})
 			planned = append(planned, res.Planned...)
 			if err != nil {
@@ -211,107 +234,34 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 	return pollErr(err)
 }
 
-func newPollSeedCmd(app *App, parent *pollOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "seed",
-		Short: "Mark every issue the queries match as handled so far (first deployment)",
-		Long: `Writes lastCheck on every issue the configured queries match that has
-none, set to the issue's last update, so that the first cycles against an
-existing backlog dispatch only changes made from now on. Issues that
-already carry a lastCheck are left alone.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			_, _, ins, err := app.pollSetup(ctx, parent.inputDriver)
-			if err != nil {
-				return err
-			}
-			for _, in := range ins {
-				rep, err := in.drv.Seed(ctx)
-				fmt.Fprintf(app.Stdout, "%s %s: %d issues matched, %d seeded, %d failed\n",
-					jirapoll.Name, in.cfg.Connection.BaseURL, rep.Matched, rep.Seeded, rep.Failed)
-				if err != nil {
-					return pollErr(err)
-				}
-				if rep.Failed > 0 {
-					return fmt.Errorf("seed: %d writes failed; run it again", rep.Failed)
-				}
-			}
-			return nil
-		},
+// serveMetrics serves m on addr until the returned stop is called.
+func (app *App) serveMetrics(addr string, m *metrics.Metrics) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, UserError(fmt.Errorf("--metrics-addr %q: %w", addr, err))
 	}
+	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln) //nolint:errcheck // returns ErrServerClosed on Close
+	app.Log.Info("serving metrics", "addr", ln.Addr().String())
+	return func() { srv.Close() }, nil
 }
 
-func newPollCancelCmd(app *App, parent *pollOptions) *cobra.Command {
-	var issue, outName string
-	cmd := &cobra.Command{
-		Use:   "cancel",
-		Short: "Remove the poll lock of an issue, cancelling the runs it records",
-		Long: `Cancels the runs recorded in the issue's poll lock (when the output driver
-can cancel runs), then deletes the lock. lastCheck is left alone: the
-changes those runs were about stay handled, and the next change starts a
-new run.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			if issue == "" {
-				return UserError(errors.New("--issue is required (e.g. --issue PROJ-123)"))
-			}
-			if !jira.ValidIssueKey(issue) {
-				return UserError(fmt.Errorf("--issue %q: not a Jira issue key (want e.g. PROJ-123)", issue))
-			}
-			cfg, _, ins, err := app.pollSetup(ctx, parent.inputDriver)
-			if err != nil {
-				return err
-			}
-			if outName == "" {
-				outName = cfg.Poll.OutputDriver
-			}
-			var cancel jirapoll.Canceller
-			if out, err := app.newOutput(ctx, outName, cfg); err == nil {
-				if c, ok := out.(output.Canceller); ok {
-					cancel = c.Cancel
-				}
-			} else {
-				app.Log.Warn("output driver unavailable; recorded runs are reported, not cancelled", "driver", outName, "error", err.Error())
-			}
-			return app.cancelLock(ctx, ins[0].drv, issue, cancel)
-		},
-	}
-	cmd.Flags().StringVar(&issue, "issue", "", "issue key whose poll lock to remove, e.g. PROJ-123")
-	cmd.Flags().StringVar(&outName, "output-driver", "", "output driver that started the runs (default: poll.output_driver)")
-	return cmd
-}
-
-func (app *App) cancelLock(ctx context.Context, drv *jirapoll.Driver, issue string, cancel jirapoll.Canceller) error {
-	rep, err := drv.Cancel(ctx, issue, cancel)
-	switch {
-	case errors.Is(err, jirapoll.ErrNoIssue):
-		return UserError(fmt.Errorf("poll cancel: issue %s does not exist (or the account cannot see it)", issue))
-	case errors.Is(err, jirapoll.ErrNoLock):
-		fmt.Fprintf(app.Stdout, "%s has no poll lock (%s): nothing to cancel\n", issue, rep.Property)
+// observe feeds cycle stats to m (nil: no observer).
+func observe(m *metrics.Metrics) poll.Observer {
+	if m == nil {
 		return nil
-	case err != nil:
-		return pollErr(err)
 	}
-	if rep.Lock != nil {
-		fmt.Fprintf(app.Stdout, "%s: lock held by %s (phase %s, written %s)\n", issue, rep.Lock.ID, rep.Lock.Phase,
-			rep.Lock.TS.UTC().Format(time.RFC3339))
-	} else {
-		fmt.Fprintf(app.Stdout, "%s: lock value was corrupt (%s)\n", issue, rep.Corrupt)
-	}
-	failed := 0
-	for _, r := range rep.Runs {
-		if r.Err != nil {
-			failed++
-			fmt.Fprintf(app.Stdout, "  run %s %s %s: cancel failed: %v\n", r.Ref.Driver, r.Ref.ID, r.Ref.URL, r.Err)
-			continue
+	return func(s poll.CycleStats) {
+		var err error
+		if s.Error != "" {
+			err = errors.New(s.Error)
 		}
-		fmt.Fprintf(app.Stdout, "  run %s %s %s: %s\n", r.Ref.Driver, r.Ref.ID, r.Ref.URL, r.Outcome)
+		m.ObserveCycle(metrics.Cycle{Driver: s.Driver, Err: err, Duration: s.Duration,
+			Candidates: s.Candidates, Eligible: s.Eligible,
+			LocksAttempted: s.LocksAttempted, LocksAcquired: s.LocksAcquired, LocksLost: s.LocksLost,
+			StaleRemoved: s.LocksStaleRemoved, Events: s.Events,
+			RunsMatched: s.RunsMatched, RunsCoalesced: s.RunsCoalesced, RunsDenied: s.EventsDenied,
+			RunsRateLimited: s.RunsRateLimited, DispatchesScheduled: s.DispatchesScheduled,
+			DispatchesFailed: s.DispatchesFailed, RateLimitWaits: s.RateLimitWaits})
 	}
-	fmt.Fprintf(app.Stdout, "%s: poll lock %s deleted; lastCheck left unchanged\n", issue, rep.Property)
-	if failed > 0 {
-		return fmt.Errorf("poll cancel: %d of %d runs could not be cancelled", failed, len(rep.Runs))
-	}
-	return nil
 }

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -157,5 +161,51 @@ func TestPollCommandErrors(t *testing.T) {
 				t.Error("a credential was printed")
 			}
 		})
+	}
+}
+
+// --watch repeats cycles, serves metrics, and exits 0 on a stop signal.
+func TestPollWatch(t *testing.T) {
+	f := newPollFixture(t)
+	k := f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
+	f.sim.AddComment(k, "acct-dev", "/fs-triage")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb runSyncBuffer
+	app := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return f.env[k] }}
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, app, []string{"--config-dir", f.dir, "--log-format", "json", "poll", "--watch",
+			"--interval", "20ms", "--metrics-addr", "127.0.0.1:0"})
+	}()
+	addrRe := regexp.MustCompile(`"msg":"serving metrics","addr":"([^"]+)"`)
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(errb.String(), `"msg":"poll cycle"`) < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	m := addrRe.FindStringSubmatch(errb.String())
+	if m == nil {
+		t.Fatalf("no metrics address logged: %s", errb.String())
+	}
+	resp, err := http.Get("http://" + m[1] + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `fullsend_poll_cycles_total{driver="jira-poll",result="ok"}`) {
+		t.Errorf("metrics lack the cycle counter:\n%.600s", body)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d after a stop signal; stderr %s", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("poll --watch did not stop")
+	}
+	if n := strings.Count(out.String(), `"agent":"triage"`); n != 1 {
+		t.Errorf("%d triage dispatches over the watch, want 1: %s", n, out.String())
 	}
 }

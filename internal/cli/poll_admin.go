@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+)
+
+// `fullsend poll seed` and `fullsend poll cancel`.
+
+func newPollSeedCmd(app *App, parent *pollOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "seed",
+		Short: "Mark every issue the queries match as handled so far (first deployment)",
+		Long: `Writes lastCheck on every issue the configured queries match that has
+none, set to the issue's last update, so that the first cycles against an
+existing backlog dispatch only changes made from now on. Issues that
+already carry a lastCheck are left alone.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			_, _, ins, err := app.pollSetup(ctx, parent.inputDriver, nil)
+			if err != nil {
+				return err
+			}
+			for _, in := range ins {
+				rep, err := in.drv.Seed(ctx)
+				fmt.Fprintf(app.Stdout, "%s %s: %d issues matched, %d seeded, %d failed\n",
+					jirapoll.Name, in.cfg.Connection.BaseURL, rep.Matched, rep.Seeded, rep.Failed)
+				if err != nil {
+					return pollErr(err)
+				}
+				if rep.Failed > 0 {
+					return fmt.Errorf("seed: %d writes failed; run it again", rep.Failed)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func newPollCancelCmd(app *App, parent *pollOptions) *cobra.Command {
+	var issue, outName string
+	cmd := &cobra.Command{
+		Use:   "cancel",
+		Short: "Remove the poll lock of an issue, cancelling the runs it records",
+		Long: `Cancels the runs recorded in the issue's poll lock (when the output driver
+can cancel runs), then deletes the lock. lastCheck is left alone: the
+changes those runs were about stay handled, and the next change starts a
+new run.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if issue == "" {
+				return UserError(errors.New("--issue is required (e.g. --issue PROJ-123)"))
+			}
+			if !jira.ValidIssueKey(issue) {
+				return UserError(fmt.Errorf("--issue %q: not a Jira issue key (want e.g. PROJ-123)", issue))
+			}
+			cfg, _, ins, err := app.pollSetup(ctx, parent.inputDriver, nil)
+			if err != nil {
+				return err
+			}
+			if outName == "" {
+				outName = cfg.Poll.OutputDriver
+			}
+			var cancel jirapoll.Canceller
+			if out, err := app.newOutput(ctx, outName, cfg); err == nil {
+				if c, ok := out.(output.Canceller); ok {
+					cancel = c.Cancel
+				}
+			} else {
+				app.Log.Warn("output driver unavailable; recorded runs are reported, not cancelled", "driver", outName, "error", err.Error())
+			}
+			return app.cancelLock(ctx, ins[0].drv, issue, cancel)
+		},
+	}
+	cmd.Flags().StringVar(&issue, "issue", "", "issue key whose poll lock to remove, e.g. PROJ-123")
+	cmd.Flags().StringVar(&outName, "output-driver", "", "output driver that started the runs (default: poll.output_driver)")
+	return cmd
+}
+
+func (app *App) cancelLock(ctx context.Context, drv *jirapoll.Driver, issue string, cancel jirapoll.Canceller) error {
+	rep, err := drv.Cancel(ctx, issue, cancel)
+	switch {
+	case errors.Is(err, jirapoll.ErrNoIssue):
+		return UserError(fmt.Errorf("poll cancel: issue %s does not exist (or the account cannot see it)", issue))
+	case errors.Is(err, jirapoll.ErrNoLock):
+		fmt.Fprintf(app.Stdout, "%s has no poll lock (%s): nothing to cancel\n", issue, rep.Property)
+		return nil
+	case err != nil:
+		return pollErr(err)
+	}
+	if rep.Lock != nil {
+		fmt.Fprintf(app.Stdout, "%s: lock held by %s (phase %s, written %s)\n", issue, rep.Lock.ID, rep.Lock.Phase,
+			rep.Lock.TS.UTC().Format(time.RFC3339))
+	} else {
+		fmt.Fprintf(app.Stdout, "%s: lock value was corrupt (%s)\n", issue, rep.Corrupt)
+	}
+	failed := 0
+	for _, r := range rep.Runs {
+		if r.Err != nil {
+			failed++
+			fmt.Fprintf(app.Stdout, "  run %s %s %s: cancel failed: %v\n", r.Ref.Driver, r.Ref.ID, r.Ref.URL, r.Err)
+			continue
+		}
+		fmt.Fprintf(app.Stdout, "  run %s %s %s: %s\n", r.Ref.Driver, r.Ref.ID, r.Ref.URL, r.Outcome)
+	}
+	fmt.Fprintf(app.Stdout, "%s: poll lock %s deleted; lastCheck left unchanged\n", issue, rep.Property)
+	if failed > 0 {
+		return fmt.Errorf("poll cancel: %d of %d runs could not be cancelled", failed, len(rep.Runs))
+	}
+	return nil
+}
