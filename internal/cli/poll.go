@@ -49,7 +49,7 @@ signal finishes or rolls back the issue in flight and exits 0.
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPoll(cmd.Context(), app, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.inputDriver, "input-driver", "", "poll only the input drivers of this type (jira-poll); default all configured")
+	cmd.PersistentFlags().StringVar(&o.inputDriver, "input-driver", "", "use only the input drivers of this type (jira-poll); default all configured")
 	f.StringVar(&o.outputDriver, "output-driver", "", "output driver (default: poll.output_driver from config.yaml)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "discover and evaluate without writing anything; print the runs that would be dispatched")
 	f.BoolVar(&o.watch, "watch", false, "repeat cycles until SIGINT/SIGTERM")

@@ -114,7 +114,7 @@ func TestPollCommand(t *testing.T) {
 	}
 	checkBefore, _ := f.sim.Property(old, "fullsend.poll.acme.platform.lastCheck")
 
-	code, out, _ = f.run(t, "poll", "cancel", "--issue", old)
+	code, out, _ = f.run(t, "poll", "cancel", "--issue", old, "--input-driver", "jira-poll")
 	if code != 0 || !strings.Contains(out, "deleted; lastCheck left unchanged") {
 		t.Fatalf("cancel: %d %q", code, out)
 	}
