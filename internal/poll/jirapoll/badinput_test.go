@@ -192,3 +192,59 @@ func TestDryRunWritesNothing(t *testing.T) {
 		t.Errorf("dry run made %d property deletes", n)
 	}
 }
+
+// An issue deleted after it was locked is dropped at verification, whose
+// bulk read Jira then rejects; the other issues are verified one by one.
+func TestIssueDeletedAfterLocking(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	gone, kept := e.issue(), e.issue()
+	p := e.poller(pollerOpts{})
+	disc, err := p.drv.Discover(t.Context())
+	if err != nil || len(disc.Eligible) != 2 {
+		t.Fatalf("discover: %v", err)
+	}
+	if err := p.drv.Acquire(t.Context(), disc.Eligible); err != nil {
+		t.Fatal(err)
+	}
+	e.sim.DeleteIssue(gone)
+	if err := p.drv.Verify(t.Context(), disc.Eligible); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range disc.Eligible {
+		switch it.ID {
+		case gone:
+			// A property read cannot tell a deleted issue from a deleted
+			// lock: either way the issue is dropped untouched.
+			if it.Held || !(it.Gone || it.Lost) {
+				t.Errorf("deleted issue: gone=%v lost=%v held=%v", it.Gone, it.Lost, it.Held)
+			}
+		case kept:
+			if !it.Held || it.Lost || it.Gone || it.Err != nil {
+				t.Errorf("kept issue: %+v", it)
+			}
+		}
+	}
+}
+
+// A stale lock on an unchanged issue is removed; a fresh one is kept.
+func TestStaleLockOnUnchangedIssueIsRemoved(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	stale, fresh := e.issue(), e.issue()
+	for _, k := range []string{stale, fresh} {
+		e.seed(k)
+	}
+	old, _ := json.Marshal(map[string]any{"id": "gone", "ts": time.Now().Add(-time.Hour).UTC(), "phase": "running", "runs": []any{}})
+	now, _ := json.Marshal(map[string]any{"id": "busy", "ts": time.Now().UTC(), "phase": "running", "runs": []any{}})
+	e.sim.SetPropertyDirect(stale, lockKey(), old)
+	e.sim.SetPropertyDirect(fresh, lockKey(), now)
+	st := e.poller(pollerOpts{out: &recorder{}}).mustCycle()
+	if st.LocksStaleRemoved != 1 || st.Eligible != 0 {
+		t.Errorf("locks_stale_removed = %d eligible = %d, want 1 and 0", st.LocksStaleRemoved, st.Eligible)
+	}
+	if _, ok := e.lock(stale); ok {
+		t.Error("stale lock kept")
+	}
+	if _, ok := e.lock(fresh); !ok {
+		t.Error("fresh lock removed")
+	}
+}
