@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -171,7 +172,7 @@ func TestPollWatch(t *testing.T) {
 	f.sim.AddComment(k, "acct-dev", "/fs-triage")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out, errb runSyncBuffer
+	var out, errb syncio.Buffer
 	app := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return f.env[k] }}
 	done := make(chan int, 1)
 	go func() {

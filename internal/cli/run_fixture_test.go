@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,12 +8,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 	"go.uber.org/goleak"
 )
@@ -155,7 +154,7 @@ func (f *runFixture) run(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	// The agent's output and fullsend's log share stderr, written from
 	// different goroutines: the sink must be safe for that, as a file is.
-	var stdout, stderr runSyncBuffer
+	var stdout, stderr syncio.Buffer
 	app := &App{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return f.env[k] }}
 	code := Run(context.Background(), app, append([]string{"--config-dir", f.dir, "--log-format", "text"}, args...))
 	out := stderr.String()
@@ -163,22 +162,4 @@ func (f *runFixture) run(t *testing.T, args ...string) (int, string) {
 		t.Fatalf("a secret was printed:\n%s", out)
 	}
 	return code, out
-}
-
-// runSyncBuffer is a goroutine-safe bytes.Buffer.
-type runSyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *runSyncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *runSyncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

@@ -8,31 +8,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
-
-// simBuffer is a goroutine-safe output buffer.
-type simBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *simBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *simBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // startSim runs `fullsend sim args…` until the returned stop is called,
 // waiting for want URL lines; it returns name → base URL.
 func startSim(t *testing.T, want int, args ...string) (map[string]string, func() int) {
 	t.Helper()
-	out, errOut := &simBuffer{}, &simBuffer{}
+	out, errOut := &syncio.Buffer{}, &syncio.Buffer{}
 	app := &App{Stdout: out, Stderr: errOut, Getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)

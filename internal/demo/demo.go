@@ -8,12 +8,13 @@
 package demo
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"sync"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
 
 // Exec runs one fullsend command line in process with the given
@@ -98,24 +99,7 @@ func (d *demo) check(name string, ok bool, detail string, args ...any) {
 // synchronized output buffers (a command's logger and its child processes
 // may write at once) and returns the exit code and both outputs.
 func (d *demo) run(ctx context.Context, env map[string]string, args ...string) (int, string, string) {
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncio.Buffer
 	code := d.exec(ctx, append([]string{"--config-dir", d.w.dir, "--log-format", "json"}, args...), env, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

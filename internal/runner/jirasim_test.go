@@ -13,6 +13,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -24,7 +25,7 @@ type simRun struct {
 	prop  string
 	ref   *plan.PollLock
 	store JiraStore
-	log   syncBuffer
+	log   syncio.Buffer
 }
 
 func newSimRun(t *testing.T) *simRun {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
 
 var testRef = &plan.PollLock{ID: testID, Driver: DriverJiraPoll, Property: testKey}
@@ -24,7 +25,7 @@ func lockedStore() *memStore {
 	return s
 }
 
-func testSpec(t *testing.T, s LockStore, log *syncBuffer, steps ...string) Spec {
+func testSpec(t *testing.T, s LockStore, log *syncio.Buffer, steps ...string) Spec {
 	t.Helper()
 	var lk *Locker
 	if s != nil {
@@ -59,7 +60,7 @@ func TestRunReleasesLockWhateverTheOutcome(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var log syncBuffer
+			var log syncio.Buffer
 			s := lockedStore()
 			ran := filepath.Join(t.TempDir(), "ran")
 			spec := testSpec(t, s, &log, append([]string{"touch=" + ran}, tc.steps...)...)
@@ -100,7 +101,7 @@ func TestRunReleasesLockWhateverTheOutcome(t *testing.T) {
 }
 
 func TestRunRefreshesAtInterval(t *testing.T) {
-	var log syncBuffer
+	var log syncio.Buffer
 	s := lockedStore()
 	spec := testSpec(t, s, &log, "sleep=400ms")
 	spec.RefreshInterval = 50 * time.Millisecond
@@ -142,7 +143,7 @@ func TestRunRefreshesAtInterval(t *testing.T) {
 }
 
 func TestRunLockStolenBeforeStart(t *testing.T) {
-	var log syncBuffer
+	var log syncio.Buffer
 	s := newMemStore()
 	s.set(testKey, polllock.Lock{ID: "another-poller", TS: time.Now(), Phase: polllock.PhasePending})
 	ran := filepath.Join(t.TempDir(), "ran")
@@ -160,7 +161,7 @@ func TestRunLockStolenBeforeStart(t *testing.T) {
 }
 
 func TestRunLockStolenDuringRun(t *testing.T) {
-	var log syncBuffer
+	var log syncio.Buffer
 	s := lockedStore()
 	dir := t.TempDir()
 	ready, proceed := filepath.Join(dir, "ready"), filepath.Join(dir, "proceed")
@@ -203,7 +204,7 @@ func TestRunBadInputTouchesNothing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var log syncBuffer
+			var log syncio.Buffer
 			s := newMemStore()
 			s.setRaw(testKey, tc.stored)
 			ran := filepath.Join(t.TempDir(), "ran")
@@ -227,7 +228,7 @@ func TestRunBadInputTouchesNothing(t *testing.T) {
 }
 
 func TestRunAgentEnvironmentAndEventFile(t *testing.T) {
-	var log syncBuffer
+	var log syncio.Buffer
 	s := lockedStore()
 	dir := t.TempDir()
 	envOut, evOut := filepath.Join(dir, "env"), filepath.Join(dir, "event")
@@ -292,7 +293,7 @@ func TestEventFileIsPrivate(t *testing.T) {
 }
 
 func TestRunWithoutLockAndRefreshOnly(t *testing.T) {
-	var log syncBuffer
+	var log syncio.Buffer
 	res, err := Run(context.Background(), testSpec(t, nil, &log, "exit=9"))
 	if err != nil || res.ExitCode != 9 {
 		t.Fatalf("code %d err %v, want 9", res.ExitCode, err)
@@ -313,7 +314,7 @@ func TestRunWithoutLockAndRefreshOnly(t *testing.T) {
 }
 
 func TestRunStartFailureReleasesLock(t *testing.T) {
-	var log syncBuffer
+	var log syncio.Buffer
 	s := lockedStore()
 	spec := testSpec(t, s, &log)
 	spec.Command = []string{filepath.Join(t.TempDir(), "missing-agent")}
@@ -339,7 +340,7 @@ func TestRunLockStoreFailureBeforeStart(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var log syncBuffer
+			var log syncio.Buffer
 			s := lockedStore()
 			ran := filepath.Join(t.TempDir(), "ran")
 			spec := testSpec(t, s, &log, "touch="+ran)

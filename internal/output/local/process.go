@@ -10,10 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
 
 // processLauncher runs each job as `fullsend run --harness NAME
@@ -60,7 +60,7 @@ func newProcessLauncher(o Options) (*processLauncher, error) {
 	}
 	// Children write whole lines through one lock per stream, so lines of
 	// parallel runs never interleave.
-	p.stdout, p.stderr = &lockedWriter{w: out}, &lockedWriter{w: errw}
+	p.stdout, p.stderr = syncio.NewWriter(out), syncio.NewWriter(errw)
 	if out == errw {
 		p.stderr = p.stdout
 	}
@@ -176,16 +176,4 @@ func isDispatchInput(name string) bool {
 		return true
 	}
 	return false
-}
-
-// lockedWriter serialises writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

@@ -1,7 +1,6 @@
 package local
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,12 +9,12 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
 
 const helperEnv = "FULLSEND_LOCAL_TEST_HELPER"
@@ -64,25 +63,7 @@ func helperMain() bool {
 	return true
 }
 
-// safeBuffer is a bytes.Buffer safe for concurrent use.
-type safeBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *safeBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *safeBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func newProcessDriver(t *testing.T, grace time.Duration) (*Driver, *safeBuffer, *safeBuffer, *safeBuffer) {
+func newProcessDriver(t *testing.T, grace time.Duration) (*Driver, *syncio.Buffer, *syncio.Buffer, *syncio.Buffer) {
 	t.Helper()
 	t.Setenv(helperEnv, "1")
 	t.Setenv("FULLSEND_NORMALIZED_EVENT", `{"stale":"inherited"}`) // must not reach the child
@@ -90,7 +71,7 @@ func newProcessDriver(t *testing.T, grace time.Duration) (*Driver, *safeBuffer, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, errw, logs := &safeBuffer{}, &safeBuffer{}, &safeBuffer{}
+	out, errw, logs := &syncio.Buffer{}, &syncio.Buffer{}, &syncio.Buffer{}
 	d, err := New(Options{MaxParallel: 2, Grace: grace, KillDelay: 200 * time.Millisecond,
 		Executable: exe, ConfigDir: "cfg", TempDir: t.TempDir(), Stdout: out, Stderr: errw,
 		Log: slog.New(slog.NewTextHandler(logs, nil))})

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
@@ -33,14 +33,6 @@ const (
 	ghToken   = "ghs_e2eSecretToken"
 	alice     = "acct-alice" // Developers → write
 )
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 type world struct {
 	jira *jirasim.Server
@@ -112,7 +104,7 @@ func (w *world) write(t *testing.T, name, content string) {
 // run executes fullsend with the world's config and environment.
 func (w *world) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var stdout, stderr syncBuf
+	var stdout, stderr syncio.Buffer
 	app := &cli.App{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
 		Getenv: func(k string) string { return w.env[k] }}
 	code := cli.Run(context.Background(), app, append([]string{"--config-dir", w.dir, "--log-format", "json"}, args...))
