@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,6 +18,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/metrics"
+	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
@@ -200,9 +202,10 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 		}
 		var planned []plan.Run
 		var errs []error
+		counted := &countingOutput{Driver: out}
 		for _, in := range ins {
 			res, err := poll.Run(ctx, poll.Options{
-				Driver: in.drv, Core: decider{eng}, Output: out, Validate: (*event.Event).Validate,
+				Driver: in.drv, Core: decider{eng}, Output: counted, Validate: (*event.Event).Validate,
 				N: in.cfg.Lock.N, Concurrency: in.cfg.Concurrency,
 				JitterMin: in.cfg.Lock.JitterMin, JitterMax: in.cfg.Lock.JitterMax,
 				DryRun: o.dryRun, Log: app.Log, Observer: observe(m),
@@ -214,7 +217,8 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 				errs = append(errs, fmt.Errorf("%s: %d dispatches failed; the next cycle retries them", in.drv.Name(), n))
 			}
 		}
-		if o.dryRun {
+		if o.dryRun || (counted.calls.Load() == 0 && printsPlan(outName)) {
+			// a plan printer shows every cycle's plan, `[]` when empty
 			for _, r := range out.Dispatch(ctx, planned) {
 				if r.Err != nil {
 					errs = append(errs, r.Err)
@@ -233,6 +237,20 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 	}
 	return pollErr(err)
 }
+
+// countingOutput counts Dispatch calls of the output driver it wraps.
+type countingOutput struct {
+	output.Driver
+	calls atomic.Int32
+}
+
+func (c *countingOutput) Dispatch(ctx context.Context, runs []plan.Run) []output.Result {
+	c.calls.Add(1)
+	return c.Driver.Dispatch(ctx, runs)
+}
+
+// printsPlan reports whether an output driver prints the plan.
+func printsPlan(name string) bool { return name == "json" || name == "gha-matrix" }
 
 // serveMetrics serves m on addr until the returned stop is called.
 func (app *App) serveMetrics(addr string, m *metrics.Metrics) (stop func(), err error) {

@@ -128,6 +128,9 @@ func TestPollCommand(t *testing.T) {
 	if code, out, _ = f.run(t, "poll", "cancel", "--issue", old); code != 0 || !strings.Contains(out, "no poll lock") {
 		t.Errorf("cancel without a lock: %d %q", code, out)
 	}
+	if code, out, _ = f.run(t, "poll"); code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Errorf("quiet cycle with json output: %d %q, want an empty plan", code, out)
+	}
 }
 
 func TestPollCommandErrors(t *testing.T) {
