@@ -11,6 +11,8 @@ import (
 	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx"
 )
 
 // Class says what a failed call means for a retry.
@@ -101,21 +103,9 @@ func (p Policy) withDefaults() Policy {
 		p.MaxWait = 60 * time.Second
 	}
 	if p.Sleep == nil {
-		p.Sleep = SleepContext
+		p.Sleep = httpx.Sleep
 	}
 	return p
-}
-
-// SleepContext waits d or until ctx is done.
-func SleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Call runs fn, retrying retryable failures under p. A 202 Accepted

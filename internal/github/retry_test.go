@@ -14,6 +14,8 @@ import (
 	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx"
 )
 
 // step is one scripted answer: a status with headers, or a dropped
@@ -143,7 +145,7 @@ func TestCallStopsWhenContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := Policy{BaseBackoff: time.Hour, Sleep: func(ctx context.Context, d time.Duration) error {
 		cancel()
-		return SleepContext(ctx, d)
+		return httpx.Sleep(ctx, d)
 	}}
 	_, err := Call(ctx, p, func(ctx context.Context) (*gogithub.Response, error) {
 		_, resp, err := c.Repositories.Get(ctx, "a", "b")

@@ -1,10 +1,11 @@
 // Package httpx holds the small, forge-neutral pieces of a careful HTTP
 // client: base-URL policy (https, or http only on loopback), same-origin
 // redirects, bounded response bodies, Retry-After parsing, full-jitter
-// backoff and secret redaction. Drivers build their API clients on it.
+// backoff, context-aware sleeping and secret redaction. Drivers build their API clients on it.
 package httpx
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -142,6 +143,23 @@ func Backoff(attempt int, base, max time.Duration, rnd func(n int64) int64) time
 		ceil = max
 	}
 	return time.Duration(rnd(int64(ceil)))
+}
+
+// Sleep waits d or until ctx is done, whichever comes first. It returns nil
+// after a full wait and ctx.Err() when ctx ends first. A d of zero or less
+// does not wait: it returns ctx.Err() at once.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // Redact replaces every non-empty secret in s with "[REDACTED]".

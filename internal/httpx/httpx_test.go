@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -162,6 +163,28 @@ func TestRedactAndSnippet(t *testing.T) {
 	}
 	if IsLoopback("example.com") || !IsLoopback("127.0.0.2") || !IsLoopback("LOCALHOST") {
 		t.Error("IsLoopback wrong")
+	}
+}
+
+func TestSleep(t *testing.T) {
+	ctx := context.Background()
+	if err := Sleep(ctx, time.Millisecond); err != nil {
+		t.Errorf("full wait: %v", err)
+	}
+	if err := Sleep(ctx, 0); err != nil {
+		t.Errorf("zero wait: %v", err)
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := Sleep(done, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("zero wait, ended ctx: %v", err)
+	}
+	start := time.Now()
+	if err := Sleep(done, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("long wait, ended ctx: %v", err)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Error("Sleep waited although ctx had ended")
 	}
 }
 

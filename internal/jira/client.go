@@ -134,7 +134,7 @@ func New(opts Options) (*Client, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.Sleep == nil {
-		opts.Sleep = sleepCtx
+		opts.Sleep = httpx.Sleep
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

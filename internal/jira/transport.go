@@ -237,20 +237,6 @@ func (c *Client) Slowed() bool {
 	return !c.slowUntil.IsZero()
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // decode unmarshals a success body, naming the endpoint on failure.
 func decode(cl call, body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
