@@ -62,10 +62,7 @@ func (s *Server) AddLabel(key, label, author string) {
 	if slices.Contains(is.cur.labels, label) {
 		return
 	}
-	from := strings.Join(is.cur.labels, " ")
-	is.cur.labels = append(slices.Clone(is.cur.labels), label)
-	s.record(is, author, jira.ChangeItem{Field: "labels", FieldID: "labels", FieldType: "jira",
-		FromString: from, ToString: strings.Join(is.cur.labels, " ")})
+	s.setLabels(is, author, append(slices.Clone(is.cur.labels), label))
 }
 
 // RemoveLabel removes a label (no-op if absent), recording a labels change.
@@ -77,10 +74,16 @@ func (s *Server) RemoveLabel(key, label, author string) {
 	if i < 0 {
 		return
 	}
+	s.setLabels(is, author, slices.Delete(slices.Clone(is.cur.labels), i, i+1))
+}
+
+// setLabels replaces the issue's labels, recording a labels change; s.mu
+// must be held.
+func (s *Server) setLabels(is *issue, author string, labels []string) {
 	from := strings.Join(is.cur.labels, " ")
-	is.cur.labels = slices.Delete(slices.Clone(is.cur.labels), i, i+1)
+	is.cur.labels = labels
 	s.record(is, author, jira.ChangeItem{Field: "labels", FieldID: "labels", FieldType: "jira",
-		FromString: from, ToString: strings.Join(is.cur.labels, " ")})
+		FromString: from, ToString: strings.Join(labels, " ")})
 }
 
 // SetStatus transitions the issue to a known status.

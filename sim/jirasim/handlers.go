@@ -47,18 +47,31 @@ func (s *Server) lookup(keyOrID string) *issue {
 	return is
 }
 
-func (s *Server) handleGetProperty(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// pathIssue finds the live issue the request's {issueIdOrKey} names, or
+// writes Jira's 404 and returns nil; s.mu must be held.
+func (s *Server) pathIssue(w http.ResponseWriter, r *http.Request) *issue {
 	is := s.lookup(r.PathValue("issueIdOrKey"))
 	if is == nil {
 		writeError(w, http.StatusNotFound, issueMissing)
+	}
+	return is
+}
+
+func propertyMissing(key string) string {
+	return "The property with key '" + key + "' does not exist."
+}
+
+func (s *Server) handleGetProperty(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.pathIssue(w, r)
+	if is == nil {
 		return
 	}
 	key := r.PathValue("propertyKey")
 	v, ok := is.cur.props[key]
 	if !ok {
-		writeError(w, http.StatusNotFound, "The property with key '"+key+"' does not exist.")
+		writeError(w, http.StatusNotFound, propertyMissing(key))
 		return
 	}
 	writeJSON(w, http.StatusOK, obj{"key": key, "value": json.RawMessage(v)})
@@ -84,9 +97,8 @@ func (s *Server) handlePutProperty(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	is := s.lookup(r.PathValue("issueIdOrKey"))
+	is := s.pathIssue(w, r)
 	if is == nil {
-		writeError(w, http.StatusNotFound, issueMissing)
 		return
 	}
 	status := http.StatusOK
@@ -101,14 +113,13 @@ func (s *Server) handlePutProperty(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleDeleteProperty(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	is := s.lookup(r.PathValue("issueIdOrKey"))
+	is := s.pathIssue(w, r)
 	if is == nil {
-		writeError(w, http.StatusNotFound, issueMissing)
 		return
 	}
 	key := r.PathValue("propertyKey")
 	if _, ok := is.cur.props[key]; !ok {
-		writeError(w, http.StatusNotFound, "The property with key '"+key+"' does not exist.")
+		writeError(w, http.StatusNotFound, propertyMissing(key))
 		return
 	}
 	delete(is.cur.props, key)
@@ -148,9 +159,8 @@ func (s *Server) handleComments(w http.ResponseWriter, r *http.Request) {
 	base := s.base(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	is := s.lookup(r.PathValue("issueIdOrKey"))
+	is := s.pathIssue(w, r)
 	if is == nil {
-		writeError(w, http.StatusNotFound, issueMissing)
 		return
 	}
 	n := len(is.comments)
@@ -173,9 +183,8 @@ func (s *Server) handleChangelog(w http.ResponseWriter, r *http.Request) {
 	base := s.base(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	is := s.lookup(r.PathValue("issueIdOrKey"))
+	is := s.pathIssue(w, r)
 	if is == nil {
-		writeError(w, http.StatusNotFound, issueMissing)
 		return
 	}
 	n := len(is.histories)

@@ -135,18 +135,32 @@ func (s *Server) project(keyOrID string) *project {
 
 const projectMissing = "No project could be found with key '%s'."
 
+// pathProject finds the project the request's {projectIdOrKey} names, or
+// writes Jira's 404 and returns nil; s.mu must be held.
+func (s *Server) pathProject(w http.ResponseWriter, r *http.Request) *project {
+	p := s.project(r.PathValue("projectIdOrKey"))
+	if p == nil {
+		writeError(w, http.StatusNotFound, strings.Replace(projectMissing, "%s", r.PathValue("projectIdOrKey"), 1))
+	}
+	return p
+}
+
+// roleURL is the self link of project role id.
+func roleURL(base string, project, id int64) string {
+	return base + "/rest/api/3/project/" + strconv.FormatInt(project, 10) + "/role/" + strconv.FormatInt(id, 10)
+}
+
 func (s *Server) handleRoles(w http.ResponseWriter, r *http.Request) {
 	base := s.base(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.project(r.PathValue("projectIdOrKey"))
+	p := s.pathProject(w, r)
 	if p == nil {
-		writeError(w, http.StatusNotFound, strings.Replace(projectMissing, "%s", r.PathValue("projectIdOrKey"), 1))
 		return
 	}
 	out := obj{}
 	for name, id := range s.roleIDs {
-		out[name] = base + "/rest/api/3/project/" + strconv.FormatInt(p.id, 10) + "/role/" + strconv.FormatInt(id, 10)
+		out[name] = roleURL(base, p.id, id)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -155,9 +169,8 @@ func (s *Server) handleRole(w http.ResponseWriter, r *http.Request) {
 	base := s.base(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.project(r.PathValue("projectIdOrKey"))
+	p := s.pathProject(w, r)
 	if p == nil {
-		writeError(w, http.StatusNotFound, strings.Replace(projectMissing, "%s", r.PathValue("projectIdOrKey"), 1))
 		return
 	}
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
@@ -184,7 +197,7 @@ func (s *Server) handleRole(w http.ResponseWriter, r *http.Request) {
 			"type": "atlassian-user-role-actor", "actorUser": obj{"accountId": acc}})
 	}
 	writeJSON(w, http.StatusOK, obj{
-		"self": base + "/rest/api/3/project/" + strconv.FormatInt(p.id, 10) + "/role/" + strconv.FormatInt(id, 10),
+		"self": roleURL(base, p.id, id),
 		"name": name, "id": id, "description": "Project role " + name, "actors": actors,
 	})
 }
