@@ -24,12 +24,19 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest"})
 }
 
+func notFound(w http.ResponseWriter) { writeError(w, http.StatusNotFound, "Not Found") }
+
 func (s *Server) repoOf(r *http.Request) (*repoState, string) {
 	name := r.PathValue("owner") + "/" + r.PathValue("repo")
 	return s.repos[name], name
 }
 
 func apiBase(r *http.Request) string { return "http://" + r.Host + "/" }
+
+// runAPIURL is the REST URL of run id in repo.
+func runAPIURL(r *http.Request, repo string, id int64) string {
+	return fmt.Sprintf("%srepos/%s/actions/runs/%d", apiBase(r), repo, id)
+}
 
 type dispatchBody struct {
 	Ref              *string                    `json:"ref"`
@@ -54,12 +61,12 @@ func (s *Server) handleDispatch(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	st, repo := s.repoOf(r)
 	if st == nil {
-		writeError(w, http.StatusNotFound, "Not Found")
+		notFound(w)
 		return
 	}
 	wf, ok := st.workflows[r.PathValue("workflow")]
 	if !ok {
-		writeError(w, http.StatusNotFound, "Not Found")
+		notFound(w)
 		return
 	}
 	if body.Ref == nil || *body.Ref == "" {
@@ -101,7 +108,7 @@ func (s *Server) handleDispatch(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"workflow_run_id": run.ID,
-		"run_url":         fmt.Sprintf("%srepos/%s/actions/runs/%d", apiBase(r), repo, run.ID),
+		"run_url":         runAPIURL(r, repo, run.ID),
 		"html_url":        run.HTMLURL,
 	})
 }
@@ -144,9 +151,9 @@ func (s *Server) runJSON(r *http.Request, run *Run) map[string]any {
 		"event":       "workflow_dispatch",
 		"status":      run.Status,
 		"conclusion":  conclusion,
-		"url":         fmt.Sprintf("%srepos/%s/actions/runs/%d", apiBase(r), run.Repo, run.ID),
+		"url":         runAPIURL(r, run.Repo, run.ID),
 		"html_url":    run.HTMLURL,
-		"cancel_url":  fmt.Sprintf("%srepos/%s/actions/runs/%d/cancel", apiBase(r), run.Repo, run.ID),
+		"cancel_url":  runAPIURL(r, run.Repo, run.ID) + "/cancel",
 		"created_at":  run.CreatedAt.UTC().Format(time.RFC3339),
 		"updated_at":  run.UpdatedAt.UTC().Format(time.RFC3339),
 		"repository":  map[string]any{"name": name, "full_name": run.Repo, "owner": map[string]any{"login": owner}},
@@ -166,13 +173,22 @@ func (s *Server) findRun(repo, idText string) *Run {
 	return nil
 }
 
-func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// pathRun finds the run the request's {owner}/{repo} and {id} name, or
+// writes 404 and returns nil; s.mu must be held.
+func (s *Server) pathRun(w http.ResponseWriter, r *http.Request) *Run {
 	_, repo := s.repoOf(r)
 	run := s.findRun(repo, r.PathValue("id"))
 	if run == nil {
-		writeError(w, http.StatusNotFound, "Not Found")
+		notFound(w)
+	}
+	return run
+}
+
+func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run := s.pathRun(w, r)
+	if run == nil {
 		return
 	}
 	writeJSON(w, http.StatusOK, s.runJSON(r, run))
@@ -183,7 +199,7 @@ func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	st, repo := s.repoOf(r)
 	if st == nil {
-		writeError(w, http.StatusNotFound, "Not Found")
+		notFound(w)
 		return
 	}
 	q := r.URL.Query()
@@ -221,10 +237,8 @@ func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, repo := s.repoOf(r)
-	run := s.findRun(repo, r.PathValue("id"))
+	run := s.pathRun(w, r)
 	if run == nil {
-		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	if run.Status == StatusCompleted {
@@ -257,7 +271,7 @@ func (s *Server) handlePermission(w http.ResponseWriter, r *http.Request) {
 		role, ok = st.perms[login]
 	}
 	if !ok {
-		writeError(w, http.StatusNotFound, "Not Found")
+		notFound(w)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
@@ -278,7 +292,7 @@ func (s *Server) handleRepo(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	st, name := s.repoOf(r)
 	if st == nil {
-		writeError(w, http.StatusNotFound, "Not Found")
+		notFound(w)
 		return
 	}
 	out := s.repoJSON(name)
@@ -296,7 +310,7 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 		pr, ok = st.pulls[n]
 	}
 	if !ok {
-		writeError(w, http.StatusNotFound, "Not Found")
+		notFound(w)
 		return
 	}
 	var headRepo any

@@ -149,9 +149,7 @@ func (s *Server) Handler() http.Handler {
 	route("GET /repos/{owner}/{repo}/pulls/{number}", EndpointPull, s.handlePull)
 	route("GET /repos/{owner}/{repo}", EndpointRepo, s.handleRepo)
 	route("GET /rate_limit", EndpointRateLimit, s.handleRateLimit)
-	route("/", EndpointUnknown, func(w http.ResponseWriter, _ *http.Request) {
-		writeError(w, http.StatusNotFound, "Not Found")
-	})
+	route("/", EndpointUnknown, func(w http.ResponseWriter, _ *http.Request) { notFound(w) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rest, ok := strings.CutPrefix(r.URL.Path, "/api/v3/"); ok {
 			r2 := r.Clone(r.Context())

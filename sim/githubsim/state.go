@@ -98,54 +98,39 @@ func (s *Server) addRepoLocked(r Repo) {
 
 // AddWorkflow registers a workflow in an existing repository.
 func (s *Server) AddWorkflow(repo string, w Workflow) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, ok := s.repos[repo]
-	if !ok {
-		return fmt.Errorf("githubsim: no repository %s", repo)
-	}
-	st.workflows[w.File] = w
-	return nil
+	return s.editRepo(repo, func(st *repoState) { st.workflows[w.File] = w })
 }
 
 // AddBranch makes ref dispatchable in repo.
 func (s *Server) AddBranch(repo, ref string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, ok := s.repos[repo]
-	if !ok {
-		return fmt.Errorf("githubsim: no repository %s", repo)
-	}
-	st.refs[ref] = true
-	return nil
+	return s.editRepo(repo, func(st *repoState) { st.refs[ref] = true })
 }
 
 // SetPermission sets login's role on repo (admin, maintain, write, triage,
 // read, none, or a custom role name). Unknown logins get 404 like
 // non-existent users do on GitHub.
 func (s *Server) SetPermission(repo, login, role string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, ok := s.repos[repo]
-	if !ok {
-		return fmt.Errorf("githubsim: no repository %s", repo)
-	}
-	st.perms[login] = role
-	return nil
+	return s.editRepo(repo, func(st *repoState) { st.perms[login] = role })
 }
 
 // AddPullRequest registers a pull request in repo.
 func (s *Server) AddPullRequest(repo string, pr PullRequest) error {
+	if pr.State == "" {
+		pr.State = "open"
+	}
+	return s.editRepo(repo, func(st *repoState) { st.pulls[pr.Number] = pr })
+}
+
+// editRepo runs edit on repo's state with s.mu held, or fails when there is
+// no such repository.
+func (s *Server) editRepo(repo string, edit func(st *repoState)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.repos[repo]
 	if !ok {
 		return fmt.Errorf("githubsim: no repository %s", repo)
 	}
-	if pr.State == "" {
-		pr.State = "open"
-	}
-	st.pulls[pr.Number] = pr
+	edit(st)
 	return nil
 }
 
