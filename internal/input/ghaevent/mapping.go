@@ -92,22 +92,50 @@ func (d *Driver) baseOf(r *gogithub.Repository) (base, error) {
 	return base{owner: owner, name: name, full: full, target: target}, nil
 }
 
-func (d *Driver) fromIssues(ctx context.Context, p *gogithub.IssuesEvent) (*event.Event, error) {
-	kind, err := d.transition(p.GetAction())
+// begin maps action to its transition kind and reads the payload's
+// repository: the first steps of every mapping.
+func (d *Driver) begin(action string, repo *gogithub.Repository) (string, base, error) {
+	kind, err := d.transition(action)
 	if err != nil {
-		return nil, err
+		return "", base{}, err
 	}
-	b, err := d.baseOf(p.GetRepo())
+	b, err := d.baseOf(repo)
+	return kind, b, err
+}
+
+// issueEvent starts the event about issue is, a work item.
+func (d *Driver) issueEvent(b base, action, kind string, is *gogithub.Issue) (*event.Event, error) {
+	if is.GetNumber() < 1 || is.GetHTMLURL() == "" {
+		return nil, errors.New("payload issue lacks number or html_url")
+	}
+	ev := d.newEvent(b, action, kind)
+	ev.Entity = event.Entity{Kind: event.KindWorkItem, ID: int64(is.GetNumber()), URL: is.GetHTMLURL()}
+	ev.State.Labels = labelNames(is.Labels)
+	return ev, nil
+}
+
+// pullEvent starts the event about pull request pr, a change proposal.
+func (d *Driver) pullEvent(b base, action, kind string, pr *gogithub.PullRequest) (*event.Event, error) {
+	if pr.GetNumber() < 1 || pr.GetHTMLURL() == "" {
+		return nil, errors.New("payload pull_request lacks number or html_url")
+	}
+	ev := d.newEvent(b, action, kind)
+	ev.Entity = event.Entity{Kind: event.KindChangeProposal, ID: int64(pr.GetNumber()), URL: pr.GetHTMLURL()}
+	ev.State.Labels = labelNames(pr.Labels)
+	ev.State.ChangeProposal = changeProposalOf(pr, b.full)
+	return ev, nil
+}
+
+func (d *Driver) fromIssues(ctx context.Context, p *gogithub.IssuesEvent) (*event.Event, error) {
+	kind, b, err := d.begin(p.GetAction(), p.GetRepo())
 	if err != nil {
 		return nil, err
 	}
 	is := p.GetIssue()
-	if is.GetNumber() < 1 || is.GetHTMLURL() == "" {
-		return nil, errors.New("payload issue lacks number or html_url")
+	ev, err := d.issueEvent(b, p.GetAction(), kind, is)
+	if err != nil {
+		return nil, err
 	}
-	ev := d.newEvent(b, p.GetAction(), kind)
-	ev.Entity = event.Entity{Kind: event.KindWorkItem, ID: int64(is.GetNumber()), URL: is.GetHTMLURL()}
-	ev.State.Labels = labelNames(is.Labels)
 	if kind == event.LabelChanged {
 		if ev.Transition.Label, err = labelOf(p.GetAction(), p.GetLabel()); err != nil {
 			return nil, err
@@ -118,32 +146,25 @@ func (d *Driver) fromIssues(ctx context.Context, p *gogithub.IssuesEvent) (*even
 }
 
 func (d *Driver) fromIssueComment(ctx context.Context, p *gogithub.IssueCommentEvent) (*event.Event, error) {
-	kind, err := d.transition(p.GetAction())
-	if err != nil {
-		return nil, err
-	}
-	b, err := d.baseOf(p.GetRepo())
+	kind, b, err := d.begin(p.GetAction(), p.GetRepo())
 	if err != nil {
 		return nil, err
 	}
 	is, c := p.GetIssue(), p.GetComment()
-	if is.GetNumber() < 1 || is.GetHTMLURL() == "" {
-		return nil, errors.New("payload issue lacks number or html_url")
+	ev, err := d.issueEvent(b, p.GetAction(), kind, is)
+	if err != nil {
+		return nil, err
 	}
 	if c == nil {
 		return nil, errors.New("payload has no comment")
 	}
-	ev := d.newEvent(b, p.GetAction(), kind)
-	num := int64(is.GetNumber())
-	ev.Entity = event.Entity{Kind: event.KindWorkItem, ID: num, URL: is.GetHTMLURL()}
-	ev.State.Labels = labelNames(is.Labels)
 	ev.Transition.Comment = commentOf(c.GetBody(), c.GetID())
 	if links := is.GetPullRequestLinks(); links != nil {
 		prURL := links.GetHTMLURL()
 		if prURL == "" {
 			prURL = is.GetHTMLURL()
 		}
-		ev.Entity.LinkedChangeProposal = &event.LinkedChangeProposal{ID: num, URL: prURL}
+		ev.Entity.LinkedChangeProposal = &event.LinkedChangeProposal{ID: ev.Entity.ID, URL: prURL}
 		ev.State.ChangeProposal = d.lookupChangeProposal(ctx, b, is)
 	}
 	ev.Actor, err = d.actor(ctx, b, p.GetSender(), is.GetUser().GetLogin())
@@ -152,24 +173,17 @@ func (d *Driver) fromIssueComment(ctx context.Context, p *gogithub.IssueCommentE
 
 func (d *Driver) fromPullRequest(ctx context.Context, action string, pr *gogithub.PullRequest, label *gogithub.Label,
 	repo *gogithub.Repository, sender *gogithub.User) (*event.Event, error) {
-	kind, err := d.transition(action)
+	kind, b, err := d.begin(action, repo)
 	if err != nil {
 		return nil, err
-	}
-	b, err := d.baseOf(repo)
-	if err != nil {
-		return nil, err
-	}
-	if pr.GetNumber() < 1 || pr.GetHTMLURL() == "" {
-		return nil, errors.New("payload pull_request lacks number or html_url")
 	}
 	if kind == event.Closed && pr.GetMerged() {
 		kind = event.Merged
 	}
-	ev := d.newEvent(b, action, kind)
-	ev.Entity = event.Entity{Kind: event.KindChangeProposal, ID: int64(pr.GetNumber()), URL: pr.GetHTMLURL()}
-	ev.State.Labels = labelNames(pr.Labels)
-	ev.State.ChangeProposal = changeProposalOf(pr, b.full)
+	ev, err := d.pullEvent(b, action, kind, pr)
+	if err != nil {
+		return nil, err
+	}
 	if kind == event.LabelChanged {
 		if ev.Transition.Label, err = labelOf(action, label); err != nil {
 			return nil, err
@@ -180,17 +194,14 @@ func (d *Driver) fromPullRequest(ctx context.Context, action string, pr *gogithu
 }
 
 func (d *Driver) fromReview(ctx context.Context, p *gogithub.PullRequestReviewEvent) (*event.Event, error) {
-	kind, err := d.transition(p.GetAction())
-	if err != nil {
-		return nil, err
-	}
-	b, err := d.baseOf(p.GetRepo())
+	kind, b, err := d.begin(p.GetAction(), p.GetRepo())
 	if err != nil {
 		return nil, err
 	}
 	pr, rv := p.GetPullRequest(), p.GetReview()
-	if pr.GetNumber() < 1 || pr.GetHTMLURL() == "" {
-		return nil, errors.New("payload pull_request lacks number or html_url")
+	ev, err := d.pullEvent(b, p.GetAction(), kind, pr)
+	if err != nil {
+		return nil, err
 	}
 	state := strings.ToLower(rv.GetState())
 	switch state {
@@ -205,10 +216,6 @@ func (d *Driver) fromReview(ctx context.Context, p *gogithub.PullRequestReviewEv
 	if reviewer == "" {
 		return nil, errors.New("payload review has no user.login")
 	}
-	ev := d.newEvent(b, p.GetAction(), kind)
-	ev.Entity = event.Entity{Kind: event.KindChangeProposal, ID: int64(pr.GetNumber()), URL: pr.GetHTMLURL()}
-	ev.State.Labels = labelNames(pr.Labels)
-	ev.State.ChangeProposal = changeProposalOf(pr, b.full)
 	ev.Transition.Review = &event.Review{State: state, ReviewerID: event.Truncate(reviewer, maxID)}
 	ev.Actor, err = d.actor(ctx, b, p.GetSender(), pr.GetUser().GetLogin())
 	return ev, err
