@@ -3,10 +3,11 @@ package config
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx"
 )
 
 var (
@@ -63,21 +64,13 @@ func CheckBaseURL(raw string) error {
 	case "https":
 		return nil
 	case "http":
-		if isLoopback(u.Hostname()) {
+		if httpx.IsLoopback(u.Hostname()) {
 			return nil
 		}
 		return fmt.Errorf("base URL %q: plain http is only allowed for loopback hosts (localhost, 127.0.0.0/8, ::1); use https", shown)
 	default:
 		return fmt.Errorf("base URL %q: scheme must be https", shown)
 	}
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // CheckAgentName validates a harness name: 1–64 characters of

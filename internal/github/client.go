@@ -11,13 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx"
 )
 
 // DefaultAPIURL is the public GitHub REST API.
@@ -110,7 +111,7 @@ func ParseAPIURL(raw string) (*url.URL, error) {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !IsLoopback(u.Hostname()) {
+		if !httpx.IsLoopback(u.Hostname()) {
 			return nil, fmt.Errorf("GITHUB_API_URL %q: plain http is allowed only for loopback hosts; use https", raw)
 		}
 	default:
@@ -123,15 +124,6 @@ func ParseAPIURL(raw string) (*url.URL, error) {
 		u.Path += "/"
 	}
 	return u, nil
-}
-
-// IsLoopback reports whether host names the local machine.
-func IsLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // SplitRepo splits "owner/repo" into its two parts.

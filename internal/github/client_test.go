@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -142,7 +144,7 @@ func FuzzParseAPIURL(f *testing.F) {
 		if !strings.HasSuffix(u.Path, "/") {
 			t.Fatalf("%q: path %q lacks trailing slash", s, u.Path)
 		}
-		if u.Scheme == "http" && !IsLoopback(u.Hostname()) {
+		if u.Scheme == "http" && !httpx.IsLoopback(u.Hostname()) {
 			t.Fatalf("%q: plain http to non-loopback %q accepted", s, u.Host)
 		}
 		if u.Scheme != "http" && u.Scheme != "https" {
