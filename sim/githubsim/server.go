@@ -12,12 +12,13 @@ package githubsim
 
 import (
 	"bytes"
-	"errors"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/sim/internal/loopback"
 )
 
 // Endpoint names, for faults and call counts.
@@ -107,14 +108,7 @@ func (s *Server) Start() (string, error) {
 
 // StartOn listens on addr, which must be a loopback address.
 func (s *Server) StartOn(addr string) (string, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", err
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return "", errors.New("githubsim: listen address must be loopback, got " + addr)
-	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := loopback.Listen("githubsim", addr)
 	if err != nil {
 		return "", err
 	}

@@ -18,11 +18,12 @@ package gitlabsim
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/sim/internal/loopback"
 )
 
 // Options configure a Server. Zero values give a usable emulator.
@@ -115,14 +116,7 @@ func (s *Server) Start() (string, error) {
 
 // StartAt listens on addr, which must be a loopback address.
 func (s *Server) StartAt(addr string) (string, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", err
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return "", errors.New("gitlabsim: listen address must be loopback, got " + addr)
-	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := loopback.Listen("gitlabsim", addr)
 	if err != nil {
 		return "", err
 	}

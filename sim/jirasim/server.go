@@ -11,7 +11,6 @@ package jirasim
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"net"
 	"net/http"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/sim/internal/loopback"
 )
 
 // Options configure a Server. All fields are optional.
@@ -108,14 +108,7 @@ func (s *Server) Start() (string, error) { return s.Listen("127.0.0.1:0") }
 
 // Listen serves on addr, which must be a loopback address.
 func (s *Server) Listen(addr string) (string, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", err
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return "", errors.New("jirasim: listen address must be loopback, got " + addr)
-	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := loopback.Listen("jirasim", addr)
 	if err != nil {
 		return "", err
 	}
