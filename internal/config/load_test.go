@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/testfs"
 )
 
 const okHarness = "role: r\ntrigger: 'true'\n"
 
 func TestLoadDefaults(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testfs.WriteTree(t, map[string]string{
 		"config.yaml": "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [project = P]\n",
 	})
 	c, err := Load(dir, nil)
@@ -83,7 +85,7 @@ func TestEnvResolution(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTree(t, map[string]string{"config.yaml": base + tc.driverURL + tc.extra})
+			dir := testfs.WriteTree(t, map[string]string{"config.yaml": base + tc.driverURL + tc.extra})
 			c, err := Load(dir, envOf(tc.env))
 			if err != nil {
 				t.Fatal(err)
@@ -98,7 +100,7 @@ func TestEnvResolution(t *testing.T) {
 }
 
 func TestEnvValuesAreChecked(t *testing.T) {
-	dir := writeTree(t, map[string]string{"config.yaml": "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n"})
+	dir := testfs.WriteTree(t, map[string]string{"config.yaml": "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n"})
 	_, err := Load(dir, envOf(map[string]string{"GITHUB_REPOSITORY": "a/../b", "JIRA_BASE_URL": "http://jira.example.com"}))
 	checkProblems(t, err, []want{
 		{"$GITHUB_REPOSITORY", 0, 0, `".." segment not allowed`},
@@ -119,7 +121,7 @@ func TestMissingConfig(t *testing.T) {
 }
 
 func TestOversizedConfig(t *testing.T) {
-	dir := writeTree(t, map[string]string{"config.yaml": "version: 1\n# " + strings.Repeat("x", maxFileSize) + "\n"})
+	dir := testfs.WriteTree(t, map[string]string{"config.yaml": "version: 1\n# " + strings.Repeat("x", maxFileSize) + "\n"})
 	_, err := Load(dir, nil)
 	if err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("err = %v", err)
@@ -127,7 +129,7 @@ func TestOversizedConfig(t *testing.T) {
 }
 
 func TestAgentSources(t *testing.T) {
-	outside := writeTree(t, map[string]string{"evil.yaml": okHarness})
+	outside := testfs.WriteTree(t, map[string]string{"evil.yaml": okHarness})
 	cases := []struct {
 		name   string
 		source string
@@ -159,7 +161,7 @@ func TestAgentSources(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTree(t, map[string]string{
+			dir := testfs.WriteTree(t, map[string]string{
 				"config.yaml": "version: 1\nagents:\n  - name: a\n    source: " + tc.source + "\n",
 				"h/a.yaml":    okHarness,
 			})
@@ -183,7 +185,7 @@ func TestAgentSources(t *testing.T) {
 }
 
 func TestSymlinkedConfigDir(t *testing.T) {
-	real := writeTree(t, map[string]string{"config.yaml": "version: 1\nagents:\n  - {name: a, source: h/a.yaml}\n", "h/a.yaml": okHarness})
+	real := testfs.WriteTree(t, map[string]string{"config.yaml": "version: 1\nagents:\n  - {name: a, source: h/a.yaml}\n", "h/a.yaml": okHarness})
 	link := filepath.Join(t.TempDir(), "cfg")
 	if err := os.Symlink(real, link); err != nil {
 		t.Skip("symlinks unsupported:", err)

@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"github.com/fullsend-dev/fullsend/internal/testfs"
 )
 
 // TestConfigProblems covers every class of bad input with its exact
@@ -64,7 +66,7 @@ func TestConfigProblems(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeTree(t, map[string]string{"config.yaml": tc.yaml, "h/a.yaml": okHarness})
+			dir := testfs.WriteTree(t, map[string]string{"config.yaml": tc.yaml, "h/a.yaml": okHarness})
 			c, err := Load(dir, nil)
 			if c != nil {
 				t.Errorf("Load returned a Config with problems")
@@ -78,7 +80,7 @@ func TestConfigProblems(t *testing.T) {
 }
 
 func TestNullValuesKeepDefaults(t *testing.T) {
-	dir := writeTree(t, map[string]string{"config.yaml": "version: 1\nforge:\nlimits:\n  runs_per_scope_per_hour: ~\nauthorization: null\n"})
+	dir := testfs.WriteTree(t, map[string]string{"config.yaml": "version: 1\nforge:\nlimits:\n  runs_per_scope_per_hour: ~\nauthorization: null\n"})
 	c, err := Load(dir, nil)
 	if err != nil {
 		t.Fatal(err)

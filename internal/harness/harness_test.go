@@ -10,25 +10,11 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/testfs"
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
 
 var exampleDir = filepath.Join("..", "..", "examples", ".fullsend")
-
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 func readEvent(t *testing.T, name string) *event.Event {
 	t.Helper()
@@ -124,7 +110,7 @@ func TestManualOnlyNeverMatches(t *testing.T) {
 }
 
 func TestLoadDirReportsEverything(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testfs.WriteTree(t, map[string]string{
 		"config.yaml": "version: 1\nforge: svn\nagents:\n  - {name: a, source: a.yaml}\n  - {name: b, source: b.yaml}\n  - {name: c, source: c.yaml, enabled: false}\n  - {name: d, source: missing.yaml}\n",
 		"a.yaml":      "role: r\ntrigger: >-\n  event.transition.kind == \"comment_added\" &&\n  event.transition.coment.command == \"/x\"\n",
 		"b.yaml":      "role: r\ntrigger: 'event.entity.id'\nrun: {timeout: soon}\n",
@@ -152,7 +138,7 @@ func TestLoadDirReportsEverything(t *testing.T) {
 }
 
 func TestLoadHandBuiltConfig(t *testing.T) {
-	dir := writeTree(t, map[string]string{"a.yaml": "role: r\ntrigger: '\"bug\" in event.state.labels'\n"})
+	dir := testfs.WriteTree(t, map[string]string{"a.yaml": "role: r\ntrigger: '\"bug\" in event.state.labels'\n"})
 	cfg := &config.Config{Dir: dir, File: filepath.Join(dir, "config.yaml"), Agents: []config.Agent{
 		{Name: "a", Source: "a.yaml", Line: 3, Col: 5}, {Name: "b", Source: "../b.yaml", Line: 5, Col: 5}}}
 	_, err := Load(cfg)
