@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fullsend-dev/fullsend/internal/workflows"
 )
 
 // workflow is the part of a GitHub workflow file the checker needs, with
@@ -64,13 +66,13 @@ func parseWorkflow(file string, data []byte) (*workflow, int, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, root.Line, fmt.Errorf("not a workflow: the top level is not a mapping")
 	}
-	if _, on := get(root, "on"); on != nil {
+	if _, on := workflows.MapEntry(root, "on"); on != nil {
 		w.reusable = hasTrigger(on, "workflow_call")
 	}
-	if k, c := get(root, "concurrency"); c != nil {
+	if k, c := workflows.MapEntry(root, "concurrency"); c != nil {
 		w.concurrency = parseConcurrency(k, c)
 	}
-	_, jobs := get(root, "jobs")
+	_, jobs := workflows.MapEntry(root, "jobs")
 	if jobs == nil || jobs.Kind != yaml.MappingNode {
 		return w, 0, nil
 	}
@@ -78,10 +80,10 @@ func parseWorkflow(file string, data []byte) (*workflow, int, error) {
 		k, v := jobs.Content[i], jobs.Content[i+1]
 		j := &job{id: k.Value, line: k.Line}
 		if v.Kind == yaml.MappingNode {
-			if ck, c := get(v, "concurrency"); c != nil {
+			if ck, c := workflows.MapEntry(v, "concurrency"); c != nil {
 				j.concurrency = parseConcurrency(ck, c)
 			}
-			if _, u := get(v, "uses"); u != nil && u.Kind == yaml.ScalarNode {
+			if _, u := workflows.MapEntry(v, "uses"); u != nil && u.Kind == yaml.ScalarNode {
 				j.uses, j.usesLine = u.Value, u.Line
 			}
 			j.runsRun = stepsRunFullsend(v)
@@ -89,19 +91,6 @@ func parseWorkflow(file string, data []byte) (*workflow, int, error) {
 		w.jobs = append(w.jobs, j)
 	}
 	return w, 0, nil
-}
-
-// get returns the key and value nodes of key in mapping m.
-func get(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil, nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i], m.Content[i+1]
-		}
-	}
-	return nil, nil
 }
 
 // hasTrigger reports whether an `on:` value names event, in any of its
@@ -117,7 +106,7 @@ func hasTrigger(on *yaml.Node, event string) bool {
 			}
 		}
 	case yaml.MappingNode:
-		k, _ := get(on, event)
+		k, _ := workflows.MapEntry(on, event)
 		return k != nil
 	}
 	return false
@@ -130,10 +119,10 @@ func parseConcurrency(k, n *yaml.Node) *concurrency {
 	case yaml.ScalarNode:
 		c.group, c.groupLine = n.Value, n.Line
 	case yaml.MappingNode:
-		if _, g := get(n, "group"); g != nil && g.Kind == yaml.ScalarNode {
+		if _, g := workflows.MapEntry(n, "group"); g != nil && g.Kind == yaml.ScalarNode {
 			c.group, c.groupLine = g.Value, g.Line
 		}
-		_, c.cancel = get(n, "cancel-in-progress")
+		_, c.cancel = workflows.MapEntry(n, "cancel-in-progress")
 	}
 	return c
 }
@@ -141,12 +130,12 @@ func parseConcurrency(k, n *yaml.Node) *concurrency {
 // stepsRunFullsend reports whether any `run:` script of the job's steps
 // invokes `fullsend run`.
 func stepsRunFullsend(j *yaml.Node) bool {
-	_, steps := get(j, "steps")
+	_, steps := workflows.MapEntry(j, "steps")
 	if steps == nil || steps.Kind != yaml.SequenceNode {
 		return false
 	}
 	for _, s := range steps.Content {
-		if _, r := get(s, "run"); r != nil && r.Kind == yaml.ScalarNode && fullsendRun.MatchString(r.Value) {
+		if _, r := workflows.MapEntry(s, "run"); r != nil && r.Kind == yaml.ScalarNode && fullsendRun.MatchString(r.Value) {
 			return true
 		}
 	}

@@ -87,26 +87,13 @@ func (c *checker) add(line int, format string, a ...any) {
 	c.found = append(c.found, workflows.Finding{File: c.file, Line: line, Message: fmt.Sprintf(format, a...)})
 }
 
-// get returns the key and value nodes of key in mapping m.
-func get(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil, nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i], m.Content[i+1]
-		}
-	}
-	return nil, nil
-}
-
 // maxExtends bounds `extends` chains (GitLab allows 11 levels).
 const maxExtends = 11
 
 // lookup finds key in job j, then in the templates it extends (the last
 // one listed wins, as in GitLab), then — when fromDefault — in `default`.
 func (c *checker) lookup(j *yaml.Node, key string, depth int, fromDefault bool) (*yaml.Node, *yaml.Node) {
-	if k, v := get(j, key); k != nil {
+	if k, v := workflows.MapEntry(j, key); k != nil {
 		return k, v
 	}
 	if depth < maxExtends {
@@ -118,15 +105,15 @@ func (c *checker) lookup(j *yaml.Node, key string, depth int, fromDefault bool) 
 		}
 	}
 	if fromDefault {
-		_, def := get(c.root, "default")
-		return get(def, key)
+		_, def := workflows.MapEntry(c.root, "default")
+		return workflows.MapEntry(def, key)
 	}
 	return nil, nil
 }
 
 // extends returns the job mappings j extends.
 func (c *checker) extends(j *yaml.Node) []*yaml.Node {
-	_, e := get(j, "extends")
+	_, e := workflows.MapEntry(j, "extends")
 	if e == nil {
 		return nil
 	}
@@ -136,7 +123,7 @@ func (c *checker) extends(j *yaml.Node) []*yaml.Node {
 	}
 	var out []*yaml.Node
 	for _, n := range names {
-		if _, t := get(c.root, n.Value); t != nil && t.Kind == yaml.MappingNode {
+		if _, t := workflows.MapEntry(c.root, n.Value); t != nil && t.Kind == yaml.MappingNode {
 			out = append(out, t)
 		}
 	}
@@ -181,22 +168,22 @@ func (c *checker) checkJob(k, j *yaml.Node) {
 }
 
 func (c *checker) checkWorkflow() {
-	wk, wv := get(c.root, "workflow")
+	wk, wv := workflows.MapEntry(c.root, "workflow")
 	if wk == nil {
 		c.add(c.root.Line, "no workflow section: add workflow:name %q and workflow:auto_cancel:on_new_commit: none", PipelineName)
 		return
 	}
-	if nk, nv := get(wv, "name"); nk == nil {
+	if nk, nv := workflows.MapEntry(wv, "name"); nk == nil {
 		c.add(wk.Line, "workflow has no name; set name: %q so the gitlab-pipeline output can find a scope's pipelines", PipelineName)
 	} else if !pipelineName.MatchString(nv.Value) {
 		c.add(nv.Line, "workflow:name %q must be %q: the gitlab-pipeline output finds a scope's pipelines by that name", nv.Value, PipelineName)
 	}
-	ak, av := get(wv, "auto_cancel")
+	ak, av := workflows.MapEntry(wv, "auto_cancel")
 	if ak == nil {
 		c.add(wk.Line, "workflow has no auto_cancel; set auto_cancel:on_new_commit: none so a new commit never cancels an agent run")
 		return
 	}
-	ok, ov := get(av, "on_new_commit")
+	ok, ov := workflows.MapEntry(av, "on_new_commit")
 	switch {
 	case ok == nil:
 		c.add(ak.Line, "workflow:auto_cancel has no on_new_commit; set on_new_commit: none so a new commit never cancels an agent run")
