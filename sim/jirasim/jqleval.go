@@ -120,21 +120,13 @@ type pred func(is *issue, st issueState) bool
 func (s *Server) compile(n node, now time.Time) (pred, error) {
 	switch n := n.(type) {
 	case andNode:
-		a, err := s.compile(n.a, now)
-		if err != nil {
-			return nil, err
-		}
-		b, err := s.compile(n.b, now)
+		a, b, err := s.compilePair(n.a, n.b, now)
 		if err != nil {
 			return nil, err
 		}
 		return func(is *issue, st issueState) bool { return a(is, st) && b(is, st) }, nil
 	case orNode:
-		a, err := s.compile(n.a, now)
-		if err != nil {
-			return nil, err
-		}
-		b, err := s.compile(n.b, now)
+		a, b, err := s.compilePair(n.a, n.b, now)
 		if err != nil {
 			return nil, err
 		}
@@ -149,6 +141,16 @@ func (s *Server) compile(n node, now time.Time) (pred, error) {
 		return s.compileClause(n, now)
 	}
 	return nil, jqlErrf("Error in the JQL Query: unsupported expression.")
+}
+
+// compilePair compiles the two operands of an and or an or.
+func (s *Server) compilePair(x, y node, now time.Time) (pred, pred, error) {
+	a, err := s.compile(x, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := s.compile(y, now)
+	return a, b, err
 }
 
 func (s *Server) compileClause(c *clause, now time.Time) (pred, error) {
