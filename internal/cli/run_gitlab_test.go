@@ -11,7 +11,11 @@ import (
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
-func TestRunExitsEarlyWhenSupersededOnGitLab(t *testing.T) {
+// startGitLabSim starts a GitLab emulator holding acme/platform and returns
+// it with its base URL; it is closed, with the default transport's idle
+// connections, when the test ends.
+func startGitLabSim(t *testing.T) (*gitlabsim.Server, string) {
+	t.Helper()
 	sim := gitlabsim.New(gitlabsim.Options{Projects: []string{"acme/platform"}})
 	base, err := sim.Start()
 	if err != nil {
@@ -21,6 +25,11 @@ func TestRunExitsEarlyWhenSupersededOnGitLab(t *testing.T) {
 		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 		sim.Close()
 	})
+	return sim, base
+}
+
+func TestRunExitsEarlyWhenSupersededOnGitLab(t *testing.T) {
+	sim, base := startGitLabSim(t)
 	ev, err := os.ReadFile(filepath.Join("..", "..", "examples", "events", "triage-comment.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/base64"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
-	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
 func TestRunCommandHoldsAndReleasesLock(t *testing.T) {
@@ -209,15 +207,7 @@ func TestRunCommandForwardsSignalAndReleasesLock(t *testing.T) {
 func TestRunSupersededGitLabPipelineReleasesItsLock(t *testing.T) {
 	ran := filepath.Join(t.TempDir(), "ran")
 	f := newRunFixture(t, "touch="+ran)
-	gl := gitlabsim.New(gitlabsim.Options{Projects: []string{"acme/platform"}})
-	base, err := gl.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-		gl.Close()
-	})
+	gl, base := startGitLabSim(t)
 	vars := map[string]string{"FULLSEND_RESOURCE_KEY": "k"}
 	older, _ := gl.CreatePipeline("acme/platform", "main", vars)
 	if _, err := gl.CreatePipeline("acme/platform", "main", vars); err != nil {

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
 func TestWorkflowsGitLab(t *testing.T) {
@@ -33,15 +30,7 @@ func TestWorkflowsGitLab(t *testing.T) {
 }
 
 func TestDispatchGitLabPipeline(t *testing.T) {
-	sim := gitlabsim.New(gitlabsim.Options{Projects: []string{"acme/platform"}})
-	base, err := sim.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-		sim.Close()
-	})
+	sim, base := startGitLabSim(t)
 	cfgDir := filepath.Join("..", "..", "examples", ".fullsend")
 	ev := filepath.Join("..", "..", "examples", "events", "triage-comment.json")
 	env := map[string]string{"GITLAB_API_URL": base, "GITLAB_TOKEN": sim.Token()}
