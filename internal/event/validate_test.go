@@ -11,6 +11,16 @@ type mutation struct {
 	v    any
 }
 
+// mutated returns the JSON document base with muts applied in order.
+func mutated(t *testing.T, base string, muts []mutation) []byte {
+	t.Helper()
+	doc := parse(t, base)
+	for _, m := range muts {
+		set(t, doc, m.path, m.v)
+	}
+	return marshal(t, doc)
+}
+
 func TestDecodeValid(t *testing.T) {
 	tests := []struct {
 		name string
@@ -60,11 +70,7 @@ func TestDecodeValid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			doc := parse(t, tc.base)
-			for _, m := range tc.muts {
-				set(t, doc, m.path, m.v)
-			}
-			ev, err := Decode(marshal(t, doc))
+			ev, err := Decode(mutated(t, tc.base, tc.muts))
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
@@ -179,11 +185,7 @@ func TestDecodeInvalid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			doc := parse(t, tc.base)
-			for _, m := range tc.muts {
-				set(t, doc, m.path, m.v)
-			}
-			ev, err := Decode(marshal(t, doc))
+			ev, err := Decode(mutated(t, tc.base, tc.muts))
 			if err == nil {
 				t.Fatalf("Decode accepted invalid event: %+v", ev)
 			}
