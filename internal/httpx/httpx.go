@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -64,9 +65,35 @@ const MaxRedirects = 5
 // redirects to another origin.
 var ErrCrossOriginRedirect = errors.New("redirect to another origin refused")
 
+// MaxIdleConnsPerHost is how many idle connections per host the default
+// transport keeps. http.DefaultTransport keeps 2, fewer than the parallel
+// calls a poller makes (concurrency, default 4), so connections would be
+// closed and reopened (TLS handshakes included) all the time.
+const MaxIdleConnsPerHost = 32
+
+// defaultTransport is shared by every client built without a transport, so
+// they share one connection pool.
+var defaultTransport = sync.OnceValue(func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = MaxIdleConnsPerHost
+	if t.MaxIdleConns > 0 && t.MaxIdleConns < MaxIdleConnsPerHost {
+		t.MaxIdleConns = MaxIdleConnsPerHost
+	}
+	return t
+})
+
+// DefaultTransport returns the transport NewClient uses when given none: a
+// clone of http.DefaultTransport (proxy settings, timeouts, HTTP/2) that
+// keeps up to MaxIdleConnsPerHost idle connections per host.
+func DefaultTransport() http.RoundTripper { return defaultTransport() }
+
 // NewClient returns an *http.Client with an overall per-request timeout that
 // follows at most MaxRedirects redirects, all within the original origin.
+// A nil transport means DefaultTransport().
 func NewClient(timeout time.Duration, transport http.RoundTripper) *http.Client {
+	if transport == nil {
+		transport = DefaultTransport()
+	}
 	return &http.Client{
 		Timeout:   timeout,
 		Transport: transport,

@@ -154,6 +154,27 @@ func TestRedirects(t *testing.T) {
 	}
 }
 
+func TestNewClientDefaultTransport(t *testing.T) {
+	tr, ok := NewClient(time.Second, nil).Transport.(*http.Transport)
+	if !ok || tr == http.DefaultTransport {
+		t.Fatalf("default transport = %T %p, want a clone of http.DefaultTransport", tr, tr)
+	}
+	if tr.MaxIdleConnsPerHost != MaxIdleConnsPerHost || MaxIdleConnsPerHost < 4 || tr.Proxy == nil || tr.MaxIdleConns < MaxIdleConnsPerHost {
+		t.Fatalf("default transport keeps %d idle connections per host (%d in all), proxy set %v; want %d",
+			tr.MaxIdleConnsPerHost, tr.MaxIdleConns, tr.Proxy != nil, MaxIdleConnsPerHost)
+	}
+	if NewClient(time.Second, nil).Transport != tr {
+		t.Fatal("clients without a transport do not share one connection pool")
+	}
+	if got := http.DefaultTransport.(*http.Transport).MaxIdleConnsPerHost; got != 0 {
+		t.Fatalf("http.DefaultTransport was changed: MaxIdleConnsPerHost = %d", got)
+	}
+	own := &http.Transport{}
+	if NewClient(time.Second, own).Transport != own {
+		t.Fatal("a given transport was replaced")
+	}
+}
+
 func TestRedactAndSnippet(t *testing.T) {
 	if got := Redact("token abc and abc", "abc", ""); got != "token [REDACTED] and [REDACTED]" {
 		t.Errorf("Redact = %q", got)
