@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/fullsend-dev/fullsend/internal/output/jsonout"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
@@ -93,6 +94,36 @@ func TestCycleOutcomes(t *testing.T) {
 				if r.PollLock == nil || r.PollLock.Property != "P-1" {
 					t.Errorf("run without its poll lock: %+v", r.PollLock)
 				}
+			}
+		})
+	}
+}
+
+// The json and gha-matrix output drivers print a plan and start no runs:
+// the lock is marked dispatched without run references, so that the
+// `fullsend run` of whoever consumes the plan deletes it when it ends
+// instead of keeping it for runs that do not exist.
+func TestPlanOutputRecordsNoRuns(t *testing.T) {
+	for _, name := range []string{"json", "gha-matrix"} {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			out, err := jsonout.New(name, &buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &fakeDriver{items: []*poll.Item{item("P-1", "/run both")}}
+			o := opts(d, fakeCore{}, nil)
+			o.Output = out
+			res, err := poll.Run(context.Background(), o)
+			if err != nil || res.Stats.DispatchesScheduled != 2 {
+				t.Fatalf("err = %v, stats %+v", err, res.Stats)
+			}
+			want := []string{"lock P-1", "dispatched P-1 0", "advance P-1 10:00:01 retry=0"}
+			if got := d.writes(); !slices.Equal(got, want) {
+				t.Errorf("writes = %q\nwant     %q", got, want)
+			}
+			if err := out.Close(context.Background()); err != nil || !strings.Contains(buf.String(), `"agent":"b"`) {
+				t.Fatalf("plan %s (%v), want both runs", buf.String(), err)
 			}
 		})
 	}

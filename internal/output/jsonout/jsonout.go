@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 
 	"github.com/fullsend-dev/fullsend/internal/output"
@@ -66,6 +65,10 @@ func New(name string, w io.Writer) (*Driver, error) {
 func (d *Driver) Name() string { return d.name }
 
 // Dispatch implements output.Driver: it records every run in the plan.
+// Results carry no Ref: a plan entry is not a run, and a poller must not
+// record it in the poll lock's runs (the lock is released when the runs it
+// lists have ended; whoever consumes the plan runs `fullsend run`, which
+// records its own CI run).
 func (d *Driver) Dispatch(_ context.Context, runs []plan.Run) []output.Result {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -77,7 +80,6 @@ func (d *Driver) Dispatch(_ context.Context, runs []plan.Run) []output.Result {
 			continue
 		}
 		d.plan = append(d.plan, EntryOf(r))
-		res[i].Ref = &plan.Ref{Driver: d.name, ID: strconv.Itoa(len(d.plan))}
 	}
 	return res
 }

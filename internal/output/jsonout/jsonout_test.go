@@ -53,7 +53,7 @@ func TestJSONPlanEntryHasExactlyNineFields(t *testing.T) {
 		d, _ := New(name, &buf)
 		r := sampleRun()
 		res := d.Dispatch(context.Background(), []plan.Run{r})
-		if res[0].Err != nil || res[0].Ref == nil {
+		if res[0].Err != nil || res[0].Ref != nil {
 			t.Fatalf("result = %+v", res[0])
 		}
 		d.Dispatch(context.Background(), []plan.Run{r})
