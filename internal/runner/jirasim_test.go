@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -239,5 +240,47 @@ func TestJiraLockStolenDuringRun(t *testing.T) {
 	l, ok := r.lock(t)
 	if !ok || l.ID != "poller-b" || !l.TS.Equal(thief.TS.UTC().Truncate(time.Millisecond)) {
 		t.Fatalf("the other poller's lock was changed: %+v present=%v", l, ok)
+	}
+}
+
+// Two harnesses dispatched in one cycle share the lock. The run that
+// ends first leaves the lock to the other (its own entry removed); the lock
+// goes when the last run ends.
+func TestJiraSharedLockOutlivesTheFirstRun(t *testing.T) {
+	r := newSimRun(t)
+	r.setLock(polllock.Lock{ID: testID, TS: time.Now(), Phase: polllock.PhaseDispatched,
+		Runs: []plan.Ref{{Driver: "gha-dispatch", ID: "42"}, {Driver: "gha-dispatch", ID: "7"}}})
+	dir := t.TempDir()
+	ready, proceed := filepath.Join(dir, "ready"), filepath.Join(dir, "proceed")
+	long := r.spec(t, "touch="+ready, "waitfile="+proceed)
+	long.Locker.Run = plan.Ref{Driver: "gha-dispatch", ID: "7"}
+	done := make(chan error, 1)
+	go func() {
+		res, err := Run(context.Background(), long)
+		if err == nil && res.ExitCode != 0 {
+			err = fmt.Errorf("exit code %d", res.ExitCode)
+		}
+		done <- err
+	}()
+	waitFile(t, ready)
+	res, err := Run(context.Background(), r.spec(t, "exit=0"))
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("first run: res %+v err %v\n%s", res, err, r.log.String())
+	}
+	l, ok := r.lock(t)
+	if !ok || l.ID != testID || l.Phase != polllock.PhaseRunning || len(l.Runs) != 1 || l.Runs[0].ID != "7" {
+		t.Fatalf("lock after the first run ended: %+v (present %v), want it kept for run 7\n%s", l, ok, r.log.String())
+	}
+	if !strings.Contains(r.log.String(), "poll lock kept for other runs") {
+		t.Fatalf("no log of the kept lock:\n%s", r.log.String())
+	}
+	if err := os.WriteFile(proceed, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("second run: %v\n%s", err, r.log.String())
+	}
+	if l, ok := r.lock(t); ok {
+		t.Fatalf("lock left after the last run: %+v", l)
 	}
 }

@@ -146,39 +146,109 @@ func (l *Locker) Refresh(ctx context.Context) (ours bool, reason string, err err
 	return true, "", nil
 }
 
-// Release deletes the lock when it still carries this run's id (stale or
-// not: a run that finished releases what it held). A lock held by another
-// id is left alone and reported by deleted=false.
-func (l *Locker) Release(ctx context.Context) (deleted bool, err error) {
+// Released is the outcome of Locker.Release.
+type Released int
+
+const (
+	// ReleaseNotHeld: the lock is gone, corrupt or carries another id; it
+	// was left alone.
+	ReleaseNotHeld Released = iota
+	// ReleaseDeleted: the lock carried this run's id and no other run; it
+	// was deleted.
+	ReleaseDeleted
+	// ReleaseKept: the lock carried this run's id and other runs dispatched
+	// with it are still recorded; this run's entry was removed and the lock
+	// written back for them.
+	ReleaseKept
+)
+
+// Release gives up this run's share of the lock when the lock still
+// carries this run's id (stale or not: a run that finished releases what it
+// held). This run's entry is removed from `runs`; when entries of other runs
+// remain (one poll cycle dispatched several harnesses for the same work
+// item, all sharing the lock) the lock is written back with a fresh `ts`
+// and its phase unchanged, otherwise it is deleted. Entries of the plan
+// drivers (json, gha-matrix), which start no runs, do not count. A lock
+// held by another id is left alone (ReleaseNotHeld).
+func (l *Locker) Release(ctx context.Context) (Released, error) {
 	raw, found, err := l.Store.Get(ctx, l.Issue, l.Property)
 	if err != nil {
-		return false, fmt.Errorf("read poll lock %s on %s before release: %w", l.Property, l.Issue, err)
+		return ReleaseNotHeld, fmt.Errorf("read poll lock %s on %s before release: %w", l.Property, l.Issue, err)
 	}
 	if !found {
-		return false, nil
+		return ReleaseNotHeld, nil
 	}
 	lk, perr := polllock.Parse(raw)
 	if perr != nil || lk.ID != l.ID {
-		return false, nil
+		return ReleaseNotHeld, nil
+	}
+	if others := otherRuns(lk.Runs, l.Run); len(others) > 0 {
+		lk.Runs = others
+		lk.TS = l.Now()
+		if err := l.Store.Put(ctx, l.Issue, l.Property, lk.Marshal()); err != nil {
+			return ReleaseNotHeld, fmt.Errorf("write back poll lock %s on %s for %d other run(s): %w", l.Property, l.Issue, len(others), err)
+		}
+		return ReleaseKept, nil
 	}
 	if err := l.Store.Delete(ctx, l.Issue, l.Property); err != nil {
-		return false, fmt.Errorf("delete poll lock %s on %s: %w", l.Property, l.Issue, err)
+		return ReleaseNotHeld, fmt.Errorf("delete poll lock %s on %s: %w", l.Property, l.Issue, err)
 	}
-	return true, nil
+	return ReleaseDeleted, nil
 }
 
-// mergeRun records run in runs, replacing an entry with the same driver
-// and id (the poller may have recorded the dispatch already).
+// otherRuns is runs without this run's entry and without entries of
+// drivers that start no runs. This run's entry is the one with its driver
+// and id or, when there is none (its claim in mergeRun was never written),
+// the first entry of its driver without an id, which it would have claimed.
+func otherRuns(runs []plan.Ref, run plan.Ref) []plan.Ref {
+	mine := entryOf(runs, run)
+	var out []plan.Ref
+	for i, r := range runs {
+		if i == mine || (r.Driver == run.Driver && r.ID == run.ID) || planOnly(r.Driver) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// planOnly reports whether driver only prints a plan (json, gha-matrix):
+// its references are plan entries, not runs that will release the lock.
+// Current pollers do not record them; older lock values may carry them.
+func planOnly(driver string) bool { return driver == "json" || driver == "gha-matrix" }
+
+// mergeRun records run in runs. An entry with the same driver and id (the
+// poller recorded the dispatch already) is replaced; otherwise the first
+// entry of the same driver without an id is claimed (gha-dispatch answers
+// 204 without the run id on servers that cannot return run details, so the
+// poller records the driver only). The entry is moved to the end.
 func mergeRun(runs []plan.Ref, run plan.Ref) []plan.Ref {
 	if run.ID == "" {
 		return runs
 	}
+	drop := entryOf(runs, run)
 	out := make([]plan.Ref, 0, len(runs)+1)
-	for _, r := range runs {
-		if r.Driver == run.Driver && r.ID == run.ID {
+	for i, r := range runs {
+		if i == drop || (r.Driver == run.Driver && r.ID == run.ID) {
 			continue
 		}
 		out = append(out, r)
 	}
 	return append(out, run)
+}
+
+// entryOf is the index in runs of run's entry: the one with its driver and
+// id, else the first one of its driver without an id (claimable), else -1.
+func entryOf(runs []plan.Ref, run plan.Ref) int {
+	for i, r := range runs {
+		if r.Driver == run.Driver && r.ID == run.ID {
+			return i
+		}
+	}
+	for i, r := range runs {
+		if r.Driver == run.Driver && r.ID == "" {
+			return i
+		}
+	}
+	return -1
 }

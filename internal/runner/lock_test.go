@@ -143,15 +143,21 @@ func TestLockerRefresh(t *testing.T) {
 
 func TestLockerRelease(t *testing.T) {
 	tests := []struct {
-		name        string
-		stored      string
-		wantDeleted bool
+		name   string
+		stored string
+		want   Released
 	}{
-		{"ours", string(polllock.Lock{ID: testID, TS: testNow, Phase: polllock.PhaseRunning}.Marshal()), true},
-		{"ours and stale", string(polllock.Lock{ID: testID, TS: testNow.Add(-time.Hour), Phase: polllock.PhaseRunning}.Marshal()), true},
-		{"someone else's", string(polllock.Lock{ID: "thief", TS: testNow, Phase: polllock.PhasePending}.Marshal()), false},
-		{"gone", "", false},
-		{"corrupt", "nope", false},
+		{"ours", string(polllock.Lock{ID: testID, TS: testNow, Phase: polllock.PhaseRunning}.Marshal()), ReleaseDeleted},
+		{"ours and stale", string(polllock.Lock{ID: testID, TS: testNow.Add(-time.Hour), Phase: polllock.PhaseRunning}.Marshal()), ReleaseDeleted},
+		{"ours, only this run", string(polllock.Lock{ID: testID, TS: testNow, Phase: polllock.PhaseRunning,
+			Runs: []plan.Ref{{Driver: "gha-dispatch", ID: "42"}}}.Marshal()), ReleaseDeleted},
+		{"ours, plan entries only", string(polllock.Lock{ID: testID, TS: testNow, Phase: polllock.PhaseRunning,
+			Runs: []plan.Ref{{Driver: "json", ID: "1"}, {Driver: "gha-matrix", ID: "2"}, {Driver: "gha-dispatch", ID: "42"}}}.Marshal()), ReleaseDeleted},
+		{"someone else's", string(polllock.Lock{ID: "thief", TS: testNow, Phase: polllock.PhasePending}.Marshal()), ReleaseNotHeld},
+		{"someone else's with our run", string(polllock.Lock{ID: "thief", TS: testNow, Phase: polllock.PhaseDispatched,
+			Runs: []plan.Ref{{Driver: "gha-dispatch", ID: "42"}, {Driver: "gha-dispatch", ID: "7"}}}.Marshal()), ReleaseNotHeld},
+		{"gone", "", ReleaseNotHeld},
+		{"corrupt", "nope", ReleaseNotHeld},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,15 +165,147 @@ func TestLockerRelease(t *testing.T) {
 			if tc.stored != "" {
 				s.setRaw(testKey, tc.stored)
 			}
-			deleted, err := testLocker(s).Release(context.Background())
+			got, err := testLocker(s).Release(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, present := s.value(testKey)
-			if deleted != tc.wantDeleted || present != (tc.stored != "" && !tc.wantDeleted) {
-				t.Fatalf("deleted=%v present=%v, want deleted=%v", deleted, present, tc.wantDeleted)
+			raw, present := s.value(testKey)
+			if got != tc.want || present != (tc.stored != "" && tc.want != ReleaseDeleted) {
+				t.Fatalf("released=%v present=%v, want %v", got, present, tc.want)
+			}
+			if tc.want == ReleaseNotHeld && present && string(raw) != tc.stored {
+				t.Fatalf("a lock not held was changed from %s to %s", tc.stored, raw)
+			}
+			if s.count("put") != 0 {
+				t.Fatalf("%d writes, want none", s.count("put"))
 			}
 		})
+	}
+}
+
+// Two harnesses dispatched in one cycle share the item's lock: the first
+// run to end removes only its entry and keeps the lock for the other; the
+// last one deletes it.
+func TestLockerReleaseSharedLock(t *testing.T) {
+	s := newMemStore()
+	dispatched := testNow.Add(-time.Minute)
+	s.set(testKey, polllock.Lock{ID: testID, TS: dispatched, Phase: polllock.PhaseDispatched,
+		Runs: []plan.Ref{{Driver: "gha-dispatch", ID: "42"}, {Driver: "gha-dispatch", ID: "7"}}})
+	a, b := testLocker(s), testLocker(s)
+	b.Run = plan.Ref{Driver: "gha-dispatch", ID: "7"}
+	for _, l := range []*Locker{a, b} {
+		if err := l.Acquire(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	later := testNow.Add(2 * time.Minute)
+	a.Now = func() time.Time { return later }
+	got, err := a.Release(context.Background())
+	if err != nil || got != ReleaseKept {
+		t.Fatalf("first release = %v, %v; want the lock kept", got, err)
+	}
+	raw, ok := s.value(testKey)
+	l, perr := polllock.Parse(raw)
+	if !ok || perr != nil {
+		t.Fatalf("lock after the first release: %s (present %v, %v)", raw, ok, perr)
+	}
+	if l.ID != testID || l.Phase != polllock.PhaseRunning || !l.TS.Equal(later) ||
+		mustJSON(l.Runs) != mustJSON([]plan.Ref{{Driver: "gha-dispatch", ID: "7"}}) {
+		t.Fatalf("lock after the first release = %s, want id kept, phase running, fresh ts, only run 7", raw)
+	}
+	// The remaining run still holds it.
+	if ours, reason, err := b.Refresh(context.Background()); !ours || err != nil {
+		t.Fatalf("the other run's refresh: ours=%v reason=%q err=%v", ours, reason, err)
+	}
+	// A repeated release of the first run changes nothing it does not own.
+	if got, err := a.Release(context.Background()); err != nil || got != ReleaseKept {
+		t.Fatalf("repeated release = %v, %v", got, err)
+	}
+	if raw, _ := s.value(testKey); !strings.Contains(string(raw), `"id":"7"`) {
+		t.Fatalf("repeated release dropped the other run: %s", raw)
+	}
+	got, err = b.Release(context.Background())
+	if err != nil || got != ReleaseDeleted {
+		t.Fatalf("second release = %v, %v; want the lock deleted", got, err)
+	}
+	if raw, ok := s.value(testKey); ok {
+		t.Fatalf("lock left after the last run: %s", raw)
+	}
+}
+
+// gha-dispatch may answer 204 without the run id: the poller records
+// {"driver":"gha-dispatch"} only. Marking running claims such an entry, so
+// that release can remove it.
+func TestLockerClaimsEntryWithoutID(t *testing.T) {
+	s := newMemStore()
+	s.set(testKey, polllock.Lock{ID: testID, TS: testNow, Phase: polllock.PhaseDispatched,
+		Runs: []plan.Ref{{Driver: "gha-dispatch"}, {Driver: "gha-dispatch"}, {Driver: "local", ID: "3"}}})
+	a, b := testLocker(s), testLocker(s)
+	b.Run = plan.Ref{Driver: "gha-dispatch", ID: "43"}
+	if err := a.Acquire(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	runs := func() string {
+		raw, _ := s.value(testKey)
+		l, err := polllock.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mustJSON(l.Runs)
+	}
+	want := mustJSON([]plan.Ref{{Driver: "gha-dispatch"}, {Driver: "local", ID: "3"}, a.Run})
+	if got := runs(); got != want {
+		t.Fatalf("runs after the first claim = %s, want %s", got, want)
+	}
+	// Refreshing does not claim a second entry.
+	if ours, _, err := a.Refresh(context.Background()); !ours || err != nil {
+		t.Fatalf("refresh: %v %v", ours, err)
+	}
+	if got := runs(); got != want {
+		t.Fatalf("runs after refresh = %s, want %s", got, want)
+	}
+	if err := b.Acquire(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want = mustJSON([]plan.Ref{{Driver: "local", ID: "3"}, a.Run, b.Run})
+	if got := runs(); got != want {
+		t.Fatalf("runs after the second claim = %s, want %s", got, want)
+	}
+	if got, err := a.Release(context.Background()); err != nil || got != ReleaseKept {
+		t.Fatalf("release = %v, %v", got, err)
+	}
+	want = mustJSON([]plan.Ref{{Driver: "local", ID: "3"}, b.Run})
+	if got := runs(); got != want {
+		t.Fatalf("runs after release = %s, want %s", got, want)
+	}
+}
+
+// A run whose claim was never written (its write failed) releases the
+// id-less entry it would have claimed, not another run's.
+func TestLockerReleaseUnclaimedEntry(t *testing.T) {
+	s := newMemStore()
+	s.set(testKey, polllock.Lock{ID: testID, TS: testNow, Phase: polllock.PhaseRunning,
+		Runs: []plan.Ref{{Driver: "gha-dispatch", ID: "7"}, {Driver: "gha-dispatch"}}})
+	if got, err := testLocker(s).Release(context.Background()); err != nil || got != ReleaseKept {
+		t.Fatalf("release = %v, %v", got, err)
+	}
+	raw, _ := s.value(testKey)
+	if l, _ := polllock.Parse(raw); mustJSON(l.Runs) != mustJSON([]plan.Ref{{Driver: "gha-dispatch", ID: "7"}}) {
+		t.Fatalf("lock after release = %s, want only run 7", raw)
+	}
+}
+
+func TestLockerReleaseWriteBackFails(t *testing.T) {
+	s := newMemStore()
+	s.set(testKey, polllock.Lock{ID: testID, TS: testNow, Phase: polllock.PhaseRunning,
+		Runs: []plan.Ref{{Driver: "gha-dispatch", ID: "42"}, {Driver: "gha-dispatch", ID: "7"}}})
+	s.failPut = errStore
+	got, err := testLocker(s).Release(context.Background())
+	if err == nil || got != ReleaseNotHeld || !strings.Contains(err.Error(), testIssue) {
+		t.Fatalf("release = %v, %v; want an error naming the issue", got, err)
+	}
+	if s.count("delete") != 0 {
+		t.Fatal("lock deleted although another run still holds it")
 	}
 }
 

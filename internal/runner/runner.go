@@ -118,19 +118,24 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 // else. Errors as for Locker.Acquire.
 func RefreshOnly(ctx context.Context, l *Locker) error { return l.Acquire(ctx) }
 
-// ReleaseLock deletes the lock if it still carries this run's id and logs
-// the outcome; it is the teardown of every run that held the lock, and of
-// one that ends without starting its agent (a superseded GitLab pipeline).
-// It is bounded by a timeout of its own and ignores ctx's cancellation.
+// ReleaseLock releases this run's share of the lock if it still carries
+// this run's id (Locker.Release: deleted, or kept for other runs dispatched
+// with it) and logs the outcome; it is the teardown of every run that held
+// the lock, and of one that ends without starting its agent (a superseded
+// GitLab pipeline). It is bounded by a timeout of its own and ignores ctx's
+// cancellation.
 func ReleaseLock(ctx context.Context, l *Locker, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
-	deleted, err := l.Release(ctx)
+	rel, err := l.Release(ctx)
 	switch {
 	case err != nil:
 		log.Error("release poll lock", "issue", l.Issue, "property", l.Property, "error", err.Error())
-	case deleted:
+	case rel == ReleaseDeleted:
 		log.Info("poll lock released", "issue", l.Issue, "property", l.Property)
+	case rel == ReleaseKept:
+		log.Info("poll lock kept for other runs dispatched with it; this run's entry removed",
+			"issue", l.Issue, "property", l.Property, "run", l.Run.Driver+"/"+l.Run.ID)
 	default:
 		log.Warn("poll lock not released: it no longer carries this run's id", "issue", l.Issue, "property", l.Property)
 	}

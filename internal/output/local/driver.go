@@ -35,7 +35,9 @@ const (
 var ErrClosed = errors.New("local executor is shutting down")
 
 // Job is one run handed to a Launcher. Seq is the driver-wide sequence
-// number reported as the run's Ref.ID.
+// number reported as the run's Ref.ID; the child process gets it as
+// $FULLSEND_LOCAL_RUN_ID so that it records and releases the same entry in
+// the poll lock's runs.
 type Job struct {
 	Seq uint64
 	Run plan.Run

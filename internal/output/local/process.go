@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,7 +101,7 @@ func (p *processLauncher) Launch(ctx context.Context, job Job) error {
 	stdout := newPrefixWriter(p.stdout, prefix)
 	stderr := newPrefixWriter(p.stderr, prefix)
 	cmd := exec.CommandContext(ctx, p.exe, args...)
-	cmd.Env = childEnv(os.Environ(), r)
+	cmd.Env = childEnv(os.Environ(), job)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = p.killDelay
 	ownProcessGroup(cmd)
@@ -151,10 +152,18 @@ func writeEventFile(dir string, r plan.Run) (string, error) {
 	return f.Name(), nil
 }
 
+// RunIDEnv names the variable that hands the child `fullsend run` its
+// run's id: the Ref.ID Dispatch returned (the sequence number), which the
+// poller recorded in the poll lock's runs. The child records and removes
+// the lock entry {"driver":"local","id":$FULLSEND_LOCAL_RUN_ID} under it
+// (runner.LocalRunIDEnv).
+const RunIDEnv = "FULLSEND_LOCAL_RUN_ID"
+
 // childEnv is the parent's environment without the dispatch inputs a CI
-// job would set (the child gets them as flags), plus the scope key.
-func childEnv(parent []string, r plan.Run) []string {
-	env := make([]string, 0, len(parent)+1)
+// job would set (the child gets them as flags), plus the scope key and the
+// run id.
+func childEnv(parent []string, job Job) []string {
+	env := make([]string, 0, len(parent)+2)
 	for _, kv := range parent {
 		name, _, _ := strings.Cut(kv, "=")
 		if isDispatchInput(name) {
@@ -162,7 +171,8 @@ func childEnv(parent []string, r plan.Run) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, plan.EnvVar(plan.InSerializationKey)+"="+string(r.Key))
+	return append(env, plan.EnvVar(plan.InSerializationKey)+"="+string(job.Run.Key),
+		RunIDEnv+"="+strconv.FormatUint(job.Seq, 10))
 }
 
 func isDispatchInput(name string) bool {
@@ -172,7 +182,7 @@ func isDispatchInput(name string) bool {
 		}
 	}
 	switch name {
-	case "FULLSEND_EVENT", "FULLSEND_POLL_LOCK_ID", "FULLSEND_POLL_LOCK_DRIVER", "FULLSEND_POLL_LOCK_PROPERTY":
+	case "FULLSEND_EVENT", "FULLSEND_POLL_LOCK_ID", "FULLSEND_POLL_LOCK_DRIVER", "FULLSEND_POLL_LOCK_PROPERTY", RunIDEnv:
 		return true
 	}
 	return false

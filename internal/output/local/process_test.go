@@ -14,6 +14,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/runner"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
 
@@ -58,6 +59,7 @@ func helperMain() bool {
 	fmt.Printf("file=%s mode=%o comment=%s\nlock=%s config=%s key=%s input=%q\n", file, st.Mode().Perm(),
 		ev.Transition.Comment.Body, flags["--poll-lock"], flags["--config-dir"],
 		os.Getenv("FULLSEND_SERIALIZATION_KEY"), os.Getenv("FULLSEND_NORMALIZED_EVENT"))
+	fmt.Printf("run_id=%q\n", os.Getenv(RunIDEnv))
 	fmt.Fprint(os.Stderr, "no newline at the end")
 	os.Exit(0)
 	return true
@@ -67,6 +69,7 @@ func newProcessDriver(t *testing.T, grace time.Duration) (*Driver, *syncio.Buffe
 	t.Helper()
 	t.Setenv(helperEnv, "1")
 	t.Setenv("FULLSEND_NORMALIZED_EVENT", `{"stale":"inherited"}`) // must not reach the child
+	t.Setenv(RunIDEnv, "inherited")                                // replaced by the run's own id
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +106,12 @@ func TestProcessRunReceivesEventAndLock(t *testing.T) {
 	wantLock := prefix + `lock={"id":"u-1","driver":"jira-poll","property":"PROJ-1/fullsend.poll.acme.platform.lock"} config=cfg key=ok:acme/platform:jira:work_item:1 input=""` + "\n"
 	if !strings.Contains(out.String(), wantLock) {
 		t.Fatalf("stdout = %q, want line %q", out.String(), wantLock)
+	}
+	if want := prefix + `run_id="1"` + "\n"; !strings.Contains(out.String(), want) {
+		t.Fatalf("stdout = %q, want the run id line %q (the Ref.ID of the dispatch: %+v)", out.String(), want, res[0].Ref)
+	}
+	if res[0].Ref == nil || res[0].Ref.ID != "1" {
+		t.Fatalf("ref = %+v, want id 1", res[0].Ref)
 	}
 	if got, want := errw.String(), prefix+"no newline at the end\n"; got != want {
 		t.Fatalf("stderr = %q, want %q", got, want)
@@ -144,5 +153,33 @@ func TestProcessTerminatedAfterGrace(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "terminated at shutdown") {
 		t.Fatalf("logs lack the termination:\n%s", logs.String())
+	}
+}
+
+// The child's run id must reach the runner under the name it reads.
+func TestRunIDEnvMatchesTheRunner(t *testing.T) {
+	if RunIDEnv != runner.LocalRunIDEnv {
+		t.Fatalf("local passes %s, fullsend run reads %s", RunIDEnv, runner.LocalRunIDEnv)
+	}
+	env := childEnv([]string{"PATH=/bin", RunIDEnv + "=9"}, Job{Seq: 42, Run: mkRun("ok", 1, "x")})
+	var ids []string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, RunIDEnv+"="); ok {
+			ids = append(ids, v)
+		}
+	}
+	if len(ids) != 1 || ids[0] != "42" {
+		t.Fatalf("run ids in the child environment = %q, want exactly [42]", ids)
+	}
+	ref := runner.CIRun(func(k string) string {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}, 1)
+	if ref != (plan.Ref{Driver: DriverName, ID: "42"}) {
+		t.Fatalf("the child would record %+v, want the dispatch ref {local 42}", ref)
 	}
 }
