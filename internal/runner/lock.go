@@ -168,8 +168,10 @@ const (
 // remain (one poll cycle dispatched several harnesses for the same work
 // item, all sharing the lock) the lock is written back with a fresh `ts`
 // and its phase unchanged, otherwise it is deleted. Entries of the plan
-// drivers (json, gha-matrix), which start no runs, do not count. A lock
-// held by another id is left alone (ReleaseNotHeld).
+// drivers (json, gha-matrix), which start no runs, do not count. A stale
+// lock is deleted whatever it lists: runs that still work on the item
+// would have refreshed it, and pollers remove it anyway. A lock held by
+// another id is left alone (ReleaseNotHeld).
 func (l *Locker) Release(ctx context.Context) (Released, error) {
 	raw, found, err := l.Store.Get(ctx, l.Issue, l.Property)
 	if err != nil {
@@ -182,7 +184,7 @@ func (l *Locker) Release(ctx context.Context) (Released, error) {
 	if perr != nil || lk.ID != l.ID {
 		return ReleaseNotHeld, nil
 	}
-	if others := otherRuns(lk.Runs, l.Run); len(others) > 0 {
+	if others := otherRuns(lk.Runs, l.Run); len(others) > 0 && !lk.Stale(l.Now(), l.StaleThreshold) {
 		lk.Runs = others
 		lk.TS = l.Now()
 		if err := l.Store.Put(ctx, l.Issue, l.Property, lk.Marshal()); err != nil {

@@ -153,6 +153,8 @@ func TestLockerRelease(t *testing.T) {
 			Runs: []plan.Ref{{Driver: "gha-dispatch", ID: "42"}}}.Marshal()), ReleaseDeleted},
 		{"ours, plan entries only", string(polllock.Lock{ID: testID, TS: testNow, Phase: polllock.PhaseRunning,
 			Runs: []plan.Ref{{Driver: "json", ID: "1"}, {Driver: "gha-matrix", ID: "2"}, {Driver: "gha-dispatch", ID: "42"}}}.Marshal()), ReleaseDeleted},
+		{"ours and stale, other runs listed", string(polllock.Lock{ID: testID, TS: testNow.Add(-time.Hour), Phase: polllock.PhaseRunning,
+			Runs: []plan.Ref{{Driver: "gha-dispatch", ID: "42"}, {Driver: "gha-dispatch", ID: "7"}}}.Marshal()), ReleaseDeleted},
 		{"someone else's", string(polllock.Lock{ID: "thief", TS: testNow, Phase: polllock.PhasePending}.Marshal()), ReleaseNotHeld},
 		{"someone else's with our run", string(polllock.Lock{ID: "thief", TS: testNow, Phase: polllock.PhaseDispatched,
 			Runs: []plan.Ref{{Driver: "gha-dispatch", ID: "42"}, {Driver: "gha-dispatch", ID: "7"}}}.Marshal()), ReleaseNotHeld},
