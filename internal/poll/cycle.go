@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
@@ -112,24 +113,9 @@ func withDefaults(o Options) Options {
 		o.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	if o.Sleep == nil {
-		o.Sleep = SleepCtx
+		o.Sleep = httpx.Sleep
 	}
 	return o
-}
-
-// SleepCtx waits d or until ctx ends.
-func SleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func (c *cycle) jitter() time.Duration {

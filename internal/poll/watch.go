@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx"
 )
 
 // MaxBackoffFactor caps the wait after failing cycles at this many
@@ -31,7 +33,7 @@ func Watch(ctx context.Context, o WatchOptions, cycle func(ctx context.Context) 
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	if o.Sleep == nil {
-		o.Sleep = SleepCtx
+		o.Sleep = httpx.Sleep
 	}
 	failures := 0
 	for ctx.Err() == nil {
