@@ -139,7 +139,7 @@ func (c *cappedBody) Close() error { return c.rc.Close() }
 func newClient(o Options) (*gitlab.Client, error) {
 	tr := o.Transport
 	if tr == nil {
-		tr = http.DefaultTransport.(*http.Transport).Clone()
+		tr = httpx.DefaultTransport()
 	}
 	hc := httpx.NewClient(o.Timeout, limitBody{next: tr, n: o.MaxBody})
 	pol := retryPolicy{base: o.RetryBase, max: o.RetryMax, maxAfter: o.MaxRetryAfter, now: time.Now}
