@@ -29,6 +29,10 @@ const (
 	DefaultMaxParallel = 4
 	DefaultGrace       = 30 * time.Second
 	DefaultKillDelay   = 10 * time.Second
+	// DefaultTeardown is how long a terminated child `fullsend run` gets,
+	// after KillDelay, to end: its agent is killed by then, and it still
+	// releases the poll lock (bounded by 30s in package runner).
+	DefaultTeardown = 35 * time.Second
 )
 
 // ErrClosed is returned for runs dispatched after Close.
@@ -59,11 +63,14 @@ type Options struct {
 	ConfigDir  string        // passed as --config-dir; default .fullsend
 	Executable string        // the fullsend binary; default os.Executable()
 	TempDir    string        // where event files are written; default os.TempDir()
-	KillDelay  time.Duration // SIGTERM to SIGKILL on termination; default 10s
-	Stdout     io.Writer     // child stdout, each line prefixed; default os.Stderr
-	Stderr     io.Writer     // child stderr, each line prefixed; default os.Stderr
-	Launcher   Launcher      // replaces the child-process launcher (tests)
-	Log        *slog.Logger  // default: discard
+	KillDelay  time.Duration // SIGTERM to SIGKILL of the agent on termination; default 10s
+	// Teardown is the time a terminated child gets after KillDelay to
+	// release its poll lock before it is killed itself; default 35s.
+	Teardown time.Duration
+	Stdout   io.Writer    // child stdout, each line prefixed; default os.Stderr
+	Stderr   io.Writer    // child stderr, each line prefixed; default os.Stderr
+	Launcher Launcher     // replaces the child-process launcher (tests)
+	Log      *slog.Logger // default: discard
 }
 
 // Driver is the local output driver. It implements output.Driver and
@@ -73,7 +80,7 @@ type Driver struct {
 	q     *coalesce.Queue[scope.Key, Job]
 	log   *slog.Logger
 	grace time.Duration
-	kill  time.Duration
+	kill  time.Duration // KillDelay + Teardown: termination until SIGKILL
 	seq   atomic.Uint64
 }
 
@@ -94,6 +101,9 @@ func New(o Options) (*Driver, error) {
 	if o.KillDelay <= 0 {
 		o.KillDelay = DefaultKillDelay
 	}
+	if o.Teardown <= 0 {
+		o.Teardown = DefaultTeardown
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -105,7 +115,7 @@ func New(o Options) (*Driver, error) {
 		}
 		l = pl
 	}
-	d := &Driver{log: o.Log, grace: o.Grace, kill: o.KillDelay}
+	d := &Driver{log: o.Log, grace: o.Grace, kill: o.KillDelay + o.Teardown}
 	d.q = coalesce.New(o.MaxParallel,
 		func(ctx context.Context, _ scope.Key, j Job) error { return l.Launch(ctx, j) },
 		coalesce.Options[scope.Key, Job]{OnDone: d.done})

@@ -21,13 +21,17 @@ import (
 // --event-file F --config-dir DIR --poll-lock JSON` with the event in a
 // private temporary file (mode 0600) that is removed when the run ends.
 // The child gets its own process group, so a Ctrl-C meant for the parent
-// does not reach it; termination sends SIGTERM to the group and, after
-// killDelay, SIGKILL.
+// does not reach it; termination sends SIGTERM to the group. The child
+// forwards it to its agent and kills the agent after its own grace period
+// (killDelay), then releases the poll lock; only a child still running
+// killDelay+teardown after the SIGTERM is killed (SIGKILL), so that the
+// parent's kill never races the child's own and orphans the agent.
 type processLauncher struct {
 	exe       string
 	configDir string
 	tempDir   string
 	killDelay time.Duration
+	teardown  time.Duration
 	stdout    io.Writer
 	stderr    io.Writer
 	log       *slog.Logger
@@ -42,12 +46,15 @@ func newProcessLauncher(o Options) (*processLauncher, error) {
 		}
 	}
 	p := &processLauncher{exe: exe, configDir: o.ConfigDir, tempDir: o.TempDir,
-		killDelay: o.KillDelay, log: o.Log}
+		killDelay: o.KillDelay, teardown: o.Teardown, log: o.Log}
 	if p.configDir == "" {
 		p.configDir = ".fullsend"
 	}
 	if p.killDelay <= 0 {
 		p.killDelay = DefaultKillDelay
+	}
+	if p.teardown <= 0 {
+		p.teardown = DefaultTeardown
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
@@ -103,7 +110,7 @@ func (p *processLauncher) Launch(ctx context.Context, job Job) error {
 	cmd := exec.CommandContext(ctx, p.exe, args...)
 	cmd.Env = childEnv(os.Environ(), job)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = p.killDelay
+	cmd.WaitDelay = p.killDelay + p.teardown
 	ownProcessGroup(cmd)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -42,6 +44,17 @@ func helperMain() bool {
 	case "hang":
 		fmt.Println("ready")
 		time.Sleep(time.Minute)
+		os.Exit(0)
+	case "slow-stop":
+		// Like `fullsend run` told to stop: it forwards SIGTERM to its agent,
+		// waits for it (up to its own grace) and releases the poll lock
+		// before it exits.
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGTERM)
+		fmt.Println("ready")
+		<-sigs
+		time.Sleep(600 * time.Millisecond)
+		fmt.Println("lock released")
 		os.Exit(0)
 	}
 	file := flags["--event-file"]
@@ -153,6 +166,33 @@ func TestProcessTerminatedAfterGrace(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "terminated at shutdown") {
 		t.Fatalf("logs lack the termination:\n%s", logs.String())
+	}
+}
+
+// A terminated child is `fullsend run`: after SIGTERM it waits for its agent
+// (which it kills after its own grace period, KillDelay) and then releases
+// the poll lock. Killing it KillDelay after SIGTERM would race its own kill
+// of the agent and cut the release short: the agent would be orphaned and
+// the lock left behind.
+func TestProcessTerminatedChildGetsTimeToTearDown(t *testing.T) {
+	d, out, _, logs := newProcessDriver(t, 50*time.Millisecond)
+	d.Dispatch(context.Background(), []plan.Run{mkRun("slow-stop", 1, "x")})
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "ready") {
+		if time.Now().After(deadline) {
+			t.Fatalf("child never started; logs:\n%s", logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := d.Close(stop)
+	var se *CloseError
+	if !errors.As(err, &se) || se.Terminated != 1 || se.Unfinished != 0 {
+		t.Fatalf("close = %v", err)
+	}
+	if !strings.Contains(out.String(), "lock released") {
+		t.Fatalf("the child was killed before its teardown; output:\n%s\nlogs:\n%s", out.String(), logs.String())
 	}
 }
 
