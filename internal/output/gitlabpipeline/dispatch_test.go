@@ -69,8 +69,11 @@ func TestCreateFailures(t *testing.T) {
 		wantCalls int    // create_pipeline requests
 		wantPipes int    // pipelines that exist afterwards
 	}{
-		{"500 is not retried", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 500}, "500", 1, 0},
+		{"500 is not retried", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 500}, "pipeline may exist", 1, 0},
 		{"502 after processing is reported, not repeated", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 502, AfterProcess: true}, "502", 1, 1},
+		{"502 after processing says the pipeline may exist", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 502, AfterProcess: true}, "pipeline may exist", 1, 1},
+		{"restricted pipeline variables explain the setting", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 400,
+			Body: `{"message":{"base":["Insufficient permissions to set pipeline variables"]}}`}, "Minimum role to use pipeline variables", 1, 0},
 		{"timeout after sending is reported, not repeated", gitlabsim.Fault{Endpoint: "create_pipeline", AfterProcess: true, Delay: 3 * time.Second}, "timed out after sending", 1, 1},
 		{"429 with Retry-After is retried", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, RetryAfter: "0"}, "", 2, 1},
 		{"429 twice then success", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, Times: 2}, "", 3, 1},

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,11 +96,7 @@ func (d *Driver) dispatchOne(ctx context.Context, run plan.Run) (*plan.Ref, erro
 	p, _, err := d.gl.Pipelines.CreatePipeline(d.o.Project, &gitlab.CreatePipelineOptions{
 		Ref: gitlab.Ptr(d.o.Ref), Variables: &opts}, gitlab.WithContext(writeCtx(ctx)))
 	if err != nil {
-		note := ""
-		if isTimeout(err) {
-			note = " (timed out after sending: the pipeline may exist; not retried to avoid a duplicate run)"
-		}
-		return nil, fmt.Errorf("gitlab-pipeline: create pipeline for %s in project %s on %s%s: %w", run.Key, d.o.Project, d.o.Ref, note, err)
+		return nil, fmt.Errorf("gitlab-pipeline: create pipeline for %s in project %s on %s%s: %w", run.Key, d.o.Project, d.o.Ref, createNote(err), err)
 	}
 	ref := &plan.Ref{Driver: Name, ID: strconv.FormatInt(p.ID, 10), URL: p.WebURL}
 	rk := ResourceKey(run.Key)
@@ -156,6 +153,30 @@ func projectFromURL(raw, apiURL, def string) string {
 		return def
 	}
 	return rest[:i]
+}
+
+// createNote explains a failed pipeline creation: whether the pipeline may
+// exist anyway (the request reached GitLab but its answer was an error or
+// never came), or which project setting refused the pipeline variables.
+func createNote(err error) string {
+	const mayExist = ": the pipeline may exist; not retried to avoid a duplicate run)"
+	var er *gitlab.ErrorResponse
+	switch {
+	case errors.As(err, &er) && er.Response != nil:
+		switch st := er.Response.StatusCode; {
+		case st >= 500:
+			return fmt.Sprintf(" (GitLab answered %d after receiving the request%s", st, mayExist)
+		case st == http.StatusBadRequest && strings.Contains(er.Message, "Insufficient permissions to set pipeline variables"):
+			return " (the project does not let the token's role set pipeline variables: in Settings > CI/CD > Variables " +
+				"set \"Minimum role to use pipeline variables\" to the token's role or lower, e.g. Developer)"
+		}
+		return ""
+	case isTimeout(err):
+		return " (timed out after sending" + mayExist
+	case errors.Is(err, context.Canceled), neverSent(err):
+		return ""
+	}
+	return " (no answer after sending" + mayExist
 }
 
 // isTimeout reports whether err is a request timeout.
