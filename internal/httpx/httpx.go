@@ -20,27 +20,70 @@ import (
 
 // ParseBaseURL checks that raw is an absolute http(s) URL without query or
 // fragment, and that plain http is used only for a loopback host. The
-// returned URL has no trailing slash in its path.
+// returned URL has no trailing slash in its path. Errors show the URL
+// without its user information, query and fragment, which may hold secrets.
 func ParseBaseURL(raw string) (*url.URL, error) {
+	shown := safeURL(raw)
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return nil, fmt.Errorf("base URL %q: %v", raw, err)
+		reason := "not a valid URL"
+		var ue *url.Error
+		if errors.As(err, &ue) && !hasUserinfo(strings.TrimSpace(raw)) {
+			reason = ue.Err.Error()
+		}
+		return nil, fmt.Errorf("base URL %q: %s", shown, reason)
 	}
 	if u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, fmt.Errorf("base URL %q: want an absolute https:// URL", raw)
+		return nil, fmt.Errorf("base URL %q: want an absolute https:// URL", shown)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("base URL %s://%s: credentials in the URL are not allowed", u.Scheme, u.Host)
+		return nil, fmt.Errorf("base URL %q: credentials in the URL are not allowed", shown)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("base URL %q: must not carry a query or fragment", raw)
+		return nil, fmt.Errorf("base URL %q: must not carry a query or fragment", shown)
 	}
 	if u.Scheme == "http" && !IsLoopback(u.Hostname()) {
-		return nil, fmt.Errorf("base URL %q: plain http is allowed only for loopback hosts; use https", raw)
+		return nil, fmt.Errorf("base URL %q: plain http is allowed only for loopback hosts; use https", shown)
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
 	return u, nil
+}
+
+// safeURL renders a possibly invalid URL for messages: user information
+// becomes "…@" and a query or fragment becomes "?…" / "#…".
+func safeURL(raw string) string {
+	s := strings.TrimSpace(raw)
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i+1] + "…"
+	}
+	if start, at := userinfoEnd(s); at >= 0 {
+		s = s[:start] + "…" + s[at:]
+	}
+	return s
+}
+
+// hasUserinfo reports whether the authority of raw holds user information.
+func hasUserinfo(raw string) bool {
+	_, at := userinfoEnd(raw)
+	return at >= 0
+}
+
+// userinfoEnd finds the authority of s (after "scheme://", up to the path,
+// query or fragment) and returns its start and the index of its last "@",
+// or -1 when it has none.
+func userinfoEnd(s string) (start, at int) {
+	if i := strings.Index(s, "://"); i >= 0 {
+		start = i + 3
+	}
+	end := len(s)
+	if i := strings.IndexAny(s[start:], "/?#"); i >= 0 {
+		end = start + i
+	}
+	if i := strings.LastIndex(s[start:end], "@"); i >= 0 {
+		return start, start + i
+	}
+	return start, -1
 }
 
 // IsLoopback reports whether host (without port) is localhost or a loopback

@@ -241,3 +241,28 @@ func FuzzRetryAfter(f *testing.F) {
 		}
 	})
 }
+
+func TestParseBaseURLErrorsHideSecrets(t *testing.T) {
+	for _, raw := range []string{
+		"https://u:s3cret@host/%zz",         // unparsable, with userinfo
+		"u:s3cret@acme.atlassian.net",       // no scheme
+		"ftp://u:s3cret@acme.atlassian.net", // wrong scheme
+		"https://acme.atlassian.net/?token=s3cret",
+		"https://acme.atlassian.net/#s3cret",
+		"http://u:s3cret@acme.atlassian.net",
+		"http://acme.atlassian.net/?s3cret",
+		" https://u:s3cret@h%ost ",
+	} {
+		_, err := ParseBaseURL(raw)
+		if err == nil {
+			t.Errorf("ParseBaseURL(%q) accepted", raw)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("ParseBaseURL(%q) error leaks a secret: %v", raw, err)
+		}
+		if !strings.Contains(err.Error(), "base URL") {
+			t.Errorf("ParseBaseURL(%q) error does not say what is wrong: %v", raw, err)
+		}
+	}
+}
