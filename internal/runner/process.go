@@ -20,7 +20,8 @@ const DefaultGrace = 10 * time.Second
 
 // Process supervises one agent process. The agent runs in its own process
 // group, so that signals reach the whole tree it starts and a terminal's
-// Ctrl-C reaches it only through fullsend.
+// Ctrl-C reaches it only through fullsend. When the agent ends, whatever
+// is left in its group is killed.
 type Process struct {
 	Command []string // argv; Command[0] is looked up in fullsend's PATH
 	Env     []string // the agent's complete environment
@@ -105,9 +106,11 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 			if res.TimedOut {
 				res.ExitCode = ExitTimeout
 			}
-			if killTimer != nil {
-				// Stragglers of a terminated agent go with it.
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			// Whatever the agent left running in its group goes with it:
+			// the run (and the poll lock) ends here, and the key's next
+			// run may start beside anything that outlived it.
+			if err := syscall.Kill(-pgid, syscall.SIGKILL); err == nil && killTimer == nil {
+				p.log().Warn("agent left processes running in its process group; killed them")
 			}
 			return res, nil
 		case sig := <-p.Signals:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -123,4 +124,46 @@ func waitFile(t *testing.T, path string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatalf("%s never appeared", path)
+}
+
+// What the agent leaves running in its process group must not outlive the
+// run: the lock is released and the key's next run starts when the agent
+// ends, so a straggler would work on the subject beside it.
+func TestProcessKillsStragglersWhenTheAgentEnds(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	res, err := Process{Command: []string{"/bin/sh", "-c", `sleep 30 </dev/null >/dev/null 2>&1 & echo $! >"$1"`, "sh", pidFile},
+		Grace: 5 * time.Second}.Run(context.Background())
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stat := "/proc/" + strings.TrimSpace(string(b)) + "/stat"
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		s, err := os.ReadFile(stat)
+		// Gone, or a zombie waiting for init to reap it.
+		if err != nil || strings.Contains(string(s), ") Z ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(mustAtoi(t, strings.TrimSpace(string(b))), syscall.SIGKILL)
+			t.Fatalf("the agent's background process is still running after the run: %s", s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
