@@ -31,14 +31,19 @@ type Report struct {
 // is not available in concurrency.
 var keyExpr = regexp.MustCompile(`(?i)\$\{\{[^}]*\b(?:inputs|github\.event\.inputs|matrix|needs\.[A-Za-z0-9_-]+\.outputs)\.serialization_key\b[^}]*\}\}`)
 
+// workflowKeyExpr is keyExpr for a workflow-level group, where only the
+// github, inputs and vars contexts are available.
+var workflowKeyExpr = regexp.MustCompile(`(?i)\$\{\{[^}]*\b(?:inputs|github\.event\.inputs)\.serialization_key\b[^}]*\}\}`)
+
 // Check applies the scheduling rule to a set of workflow files that live
 // in one directory (so that `uses: ./.github/workflows/X.yml` resolves to
 // the file X.yml of the set). Every job that runs `fullsend run` — in a
 // `run:` step, or by calling a workflow that does — must have (itself or
 // at workflow level) a concurrency group containing the serialization key
-// and cancel-in-progress absent or the literal false; a caller's group
-// prefix and its callee's must differ, neither being a prefix of the
-// other. A file that is not valid YAML is a finding too.
+// (from a context available where the group is), cancel-in-progress
+// absent or the literal false, and queue absent or single; a caller's
+// group prefix and its callee's must differ, neither being a prefix of the
+// other, ignoring case. A file that is not valid YAML is a finding too.
 func Check(files []File) Report {
 	rep := Report{Files: len(files)}
 	parsed := map[string]*workflow{} // by base name, for `uses:` lookups
@@ -106,6 +111,14 @@ func ruleFindings(file string, j *job, c *concurrency) []workflows.Finding {
 	case !keyExpr.MatchString(c.group):
 		out = append(out, at(c.groupLine, "job %q: concurrency group %q does not contain the serialization key "+
 			"(${{ inputs.serialization_key }}), so runs of different subjects would wait on each other", j.id, c.group))
+	case c.workflow && !workflowKeyExpr.MatchString(c.group):
+		out = append(out, at(c.groupLine, "job %q: concurrency group %q takes the serialization key from a context "+
+			"that does not exist at workflow level (only github, inputs and vars do); move the concurrency to the job "+
+			"or use ${{ inputs.serialization_key }}", j.id, c.group))
+	}
+	if n := c.queue; n != nil && !(n.Kind == yaml.ScalarNode && n.Value == "single") {
+		out = append(out, at(n.Line, "job %q: concurrency queue %q keeps more than one pending run, so older events "+
+			"would run too; remove it or use queue: single (one pending run holding the newest event)", j.id, n.Value))
 	}
 	if n := c.cancel; n != nil {
 		v := strings.TrimSpace(n.Value)
@@ -134,7 +147,8 @@ func collisions(callerFile string, caller *job, cc *concurrency, callee *workflo
 			continue
 		}
 		p := groupPrefix(ec.group)
-		if strings.HasPrefix(p, cp) || strings.HasPrefix(cp, p) {
+		// Group names are case-insensitive on GitHub.
+		if lp, lcp := strings.ToLower(p), strings.ToLower(cp); strings.HasPrefix(lp, lcp) || strings.HasPrefix(lcp, lp) {
 			out = append(out, workflows.Finding{File: callee.file, Line: ec.groupLine, Message: fmt.Sprintf(
 				"job %q: group prefix %q collides with prefix %q of its caller %s:%d (job %q); "+
 					"the called job would wait on its own caller; use a different prefix such as %q",

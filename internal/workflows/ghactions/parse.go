@@ -38,6 +38,8 @@ type concurrency struct {
 	group     string
 	groupLine int
 	cancel    *yaml.Node // nil when absent (GitHub's default: false)
+	queue     *yaml.Node // nil when absent (GitHub's default: single)
+	workflow  bool       // workflow level (no matrix or needs context there)
 }
 
 // fullsendRun matches a `fullsend run` invocation in a shell script, also
@@ -71,6 +73,7 @@ func parseWorkflow(file string, data []byte) (*workflow, int, error) {
 	}
 	if k, c := workflows.MapEntry(root, "concurrency"); c != nil {
 		w.concurrency = parseConcurrency(k, c)
+		w.concurrency.workflow = true
 	}
 	_, jobs := workflows.MapEntry(root, "jobs")
 	if jobs == nil || jobs.Kind != yaml.MappingNode {
@@ -123,6 +126,7 @@ func parseConcurrency(k, n *yaml.Node) *concurrency {
 			c.group, c.groupLine = g.Value, g.Line
 		}
 		_, c.cancel = workflows.MapEntry(n, "cancel-in-progress")
+		_, c.queue = workflows.MapEntry(n, "queue")
 	}
 	return c
 }
