@@ -8,12 +8,13 @@ import (
 	"cel.dev/cel-go/common/types"
 )
 
-// Size assumptions for the static cost estimate: labels per item (GitHub
-// allows 100 per issue) and code points per string field of an event
+// Size assumptions for the static cost estimate: labels per item (the
+// most a valid event carries: state.labels has at most 1000 entries, and a
+// Jira issue has no smaller limit) and code points per string field of an event
 // (comment bodies and instructions are capped at 4096 code points, URLs at
 // 2048; ids, names and refs are short).
 const (
-	assumedMaxListLen   = 100
+	assumedMaxListLen   = 1000
 	assumedMaxLongText  = 4096
 	assumedMaxURL       = 2048
 	assumedMaxShortText = 256
@@ -23,8 +24,8 @@ const (
 // per operation, comprehension step or few characters compared) a trigger
 // may have under the size assumptions above. It is checked once at compile
 // time, so evaluation pays nothing for it: it rejects runaway expressions
-// such as comprehensions nested four deep over the labels, while
-// membership tests, single and double comprehensions stay far below it.
+// such as comprehensions nested three deep over the labels, while
+// membership tests, single and double comprehensions stay below it.
 const MaxCost = 1_000_000_000
 
 // eventSizes supplies size hints for values read from `event`, so the
