@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -191,21 +190,37 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 	if o.dryRun {
 		outName = "json"
 	}
-	out, err := app.newOutput(ctx, outName, cfg)
-	if err != nil {
-		return err
+	// A plan printer writes its document when closed: each cycle gets its
+	// own, so that every cycle prints one array ([] when empty) as it ends
+	// instead of all plans at exit.
+	perCycle := printsPlan(outName)
+	var out output.Driver
+	if !perCycle {
+		if out, err = app.newOutput(ctx, outName, cfg); err != nil {
+			return err
+		}
 	}
-	cycle := func(ctx context.Context) error {
+	cycle := func(ctx context.Context) (err error) {
+		out := out
+		if perCycle {
+			if out, err = app.newOutput(ctx, outName, cfg); err != nil {
+				return err
+			}
+			defer func() {
+				if cerr := closeOutput(context.WithoutCancel(ctx), out); err == nil {
+					err = cerr
+				}
+			}()
+		}
 		if cfg.KillSwitch {
 			app.Log.Warn("kill_switch is on: no poll cycle")
 			return nil
 		}
 		var planned []plan.Run
 		var errs []error
-		counted := &countingOutput{Driver: out}
 		for _, in := range ins {
 			res, err := poll.Run(ctx, poll.Options{
-				Driver: in.drv, Core: decider{eng}, Output: counted, Validate: (*event.Event).Validate,
+				Driver: in.drv, Core: decider{eng}, Output: out, Validate: (*event.Event).Validate,
 				N: in.cfg.Lock.N, Concurrency: in.cfg.Concurrency,
 				JitterMin: in.cfg.Lock.JitterMin, JitterMax: in.cfg.Lock.JitterMax,
 				DryRun: o.dryRun, Log: app.Log, Observer: observe(m),
@@ -217,8 +232,7 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 				errs = append(errs, fmt.Errorf("%s: %d dispatches failed; the next cycle retries them", in.drv.Name(), n))
 			}
 		}
-		if o.dryRun || (counted.calls.Load() == 0 && printsPlan(outName)) {
-			// a plan printer shows every cycle's plan, `[]` when empty
+		if o.dryRun {
 			for _, r := range out.Dispatch(ctx, planned) {
 				if r.Err != nil {
 					errs = append(errs, r.Err)
@@ -232,21 +246,12 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 	} else {
 		err = cycle(ctx)
 	}
-	if cerr := closeOutput(context.WithoutCancel(ctx), out); err == nil {
-		err = cerr
+	if !perCycle {
+		if cerr := closeOutput(context.WithoutCancel(ctx), out); err == nil {
+			err = cerr
+		}
 	}
 	return pollErr(err)
-}
-
-// countingOutput counts Dispatch calls of the output driver it wraps.
-type countingOutput struct {
-	output.Driver
-	calls atomic.Int32
-}
-
-func (c *countingOutput) Dispatch(ctx context.Context, runs []plan.Run) []output.Result {
-	c.calls.Add(1)
-	return c.Driver.Dispatch(ctx, runs)
 }
 
 // printsPlan reports whether an output driver prints the plan.

@@ -213,3 +213,34 @@ func TestPollWatch(t *testing.T) {
 		t.Errorf("%d triage dispatches over the watch, want 1: %s", n, out.String())
 	}
 }
+
+// With a plan-printing output, --watch prints each cycle's plan when the
+// cycle ends (one array per cycle), not once at exit: whoever consumes the
+// plan must start the runs while their locks are fresh.
+func TestPollWatchPrintsEachCycle(t *testing.T) {
+	f := newPollFixture(t)
+	k := f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
+	f.sim.AddComment(k, "acct-dev", "/fs-triage")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncio.Buffer
+	app := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return f.env[k] }}
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, app, []string{"--config-dir", f.dir, "--log-format", "json", "poll", "--watch", "--interval", "20ms"})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(errb.String(), `"msg":"poll cycle"`) < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	printed := out.String()
+	cancel()
+	<-done
+	if !strings.Contains(printed, `"agent":"triage"`) {
+		t.Fatalf("the dispatched plan was not printed while watching: %q", printed)
+	}
+	lines := strings.Split(strings.TrimSpace(printed), "\n")
+	if len(lines) < 2 || strings.TrimSpace(lines[1]) != "[]" {
+		t.Errorf("want one array per cycle ([] for quiet ones), got %q", printed)
+	}
+}
