@@ -144,9 +144,13 @@ func TestCrossOriginRedirectRefused(t *testing.T) {
 	c := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+"/rest/api/3/myself", http.StatusFound)
 	})
+	c.opts.MaxRetries = 3
 	_, err := c.Myself(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "another origin") {
 		t.Fatalf("err = %v", err)
+	}
+	if n := c.CallsTotal(); n != 1 {
+		t.Errorf("a refused redirect was tried %d times, want once (asking again cannot help)", n)
 	}
 }
 

@@ -30,6 +30,8 @@ func TestRetriesUnderInjectedFaults(t *testing.T) {
 			"search", false, []time.Duration{7 * time.Second, 7 * time.Second}, 3, "429"},
 		{"503 honours Retry-After", jirasim.Fault{Endpoint: getProp, Status: 503, RetryAfter: 3 * time.Second},
 			"get", false, []time.Duration{3 * time.Second}, 2, "503"},
+		{"502 honours Retry-After", jirasim.Fault{Endpoint: getProp, Status: 502, RetryAfter: 4 * time.Second},
+			"get", false, []time.Duration{4 * time.Second}, 2, "502"},
 		{"500 backs off with jitter", jirasim.Fault{Endpoint: search, Status: 500, Times: 2},
 			"search", false, []time.Duration{50 * time.Millisecond, 100 * time.Millisecond}, 3, "500"},
 		{"dropped connection retried", jirasim.Fault{Endpoint: getProp, DropConnection: true},

@@ -64,7 +64,7 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 				return 0, nil, fmt.Errorf("jira %s: %w", cl.endpoint(), ctx.Err())
 			}
 			var bad *badResponse
-			if errors.As(err, &bad) {
+			if errors.As(err, &bad) || errors.Is(err, httpx.ErrCrossOriginRedirect) {
 				retryable = false // the server answered; asking again will not help
 			}
 			err = fmt.Errorf("jira %s: %s", cl.endpoint(), httpx.Redact(err.Error(), c.token, c.auth))
@@ -79,18 +79,18 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 				return status, body, apiErr
 			}
 			wait = httpx.Backoff(attempt, c.opts.BackoffBase, c.opts.BackoffMax, c.opts.Rand)
-			if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
-				if ra, ok := httpx.RetryAfter(hdr.Get("Retry-After"), c.opts.Now()); ok {
-					if ra > c.opts.MaxRetryAfter {
-						apiErr.Messages = append(apiErr.Messages, fmt.Sprintf("Retry-After %s exceeds the %s the client waits", ra, c.opts.MaxRetryAfter))
-						return status, body, apiErr
-					}
-					wait = ra
+			// Jira sends Retry-After with 429 and with some transient 5xx
+			// answers (503 above all); honour it on any retryable status.
+			if ra, ok := httpx.RetryAfter(hdr.Get("Retry-After"), c.opts.Now()); ok {
+				if ra > c.opts.MaxRetryAfter {
+					apiErr.Messages = append(apiErr.Messages, fmt.Sprintf("Retry-After %s exceeds the %s the client waits", ra, c.opts.MaxRetryAfter))
+					return status, body, apiErr
 				}
-				if status == http.StatusTooManyRequests {
-					c.countWait()
-					c.slowDown()
-				}
+				wait = ra
+			}
+			if status == http.StatusTooManyRequests {
+				c.countWait()
+				c.slowDown()
 			}
 			c.log.Debug("jira request rejected; retrying", "endpoint", cl.endpoint(), "status", status, "attempt", attempt+1, "wait", wait)
 		}
