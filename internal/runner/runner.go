@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -51,7 +52,8 @@ type Spec struct {
 // the code fullsend should exit with (the agent's code, 128+n when the agent
 // was killed by signal n, or ExitTimeout). err is non-nil when the agent was
 // not started: *InputError (no command), *LostLockError (the lock was not ours
-// before start), *StartError or an I/O error.
+// before start), *StartError, an I/O error, or a cancellation (a signal
+// received on Signals before the agent started).
 //
 // With a Locker, the lock is verified and marked running before the agent
 // starts, refreshed every RefreshInterval while it runs (a refresh that
@@ -91,6 +93,15 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	env := AgentEnv(AgentContext{Harness: s.Harness, Event: s.Event, Forge: s.Forge, Key: key,
 		PollLock: s.PollLock, EventFile: ef.Path}, s.EnvAllow, s.Getenv)
 
+	// A signal that arrived while the lock was verified (a CI job being
+	// cancelled) ends the run here: the agent is not started, and the
+	// deferred release gives the lock back.
+	select {
+	case sig := <-s.Signals:
+		log.Info("signal received before the agent started; not starting it", "signal", sig.String())
+		return Result{}, fmt.Errorf("run cancelled by %s before the agent started", sig)
+	default:
+	}
 	stopRefresh := func() {}
 	if s.Locker != nil {
 		stopRefresh = startRefresher(ctx, s.Locker, s.RefreshInterval, log)

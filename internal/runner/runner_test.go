@@ -362,3 +362,26 @@ func TestRunLockStoreFailureBeforeStart(t *testing.T) {
 		})
 	}
 }
+
+// A SIGTERM that arrives while the lock is verified (CI cancelling the
+// job) must not start the agent: the run ends as cancelled and the lock it
+// just marked running is released.
+func TestRunSignalBeforeStartDoesNotStartTheAgent(t *testing.T) {
+	var log syncio.Buffer
+	s := lockedStore()
+	ran := filepath.Join(t.TempDir(), "ran")
+	spec := testSpec(t, s, &log, "touch="+ran)
+	sigs := make(chan os.Signal, 1)
+	sigs <- syscall.SIGTERM
+	spec.Signals = sigs
+	_, err := Run(context.Background(), spec)
+	if err == nil || IsInput(err) || IsLostLock(err) || !strings.Contains(err.Error(), "before the agent started") {
+		t.Fatalf("err = %v, want a cancelled run", err)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("the agent was started after the signal")
+	}
+	if _, present := s.value(testKey); present {
+		t.Fatalf("lock left behind:\n%s", log.String())
+	}
+}
