@@ -162,9 +162,18 @@ func (c *checker) checkJob(k, j *yaml.Node) {
 	} else if rv.Kind != yaml.ScalarNode || !scopeKeyed.MatchString(rv.Value) {
 		c.add(rv.Line, "job %q: resource_group %q is not keyed by scope; use `resource_group: %s`", name, rv.Value, ResourceGroup)
 	}
-	if _, iv := c.lookup(j, "interruptible", 0, true); iv != nil && iv.Kind == yaml.ScalarNode && iv.Value == "true" {
+	if _, iv := c.lookup(j, "interruptible", 0, true); iv != nil && iv.Kind == yaml.ScalarNode && yamlTrue(iv.Value) {
 		c.add(iv.Line, "job %q: interruptible: true lets GitLab cancel an active run; set interruptible: false", name)
 	}
+}
+
+// yamlTrue reports whether GitLab, which reads YAML 1.1, takes v as true.
+func yamlTrue(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "yes", "on":
+		return true
+	}
+	return false
 }
 
 func (c *checker) checkWorkflow() {

@@ -99,6 +99,7 @@ func TestCheckBrokenVariants(t *testing.T) {
 		{"unkeyed-resource-group.yml", []string{"6: is not keyed by scope"}},
 		{"interruptible.yml", []string{"7: interruptible: true"}},
 		{"interruptible-from-default.yml", []string{"2: interruptible: true"}},
+		{"interruptible-yes.yml", []string{"7: interruptible: true", "12: interruptible: true"}},
 		{"auto-cancel-conservative.yml", []string{`4: on_new_commit is "conservative"`}},
 		{"no-auto-cancel.yml", []string{"1: workflow has no auto_cancel"}},
 		{"no-workflow.yml", []string{"1: no workflow section"}},
