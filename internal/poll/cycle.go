@@ -185,6 +185,15 @@ func (c *cycle) work(ctx context.Context, sel []*Item) error {
 		c.rollback(keep, sel)
 		return err
 	}
+	// A lock write that failed after it was sent may have landed anyway
+	// (a timeout, a 5xx from a proxy): remove it where it holds our id.
+	var unsure []*Item
+	for _, it := range sel {
+		if it.Attempted && !it.Held && !it.Gone && it.Err != nil {
+			unsure = append(unsure, it)
+		}
+	}
+	Each(c.o.Concurrency, unsure, func(it *Item) { c.release(keep, it, true) })
 	held := c.held(sel)
 	// One jitter wait per cycle, overlapped with change detection (reads
 	// only), then one consistent re-read right before dispatch.

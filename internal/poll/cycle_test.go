@@ -213,3 +213,42 @@ func TestDiscoveryFailureIsACycleError(t *testing.T) {
 		t.Errorf("err = %v, stats error %q", err, res.Stats.Error)
 	}
 }
+
+// lockFailDriver's lock write on failLock items fails after it was sent:
+// its outcome is unknown, so the lock may be on the item.
+type lockFailDriver struct {
+	*fakeDriver
+	failLock map[string]bool
+}
+
+func (f *lockFailDriver) Acquire(_ context.Context, items []*poll.Item) error {
+	for _, it := range items {
+		it.Attempted = true
+		f.record("lock %s", it.ID)
+		if f.failLock[it.ID] {
+			it.Err = errors.New("writing the poll lock: timeout")
+			continue
+		}
+		it.Held = true
+	}
+	return nil
+}
+
+// A lock write that failed after it was sent may still have landed: the
+// cycle removes it (where it holds this poller's id) instead of leaving a
+// lock without a run until it goes stale.
+func TestFailedLockWriteIsRolledBack(t *testing.T) {
+	fd := &fakeDriver{items: []*poll.Item{item("P-1", "/run"), item("P-2", "/run")}}
+	d := &lockFailDriver{fakeDriver: fd, failLock: map[string]bool{"P-2": true}}
+	out := &fakeOut{}
+	res, err := poll.Run(context.Background(), opts(d, fakeCore{}, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(fd.writes(), "release P-2") {
+		t.Errorf("writes = %q: the failed lock write on P-2 was not rolled back", fd.writes())
+	}
+	if len(out.runs) != 1 || res.Stats.ItemsFailed != 1 {
+		t.Errorf("runs %d items_failed %d, want 1 and 1", len(out.runs), res.Stats.ItemsFailed)
+	}
+}
