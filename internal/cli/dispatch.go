@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/core"
+	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/input"
 	"github.com/fullsend-dev/fullsend/internal/input/jsonin"
@@ -60,7 +63,7 @@ func runDispatch(ctx context.Context, app *App, o *dispatchOptions) error {
 	}
 	ev, err := in.Read(ctx)
 	if err != nil {
-		return UserError(err)
+		return UserError(app.eventProblems(err))
 	}
 	out, err := app.newOutput(ctx, o.outputDriver, cfg)
 	if err != nil {
@@ -93,6 +96,29 @@ func runDispatch(ctx context.Context, app *App, o *dispatchOptions) error {
 		return fmt.Errorf("%d of %d dispatches failed", failed, len(runs))
 	}
 	return nil
+}
+
+// eventProblems prints the problems of an invalid event on stderr, one
+// line each with the input's name, as `fullsend event validate` does, and
+// returns a one-line summary; any other error is returned as it is. A
+// multi-line error would otherwise be printed with the name on its first
+// line only.
+func (app *App) eventProblems(err error) error {
+	var verr *event.ValidationError
+	if !errors.As(err, &verr) || len(verr.Problems)+verr.Omitted < 2 {
+		return err
+	}
+	prefix, ok := strings.CutSuffix(err.Error(), verr.Error())
+	if !ok {
+		return err
+	}
+	for _, p := range verr.Problems {
+		fmt.Fprintf(app.Stderr, "%s%s\n", prefix, p)
+	}
+	if verr.Omitted > 0 {
+		fmt.Fprintf(app.Stderr, "%s… and %d more problems\n", prefix, verr.Omitted)
+	}
+	return fmt.Errorf("%sinvalid NormalizedEvent (%d problems)", prefix, len(verr.Problems)+verr.Omitted)
 }
 
 func refText(r output.Result) string {

@@ -126,3 +126,23 @@ func TestDispatchGHAEventToGHADispatch(t *testing.T) {
 		t.Fatalf("runs = %+v\n%s", runs, errs)
 	}
 }
+
+func TestDispatchInvalidEventNamesTheInputOnEveryLine(t *testing.T) {
+	cfgDir := filepath.Join("..", "..", "examples", ".fullsend")
+	code, out, errs := runCLI(t, `{"repo":"acme/../x","extra":1}`, nil, "dispatch", "--config-dir", cfgDir, "--log-format", "json")
+	if code != 2 || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("want one line per problem, got:\n%s", errs)
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.HasPrefix(l, "stdin: /") {
+			t.Errorf("problem line %q does not name the input", l)
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "fullsend: stdin: invalid NormalizedEvent (") {
+		t.Errorf("summary = %q", last)
+	}
+}
