@@ -55,7 +55,10 @@ func runDispatch(ctx context.Context, app *App, o *dispatchOptions) error {
 		return UserError(err)
 	}
 	if o.repo != "" {
-		cfg.Repo = o.repo
+		if err := config.CheckRepo(o.repo); err != nil {
+			return UserError(fmt.Errorf("--repo: %w", err))
+		}
+		cfg.Repo, cfg.RepoSource = o.repo, "flag"
 	}
 	in, err := app.newInput(o, cfg)
 	if err != nil {
