@@ -147,3 +147,14 @@ func TestDispatchInvalidEventNamesTheInputOnEveryLine(t *testing.T) {
 		t.Errorf("summary = %q", last)
 	}
 }
+
+func TestDispatchGHADispatchWithoutTokenSaysSoOnce(t *testing.T) {
+	cfgDir := filepath.Join("..", "..", "examples", ".fullsend")
+	code, out, errs := runCLI(t, validEventJSON, nil, "dispatch", "--config-dir", cfgDir, "--log-format", "json", "--output-driver", "gha-dispatch")
+	if code != 2 || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	if want := "fullsend: gha-dispatch: no GitHub token"; !strings.HasPrefix(errs, want) {
+		t.Fatalf("stderr = %q, want it to start with %q", errs, want)
+	}
+}

@@ -23,7 +23,7 @@ func (app *App) newPlatformOutput(_ context.Context, name string, cfg *config.Co
 			Log:             app.Log,
 		})
 		if err != nil {
-			return nil, UserError(fmt.Errorf("gha-dispatch: %w", err))
+			return nil, UserError(err) // already says "gha-dispatch: …"
 		}
 		return d, nil
 	case "gitlab-pipeline":
