@@ -54,7 +54,7 @@ type SearchRequest struct {
 	Properties      []string `json:"properties,omitempty"` // at most 5
 	Expand          string   `json:"expand,omitempty"`
 	MaxResults      int      `json:"maxResults,omitempty"`
-	ReconcileIssues []int64  `json:"reconcileIssues,omitempty"`
+	ReconcileIssues []int64  `json:"reconcileIssues,omitempty"` // at most 50
 }
 
 // Issue is one search result.

@@ -14,6 +14,10 @@ var DefaultFields = []string{"summary", "labels", "created", "updated", "status"
 // MaxInlineProperties is how many issue properties Jira returns inline.
 const MaxInlineProperties = 5
 
+// MaxReconcileIssues is how many issue ids an enhanced search accepts in
+// reconcileIssues.
+const MaxReconcileIssues = 50
+
 // DefaultPageSize is the maxResults Search sends when none is given.
 const DefaultPageSize = 100
 
@@ -38,6 +42,9 @@ func (c *Client) Search(ctx context.Context, req SearchRequest, limit int) ([]Is
 	}
 	if len(req.Properties) > MaxInlineProperties {
 		return nil, fmt.Errorf("jira search: %d properties requested, Jira returns at most %d inline", len(req.Properties), MaxInlineProperties)
+	}
+	if len(req.ReconcileIssues) > MaxReconcileIssues {
+		return nil, fmt.Errorf("jira search: %d issues to reconcile, Jira accepts at most %d", len(req.ReconcileIssues), MaxReconcileIssues)
 	}
 	if len(req.Fields) == 0 {
 		req.Fields = DefaultFields

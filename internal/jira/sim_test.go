@@ -125,6 +125,13 @@ func TestSearchBadJQLNamesJiraMessage(t *testing.T) {
 	if _, err := c.Search(context.Background(), jira.SearchRequest{JQL: "project = PROJ", Properties: make([]string, 6)}, 0); err == nil {
 		t.Error("6 properties accepted")
 	}
+	before := s.Calls()["POST /rest/api/3/search/jql"]
+	if _, err := c.Search(context.Background(), jira.SearchRequest{JQL: "project = PROJ", ReconcileIssues: make([]int64, 51)}, 0); err == nil || !strings.Contains(err.Error(), "50") {
+		t.Errorf("51 reconcile ids: err = %v, want an error naming Jira's limit of 50", err)
+	}
+	if after := s.Calls()["POST /rest/api/3/search/jql"]; after != before {
+		t.Errorf("51 reconcile ids were sent to Jira")
+	}
 }
 
 func TestPropertiesRoundTrip(t *testing.T) {

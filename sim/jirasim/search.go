@@ -20,6 +20,7 @@ const (
 	maxSearchPage     = 5000
 	maxRichPage       = 100 // with fields other than id/key, properties or changelog
 	maxBodyBytes      = 1 << 20
+	maxReconcile      = 50 // ids in reconcileIssues
 )
 
 type searchRequest struct {
@@ -87,6 +88,10 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(req.Properties) > 5 {
 		writeError(w, http.StatusBadRequest, "You can request at most 5 issue properties.")
+		return
+	}
+	if len(req.ReconcileIssues) > maxReconcile {
+		writeError(w, http.StatusBadRequest, "reconcileIssues accepts at most 50 issue ids.")
 		return
 	}
 	changelog := false

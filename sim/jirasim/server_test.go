@@ -127,6 +127,27 @@ func TestRetiredSearchGone(t *testing.T) {
 	}
 }
 
+func TestSearchReconcileAtMost50(t *testing.T) {
+	s, base := started(t, Options{})
+	s.AddProject("PROJ", "")
+	ids := func(n int) string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprint(20000 + i)
+		}
+		return strings.Join(out, ",")
+	}
+	if code, _, body := do(t, base, "POST", "/rest/api/3/search/jql", "Bearer x",
+		`{"jql":"project = PROJ","reconcileIssues":[`+ids(50)+`]}`); code != 200 {
+		t.Errorf("50 reconcile ids: %d %s", code, body)
+	}
+	code, _, body := do(t, base, "POST", "/rest/api/3/search/jql", "Bearer x",
+		`{"jql":"project = PROJ","reconcileIssues":[`+ids(51)+`]}`)
+	if code != 400 || !strings.Contains(body, "50") {
+		t.Errorf("51 reconcile ids: %d %s, want 400 naming the limit", code, body)
+	}
+}
+
 func TestPropertyStatusCodes(t *testing.T) {
 	s, base := started(t, Options{})
 	key := s.AddIssue(IssueSpec{Project: "PROJ"})
