@@ -10,9 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 const maxBody = 1 << 20
+
+// MaxInputChars is GitHub's documented limit on a workflow_dispatch inputs
+// payload (65,535 characters), counted over the input values.
+const MaxInputChars = 65535
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -84,6 +89,7 @@ func (s *Server) handleDispatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	inputs := make(map[string]string, len(body.Inputs))
+	size := 0
 	for k, v := range body.Inputs {
 		var sv string
 		if err := json.Unmarshal(v, &sv); err != nil {
@@ -91,6 +97,11 @@ func (s *Server) handleDispatch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		inputs[k] = sv
+		size += utf8.RuneCountInString(sv)
+	}
+	if size > MaxInputChars {
+		writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("inputs are too large: %d characters, the maximum is %d", size, MaxInputChars))
+		return
 	}
 	if msg := checkDeclared(wf, inputs); msg != "" {
 		writeError(w, http.StatusUnprocessableEntity, msg)

@@ -56,6 +56,8 @@ func TestDispatchValidation(t *testing.T) {
 		many["k"+strconv.Itoa(i)] = "v"
 	}
 	manyJSON, _ := json.Marshal(map[string]any{"ref": "trunk", "inputs": many})
+	bigJSON, _ := json.Marshal(map[string]any{"ref": "trunk", "inputs": map[string]string{
+		"a": strings.Repeat("x", 40000), "b": strings.Repeat("é", 25536)}})
 	tests := []struct {
 		name, path, body, token string
 		status                  int
@@ -72,6 +74,7 @@ func TestDispatchValidation(t *testing.T) {
 		{"missing ref", "acme/platform/actions/workflows/run.yml", `{"inputs":{}}`, tok, 422, "wasn't supplied", 0},
 		{"unknown ref", "acme/platform/actions/workflows/run.yml", `{"ref":"gone"}`, tok, 422, "No ref found for: gone", 0},
 		{"too many inputs", "acme/platform/actions/workflows/run.yml", string(manyJSON), tok, 422, "up to 25", 0},
+		{"inputs over 65535 characters", "acme/platform/actions/workflows/run.yml", string(bigJSON), tok, 422, "too large", 0},
 		{"non-string input", "acme/platform/actions/workflows/run.yml", `{"ref":"trunk","inputs":{"n":1}}`, tok, 422, "is not a string", 0},
 		{"undeclared input", "acme/platform/actions/workflows/strict.yml", `{"ref":"trunk","inputs":{"a":"1","zz":"2"}}`, tok, 422, `Unexpected inputs provided: [\"zz\"]`, 0},
 		{"required input", "acme/platform/actions/workflows/strict.yml", `{"ref":"trunk","inputs":{"b":"1"}}`, tok, 422, "Required input 'a' not provided", 0},

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	gogithub "github.com/google/go-github/v90/github"
 
@@ -29,6 +30,11 @@ import (
 
 // Name is the driver name.
 const Name = "gha-dispatch"
+
+// MaxInputChars is GitHub's limit on the workflow_dispatch inputs payload
+// ("The maximum payload for inputs is 65,535 characters"), counted here
+// as the characters of the input values.
+const MaxInputChars = 65535
 
 // DefaultWorkflow is dispatched when neither the harness nor the config
 // names a workflow.
@@ -172,8 +178,14 @@ func (d *Driver) dispatchOne(ctx context.Context, r plan.Run) (*plan.Ref, error)
 		return nil, fmt.Errorf("gha-dispatch %s: %w", r.Harness, err)
 	}
 	inputs := map[string]any{}
+	size := 0
 	for k, v := range r.Inputs() {
 		inputs[k] = v
+		size += utf8.RuneCountInString(v)
+	}
+	if size > MaxInputChars {
+		return nil, fmt.Errorf("gha-dispatch %s: the workflow_dispatch inputs for %s are %d characters, more than the %d GitHub accepts "+
+			"(the event's comment, instruction or labels are too large once JSON-encoded); the run was not started", r.Harness, r.Key, size, MaxInputChars)
 	}
 	req := gogithub.CreateWorkflowDispatchEventRequest{Ref: ref, Inputs: inputs, ReturnRunDetails: gogithub.Ptr(true)}
 	var details *gogithub.WorkflowDispatchRunDetails

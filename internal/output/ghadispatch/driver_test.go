@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
@@ -184,5 +185,27 @@ func TestNewNeedsToken(t *testing.T) {
 	}
 	if _, err := New(Options{Token: "x", Repo: "no-slash"}); err == nil {
 		t.Error("bad repo accepted")
+	}
+}
+
+// GitHub accepts at most 65,535 characters of workflow_dispatch inputs. A
+// comment full of characters that JSON escapes (<, >, &) makes the inputs
+// larger than that; the driver must say so instead of sending a request
+// GitHub rejects with a 422 that reads like a workflow problem.
+func TestInputsTooLargeForGitHub(t *testing.T) {
+	e := newEnv(t, githubsim.Options{})
+	d := e.driver(t, nil)
+	run := jiraRun(t)
+	line := strings.Repeat("<", 4096-len("/fs-triage "))
+	run.Event.Transition.Comment = &event.Comment{Body: "/fs-triage " + line, Command: "/fs-triage", Instruction: line}
+	if err := run.Event.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	res := d.Dispatch(context.Background(), []plan.Run{run})
+	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "65535") || res[0].Ref != nil {
+		t.Fatalf("result = %+v, want an error naming GitHub's 65535-character limit", res[0])
+	}
+	if n := e.sim.Calls(githubsim.EndpointDispatch); n != 0 {
+		t.Errorf("dispatch requests = %d, want 0", n)
 	}
 }
