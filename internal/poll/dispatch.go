@@ -18,8 +18,9 @@ type outcome struct {
 
 // dispatch admits and dispatches the planned runs of all items in one
 // output call, then checkpoints every item (DESIGN.md section 7 step 8):
-//   - some run started: lock phase dispatched with the run references,
-//     then the checkpoint advances (a failed harness keeps its position);
+//   - some run started: lock phase dispatched with the run references
+//     (one batch for all items), then the checkpoint advances (a failed
+//     harness keeps its position);
 //   - every run failed: the lock is removed and the checkpoint is left, so
 //     the next cycle retries;
 //   - nothing to run: the checkpoint advances past the evaluated changes
@@ -65,6 +66,23 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 			o.succeeded++
 			if res.ref != nil {
 				o.refs = append(o.refs, *res.ref)
+			}
+		}
+	}
+	var started []*Item
+	for i, p := range plans {
+		if !p.killed && outs[i].succeeded > 0 {
+			p.it.Refs = outs[i].refs
+			started = append(started, p.it)
+		}
+	}
+	if len(started) > 0 {
+		if err := c.o.Driver.Dispatched(ctx, started); err != nil {
+			c.log.Error("could not record dispatched runs on the locks", "error", err.Error())
+		}
+		for _, it := range started {
+			if it.Err != nil {
+				c.log.Error("could not record dispatched runs on the lock", "item", it.ID, "error", it.Err.Error())
 			}
 		}
 	}
@@ -123,11 +141,6 @@ func (c *cycle) checkpoint(ctx context.Context, p itemPlan, o outcome) {
 	case o.succeeded == 0 && len(o.failed) > 0:
 		c.release(ctx, it, true)
 		return
-	}
-	if o.succeeded > 0 {
-		if err := c.o.Driver.Dispatched(ctx, it, o.refs); err != nil {
-			c.log.Error("could not record dispatched runs on the lock", "item", it.ID, "error", err.Error())
-		}
 	}
 	cp := Checkpoint{At: p.newAt}
 	for h := range o.failed {

@@ -18,8 +18,8 @@ import (
 )
 
 // Driver is a poll input driver. The cycle calls its methods in this order:
-// Discover, Acquire, Detect (overlapping the one jitter wait), Verify, then
-// per item Dispatched/Advance/Release. Methods taking a batch of items
+// Discover, Acquire, Detect (overlapping the one jitter wait), Verify,
+// Dispatched, then per item Advance/Release. Methods taking a batch of items
 // record per-item problems in Item.Err (the item is then skipped) and
 // return an error only when the whole cycle must stop (for example
 // ErrAuth). Drivers must be safe for use by one cycle at a time; items are
@@ -44,9 +44,12 @@ type Driver interface {
 	// this poller's id, or is stale, gets Held=false and Lost=true; a
 	// vanished item gets Gone=true. Item.Base is refreshed.
 	Verify(ctx context.Context, items []*Item) error
-	// Dispatched records on the item's lock that runs were dispatched
-	// (phase dispatched, with their references).
-	Dispatched(ctx context.Context, it *Item, refs []plan.Ref) error
+	// Dispatched records on the lock of each item that runs were
+	// dispatched (phase dispatched, with Item.Refs). The runs may already
+	// have taken the lock over, or even released it: a driver must not
+	// bring back a released lock nor undo a run's takeover. Per-item
+	// failures go to Item.Err (logged; the runs are started either way).
+	Dispatched(ctx context.Context, items []*Item) error
 	// Advance writes the item's new checkpoint.
 	Advance(ctx context.Context, it *Item, cp Checkpoint) error
 	// Release deletes this poller's lock from the item. With check, the
@@ -93,13 +96,14 @@ type Item struct {
 	// StaleLock is set when discovery found a stale lock on the item.
 	StaleLock bool
 	Changes   []Change
-	Skipped   bool  // a consistent read before locking showed it locked or unchanged
-	Attempted bool  // a lock write was sent
-	Held      bool  // this poller's lock is on the item
-	Lost      bool  // another poller holds the lock, or ours went stale
-	Gone      bool  // the item vanished mid-cycle
-	Err       error // a per-item failure; the item is skipped
-	Data      any   // driver-private state
+	Skipped   bool       // a consistent read before locking showed it locked or unchanged
+	Attempted bool       // a lock write was sent
+	Held      bool       // this poller's lock is on the item
+	Lost      bool       // another poller holds the lock, or ours went stale
+	Gone      bool       // the item vanished mid-cycle
+	Err       error      // a per-item failure; the item is skipped
+	Refs      []plan.Ref // the runs dispatched for the item (set before Dispatched)
+	Data      any        // driver-private state
 }
 
 // Change is one detected change: when it happened (the tracker's clock)

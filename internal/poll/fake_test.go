@@ -66,8 +66,10 @@ func (f *fakeDriver) Verify(_ context.Context, items []*poll.Item) error {
 	return nil
 }
 
-func (f *fakeDriver) Dispatched(_ context.Context, it *poll.Item, refs []plan.Ref) error {
-	f.record("dispatched %s %d", it.ID, len(refs))
+func (f *fakeDriver) Dispatched(_ context.Context, items []*poll.Item) error {
+	for _, it := range items {
+		f.record("dispatched %s %d", it.ID, len(it.Refs))
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
@@ -197,12 +198,104 @@ func (d *Driver) settle(it *poll.Item, lockRaw, checkRaw json.RawMessage) {
 	it.Base, _ = d.checkpoint(it.ID, checkRaw, now)
 }
 
-// Dispatched implements poll.Driver.
-func (d *Driver) Dispatched(ctx context.Context, it *poll.Item, refs []plan.Ref) error {
-	if err := d.o.API.SetProperty(ctx, it.ID, d.lockKey, d.lockValue(polllock.PhaseDispatched, refs)); err != nil {
-		return fmt.Errorf("writing the dispatched poll lock on %s: %w", it.ID, err)
+// Dispatched implements poll.Driver. The runs were started before this
+// write, so some may already have taken the lock over: the locks are
+// re-read first, with one reconciled (strongly consistent) search for the
+// batch. A lock that is gone was released by runs that already ended and
+// is not written back (it would hold the issue without a run until it goes
+// stale); one held by another id is left alone; one a run marked running
+// keeps its phase and gets the other references added to its runs; the
+// rest (still pending, or unreadable) become phase dispatched with
+// Item.Refs.
+func (d *Driver) Dispatched(ctx context.Context, items []*poll.Item) error {
+	found, err := d.reconciled(ctx, items, []string{"updated"})
+	if err != nil && jira.IsAuth(err) {
+		return apiStop("re-reading poll locks before recording dispatched runs", err)
 	}
-	return nil
+	batch := err == nil
+	var stop firstErr
+	each(d.o.Concurrency, items, func(it *poll.Item) {
+		var raw json.RawMessage
+		var ok bool
+		if batch {
+			is, present := found[it.ID]
+			if !present {
+				return // the issue is gone
+			}
+			raw = is.Properties[d.lockKey]
+			ok = len(raw) > 0
+		} else {
+			var rerr error
+			raw, ok, rerr = d.o.API.GetProperty(ctx, it.ID, d.lockKey)
+			switch {
+			case jira.IsNotFound(rerr):
+				return
+			case jira.IsAuth(rerr):
+				classifyErr(it, "reading the poll lock", rerr, &stop)
+				return
+			case rerr != nil:
+				raw, ok = nil, true // unknown: record the runs as before
+			}
+		}
+		val := d.lockValue(polllock.PhaseDispatched, it.Refs)
+		if !ok {
+			d.o.Log.Info("poll lock already released by the dispatched runs; not written again", "issue", it.ID)
+			return
+		}
+		if l, perr := polllock.Parse(raw); perr == nil {
+			if l.ID != d.o.PollerID {
+				it.Err = fmt.Errorf("recording the dispatched runs on %s: the poll lock is now held by %q; left alone", it.ID, l.ID)
+				return
+			}
+			if l.Phase == polllock.PhaseRunning {
+				l.Runs, l.TS = mergeRefs(l.Runs, it.Refs), d.o.Now()
+				val = l.Marshal()
+			}
+		}
+		if err := d.o.API.SetProperty(ctx, it.ID, d.lockKey, val); err != nil {
+			classifyErr(it, "writing the dispatched poll lock", err, &stop)
+		}
+	})
+	return stop.get()
+}
+
+// mergeRefs adds to have (the runs a running lock records) the refs not
+// yet in it. A ref matches an entry with its driver and id; a ref without
+// an id (the platform returned none) matches an entry of its driver that
+// no ref names, which a run claimed with its own id.
+func mergeRefs(have, refs []plan.Ref) []plan.Ref {
+	out := append([]plan.Ref(nil), have...)
+	used := make([]bool, len(have))
+	named := map[plan.Ref]bool{}
+	var rest []plan.Ref
+	for _, r := range refs {
+		named[plan.Ref{Driver: r.Driver, ID: r.ID}] = true
+	}
+	for _, r := range refs {
+		i := slices.IndexFunc(have, func(h plan.Ref) bool { return h.Driver == r.Driver && h.ID == r.ID })
+		if i >= 0 && !used[i] {
+			used[i] = true
+			continue
+		}
+		rest = append(rest, r)
+	}
+	for _, r := range rest {
+		i := -1
+		if r.ID == "" {
+			for j, h := range have {
+				if !used[j] && h.Driver == r.Driver && !named[plan.Ref{Driver: h.Driver, ID: h.ID}] {
+					i = j
+					break
+				}
+			}
+		}
+		if i >= 0 {
+			used[i] = true
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // Advance implements poll.Driver.

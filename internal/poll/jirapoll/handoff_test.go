@@ -1,0 +1,71 @@
+package jirapoll_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/sim/jirasim"
+)
+
+// A run that starts and ends before the poller records the dispatch (the
+// local executor with a quick agent) has already removed the lock: the
+// poller must not write it back, or the issue stays locked without a run
+// until the lock goes stale.
+func TestRunReleasedBeforeDispatchRecorded(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	k := e.issue()
+	e.seed(k)
+	time.Sleep(3 * time.Millisecond)
+	e.sim.AddComment(k, alice, "/fs-triage")
+	rec := &recorder{after: e.release}
+	p := e.poller(pollerOpts{out: rec})
+	if st := p.mustCycle(); st.DispatchesScheduled != 2 {
+		t.Fatalf("stats = %+v", st)
+	}
+	if l, ok := e.lock(k); ok {
+		t.Errorf("lock written back after the runs released it: %+v", l)
+	}
+	if lc, ok := e.lastCheck(k); !ok || lc.TS.IsZero() {
+		t.Error("lastCheck not advanced")
+	}
+}
+
+// A run that already took the lock over (phase running, its own entry)
+// keeps it: the poller adds the other runs of the cycle without turning the
+// phase back to dispatched or dropping the runner's entry.
+func TestRunningLockKeptWhenDispatchRecorded(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	k := e.issue()
+	e.seed(k)
+	time.Sleep(3 * time.Millisecond)
+	e.sim.AddComment(k, alice, "/fs-triage")
+	var rec *recorder
+	rec = &recorder{after: func(run plan.Run) {
+		if run.Harness != "triage" {
+			return
+		}
+		// the triage run's `fullsend run` marks the lock running with its
+		// CI run id (the recorder's ref for it is recorder/1)
+		l, _ := e.lock(k)
+		l.Phase = polllock.PhaseRunning
+		l.Runs = append(l.Runs, plan.Ref{Driver: "recorder", ID: "1"})
+		e.sim.SetPropertyDirect(k, lockKey(), l.Marshal())
+	}}
+	p := e.poller(pollerOpts{out: rec})
+	if st := p.mustCycle(); st.DispatchesScheduled != 2 {
+		t.Fatalf("stats = %+v", st)
+	}
+	l, ok := e.lock(k)
+	if !ok || l.Phase != polllock.PhaseRunning || l.ID != "poller-1" {
+		t.Fatalf("lock = %+v (found %v), want the runner's running lock", l, ok)
+	}
+	ids := map[string]int{}
+	for _, r := range l.Runs {
+		ids[r.Driver+"/"+r.ID]++
+	}
+	if len(l.Runs) != 2 || ids["recorder/1"] != 1 || ids["recorder/2"] != 1 {
+		t.Errorf("runs = %+v, want recorder/1 and recorder/2 once each", l.Runs)
+	}
+}
