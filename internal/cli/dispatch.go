@@ -145,6 +145,9 @@ func (app *App) newInput(o *dispatchOptions, cfg *config.Config) (input.Driver, 
 	}
 	switch name {
 	case "json":
+		if o.eventName != "" {
+			return nil, UserError(fmt.Errorf("--event-name is for --input-driver gha-event, but the input driver is json (a NormalizedEvent); pass --input-driver gha-event to read a GitHub Actions event"))
+		}
 		return jsonin.New(o.inputFile, app.Stdin), nil
 	case "gha-event":
 		return app.newGHAEventInput(o, cfg)

@@ -46,6 +46,7 @@ func TestDispatchOnExamples(t *testing.T) {
 		{name: "unknown output", args: []string{"--input-file", ev("triage-comment.json"), "--output-driver", "carrier-pigeon"}, code: 2, errHas: "carrier-pigeon"},
 		{name: "unknown input", args: []string{"--input-driver", "xml"}, code: 2, errHas: "xml"},
 		{name: "unknown flag", args: []string{"--frobnicate"}, code: 2, errHas: "frobnicate"},
+		{name: "event name with json input", args: []string{"--input-file", ev("triage-comment.json"), "--event-name", "issues"}, code: 2, errHas: "--event-name is for --input-driver gha-event"},
 		{name: "bad --repo", args: []string{"--input-file", ev("triage-comment.json"), "--repo", "acme/../x"}, code: 2, errHas: "--repo: repo \"acme/../x\""},
 	}
 	for _, c := range cases {
