@@ -238,3 +238,48 @@ func TestUnusableResponseNotRetried(t *testing.T) {
 		t.Errorf("login page: err=%v attempts=%d, want one attempt", err, n)
 	}
 }
+
+// A changelog answered by issue id belongs to the key it was asked for,
+// even when a later search saw that id under another key (a moved issue)
+// or the id cache was emptied meanwhile.
+func TestBulkChangelogsKeyedByAskedKey(t *testing.T) {
+	searches := 0
+	c := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/rest/api/3/search/jql":
+			searches++
+			key := "PROJ-1"
+			if searches > 1 {
+				key = "NEW-9"
+			}
+			w.Write([]byte(`{"issues":[{"id":"10001","key":"` + key + `","fields":{}}],"isLast":true}`))
+		case "/rest/api/3/changelog/bulkfetch":
+			w.Write([]byte(`{"issueChangeLogs":[{"issueId":"10001","changeHistories":[{"id":"1","created":"2024-05-02T10:11:12.345+0000","items":[{"field":"labels","fieldId":"labels"}]}]}]}`))
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	})
+	ctx := context.Background()
+	if _, err := c.Search(ctx, SearchRequest{JQL: "project = PROJ"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Search(ctx, SearchRequest{JQL: "project = NEW"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.BulkChangelogs(ctx, []string{"PROJ-1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got["PROJ-1"]) != 1 || len(got) != 1 {
+		t.Errorf("changelogs keyed %v, want them under the asked key PROJ-1", keysOf(got))
+	}
+}
+
+func keysOf(m map[string][]History) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

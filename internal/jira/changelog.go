@@ -44,7 +44,7 @@ func (c *Client) BulkChangelogs(ctx context.Context, issueKeys []string, fieldID
 	if len(keys) == 0 {
 		return out, nil
 	}
-	keys, fallback, err := c.resolveIDs(ctx, keys)
+	keys, asked, fallback, err := c.resolveIDs(ctx, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (c *Client) BulkChangelogs(ctx context.Context, issueKeys []string, fieldID
 	}
 	for start := 0; start < len(keys); start += MaxBulkChangelogIssues {
 		end := min(start+MaxBulkChangelogIssues, len(keys))
-		if err := c.bulkChunk(ctx, keys[start:end], serverFilter, out); err != nil {
+		if err := c.bulkChunk(ctx, keys[start:end], asked, serverFilter, out); err != nil {
 			return nil, err
 		}
 	}
@@ -74,13 +74,11 @@ func (c *Client) BulkChangelogs(ctx context.Context, issueKeys []string, fieldID
 	return out, nil
 }
 
-func (c *Client) bulkChunk(ctx context.Context, keys, fieldIDs []string, out map[string][]History) error {
+// bulkChunk fetches the changelogs of keys; asked maps the issue ids Jira
+// answers with (and the keys themselves) to the keys asked for.
+func (c *Client) bulkChunk(ctx context.Context, keys []string, asked map[string]string, fieldIDs []string, out map[string][]History) error {
 	cl := call{method: "POST", template: "/rest/api/3/changelog/bulkfetch", path: "/rest/api/3/changelog/bulkfetch", retry: true}
 	req := bulkChangelogRequest{IssueIDsOrKeys: keys, FieldIDs: fieldIDs, MaxResults: bulkPageSize}
-	asked := map[string]bool{}
-	for _, k := range keys {
-		asked[k] = true
-	}
 	seen := map[string]bool{}
 	for {
 		cl.body = req
@@ -93,10 +91,7 @@ func (c *Client) bulkChunk(ctx context.Context, keys, fieldIDs []string, out map
 			return err
 		}
 		for _, icl := range page.IssueChangeLogs {
-			key := c.keyFor(icl.IssueID)
-			if key == "" && asked[icl.IssueID] {
-				key = icl.IssueID
-			}
+			key := asked[icl.IssueID]
 			if key == "" {
 				return fmt.Errorf("jira %s: changelog for issue id %q that was not asked for", cl.endpoint(), icl.IssueID)
 			}
@@ -113,24 +108,13 @@ func (c *Client) bulkChunk(ctx context.Context, keys, fieldIDs []string, out map
 	}
 }
 
-// keyFor maps an issue id (or a key echoed back) to the key.
-func (c *Client) keyFor(id string) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if k, ok := c.idToKey[id]; ok {
-		return k
-	}
-	if _, ok := c.keyToID[id]; ok {
-		return id
-	}
-	return ""
-}
-
 // resolveIDs learns the ids of keys not seen in earlier searches with
 // `key in (…)` searches. It returns the keys (and numeric ids) to bulk
-// fetch, and the keys Jira refused to resolve (a 400, e.g. a deleted
-// issue), which are fetched one by one instead.
-func (c *Client) resolveIDs(ctx context.Context, keys []string) (bulk, fallback []string, err error) {
+// fetch, a map from their ids (and from themselves) back to them, taken at
+// once so that a later search or a cache reset cannot change it, and the
+// keys Jira refused to resolve (a 400, e.g. a deleted issue), which are
+// fetched one by one instead.
+func (c *Client) resolveIDs(ctx context.Context, keys []string) (bulk []string, asked map[string]string, fallback []string, err error) {
 	var missing []string
 	c.mu.Lock()
 	for _, k := range keys {
@@ -143,19 +127,24 @@ func (c *Client) resolveIDs(ctx context.Context, keys []string) (bulk, fallback 
 	for start := 0; start < len(missing); start += chunk {
 		end := min(start+chunk, len(missing))
 		if err := c.searchKeys(ctx, missing[start:end]); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	asked = make(map[string]string, 2*len(keys))
 	for _, k := range keys {
-		if _, ok := c.keyToID[k]; ok || isDigits(k) {
+		if id, ok := c.keyToID[k]; ok || isDigits(k) {
 			bulk = append(bulk, k)
+			asked[k] = k
+			if ok {
+				asked[id] = k
+			}
 		} else {
 			fallback = append(fallback, k)
 		}
 	}
-	return bulk, fallback, nil
+	return bulk, asked, fallback, nil
 }
 
 // searchKeys learns the ids of keys with one search. Jira rejects the
