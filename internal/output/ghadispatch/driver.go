@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -59,7 +60,8 @@ type Options struct {
 	// (config outputs.gha-dispatch.workflow); default fullsend-run.yml.
 	DefaultWorkflow string
 	// Ref is the configured ref (outputs.gha-dispatch.ref); empty means
-	// $GITHUB_REF_NAME, else the repository's default branch.
+	// $GITHUB_REF_NAME (unless it is a pull request's merge ref), else the
+	// repository's default branch.
 	Ref string
 
 	Getenv func(string) string
@@ -227,12 +229,19 @@ func (d *Driver) dispatchOne(ctx context.Context, r plan.Run) (*plan.Ref, error)
 
 // resolveRef applies config > $GITHUB_REF_NAME > default branch; the
 // default branch is looked up once per repository.
+//
+// In a job started by a pull request event GITHUB_REF is
+// refs/pull/N/merge and GITHUB_REF_NAME is "N/merge", which is neither a
+// branch nor a tag and cannot be dispatched on; that value is skipped
+// (also when config copied it into Ref) in favour of the default branch.
 func (d *Driver) resolveRef(ctx context.Context, owner, repo, full string) (string, error) {
-	if d.opts.Ref != "" {
+	envRef := d.opts.Getenv("GITHUB_REF_NAME")
+	prRef := envRef != "" && strings.HasPrefix(d.opts.Getenv("GITHUB_REF"), "refs/pull/")
+	if d.opts.Ref != "" && !(prRef && d.opts.Ref == envRef) {
 		return d.opts.Ref, nil
 	}
-	if v := d.opts.Getenv("GITHUB_REF_NAME"); v != "" {
-		return v, nil
+	if envRef != "" && !prRef {
+		return envRef, nil
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

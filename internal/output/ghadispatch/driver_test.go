@@ -77,10 +77,16 @@ func TestRefResolution(t *testing.T) {
 		envRef    string
 		wantRef   string
 		repoCalls int
+		ghRef     string // $GITHUB_REF
 	}{
-		{"config wins", "release", "main", "release", 0},
-		{"GITHUB_REF_NAME next", "", "release", "release", 0},
-		{"default branch looked up once", "", "", "main", 1},
+		{"config wins", "release", "main", "release", 0, ""},
+		{"GITHUB_REF_NAME next", "", "release", "release", 0, ""},
+		{"default branch looked up once", "", "", "main", 1, ""},
+		// In a pull_request job GITHUB_REF_NAME is "<number>/merge", which
+		// is neither a branch nor a tag; config fills its ref from it.
+		{"pull request merge ref is not dispatchable", "", "7/merge", "main", 1, "refs/pull/7/merge"},
+		{"pull request merge ref copied into config", "7/merge", "7/merge", "main", 1, "refs/pull/7/merge"},
+		{"explicit config ref in a pull request job", "release", "7/merge", "release", 0, "refs/pull/7/merge"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,8 +94,11 @@ func TestRefResolution(t *testing.T) {
 			d := e.driver(t, func(o *Options) {
 				o.Ref = tt.cfgRef
 				o.Getenv = func(k string) string {
-					if k == "GITHUB_REF_NAME" {
+					switch k {
+					case "GITHUB_REF_NAME":
 						return tt.envRef
+					case "GITHUB_REF":
+						return tt.ghRef
 					}
 					return ""
 				}
