@@ -283,3 +283,15 @@ func keysOf(m map[string][]History) []string {
 	}
 	return out
 }
+
+func TestTooManyRequestsSlowsDownEvenWithoutRetry(t *testing.T) {
+	c := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
+	if _, err := c.Myself(context.Background()); err == nil {
+		t.Fatal("429 accepted")
+	}
+	if !c.Slowed() {
+		t.Error("a 429 that was not retried left the client at full rate")
+	}
+}

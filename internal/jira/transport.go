@@ -75,6 +75,9 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 			c.log.Debug("jira request failed; retrying", "endpoint", cl.endpoint(), "attempt", attempt+1, "wait", wait, "error", err)
 		} else {
 			apiErr := &APIError{Endpoint: cl.endpoint(), Status: status, Messages: errorMessages(body)}
+			if status == http.StatusTooManyRequests {
+				c.slowDown() // whether or not this call is retried
+			}
 			if !retryable || !retryableStatus(status) {
 				return status, body, apiErr
 			}
@@ -90,7 +93,6 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 			}
 			if status == http.StatusTooManyRequests {
 				c.countWait()
-				c.slowDown()
 			}
 			c.log.Debug("jira request rejected; retrying", "endpoint", cl.endpoint(), "status", status, "attempt", attempt+1, "wait", wait)
 		}
