@@ -27,7 +27,7 @@ type adfAttrs struct {
 const maxADFDepth = 64
 
 // ADFToText renders an Atlassian Document Format document as plain text:
-// one line per paragraph, heading, list item or code line; hard breaks
+// one line per paragraph, heading, list, task or decision item or code line; hard breaks
 // become newlines; mentions render as their text (e.g. "@Alice"); marks
 // (code, bold, links) are dropped, keeping the text. The result is
 // trimmed, so a command such as "/fs-triage" starts the first line.
@@ -77,6 +77,10 @@ func renderBlocks(b *strings.Builder, nodes []adfNode, depth int, prefix string)
 			for i, item := range n.Content {
 				renderBlocks(b, item.Content, depth+2, prefix+strconv.Itoa(start+i)+". ")
 			}
+		case "taskItem", "decisionItem": // inline content, one line each
+			b.WriteString(prefix + "- ")
+			renderInline(b, n.Content, depth+1)
+			b.WriteByte('\n')
 		case "rule":
 			b.WriteString("---\n")
 		case "text", "hardBreak", "mention", "emoji", "inlineCard", "date", "status":

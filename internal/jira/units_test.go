@@ -61,6 +61,12 @@ func TestADFToText(t *testing.T) {
 		{"emoji, card, quote", `{"type":"doc","content":[{"type":"blockquote","content":[{"type":"paragraph","content":[
 			{"type":"emoji","attrs":{"shortName":":smile:"}},{"type":"text","text":" "},{"type":"inlineCard","attrs":{"url":"https://x.test/1"}}]}]}]}`,
 			":smile: https://x.test/1", false},
+		{"task and decision items are one line each", `{"type":"doc","content":[
+			{"type":"taskList","attrs":{"localId":"t"},"content":[{"type":"taskItem","attrs":{"localId":"1","state":"TODO"},"content":[
+				{"type":"text","text":"/fs-code fix "},{"type":"text","text":"login","marks":[{"type":"strong"}]},{"type":"text","text":" bug"}]}]},
+			{"type":"decisionList","attrs":{"localId":"d"},"content":[{"type":"decisionItem","attrs":{"localId":"2","state":"DECIDED"},"content":[
+				{"type":"text","text":"ship "},{"type":"mention","attrs":{"id":"1","text":"@Bo"}}]}]}]}`,
+			"- /fs-code fix login bug\n- ship @Bo", false},
 		{"not a doc", `{"type":"paragraph"}`, "", true},
 		{"not json", `{`, "", true},
 	}
