@@ -69,3 +69,27 @@ func TestRunningLockKeptWhenDispatchRecorded(t *testing.T) {
 		t.Errorf("runs = %+v, want recorder/1 and recorder/2 once each", l.Runs)
 	}
 }
+
+// When Jira rejects the consistent re-read before locking (a selected issue
+// was deleted), the issues are re-read one by one: a lock another poller
+// wrote after the lagging search's snapshot is not overwritten.
+func TestRecheckFallbackKeepsFreshLocks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, jirasim.Options{SearchLag: 300 * time.Millisecond})
+	gone, busy := e.issue(), e.issue()
+	e.sim.AddComment(gone, alice, "/fs-triage")
+	e.sim.AddComment(busy, alice, "/fs-triage")
+	time.Sleep(350 * time.Millisecond)
+	// Another poller's run holds busy; the lagging search does not show it.
+	held := polllock.Lock{ID: "other", TS: time.Now(), Phase: polllock.PhaseRunning}.Marshal()
+	e.sim.SetPropertyDirect(busy, lockKey(), held)
+	e.sim.DeleteIssue(gone)
+	rec := &recorder{}
+	e.poller(pollerOpts{out: rec}).mustCycle()
+	if n := rec.count()[busy+"/triage"]; n != 0 {
+		t.Errorf("%d triage dispatches on an issue another poller's run holds", n)
+	}
+	if l, ok := e.lock(busy); !ok || l.ID != "other" {
+		t.Errorf("lock on %s = %+v (found %v), want the other poller's", busy, l, ok)
+	}
+}

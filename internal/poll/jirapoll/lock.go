@@ -61,7 +61,7 @@ func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
 	}
 	var stop firstErr
 	each(d.o.Concurrency, items, func(it *poll.Item) {
-		if ctx.Err() != nil || stop.get() != nil || it.Skipped || it.Gone {
+		if ctx.Err() != nil || stop.get() != nil || it.Skipped || it.Gone || it.Err != nil {
 			return
 		}
 		it.Attempted = true
@@ -77,14 +77,15 @@ func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
 }
 
 // recheck refreshes items from a consistent read. When Jira rejects the
-// read (an issue was deleted, so its key no longer validates) the items
-// keep discovery's view; the lock protocol still holds.
+// read (an issue was deleted, so its key no longer validates) each item's
+// properties are read on their own: discovery's view may lag behind
+// another poller's lock, which must not be overwritten.
 func (d *Driver) recheck(ctx context.Context, items []*poll.Item) error {
 	found, err := d.reconciled(ctx, items, []string{"updated", "created"})
 	switch {
 	case jira.IsBadRequest(err):
-		d.o.Log.Info("consistent re-read before locking rejected; using discovery's view", "error", err.Error())
-		return nil
+		d.o.Log.Info("consistent re-read before locking rejected; re-reading each issue", "error", err.Error())
+		return d.recheckEach(ctx, items)
 	case jira.IsAuth(err):
 		return fmt.Errorf("re-reading issues before locking: %w: %w", poll.ErrAuth, err)
 	case err != nil:
@@ -108,6 +109,39 @@ func (d *Driver) recheck(ctx context.Context, items []*poll.Item) error {
 		}
 	}
 	return nil
+}
+
+// recheckEach is recheck with two property reads per item; an item whose
+// reads fail is skipped (Item.Err) and a vanished one is Gone. The update
+// time stays discovery's.
+func (d *Driver) recheckEach(ctx context.Context, items []*poll.Item) error {
+	var stop firstErr
+	each(d.o.Concurrency, items, func(it *poll.Item) {
+		if ctx.Err() != nil || stop.get() != nil {
+			return
+		}
+		lock, _, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
+		var check json.RawMessage
+		if err == nil {
+			check, _, err = d.o.API.GetProperty(ctx, it.ID, d.checkKey)
+		}
+		if err != nil {
+			classifyErr(it, "re-reading the issue before locking", err, &stop)
+			return
+		}
+		now := d.o.Now()
+		locked, stale, _ := d.lockState(it.ID, lock, now)
+		base, _ := d.checkpoint(it.ID, check, now)
+		if locked || !(base.At.IsZero() || it.Cutoff.After(base.At) || base.Pending()) {
+			it.Skipped = true
+			return
+		}
+		it.Base, it.StaleLock = base, stale
+	})
+	if err := stop.get(); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // reconciled reads items with one search per 50 that Jira answers from
