@@ -4,6 +4,7 @@
 package plan
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -72,12 +73,11 @@ func WorkItemOf(ev *event.Event) WorkItem {
 
 // Inputs renders r as the nine string dispatch inputs.
 func (r Run) Inputs() map[string]string {
-	ne, _ := json.Marshal(r.Event)
-	wi, _ := json.Marshal(r.WorkItem)
+	ne := compact(r.Event)
+	wi := compact(r.WorkItem)
 	lock := ""
 	if r.PollLock != nil {
-		b, _ := json.Marshal(r.PollLock)
-		lock = string(b)
+		lock = compact(r.PollLock)
 	}
 	return map[string]string{
 		InAgent:            r.Harness,
@@ -85,9 +85,9 @@ func (r Run) Inputs() map[string]string {
 		InSourceRepo:       r.Event.Repo,
 		InEventType:        r.Event.Transition.Kind,
 		InEventPayload:     Payload(r.Event),
-		InNormalizedEvent:  string(ne),
+		InNormalizedEvent:  ne,
 		InSerializationKey: string(r.Key),
-		InWorkItem:         string(wi),
+		InWorkItem:         wi,
 		InPollLock:         lock,
 	}
 }
@@ -120,6 +120,16 @@ func Payload(ev *event.Event) string {
 	if c := ev.Transition.Comment; c != nil {
 		p.Comment = &comment{Body: c.Body}
 	}
-	b, _ := json.Marshal(p)
-	return string(b)
+	return compact(p)
+}
+
+// compact renders v as compact JSON without HTML escaping: GitHub limits
+// the dispatch inputs to 65,535 characters in all, and escaping <, > and &
+// as \u003c… would triple what a comment full of them costs.
+func compact(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // the values are plain structs: encoding cannot fail
+	return strings.TrimSuffix(b.String(), "\n")
 }

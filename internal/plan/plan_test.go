@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
@@ -51,5 +52,27 @@ func TestInputsAndEnv(t *testing.T) {
 	}
 	if EnvVar(InNormalizedEvent) != "FULLSEND_NORMALIZED_EVENT" || EnvVar(InPollLock) != "FULLSEND_POLL_LOCK" {
 		t.Fatal("EnvVar")
+	}
+}
+
+func TestInputsDoNotEscapeHTML(t *testing.T) {
+	ev := &event.Event{Repo: "acme/p", Entity: event.Entity{Kind: event.KindWorkItem, ID: 1, URL: "https://x/1?a=1&b=2"},
+		Transition: event.Transition{Kind: event.CommentAdded, Comment: &event.Comment{Body: "/fs-x <b>&</b>"}},
+		State:      event.State{Labels: []string{}}}
+	in := Run{Harness: "h", Event: ev}.Inputs()
+	for _, name := range []string{InNormalizedEvent, InEventPayload, InWorkItem} {
+		if strings.Contains(in[name], `\u003c`) || strings.Contains(in[name], `\u0026`) {
+			t.Errorf("%s escapes HTML: %s", name, in[name])
+		}
+		if strings.HasSuffix(in[name], "\n") {
+			t.Errorf("%s ends with a newline", name)
+		}
+	}
+	if !strings.Contains(in[InEventPayload], `"body":"/fs-x <b>&</b>"`) {
+		t.Errorf("payload = %s", in[InEventPayload])
+	}
+	var back event.Event
+	if err := json.Unmarshal([]byte(in[InNormalizedEvent]), &back); err != nil || back.Transition.Comment.Body != "/fs-x <b>&</b>" {
+		t.Fatalf("round trip: %v %+v", err, back.Transition.Comment)
 	}
 }

@@ -205,7 +205,9 @@ func TestInputsTooLargeForGitHub(t *testing.T) {
 	e := newEnv(t, githubsim.Options{})
 	d := e.driver(t, nil)
 	run := jiraRun(t)
-	line := strings.Repeat("<", 4096-len("/fs-triage "))
+	// Control characters cost six characters each once JSON-escaped
+	// (\u0001), and the body travels in two inputs plus its instruction.
+	line := strings.Repeat("\x01", 4096-len("/fs-triage "))
 	run.Event.Transition.Comment = &event.Comment{Body: "/fs-triage " + line, Command: "/fs-triage", Instruction: line}
 	if err := run.Event.Validate(); err != nil {
 		t.Fatal(err)
