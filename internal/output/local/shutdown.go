@@ -45,7 +45,10 @@ func (e *CloseError) Error() string {
 //   - once ctx is done (a SIGINT/SIGTERM, or a caller that wants to stop
 //     now and passes a cancelled context), pending runs are dropped and
 //     logged, active runs get the grace period to finish, then are
-//     terminated (SIGTERM, and SIGKILL after the kill delay).
+//     terminated: SIGTERM, which the child `fullsend run` forwards to its
+//     agent (killed after the kill delay) before it releases the poll
+//     lock; a child still running after the kill delay plus the
+//     teardown allowance is killed.
 //
 // It returns nil when every accepted run ran and succeeded, else a
 // *CloseError.
