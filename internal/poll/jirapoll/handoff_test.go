@@ -18,17 +18,41 @@ func TestRunReleasedBeforeDispatchRecorded(t *testing.T) {
 	k := e.issue()
 	e.seed(k)
 	time.Sleep(3 * time.Millisecond)
-	e.sim.AddComment(k, alice, "/fs-triage")
+	e.sim.AddComment(k, alice, "just a note") // audit only: one run
 	rec := &recorder{after: e.release}
 	p := e.poller(pollerOpts{out: rec})
-	if st := p.mustCycle(); st.DispatchesScheduled != 2 {
+	if st := p.mustCycle(); st.DispatchesScheduled != 1 {
 		t.Fatalf("stats = %+v", st)
 	}
 	if l, ok := e.lock(k); ok {
-		t.Errorf("lock written back after the runs released it: %+v", l)
+		t.Errorf("lock written back after the run released it: %+v", l)
 	}
 	if lc, ok := e.lastCheck(k); !ok || lc.TS.IsZero() {
 		t.Error("lastCheck not advanced")
+	}
+}
+
+// With several runs on the issue, a lock already gone may have been
+// released by one of them while another has not started: it is written
+// back for that one (which would otherwise find no lock and not run).
+func TestLockWrittenBackForRunsNotStarted(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	k := e.issue()
+	e.seed(k)
+	time.Sleep(3 * time.Millisecond)
+	e.sim.AddComment(k, alice, "/fs-triage") // triage and audit
+	first := true
+	rec := &recorder{after: func(run plan.Run) {
+		if first {
+			first = false
+			e.release(run)
+		}
+	}}
+	if st := e.poller(pollerOpts{out: rec}).mustCycle(); st.DispatchesScheduled != 2 {
+		t.Fatalf("stats = %+v", st)
+	}
+	if l, ok := e.lock(k); !ok || l.ID != "poller-1" || len(l.Runs) != 2 {
+		t.Errorf("lock = %+v (found %v), want it back with both runs", l, ok)
 	}
 }
 

@@ -235,12 +235,14 @@ func (d *Driver) settle(it *poll.Item, lockRaw, checkRaw json.RawMessage) {
 // Dispatched implements poll.Driver. The runs were started before this
 // write, so some may already have taken the lock over: the locks are
 // re-read first, with one reconciled (strongly consistent) search for the
-// batch. A lock that is gone was released by runs that already ended and
-// is not written back (it would hold the issue without a run until it goes
-// stale); one held by another id is left alone; one a run marked running
-// keeps its phase and gets the other references added to its runs; the
-// rest (still pending, or unreadable) become phase dispatched with
-// Item.Refs.
+// batch. A lock that is gone, with one run dispatched, was released by
+// that run, which already ended: it is not written back (it would hold the
+// issue without a run until it goes stale). With several runs it is
+// written back, because one may have ended while another has not started
+// yet and needs it (when all ended, it stays until stale). A lock held by
+// another id is left alone; one a run marked running keeps its phase and
+// gets the other references added to its runs; the rest (still pending,
+// or unreadable) become phase dispatched with Item.Refs.
 func (d *Driver) Dispatched(ctx context.Context, items []*poll.Item) error {
 	found, err := d.reconciled(ctx, items, []string{"updated"})
 	if err != nil && jira.IsAuth(err) {
@@ -272,8 +274,8 @@ func (d *Driver) Dispatched(ctx context.Context, items []*poll.Item) error {
 			}
 		}
 		val := d.lockValue(polllock.PhaseDispatched, it.Refs)
-		if !ok {
-			d.o.Log.Info("poll lock already released by the dispatched runs; not written again", "issue", it.ID)
+		if !ok && len(it.Refs) <= 1 {
+			d.o.Log.Info("poll lock already released by the dispatched run; not written again", "issue", it.ID)
 			return
 		}
 		if l, perr := polllock.Parse(raw); perr == nil {
