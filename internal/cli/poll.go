@@ -247,6 +247,9 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 		err = cycle(ctx)
 	}
 	if !perCycle {
+		// Runs handed to an in-process executor carry changes already
+		// checkpointed in lastCheck: finish them all, even after a stop
+		// signal, rather than drop them (docs/local.md, Shutdown).
 		if cerr := closeOutput(context.WithoutCancel(ctx), out); err == nil {
 			err = cerr
 		}
