@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 
@@ -11,6 +12,10 @@ import (
 )
 
 func init() { register(newDemoCmd) }
+
+// maxDemoPollers bounds --pollers: each poller is a goroutine polling the
+// embedded emulators, so a huge count only exhausts memory.
+const maxDemoPollers = 64
 
 func newDemoCmd(app *App) *cobra.Command {
 	var keep bool
@@ -25,6 +30,9 @@ comments is coalesced, a label triggers a harness, and one harness runs
 through the local executor. Exits 0 only if every check held.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if pollers < 1 || pollers > maxDemoPollers {
+				return UserError(fmt.Errorf("--pollers %d: want 1 to %d", pollers, maxDemoPollers))
+			}
 			_, err := demo.Run(cmd.Context(), demo.Options{Out: app.Stdout, Exec: inProcess, Pollers: pollers, Keep: keep})
 			return err
 		},
