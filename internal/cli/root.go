@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -83,7 +82,28 @@ func NewRoot(app *App) *cobra.Command {
 	for _, f := range commands {
 		root.AddCommand(f(app))
 	}
+	markRunErrors(root)
 	return root
+}
+
+// markRunErrors makes every error a command's RunE returns an *ExitError
+// (exit 1 unless it already carries a code), so that Run can tell them
+// from cobra's own usage errors (unknown command, wrong argument count),
+// which are untyped: whatever a runtime error says, it never exits 2.
+func markRunErrors(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			err := run(cmd, args)
+			var ee *ExitError
+			if err != nil && !errors.As(err, &ee) {
+				return &ExitError{Code: ExitFailure, Err: err}
+			}
+			return err
+		}
+	}
+	for _, sub := range c.Commands() {
+		markRunErrors(sub)
+	}
 }
 
 func (app *App) setupLogging() error {
@@ -125,25 +145,14 @@ func Run(ctx context.Context, app *App, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	code := ExitFailure
+	// Errors from a command's RunE and from flag parsing are *ExitError
+	// (markRunErrors, SetFlagErrorFunc); anything else is cobra rejecting
+	// the command line (unknown command, wrong argument count).
+	code := ExitUsage
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		code = ee.Code
-	} else if isCobraUsage(err) {
-		code = ExitUsage
 	}
 	fmt.Fprintf(app.Stderr, "fullsend: %v\n", err)
 	return code
-}
-
-// isCobraUsage recognises cobra's own argument errors (unknown command,
-// wrong argument count), which it does not type.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "received ", "unknown flag", "unknown shorthand"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
