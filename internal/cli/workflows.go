@@ -27,6 +27,8 @@ func newWorkflowsCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "workflows",
 		Short: "Generate and check CI workflows that keep the serialize-and-coalesce rule",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newWorkflowsGenerateCmd(app), newWorkflowsCheckCmd(app))
 	return cmd

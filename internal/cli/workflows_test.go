@@ -102,3 +102,13 @@ func TestWorkflowsUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestWorkflowsUnknownSubcommandIsUsageError(t *testing.T) {
+	code, _, errs := runCLI(t, "", nil, "workflows", "genrate")
+	if code != 2 || !strings.Contains(errs, `unknown command "genrate" for "fullsend workflows"`) {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if code, out, _ := runCLI(t, "", nil, "workflows"); code != 0 || !strings.Contains(out, "generate") {
+		t.Fatalf("bare workflows: exit %d, stdout %q", code, out)
+	}
+}
