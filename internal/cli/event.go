@@ -34,7 +34,12 @@ func newEventValidateCmd(app *App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate FILE|-",
 		Short: "Check a NormalizedEvent v1 JSON document (- reads standard input)",
-		Args:  cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return UserError(fmt.Errorf("event validate: want one FILE, or - for standard input (got %d arguments)", len(args)))
+			}
+			return nil
+		},
 		RunE: func(_ *cobra.Command, args []string) error {
 			return validateEventFile(app, args[0])
 		},
@@ -51,6 +56,9 @@ func validateEventFile(app *App, arg string) error {
 			return UserError(fmt.Errorf("event file %s: %w", arg, eventOpenError(err)))
 		}
 		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			return UserError(fmt.Errorf("event file %s: is a directory", arg))
+		}
 		r = f
 	}
 	if r == nil {

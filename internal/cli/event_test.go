@@ -47,8 +47,9 @@ func TestEventValidateCommand(t *testing.T) {
 		{"invalid stdin", []string{"event", "validate", "-"}, "{", 2, "", []string{"<stdin>: invalid JSON", "(1 problem)"}},
 		{"too large", []string{"event", "validate", big}, "", 2, "", []string{big + ": event is larger than 1 MiB"}},
 		{"missing file", []string{"event", "validate", filepath.Join(dir, "nope.json")}, "", 2, "", []string{"event file " + filepath.Join(dir, "nope.json") + ": no such file"}},
-		{"directory", []string{"event", "validate", dir}, "", 2, "", []string{"event file " + dir}},
-		{"no argument", []string{"event", "validate"}, "", 2, "", []string{"accepts 1 arg"}},
+		{"directory", []string{"event", "validate", dir}, "", 2, "", []string{"fullsend: event file " + dir + ": is a directory\n"}},
+		{"no argument", []string{"event", "validate"}, "", 2, "", []string{"fullsend: event validate: want one FILE, or - for standard input (got 0 arguments)\n"}},
+		{"two arguments", []string{"event", "validate", good, good}, "", 2, "", []string{"want one FILE"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
