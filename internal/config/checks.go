@@ -41,7 +41,8 @@ func CheckRepo(slug string) error {
 
 // CheckBaseURL validates an API base URL: absolute, with a host, no user
 // info, query or fragment, and https — plain http only for loopback hosts
-// (localhost, 127.0.0.0/8, ::1). The error never repeats user info.
+// (localhost, 127.0.0.0/8, ::1). The error never repeats user info, a
+// query or a fragment.
 func CheckBaseURL(raw string) error {
 	if raw == "" {
 		return errors.New("base URL is empty")
@@ -53,7 +54,10 @@ func CheckBaseURL(raw string) error {
 	if u.User != nil {
 		return errors.New("base URL must not contain user info; credentials come from environment variables")
 	}
-	shown := u.Redacted()
+	// A query or fragment may carry a token (?access_token=…): never shown.
+	bare := *u
+	bare.RawQuery, bare.ForceQuery, bare.Fragment, bare.RawFragment = "", false, "", ""
+	shown := bare.String()
 	if u.Host == "" || u.Hostname() == "" {
 		return fmt.Errorf("base URL %q has no host", shown)
 	}

@@ -28,6 +28,9 @@ func TestCheckBaseURL(t *testing.T) {
 		{"https://example.com/?q=1", "must not have a query"},
 		{"https://example.com/#x", "must not have a query or fragment"},
 		{"https://exa mple.com", "not a valid URL"},
+		{"https://example.com/?access_token=secret", "must not have a query"},
+		{"https://example.com/#secret", "must not have a query or fragment"},
+		{"ftp://example.com/?token=secret", "must not have a query"},
 	}
 	for _, tc := range cases {
 		err := CheckBaseURL(tc.raw)
@@ -38,7 +41,7 @@ func TestCheckBaseURL(t *testing.T) {
 			t.Errorf("CheckBaseURL(%q) = %v, want error containing %q", tc.raw, err, tc.msg)
 		}
 		if err != nil && strings.Contains(err.Error(), "secret") {
-			t.Errorf("CheckBaseURL(%q) leaked user info: %v", tc.raw, err)
+			t.Errorf("CheckBaseURL(%q) leaked user info, a query or a fragment: %v", tc.raw, err)
 		}
 	}
 }
