@@ -88,7 +88,26 @@ func (d *decoder) syntaxErr(err error, src []byte) {
 	if last := lastContentLine(src); line > last {
 		line = last
 	}
-	d.probs = append(d.probs, Problem{File: d.file, Line: line, Col: 1, Msg: "invalid YAML: " + msg})
+	col := 1
+	if strings.Contains(msg, "tab character") {
+		line, col = indentTab(src, line)
+	}
+	d.probs = append(d.probs, Problem{File: d.file, Line: line, Col: col, Msg: "invalid YAML: " + msg})
+}
+
+// indentTab finds the tab the yaml library complains about: it reports the
+// line of the token before it, so the first line from there on whose
+// indentation holds a tab is the one. It returns that line and the tab's
+// column, or line and column 1 when there is none.
+func indentTab(src []byte, line int) (int, int) {
+	lines := strings.Split(string(src), "\n")
+	for i := line - 1; i >= 0 && i < len(lines); i++ {
+		indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " \t"))
+		if j := strings.IndexByte(lines[i][:indent], '\t'); j >= 0 {
+			return i + 1, j + 1
+		}
+	}
+	return line, 1
 }
 
 // lastContentLine returns the 1-based number of the last non-blank line

@@ -49,6 +49,7 @@ func TestHarnessProblems(t *testing.T) {
 		{"unknown run key", "role: r\nrun: {cmd: [a]}\n", []want{{"h.yaml", 2, 7, `run: unknown key "cmd"`}}},
 		{"bad workflow", "role: r\ndispatch: {workflow: a/b.yml}\n", []want{{"h.yaml", 2, 22, "want a file name"}}},
 		{"malformed", "role: r\nrun: {\n", []want{{"h.yaml", 2, 1, "invalid YAML"}}},
+		{"tab in trigger block", "role: r\ntrigger: |\n  event.repo == \"a\" &&\n\tevent.repo == \"b\"\n", []want{{"h.yaml", 4, 1, "tab character"}}},
 		{"all at once", "name: x\nrun: {timeout: 1}\nfoo: 1\n", []want{
 			{"h.yaml", 1, 1, "role: required"}, {"h.yaml", 1, 7, "does not match"},
 			{"h.yaml", 2, 16, "run.timeout"}, {"h.yaml", 3, 1, `unknown key "foo"`}}},

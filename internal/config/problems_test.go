@@ -18,6 +18,8 @@ func TestConfigProblems(t *testing.T) {
 		{"malformed yaml", "version: 1\nrepo: [a\n", []want{{"config.yaml", 2, 1, "invalid YAML"}}},
 		{"unclosed flow at end", "version: 1\nforge: github\nlimits: {runs_per_scope_per_hour: 1\n\n", []want{{"config.yaml", 3, 1, "invalid YAML"}}},
 		{"tab indentation", "version: 1\n\trepo: a/b\n", []want{{"config.yaml", 2, 1, "invalid YAML"}}},
+		{"tab indentation later", "version: 1\nrepo: a/b\n\tagents: []\n", []want{{"config.yaml", 3, 1, "tab character"}}},
+		{"tab inside list", "version: 1\nauthorization:\n  bot_accounts:\n    - a\n  \t- b\n", []want{{"config.yaml", 5, 3, "tab character"}}},
 		{"empty file", "", []want{{"config.yaml", 1, 1, "file is empty"}}},
 		{"not a mapping", "- a\n", []want{{"config.yaml", 1, 1, "config: want a mapping, got a list"}}},
 		{"two documents", "version: 1\n---\nversion: 1\n", []want{{"config.yaml", 2, 1, "a second YAML document"}}},
