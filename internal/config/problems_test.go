@@ -56,6 +56,8 @@ func TestConfigProblems(t *testing.T) {
 		{"duplicate agent", "version: 1\nagents:\n  - {name: a, source: h/a.yaml}\n  - {name: a, source: h/a.yaml}\n", []want{{"config.yaml", 4, 12, `duplicate agent name "a" (first defined at line 3)`}}},
 		{"agent without name", "version: 1\nagents:\n  - source: h/a.yaml\n", []want{{"config.yaml", 3, 5, "name is required"}}},
 		{"agent without source", "version: 1\nagents:\n  - name: a\n", []want{{"config.yaml", 3, 5, "source is required"}}},
+		{"agent with empty name", "version: 1\nagents:\n  - {name: '', source: h/a.yaml}\n", []want{{"config.yaml", 3, 12, `agents[0].name ""`}}},
+		{"agent with empty source", "version: 1\nagents:\n  - {name: a, source: \"\"}\n", []want{{"config.yaml", 3, 23, "agents[0].source: must not be empty"}}},
 		{"bad agent name", "version: 1\nagents:\n  - {name: 'a b', source: h/a.yaml}\n", []want{{"config.yaml", 3, 12, `agents[0].name "a b"`}}},
 		{"enabled not bool", "version: 1\nagents:\n  - {name: a, source: h/a.yaml, enabled: 1}\n", []want{{"config.yaml", 3, 42, "enabled: want true or false, got an integer"}}},
 		{"workflow with slash", "version: 1\noutputs:\n  gha-dispatch: {workflow: ../x.yml}\n", []want{{"config.yaml", 3, 28, "want a file name"}}},

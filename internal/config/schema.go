@@ -89,7 +89,7 @@ func (w *configWalk) agents(n *yaml.Node) {
 		switch {
 		case nameNode == nil:
 			w.errAt(e, "%s: name is required", what)
-		case a.Name != "":
+		case a.Name != "" || isString(nameNode):
 			if err := CheckAgentName(a.Name); err != nil {
 				w.errAt(nameNode, "%s.%v", what, err)
 			} else if prev, dup := names[a.Name]; dup {
@@ -100,6 +100,8 @@ func (w *configWalk) agents(n *yaml.Node) {
 		}
 		if srcNode == nil {
 			w.errAt(e, "%s: source is required", what)
+		} else if a.Source == "" && isString(srcNode) {
+			w.errAt(srcNode, "%s.source: must not be empty", what)
 		} else if a.Source != "" {
 			if p, err := resolveSource(w.c.Dir, a.Source); err != nil {
 				w.errAt(srcNode, "%s.source: %v", what, err)
@@ -182,6 +184,10 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 	}
 	return d
 }
+
+// isString reports whether n is a string scalar (so an empty value was
+// written as "" rather than left out or given the wrong type).
+func isString(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!str" }
 
 // firstNode returns the first non-nil node, for reporting a cross-field
 // problem at the most specific position available.
