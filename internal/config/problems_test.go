@@ -25,6 +25,8 @@ func TestConfigProblems(t *testing.T) {
 		{"two documents", "version: 1\n---\nversion: 1\n", []want{{"config.yaml", 2, 1, "a second YAML document"}}},
 		{"missing version", "repo: a/b\n", []want{{"config.yaml", 1, 1, "version: required"}}},
 		{"wrong version", "version: 2\n", []want{{"config.yaml", 1, 10, "unsupported version 2"}}},
+		{"version zero", "version: 0\n", []want{{"config.yaml", 1, 10, "unsupported version 0; want 1"}}},
+		{"negative version", "version: -1\n", []want{{"config.yaml", 1, 10, "unsupported version -1; want 1"}}},
 		{"version as string", "version: \"1\"\n", []want{{"config.yaml", 1, 10, "version: want an integer, got a string"}}},
 		{"unknown top key", "version: 1\nrepos: a/b\n", []want{{"config.yaml", 2, 1, `unknown key "repos"`}}},
 		{"duplicate key", "version: 1\nforge: github\nforge: gitlab\n", []want{{"config.yaml", 3, 1, `duplicate key "forge"`}}},

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -34,9 +35,14 @@ func (w *configWalk) root(n *yaml.Node) {
 	w.fields(n, "config", map[string]func(*yaml.Node){
 		"version": func(v *yaml.Node) {
 			versionNode = v
-			w.intMin(v, "version", 0, &w.c.Version)
-			if w.c.Version != 0 && w.c.Version != 1 {
-				w.errAt(v, "version: unsupported version %d; want 1", w.c.Version)
+			before := len(w.probs)
+			var ver int
+			w.intMin(v, "version", math.MinInt32, &ver)
+			if len(w.probs) == before {
+				w.c.Version = ver
+				if ver != 1 {
+					w.errAt(v, "version: unsupported version %d; want 1", ver)
+				}
 			}
 		},
 		"repo": func(v *yaml.Node) {
