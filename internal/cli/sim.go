@@ -122,6 +122,9 @@ func runSim(ctx context.Context, app *App, f *simFlags) error {
 	if f.seed != "" && !*f.selected["jira"] && len(chosen) != len(simBackends) {
 		return UserError(errors.New("--seed applies to the Jira emulator; add --jira"))
 	}
+	if port != 0 && port+len(chosen)-1 > 65535 {
+		return UserError(fmt.Errorf("--addr %q: %d emulators need ports %d to %d; pick a lower port", f.addr, len(chosen), port, port+len(chosen)-1))
+	}
 	var servers []*http.Server
 	defer func() {
 		for _, s := range servers {

@@ -111,6 +111,7 @@ func TestSimBadInputExits2(t *testing.T) {
 		{[]string{"--jira", "--addr", "example.com:80"}, "loopback only"},
 		{[]string{"--jira", "--addr", "nonsense"}, "want host:port"},
 		{[]string{"--jira", "--addr", "127.0.0.1:99999"}, "invalid port"},
+		{[]string{"--addr", "127.0.0.1:65534"}, "3 emulators need ports 65534 to 65536"},
 		{[]string{"--jira", "--seed", bad}, "projects[0]: invalid key"},
 		{[]string{"--jira", "--seed", filepath.Join(t.TempDir(), "missing.json")}, "--seed"},
 		{[]string{"--github", "--seed", bad}, "add --jira"},
