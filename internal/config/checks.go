@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 )
@@ -46,6 +47,9 @@ func CheckRepo(slug string) error {
 func CheckBaseURL(raw string) error {
 	if raw == "" {
 		return errors.New("base URL is empty")
+	}
+	if strings.ContainsFunc(raw, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return errors.New("base URL contains whitespace or control characters (a trailing newline?)")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
