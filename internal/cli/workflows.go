@@ -41,6 +41,7 @@ type genFlags struct {
 	version  string
 	reusable bool
 	cron     string
+	cronSet  bool // --cron was given
 	force    bool
 }
 
@@ -51,6 +52,7 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 		Short: "Write the poll and run workflows for a CI platform",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.cronSet = cmd.Flags().Changed("cron")
 			files, dir, err := generateWorkflows(app, f)
 			if err != nil {
 				return err
@@ -86,6 +88,9 @@ func generateWorkflows(app *App, f genFlags) (map[string][]byte, string, error) 
 		}
 		return files, orDefault(f.dir, defaultWorkflowDir), nil
 	case "gitlab":
+		if f.reusable || f.cronSet {
+			return nil, "", UserError(errors.New("--reusable and --cron apply to --platform github only; on GitLab the poll job runs from a pipeline schedule (see docs/gitlab.md)"))
+		}
 		files, err := gitlabci.Generate(gitlabci.Options{Version: version})
 		if err != nil {
 			return nil, "", UserError(err)

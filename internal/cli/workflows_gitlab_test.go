@@ -29,6 +29,20 @@ func TestWorkflowsGitLab(t *testing.T) {
 	}
 }
 
+func TestWorkflowsGitLabRejectsGitHubOnlyFlags(t *testing.T) {
+	for _, flag := range [][]string{{"--reusable"}, {"--cron", "0 * * * *"}} {
+		dir := t.TempDir()
+		args := append([]string{"workflows", "generate", "--platform", "gitlab", "--dir", dir, "--fullsend-version", "v1.0.0"}, flag...)
+		code, out, errs := runCLI(t, "", nil, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "apply to --platform github only") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", flag, code, out, errs)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".gitlab-ci.yml")); err == nil {
+			t.Errorf("%v: .gitlab-ci.yml written", flag)
+		}
+	}
+}
+
 func TestDispatchGitLabPipeline(t *testing.T) {
 	sim, base := startGitLabSim(t)
 	cfgDir := filepath.Join("..", "..", "examples", ".fullsend")
