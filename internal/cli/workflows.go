@@ -73,6 +73,17 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 // generateWorkflows renders the files of one platform and says where they
 // go. Each platform is one case.
 func generateWorkflows(app *App, f genFlags) (map[string][]byte, string, error) {
+	switch f.platform {
+	case "github":
+	case "gitlab":
+		if f.reusable || f.cronSet {
+			return nil, "", UserError(errors.New("--reusable and --cron apply to --platform github only; on GitLab the poll job runs from a pipeline schedule (see docs/gitlab.md)"))
+		}
+	case "":
+		return nil, "", UserError(errors.New("--platform is required: github or gitlab"))
+	default:
+		return nil, "", UserError(fmt.Errorf("--platform %q: want github or gitlab", f.platform))
+	}
 	version := f.version
 	if version == "" {
 		version = buildVersion()
@@ -80,27 +91,18 @@ func generateWorkflows(app *App, f genFlags) (map[string][]byte, string, error) 
 			app.Log.Warn("this fullsend binary has no release version; the workflows install @latest — pin one with --fullsend-version")
 		}
 	}
-	switch f.platform {
-	case "github":
-		files, err := ghactions.Generate(ghactions.Options{Version: version, Cron: f.cron, Reusable: f.reusable})
-		if err != nil {
-			return nil, "", UserError(err)
-		}
-		return files, orDefault(f.dir, defaultWorkflowDir), nil
-	case "gitlab":
-		if f.reusable || f.cronSet {
-			return nil, "", UserError(errors.New("--reusable and --cron apply to --platform github only; on GitLab the poll job runs from a pipeline schedule (see docs/gitlab.md)"))
-		}
+	if f.platform == "gitlab" {
 		files, err := gitlabci.Generate(gitlabci.Options{Version: version})
 		if err != nil {
 			return nil, "", UserError(err)
 		}
 		return files, orDefault(f.dir, "."), nil
-	case "":
-		return nil, "", UserError(errors.New("--platform is required: github or gitlab"))
-	default:
-		return nil, "", UserError(fmt.Errorf("--platform %q: want github or gitlab", f.platform))
 	}
+	files, err := ghactions.Generate(ghactions.Options{Version: version, Cron: f.cron, Reusable: f.reusable})
+	if err != nil {
+		return nil, "", UserError(err)
+	}
+	return files, orDefault(f.dir, defaultWorkflowDir), nil
 }
 
 // buildVersion is the module version of this binary, or "latest" for a

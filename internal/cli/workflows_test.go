@@ -99,6 +99,9 @@ func TestWorkflowsUsageErrors(t *testing.T) {
 			if code != 2 || !strings.Contains(errOut, tc.msg) {
 				t.Fatalf("code %d, stderr %q, want 2 and %q", code, errOut, tc.msg)
 			}
+			if strings.Count(errOut, "\n") != 1 {
+				t.Fatalf("stderr is not one message: %q", errOut)
+			}
 		})
 	}
 }
