@@ -98,12 +98,13 @@ func ParseAPIURL(raw string) (*url.URL, error) {
 	if raw == "" {
 		raw = DefaultAPIURL
 	}
+	shown := httpx.SafeURL(raw) // never repeat a query, fragment or credentials
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("GITHUB_API_URL %q: not a URL: %v", raw, err)
+		return nil, fmt.Errorf("GITHUB_API_URL %q: not a URL: %v", shown, err)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("GITHUB_API_URL %q: missing host", raw)
+		return nil, fmt.Errorf("GITHUB_API_URL %q: missing host", shown)
 	}
 	if u.User != nil {
 		return nil, fmt.Errorf("GITHUB_API_URL: credentials in the URL are not allowed; use GITHUB_TOKEN")
@@ -112,13 +113,13 @@ func ParseAPIURL(raw string) (*url.URL, error) {
 	case "https":
 	case "http":
 		if !httpx.IsLoopback(u.Hostname()) {
-			return nil, fmt.Errorf("GITHUB_API_URL %q: plain http is allowed only for loopback hosts; use https", raw)
+			return nil, fmt.Errorf("GITHUB_API_URL %q: plain http is allowed only for loopback hosts; use https", shown)
 		}
 	default:
-		return nil, fmt.Errorf("GITHUB_API_URL %q: scheme must be https (or http for loopback)", raw)
+		return nil, fmt.Errorf("GITHUB_API_URL %q: scheme must be https (or http for loopback)", shown)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("GITHUB_API_URL %q: must not carry a query or fragment", raw)
+		return nil, fmt.Errorf("GITHUB_API_URL %q: must not carry a query or fragment", shown)
 	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"

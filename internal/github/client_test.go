@@ -152,3 +152,20 @@ func FuzzParseAPIURL(f *testing.F) {
 		}
 	})
 }
+
+func TestParseAPIURLErrorsHideSecrets(t *testing.T) {
+	for _, raw := range []string{
+		"https://api.example.com/?access_token=SEKRIT",
+		"https://api.example.com/#SEKRIT",
+		"http://example.com/x?token=SEKRIT",
+		"ftp://host/?SEKRIT",
+	} {
+		_, err := ParseAPIURL(raw)
+		if err == nil {
+			t.Fatalf("%s accepted", raw)
+		}
+		if strings.Contains(err.Error(), "SEKRIT") {
+			t.Errorf("error repeats a secret: %v", err)
+		}
+	}
+}

@@ -23,7 +23,7 @@ import (
 // returned URL has no trailing slash in its path. Errors show the URL
 // without its user information, query and fragment, which may hold secrets.
 func ParseBaseURL(raw string) (*url.URL, error) {
-	shown := safeURL(raw)
+	shown := SafeURL(raw)
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		reason := "not a valid URL"
@@ -50,9 +50,9 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// safeURL renders a possibly invalid URL for messages: user information
+// SafeURL renders a possibly invalid URL for messages: user information
 // becomes "…@" and a query or fragment becomes "?…" / "#…".
-func safeURL(raw string) string {
+func SafeURL(raw string) string {
 	s := strings.TrimSpace(raw)
 	if i := strings.IndexAny(s, "?#"); i >= 0 {
 		s = s[:i+1] + "…"
