@@ -19,12 +19,20 @@ func (app *App) newOutput(ctx context.Context, name string, cfg *config.Config) 
 	case "json", "gha-matrix":
 		return jsonout.New(name, app.Stdout)
 	}
-	for _, n := range outputNames {
-		if n == name {
-			return app.newPlatformOutput(ctx, name, cfg)
-		}
+	if knownOutput(name) {
+		return app.newPlatformOutput(ctx, name, cfg)
 	}
 	return nil, UserError(fmt.Errorf("--output-driver %q: want one of %v", name, outputNames))
+}
+
+// knownOutput reports whether name is an output driver.
+func knownOutput(name string) bool {
+	for _, n := range outputNames {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // closeOutput finishes drivers that buffer or run work in process.

@@ -47,7 +47,12 @@ until SIGINT/SIGTERM (failing cycles back off, capped at 10 intervals); a
 signal finishes or rolls back the issue in flight and exits 0.
 --dry-run reads and decides but writes nothing and prints the plan.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runPoll(cmd.Context(), app, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("interval") && !o.watch {
+				return UserError(errors.New("--interval needs --watch"))
+			}
+			return runPoll(cmd.Context(), app, o)
+		},
 	}
 	f := cmd.Flags()
 	cmd.PersistentFlags().StringVar(&o.inputDriver, "input-driver", "", "use only the input drivers of this type (jira-poll); default all configured")
@@ -150,6 +155,9 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 	}
 	if o.metricsAddr != "" && !o.watch {
 		return UserError(errors.New("--metrics-addr needs --watch"))
+	}
+	if o.outputDriver != "" && !knownOutput(o.outputDriver) {
+		return UserError(fmt.Errorf("--output-driver %q: want one of %v", o.outputDriver, outputNames))
 	}
 	var m *metrics.Metrics
 	var onRequest func(string, int, time.Duration)

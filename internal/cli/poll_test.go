@@ -150,6 +150,8 @@ func TestPollCommandErrors(t *testing.T) {
 		{"no token", map[string]string{}, []string{"poll"}, 2, "$JIRA_TOKEN is empty"},
 		{"wrong token", map[string]string{"JIRA_TOKEN": "wrong"}, []string{"poll"}, 2, "refused the credentials"},
 		{"bad interval", nil, []string{"poll", "--watch", "--interval", "0s"}, 2, "--interval"},
+		{"interval without watch", nil, []string{"poll", "--interval", "5s"}, 2, "--interval needs --watch"},
+		{"unknown output before any Jira call", map[string]string{}, []string{"poll", "--output-driver", "nope"}, 2, `--output-driver "nope"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
