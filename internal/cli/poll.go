@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -249,6 +250,14 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 		}
 		return errors.Join(errs...)
 	}
+	stopRefresh := func() {}
+	if w, ok := out.(output.Waiter); ok && !o.dryRun {
+		// Runs an in-process executor holds before starting them are
+		// refreshed by no `fullsend run` yet: keep their locks fresh, with
+		// the first jira-poll entry (the one `fullsend run` uses), until
+		// the executor is closed.
+		stopRefresh = refreshWaiting(ctx, w, ins[0].drv, ins[0].cfg.Lock.RefreshInterval, app.Log)
+	}
 	if o.watch {
 		err = poll.Watch(ctx, poll.WatchOptions{Interval: o.interval, Log: app.Log}, cycle)
 	} else {
@@ -262,7 +271,54 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 			err = cerr
 		}
 	}
+	stopRefresh()
 	return pollErr(err)
+}
+
+// lockRefresher rewrites the timestamps of poll locks this poller still
+// holds (jirapoll.Driver.RefreshLocks).
+type lockRefresher interface {
+	RefreshLocks(ctx context.Context, locks []plan.PollLock) (refreshed, lost int, err error)
+}
+
+// refreshWaiting refreshes, every interval until the returned stop is
+// called (stop waits for the goroutine to end), the poll locks of the runs
+// w accepted but has not started, so that a run queued for longer than
+// lock.stale_threshold still holds its lock when it starts. It outlives
+// ctx's cancellation: after a stop signal the executor is still closed.
+func refreshWaiting(ctx context.Context, w output.Waiter, r lockRefresher, every time.Duration, log *slog.Logger) (stop func()) {
+	if every <= 0 {
+		every = config.DefaultRefreshInterval
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			locks := w.Waiting()
+			if len(locks) == 0 {
+				continue
+			}
+			n, lost, err := r.RefreshLocks(ctx, locks)
+			attrs := []any{"waiting", len(locks), "refreshed", n, "lost", lost}
+			if err != nil && ctx.Err() == nil {
+				log.Warn("refreshing the poll locks of queued runs", append(attrs, "error", err.Error())...)
+				continue
+			}
+			log.Info("poll locks of queued runs refreshed", attrs...)
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // printsPlan reports whether an output driver prints the plan.

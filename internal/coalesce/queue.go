@@ -278,3 +278,19 @@ func (q *Queue[K, T]) Stats() Stats {
 	s.Active, s.Keys, s.Waiting = q.active, len(q.entries), q.ready.len()
 	return s
 }
+
+// PendingItems returns a snapshot of the accepted items that have not
+// started: each key's pending item, whether its key waits for a free slot
+// or behind its own active run. Order is unspecified. It costs
+// O(keys with work) under the queue's lock.
+func (q *Queue[K, T]) PendingItems() []Item[K, T] {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []Item[K, T]
+	for key, e := range q.entries {
+		if e.hasPending {
+			out = append(out, Item[K, T]{Key: key, Item: e.pending})
+		}
+	}
+	return out
+}

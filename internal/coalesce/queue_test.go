@@ -368,3 +368,34 @@ func TestConcurrentSubmitNeverTwoActive(t *testing.T) {
 		}
 	}
 }
+
+func TestPendingItemsListsAcceptedNotStarted(t *testing.T) {
+	f := newFake()
+	q := New(1, f.run)
+	q.Submit("a", 1)
+	a := f.next(t)
+	q.Submit("a", 2) // pending behind its own active run
+	q.Submit("b", 1) // waiting for a slot
+	q.Submit("b", 2) // replaces b's waiting item
+	got := map[string]int{}
+	for _, it := range q.PendingItems() {
+		got[it.Key] = it.Item
+	}
+	if len(got) != 2 || got["a"] != 2 || got["b"] != 2 {
+		t.Fatalf("pending = %v, want a:2 b:2", got)
+	}
+	a.end <- nil
+	next := f.next(t) // b goes first: a re-entered at the back
+	if next.key != "b" {
+		t.Fatalf("started %s, want b", next.key)
+	}
+	if p := q.PendingItems(); len(p) != 1 || p[0].Key != "a" || p[0].Item != 2 {
+		t.Fatalf("pending after b started = %v, want [a:2]", p)
+	}
+	next.end <- nil
+	f.next(t).end <- nil
+	drain(t, q)
+	if p := q.PendingItems(); len(p) != 0 {
+		t.Fatalf("pending after drain = %v", p)
+	}
+}

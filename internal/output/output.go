@@ -41,3 +41,13 @@ type Canceller interface {
 type Finisher interface {
 	Close(ctx context.Context) error
 }
+
+// Waiter is implemented by drivers that hold accepted runs before starting
+// them (local: runs queued for a free slot or behind an active run of
+// their scope key). Waiting returns the poll locks of those runs, without
+// duplicates, so that the poller can keep the locks fresh until the runs
+// start and take them over; a run that has started is no longer listed.
+// It must be cheap and safe for concurrent use.
+type Waiter interface {
+	Waiting() []plan.PollLock
+}

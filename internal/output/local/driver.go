@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -73,8 +74,8 @@ type Options struct {
 	Log      *slog.Logger // default: discard
 }
 
-// Driver is the local output driver. It implements output.Driver and
-// output.Finisher. Dispatch returns as soon as runs are queued; Close must
+// Driver is the local output driver. It implements output.Driver,
+// output.Finisher and output.Waiter. Dispatch returns as soon as runs are queued; Close must
 // be called before the process exits.
 type Driver struct {
 	q     *coalesce.Queue[scope.Key, Job]
@@ -87,6 +88,7 @@ type Driver struct {
 var (
 	_ output.Driver   = (*Driver)(nil)
 	_ output.Finisher = (*Driver)(nil)
+	_ output.Waiter   = (*Driver)(nil)
 )
 
 // New builds a driver. It fails only when the fullsend executable cannot
@@ -163,6 +165,22 @@ func (d *Driver) done(key scope.Key, j Job, err error) {
 		return
 	}
 	d.log.Info("local run finished", "harness", j.Run.Harness, "key", string(key), "seq", j.Seq)
+}
+
+// Waiting implements output.Waiter: the poll locks, without duplicates,
+// of the accepted runs that have not started (waiting for a slot or
+// behind their key's active run). Runs without a poll lock are left out.
+// A run listed here may start right after the call returns.
+func (d *Driver) Waiting() []plan.PollLock {
+	var out []plan.PollLock
+	for _, it := range d.q.PendingItems() {
+		pl := it.Item.Run.PollLock
+		if pl == nil || slices.Contains(out, *pl) {
+			continue
+		}
+		out = append(out, *pl)
+	}
+	return out
 }
 
 // Stats reports the queue's counters.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -194,5 +195,58 @@ func TestCloseShutdown(t *testing.T) {
 			default:
 			}
 		})
+	}
+}
+
+// Waiting lists the poll locks of accepted runs that have not started,
+// once each, and drops a run's lock as soon as it starts.
+func TestWaitingListsQueuedRunsUntilTheyStart(t *testing.T) {
+	d, f := newFakeDriver(t, 1, time.Second)
+	ctx := context.Background()
+	withLock := func(r plan.Run, issue string) plan.Run {
+		r.PollLock = &plan.PollLock{ID: "poller-1", Driver: "jira-poll", Property: issue + "/fullsend.poll.acme.platform.lock"}
+		return r
+	}
+	lockOf := func(issue string) plan.PollLock {
+		return *withLock(plan.Run{}, issue).PollLock
+	}
+	d.Dispatch(ctx, []plan.Run{withLock(mkRun("triage", 1, "a"), "PROJ-1")})
+	active := f.next(t)
+	if w := d.Waiting(); len(w) != 0 {
+		t.Fatalf("waiting with only an active run = %v", w)
+	}
+	d.Dispatch(ctx, []plan.Run{
+		withLock(mkRun("triage", 1, "behind the active run"), "PROJ-1"),
+		withLock(mkRun("triage", 2, "for a slot"), "PROJ-2"),
+		withLock(mkRun("code", 2, "same lock, other key"), "PROJ-2"),
+		mkRun("triage", 3, "no poll lock"),
+	})
+	got := d.Waiting()
+	if len(got) != 2 || !slices.Contains(got, lockOf("PROJ-1")) || !slices.Contains(got, lockOf("PROJ-2")) {
+		t.Fatalf("waiting = %v, want the locks of PROJ-1 and PROJ-2 once each", got)
+	}
+	active.end <- nil
+	next := f.next(t) // the PROJ-2 triage run: keys wait in arrival order
+	if next.job.Run.PollLock == nil || *next.job.Run.PollLock != lockOf("PROJ-2") {
+		t.Fatalf("started %+v, want a PROJ-2 run", next.job.Run.PollLock)
+	}
+	got = d.Waiting() // PROJ-2 code still waits, so does PROJ-1's pending run
+	if len(got) != 2 {
+		t.Fatalf("waiting = %v", got)
+	}
+	next.end <- nil
+	// code/2, then triage/3, then triage/1's pending run start in turn.
+	for i, want := range [][]plan.PollLock{{lockOf("PROJ-1")}, {lockOf("PROJ-1")}, nil} {
+		l := f.next(t)
+		if w := d.Waiting(); !slices.Equal(w, want) {
+			t.Fatalf("start %d (seq %d): waiting = %v, want %v", i, l.job.Seq, w, want)
+		}
+		l.end <- nil
+	}
+	if err := d.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if w := d.Waiting(); len(w) != 0 {
+		t.Fatalf("waiting after close = %v", w)
 	}
 }
