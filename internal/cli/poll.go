@@ -19,6 +19,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/periodic"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
@@ -290,35 +291,20 @@ func refreshWaiting(ctx context.Context, w output.Waiter, r lockRefresher, every
 	if every <= 0 {
 		every = config.DefaultRefreshInterval
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			locks := w.Waiting()
-			if len(locks) == 0 {
-				continue
-			}
-			n, lost, err := r.RefreshLocks(ctx, locks)
-			attrs := []any{"waiting", len(locks), "refreshed", n, "lost", lost}
-			if err != nil && ctx.Err() == nil {
-				log.Warn("refreshing the poll locks of queued runs", append(attrs, "error", err.Error())...)
-				continue
-			}
-			log.Info("poll locks of queued runs refreshed", attrs...)
+	return periodic.Every(ctx, every, func(ctx context.Context) bool {
+		locks := w.Waiting()
+		if len(locks) == 0 {
+			return true
 		}
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+		n, lost, err := r.RefreshLocks(ctx, locks)
+		attrs := []any{"waiting", len(locks), "refreshed", n, "lost", lost}
+		if err != nil && ctx.Err() == nil {
+			log.Warn("refreshing the poll locks of queued runs", append(attrs, "error", err.Error())...)
+			return true
+		}
+		log.Info("poll locks of queued runs refreshed", attrs...)
+		return true
+	})
 }
 
 // printsPlan reports whether an output driver prints the plan.

@@ -9,14 +9,16 @@ import (
 	"os"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/periodic"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
 // DefaultRefreshInterval is used when a run holds a poll lock and no
 // refresh interval was configured.
-const DefaultRefreshInterval = 300 * time.Second
+const DefaultRefreshInterval = config.DefaultRefreshInterval
 
 // teardownTimeout bounds the lock release after the agent ended (it runs
 // even when the run was cancelled).
@@ -158,32 +160,20 @@ func startRefresher(ctx context.Context, l *Locker, every time.Duration, log *sl
 	if every <= 0 {
 		every = DefaultRefreshInterval
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			ours, reason, err := l.Refresh(ctx)
-			switch {
-			case err != nil && errors.Is(err, context.Canceled):
-				return
-			case err != nil:
-				log.Warn("refresh poll lock failed; retrying at the next interval", "issue", l.Issue, "error", err.Error())
-			case !ours:
-				log.Warn("poll lock taken by another owner; refreshing stops, the agent keeps running",
-					"issue", l.Issue, "property", l.Property, "reason", reason)
-				return
-			default:
-				log.Debug("poll lock refreshed", "issue", l.Issue)
-			}
+	return periodic.Every(ctx, every, func(ctx context.Context) bool {
+		ours, reason, err := l.Refresh(ctx)
+		switch {
+		case err != nil && errors.Is(err, context.Canceled):
+			return false
+		case err != nil:
+			log.Warn("refresh poll lock failed; retrying at the next interval", "issue", l.Issue, "error", err.Error())
+		case !ours:
+			log.Warn("poll lock taken by another owner; refreshing stops, the agent keeps running",
+				"issue", l.Issue, "property", l.Property, "reason", reason)
+			return false
+		default:
+			log.Debug("poll lock refreshed", "issue", l.Issue)
 		}
-	}()
-	return func() { cancel(); <-done }
+		return true
+	})
 }
