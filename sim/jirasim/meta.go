@@ -101,7 +101,7 @@ func filterHistory(h *history, want map[string]bool) *history {
 	out := *h
 	out.items = nil
 	for _, it := range h.items {
-		if want[it.FieldID] {
+		if want[it.fieldID] {
 			out.items = append(out.items, it)
 		}
 	}
