@@ -101,22 +101,24 @@ func (s *Server) SetStatus(key, statusName, author string) {
 
 // SetSummary changes the summary.
 func (s *Server) SetSummary(key, summary, author string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	is := s.mustIssue(key)
-	old := is.cur.summary
-	is.cur.summary = summary
-	s.record(is, author, changeItem{field: "summary", fieldID: "summary", fieldType: "jira", fromString: old, toString: summary})
+	s.setText(key, "summary", summary, author, func(is *issue) *string { return &is.cur.summary })
 }
 
 // SetDescription changes the description (plain text, served as ADF).
 func (s *Server) SetDescription(key, text, author string) {
+	s.setText(key, "description", text, author, func(is *issue) *string { return &is.cur.description })
+}
+
+// setText replaces the text field that value points to, recording the
+// change under field.
+func (s *Server) setText(key, field, text, author string, value func(*issue) *string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	is := s.mustIssue(key)
-	old := is.cur.description
-	is.cur.description = text
-	s.record(is, author, changeItem{field: "description", fieldID: "description", fieldType: "jira", fromString: old, toString: text})
+	dst := value(is)
+	old := *dst
+	*dst = text
+	s.record(is, author, changeItem{field: field, fieldID: field, fieldType: "jira", fromString: old, toString: text})
 }
 
 // SetField sets another field (e.g. customfield_10010) to a string value.
