@@ -10,7 +10,8 @@
 //  4. A GitHub label being added passes: GitHub already requires triage
 //     rights to add a label.
 //  5. Otherwise the actor's role must be at least the policy's minimum role,
-//     in the order admin > maintain > write > triage > read > none = external.
+//     in the order of event.Role (admin > maintain > write > triage > read >
+//     none = external).
 package authz
 
 import (
@@ -20,22 +21,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
-var rank = map[string]int{
-	"admin":    5,
-	"maintain": 4,
-	"write":    3,
-	"triage":   2,
-	"read":     1,
-	"none":     0,
-	"external": 0,
-}
-
-// Roles lists the known roles, highest first.
-var Roles = []string{"admin", "maintain", "write", "triage", "read", "none", "external"}
-
-// ValidRole reports whether role is a known role name.
-func ValidRole(role string) bool { _, ok := rank[role]; return ok }
-
 // Decision is the gate's verdict and why.
 type Decision struct {
 	Allowed bool
@@ -44,18 +29,18 @@ type Decision struct {
 
 // Policy is the gate's configuration.
 type Policy struct {
-	MinRole string          // lowest role whose events may start runs; "" means write
+	MinRole event.Role      // lowest role whose events may start runs; "" means write
 	BotIDs  map[string]bool // the tool's own account ids (loop guard)
 }
 
 // NewPolicy builds a policy from the configured minimum role and the ids of
 // the tool's own accounts.
-func NewPolicy(minRole string, botIDs ...string) (Policy, error) {
+func NewPolicy(minRole event.Role, botIDs ...string) (Policy, error) {
 	if minRole == "" {
-		minRole = "write"
+		minRole = event.RoleWrite
 	}
-	if !ValidRole(minRole) {
-		return Policy{}, fmt.Errorf("min_role %q: want one of %s", minRole, strings.Join(Roles, ", "))
+	if !minRole.Valid() {
+		return Policy{}, fmt.Errorf("min_role %q: want one of %s", minRole, strings.Join(event.RoleNames(), ", "))
 	}
 	p := Policy{MinRole: minRole, BotIDs: map[string]bool{}}
 	for _, id := range botIDs {
@@ -84,13 +69,13 @@ func (p Policy) Decide(ev *event.Event) Decision {
 	}
 	min := p.MinRole
 	if min == "" {
-		min = "write"
+		min = event.RoleWrite
 	}
-	r, ok := rank[a.Role]
-	if !ok {
+	role, err := event.ParseRole(a.Role)
+	if err != nil {
 		return Decision{false, fmt.Sprintf("actor %s has unknown role %q", a.ID, a.Role)}
 	}
-	if r < rank[min] {
+	if !role.AtLeast(min) {
 		return Decision{false, fmt.Sprintf("actor %s has role %s, below min_role %s", a.ID, a.Role, min)}
 	}
 	return Decision{true, fmt.Sprintf("actor %s has role %s (min_role %s)", a.ID, a.Role, min)}

@@ -30,7 +30,7 @@ func TestDecide(t *testing.T) {
 	removed.Transition.Label.Action = "removed"
 	cases := []struct {
 		name    string
-		min     string
+		min     event.Role
 		bots    []string
 		ev      *event.Event
 		allowed bool

@@ -1,11 +1,15 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+)
 
 // Default values applied by Load to settings the file leaves out.
 const (
 	DefaultForge               = "github"
-	DefaultMinRole             = "write"
+	DefaultMinRole             = event.RoleWrite
 	DefaultRunsPerScopePerHour = 6
 	DefaultLockM               = 50
 	DefaultLockN               = 5

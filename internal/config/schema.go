@@ -5,18 +5,16 @@ import (
 	"math"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
 // Allowed enum values.
 var (
 	forges        = []string{"github", "gitlab"}
-	roles         = []string{"admin", "maintain", "write", "triage", "read", "none", "external"}
 	outputDrivers = []string{"json", "gha-matrix", "gha-dispatch", "gitlab-pipeline", "local"}
 	inputDrivers  = []string{"jira-poll"}
 )
-
-// Roles lists the actor roles from most to least privileged.
-func Roles() []string { return append([]string(nil), roles...) }
 
 // OutputDrivers lists the output driver names accepted in configuration.
 func OutputDrivers() []string { return append([]string(nil), outputDrivers...) }
@@ -55,7 +53,7 @@ func (w *configWalk) root(n *yaml.Node) {
 		"authorization": func(v *yaml.Node) {
 			a := &w.c.Authorization
 			w.fields(v, "authorization", map[string]func(*yaml.Node){
-				"min_role":     func(v *yaml.Node) { w.enum(v, "authorization.min_role", &a.MinRole, roles...) },
+				"min_role":     func(v *yaml.Node) { w.role(v, "authorization.min_role", &a.MinRole) },
 				"bot_accounts": func(v *yaml.Node) { w.strList(v, "authorization.bot_accounts", &a.BotAccounts, nonEmpty) },
 			})
 		},
@@ -259,4 +257,11 @@ func (w *configWalk) checked(v *yaml.Node, what string, dst *string, check func(
 		return
 	}
 	*dst = s
+}
+
+// role decodes one of the actor roles of event.Role into dst.
+func (d *decoder) role(n *yaml.Node, what string, dst *event.Role) {
+	s := string(*dst)
+	d.enum(n, what, &s, event.RoleNames()...)
+	*dst = event.Role(s)
 }

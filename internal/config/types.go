@@ -3,7 +3,11 @@
 // error, defaults, and environment resolution (flag > config > environment).
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+)
 
 // Config is the decoded, defaulted config.yaml.
 type Config struct {
@@ -42,8 +46,8 @@ func (a Agent) IsEnabled() bool { return a.Enabled == nil || *a.Enabled }
 
 // Authorization is the gate policy.
 type Authorization struct {
-	MinRole     string   `yaml:"min_role"`     // default write
-	BotAccounts []string `yaml:"bot_accounts"` // extra ids treated as this tool's own bot
+	MinRole     event.Role `yaml:"min_role"`     // default write
+	BotAccounts []string   `yaml:"bot_accounts"` // extra ids treated as this tool's own bot
 }
 
 // Limits holds the circuit breakers.

@@ -144,9 +144,6 @@ func TestErrorHelpers(t *testing.T) {
 	if IsNotFound(errors.New("404")) || IsAuth(&APIError{Status: 500}) {
 		t.Error("false positive")
 	}
-	if got := MapRoles([]string{"Users", "Developers"}); got != RoleWrite {
-		t.Errorf("MapRoles = %s", got)
-	}
 }
 
 func FuzzADFToText(f *testing.F) {

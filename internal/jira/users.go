@@ -7,15 +7,13 @@ import (
 	"path"
 	"sort"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
-// NormalizedEvent roles produced by RoleOf.
-const (
-	RoleAdmin    = "admin"
-	RoleWrite    = "write"
-	RoleRead     = "read"
-	RoleExternal = "external"
-)
+// RoleExternal is the role RoleOf reports for an account that holds no
+// project role, in the string form of event.Actor.Role.
+const RoleExternal = string(event.RoleExternal)
 
 // roleCache is one project's role membership: account id → role names.
 type roleCache struct {
@@ -61,22 +59,22 @@ func (c *Client) RoleOf(ctx context.Context, projectKey, accountID string) (stri
 	if err != nil {
 		return "", err
 	}
-	return MapRoles(members[accountID]), nil
+	return string(MapRoles(members[accountID])), nil
 }
 
-// MapRoles maps Jira project role names to the highest NormalizedEvent
-// role: Administrators→admin, Developers→write, any other→read, none→external.
-func MapRoles(names []string) string {
-	best := RoleExternal
+// MapRoles maps Jira project role names to the highest event role:
+// Administrators→admin, Developers→write, any other→read, none→external.
+func MapRoles(names []string) event.Role {
+	best := event.RoleExternal
 	for _, n := range names {
 		switch n {
 		case "Administrators":
-			return RoleAdmin
+			return event.RoleAdmin
 		case "Developers":
-			best = RoleWrite
+			best = event.RoleWrite
 		default:
-			if best == RoleExternal {
-				best = RoleRead
+			if best == event.RoleExternal {
+				best = event.RoleRead
 			}
 		}
 	}

@@ -36,6 +36,19 @@ func (s *Server) repoOf(r *http.Request) (*repoState, string) {
 	return s.repos[name], name
 }
 
+// withRepo runs f under the state lock with the repository the path's
+// {owner}/{repo} name, or answers 404.
+func (s *Server) withRepo(w http.ResponseWriter, r *http.Request, f func(st *repoState, name string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, name := s.repoOf(r)
+	if st == nil {
+		notFound(w)
+		return
+	}
+	f(st, name)
+}
+
 func apiBase(r *http.Request) string { return "http://" + r.Host + "/" }
 
 // runAPIURL is the REST URL of run id in repo.
@@ -62,65 +75,60 @@ func (s *Server) handleDispatch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "Problems parsing JSON")
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, repo := s.repoOf(r)
-	if st == nil {
-		notFound(w)
-		return
-	}
-	wf, ok := st.workflows[r.PathValue("workflow")]
-	if !ok {
-		notFound(w)
-		return
-	}
-	if body.Ref == nil || *body.Ref == "" {
-		writeError(w, http.StatusUnprocessableEntity, "Invalid request.\n\n\"ref\" wasn't supplied.")
-		return
-	}
-	ref := *body.Ref
-	short := strings.TrimPrefix(strings.TrimPrefix(ref, "refs/heads/"), "refs/tags/")
-	if !st.refs[short] {
-		writeError(w, http.StatusUnprocessableEntity, "No ref found for: "+ref)
-		return
-	}
-	if len(body.Inputs) > 25 {
-		writeError(w, http.StatusUnprocessableEntity, "you may only define up to 25 `inputs` for a `workflow_dispatch` event")
-		return
-	}
-	inputs := make(map[string]string, len(body.Inputs))
-	size := 0
-	for k, v := range body.Inputs {
-		var sv string
-		if err := json.Unmarshal(v, &sv); err != nil {
-			writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("Invalid request.\n\nFor 'properties/%s', %s is not a string.", k, v))
+	s.withRepo(w, r, func(st *repoState, repo string) {
+		wf, ok := st.workflows[r.PathValue("workflow")]
+		if !ok {
+			notFound(w)
 			return
 		}
-		inputs[k] = sv
-		size += utf8.RuneCountInString(sv)
-	}
-	if size > MaxInputChars {
-		writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("inputs are too large: %d characters, the maximum is %d", size, MaxInputChars))
-		return
-	}
-	if msg := checkDeclared(wf, inputs); msg != "" {
-		writeError(w, http.StatusUnprocessableEntity, msg)
-		return
-	}
-	now := s.now()
-	run := &Run{ID: s.nextID, Repo: repo, Workflow: wf.File, Ref: short, Inputs: inputs,
-		Status: StatusQueued, CreatedAt: now, UpdatedAt: now}
-	run.HTMLURL = fmt.Sprintf("%s/%s/actions/runs/%d", s.opts.HTMLBase, repo, run.ID)
-	s.nextID++
-	s.runs = append(s.runs, run)
-	if !body.ReturnRunDetails || s.opts.Legacy {
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"workflow_run_id": run.ID,
-		"run_url":         runAPIURL(r, repo, run.ID),
-		"html_url":        run.HTMLURL,
+		if body.Ref == nil || *body.Ref == "" {
+			writeError(w, http.StatusUnprocessableEntity, "Invalid request.\n\n\"ref\" wasn't supplied.")
+			return
+		}
+		ref := *body.Ref
+		short := strings.TrimPrefix(strings.TrimPrefix(ref, "refs/heads/"), "refs/tags/")
+		if !st.refs[short] {
+			writeError(w, http.StatusUnprocessableEntity, "No ref found for: "+ref)
+			return
+		}
+		if len(body.Inputs) > 25 {
+			writeError(w, http.StatusUnprocessableEntity, "you may only define up to 25 `inputs` for a `workflow_dispatch` event")
+			return
+		}
+		inputs := make(map[string]string, len(body.Inputs))
+		size := 0
+		for k, v := range body.Inputs {
+			var sv string
+			if err := json.Unmarshal(v, &sv); err != nil {
+				writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("Invalid request.\n\nFor 'properties/%s', %s is not a string.", k, v))
+				return
+			}
+			inputs[k] = sv
+			size += utf8.RuneCountInString(sv)
+		}
+		if size > MaxInputChars {
+			writeError(w, http.StatusUnprocessableEntity, fmt.Sprintf("inputs are too large: %d characters, the maximum is %d", size, MaxInputChars))
+			return
+		}
+		if msg := checkDeclared(wf, inputs); msg != "" {
+			writeError(w, http.StatusUnprocessableEntity, msg)
+			return
+		}
+		now := s.now()
+		run := &Run{ID: s.nextID, Repo: repo, Workflow: wf.File, Ref: short, Inputs: inputs,
+			Status: StatusQueued, CreatedAt: now, UpdatedAt: now}
+		run.HTMLURL = fmt.Sprintf("%s/%s/actions/runs/%d", s.opts.HTMLBase, repo, run.ID)
+		s.nextID++
+		s.runs = append(s.runs, run)
+		if !body.ReturnRunDetails || s.opts.Legacy {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{
+			"workflow_run_id": run.ID,
+			"run_url":         runAPIURL(r, repo, run.ID),
+			"html_url":        run.HTMLURL,
+		})
 	})
 }
 
@@ -184,80 +192,70 @@ func (s *Server) findRun(repo, idText string) *Run {
 	return nil
 }
 
-// pathRun finds the run the request's {owner}/{repo} and {id} name, or
-// writes 404 and returns nil; s.mu must be held.
-func (s *Server) pathRun(w http.ResponseWriter, r *http.Request) *Run {
+// withRun runs f under the state lock with the run the path's
+// {owner}/{repo} and {id} name, or answers 404.
+func (s *Server) withRun(w http.ResponseWriter, r *http.Request, f func(run *Run)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	_, repo := s.repoOf(r)
 	run := s.findRun(repo, r.PathValue("id"))
 	if run == nil {
 		notFound(w)
+		return
 	}
-	return run
+	f(run)
 }
 
 func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run := s.pathRun(w, r)
-	if run == nil {
-		return
-	}
-	writeJSON(w, http.StatusOK, s.runJSON(r, run))
+	s.withRun(w, r, func(run *Run) {
+		writeJSON(w, http.StatusOK, s.runJSON(r, run))
+	})
 }
 
 func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, repo := s.repoOf(r)
-	if st == nil {
-		notFound(w)
-		return
-	}
-	q := r.URL.Query()
-	perPage, _ := strconv.Atoi(q.Get("per_page"))
-	if perPage <= 0 {
-		perPage = 30
-	}
-	perPage = min(perPage, 100)
-	page, _ := strconv.Atoi(q.Get("page"))
-	page = max(page, 1)
-	var match []*Run
-	for i := len(s.runs) - 1; i >= 0; i-- { // newest first
-		run := s.runs[i]
-		if run.Repo != repo {
-			continue
+	s.withRepo(w, r, func(st *repoState, repo string) {
+		q := r.URL.Query()
+		perPage, _ := strconv.Atoi(q.Get("per_page"))
+		if perPage <= 0 {
+			perPage = 30
 		}
-		if v := q.Get("status"); v != "" && v != run.Status && v != run.Conclusion {
-			continue
+		perPage = min(perPage, 100)
+		page, _ := strconv.Atoi(q.Get("page"))
+		page = max(page, 1)
+		var match []*Run
+		for i := len(s.runs) - 1; i >= 0; i-- { // newest first
+			run := s.runs[i]
+			if run.Repo != repo {
+				continue
+			}
+			if v := q.Get("status"); v != "" && v != run.Status && v != run.Conclusion {
+				continue
+			}
+			if v := q.Get("branch"); v != "" && v != run.Ref {
+				continue
+			}
+			if v := q.Get("event"); v != "" && v != "workflow_dispatch" {
+				continue
+			}
+			match = append(match, run)
 		}
-		if v := q.Get("branch"); v != "" && v != run.Ref {
-			continue
+		out := []map[string]any{}
+		for i := (page - 1) * perPage; i < len(match) && i < page*perPage; i++ {
+			out = append(out, s.runJSON(r, match[i]))
 		}
-		if v := q.Get("event"); v != "" && v != "workflow_dispatch" {
-			continue
-		}
-		match = append(match, run)
-	}
-	out := []map[string]any{}
-	for i := (page - 1) * perPage; i < len(match) && i < page*perPage; i++ {
-		out = append(out, s.runJSON(r, match[i]))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(match), "workflow_runs": out})
+		writeJSON(w, http.StatusOK, map[string]any{"total_count": len(match), "workflow_runs": out})
+	})
 }
 
 func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run := s.pathRun(w, r)
-	if run == nil {
-		return
-	}
-	if run.Status == StatusCompleted {
-		writeError(w, http.StatusConflict, "Cannot cancel a workflow run that is completed.")
-		return
-	}
-	run.Status, run.Conclusion, run.UpdatedAt = StatusCompleted, ConclusionCancelled, s.now()
-	writeJSON(w, http.StatusAccepted, map[string]any{})
+	s.withRun(w, r, func(run *Run) {
+		if run.Status == StatusCompleted {
+			writeError(w, http.StatusConflict, "Cannot cancel a workflow run that is completed.")
+			return
+		}
+		run.Status, run.Conclusion, run.UpdatedAt = StatusCompleted, ConclusionCancelled, s.now()
+		writeJSON(w, http.StatusAccepted, map[string]any{})
+	})
 }
 
 // legacyPermission maps a role to the legacy permission field.
@@ -299,16 +297,11 @@ func (s *Server) repoJSON(name string) map[string]any {
 }
 
 func (s *Server) handleRepo(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, name := s.repoOf(r)
-	if st == nil {
-		notFound(w)
-		return
-	}
-	out := s.repoJSON(name)
-	out["default_branch"] = st.DefaultBranch
-	writeJSON(w, http.StatusOK, out)
+	s.withRepo(w, r, func(st *repoState, name string) {
+		out := s.repoJSON(name)
+		out["default_branch"] = st.DefaultBranch
+		writeJSON(w, http.StatusOK, out)
+	})
 }
 
 func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {

@@ -65,6 +65,7 @@ type Server struct {
 	runs    []*Run
 	nextID  int64
 	calls   map[string]int
+	called  chan struct{} // closed and replaced whenever a call is counted
 	faults  []*faultState
 	used    int
 	resetAt time.Time
@@ -91,7 +92,7 @@ func New(opts Options) *Server {
 		opts.FirstRunID = 1001
 	}
 	s := &Server{opts: opts, repos: map[string]*repoState{}, nextID: opts.FirstRunID,
-		calls: map[string]int{}, done: make(chan struct{})}
+		calls: map[string]int{}, called: make(chan struct{}), done: make(chan struct{})}
 	for _, r := range opts.Repos {
 		s.addRepoLocked(r)
 	}
@@ -161,6 +162,8 @@ func (s *Server) wrap(endpoint string, h func(http.ResponseWriter, *http.Request
 	return func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.calls[endpoint]++
+		close(s.called)
+		s.called = make(chan struct{})
 		f := s.takeFaultLocked(endpoint)
 		s.mu.Unlock()
 		if !s.authorized(r) {

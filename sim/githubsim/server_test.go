@@ -234,11 +234,22 @@ func TestFaults(t *testing.T) {
 	}
 
 	s.Inject(Fault{Endpoint: EndpointRepo, Delay: time.Minute})
-	go func() { time.Sleep(50 * time.Millisecond); s.ClearFaults(); s.Close() }()
+	arrived := s.Calls(EndpointRepo) + 1
+	closed := make(chan error, 1)
+	go func() {
+		// Close once the request holds the delay fault.
+		err := s.WaitCalls(context.Background(), EndpointRepo, arrived)
+		s.ClearFaults()
+		s.Close()
+		closed <- err
+	}()
 	begin = time.Now()
-	do(t, "GET", u+"repos/acme/platform", tok, "")
-	if time.Since(begin) > 10*time.Second {
-		t.Error("Close did not release a delayed request")
+	_, _, body := do(t, "GET", u+"repos/acme/platform", tok, "")
+	if time.Since(begin) > 10*time.Second || strings.Contains(body, "Client.Timeout") {
+		t.Errorf("Close did not release a delayed request (%v: %s)", time.Since(begin), body)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -249,5 +260,24 @@ func TestStartOnRejectsNonLoopback(t *testing.T) {
 	}
 	if err := s.SetPermission("x/y", "a", "admin"); err == nil {
 		t.Error("permission on unknown repo accepted")
+	}
+}
+
+func TestWaitCalls(t *testing.T) {
+	s, u := start(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.WaitCalls(ctx, EndpointRepo, 1); err == nil || !strings.Contains(err.Error(), "0 of 1 calls") {
+		t.Errorf("WaitCalls before any call = %v, want the context error", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.WaitCalls(context.Background(), EndpointRepo, 2) }()
+	do(t, "GET", u+"repos/acme/platform", tok, "")
+	do(t, "GET", u+"repos/acme/platform", tok, "")
+	if err := <-done; err != nil {
+		t.Errorf("WaitCalls after two calls = %v", err)
+	}
+	if err := s.WaitCalls(ctx, EndpointRepo, 2); err != nil {
+		t.Errorf("WaitCalls when already reached = %v", err)
 	}
 }

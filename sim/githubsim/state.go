@@ -1,6 +1,7 @@
 package githubsim
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -188,6 +189,24 @@ func (s *Server) Calls(endpoint string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls[endpoint]
+}
+
+// WaitCalls blocks until at least n requests have reached endpoint, which
+// also means any fault injected for them has been taken, or until ctx ends.
+func (s *Server) WaitCalls(ctx context.Context, endpoint string, n int) error {
+	for {
+		s.mu.Lock()
+		got, called := s.calls[endpoint], s.called
+		s.mu.Unlock()
+		if got >= n {
+			return nil
+		}
+		select {
+		case <-called:
+		case <-ctx.Done():
+			return fmt.Errorf("githubsim: %d of %d calls to %s: %w", got, n, endpoint, ctx.Err())
+		}
+	}
 }
 
 // Endpoints lists the endpoints that were called at least once, sorted.

@@ -6,14 +6,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/fullsend-dev/fullsend/internal/jira"
 )
 
 // AddComment adds a comment whose text becomes ADF paragraphs (one per
 // line) and returns its id. It updates the issue's updated time.
 func (s *Server) AddComment(key, authorAccountID, text string) string {
-	return s.AddCommentADF(key, authorAccountID, jira.TextToADF(text))
+	return s.AddCommentADF(key, authorAccountID, textADF(text))
 }
 
 // AddCommentADF adds a comment with an ADF body as given.
@@ -36,7 +34,7 @@ func (s *Server) EditComment(key, commentID, authorAccountID, text string) {
 	is := s.mustIssue(key)
 	for _, c := range is.comments {
 		if strconv.FormatInt(c.id, 10) == commentID {
-			c.body = jira.TextToADF(text)
+			c.body = textADF(text)
 			c.updateAuthor = authorAccountID
 			c.updated = s.now()
 			s.user(authorAccountID)
@@ -48,7 +46,7 @@ func (s *Server) EditComment(key, commentID, authorAccountID, text string) {
 }
 
 // record appends a changelog history and bumps updated.
-func (s *Server) record(is *issue, author string, items ...jira.ChangeItem) {
+func (s *Server) record(is *issue, author string, items ...changeItem) {
 	s.user(author)
 	is.histories = append(is.histories, &history{id: s.newID(), author: author, created: s.now(), items: items})
 	s.touch(is, true)
@@ -82,8 +80,8 @@ func (s *Server) RemoveLabel(key, label, author string) {
 func (s *Server) setLabels(is *issue, author string, labels []string) {
 	from := strings.Join(is.cur.labels, " ")
 	is.cur.labels = labels
-	s.record(is, author, jira.ChangeItem{Field: "labels", FieldID: "labels", FieldType: "jira",
-		FromString: from, ToString: strings.Join(labels, " ")})
+	s.record(is, author, changeItem{field: "labels", fieldID: "labels", fieldType: "jira",
+		fromString: from, toString: strings.Join(labels, " ")})
 }
 
 // SetStatus transitions the issue to a known status.
@@ -97,28 +95,30 @@ func (s *Server) SetStatus(key, statusName, author string) {
 	}
 	old := is.cur.status
 	is.cur.status = st
-	s.record(is, author, jira.ChangeItem{Field: "status", FieldID: "status", FieldType: "jira",
-		From: old.id, FromString: old.name, To: st.id, ToString: st.name})
+	s.record(is, author, changeItem{field: "status", fieldID: "status", fieldType: "jira",
+		from: old.id, fromString: old.name, to: st.id, toString: st.name})
 }
 
 // SetSummary changes the summary.
 func (s *Server) SetSummary(key, summary, author string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	is := s.mustIssue(key)
-	old := is.cur.summary
-	is.cur.summary = summary
-	s.record(is, author, jira.ChangeItem{Field: "summary", FieldID: "summary", FieldType: "jira", FromString: old, ToString: summary})
+	s.setText(key, "summary", summary, author, func(is *issue) *string { return &is.cur.summary })
 }
 
 // SetDescription changes the description (plain text, served as ADF).
 func (s *Server) SetDescription(key, text, author string) {
+	s.setText(key, "description", text, author, func(is *issue) *string { return &is.cur.description })
+}
+
+// setText replaces the text field that value points to, recording the
+// change under field.
+func (s *Server) setText(key, field, text, author string, value func(*issue) *string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	is := s.mustIssue(key)
-	old := is.cur.description
-	is.cur.description = text
-	s.record(is, author, jira.ChangeItem{Field: "description", FieldID: "description", FieldType: "jira", FromString: old, ToString: text})
+	dst := value(is)
+	old := *dst
+	*dst = text
+	s.record(is, author, changeItem{field: field, fieldID: field, fieldType: "jira", fromString: old, toString: text})
 }
 
 // SetField sets another field (e.g. customfield_10010) to a string value.
@@ -132,7 +132,7 @@ func (s *Server) SetField(key, field, value, author string) {
 	if strings.HasPrefix(field, "customfield_") {
 		ftype = "custom"
 	}
-	s.record(is, author, jira.ChangeItem{Field: field, FieldID: field, FieldType: ftype, FromString: old, ToString: value})
+	s.record(is, author, changeItem{field: field, fieldID: field, fieldType: ftype, fromString: old, toString: value})
 }
 
 // Property reads an issue property as stored (strongly consistent).

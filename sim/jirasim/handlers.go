@@ -47,14 +47,25 @@ func (s *Server) lookup(keyOrID string) *issue {
 	return is
 }
 
-// pathIssue finds the live issue the request's {issueIdOrKey} names, or
-// writes Jira's 404 and returns nil; s.mu must be held.
-func (s *Server) pathIssue(w http.ResponseWriter, r *http.Request) *issue {
-	is := s.lookup(r.PathValue("issueIdOrKey"))
-	if is == nil {
-		writeError(w, http.StatusNotFound, issueMissing)
+// withIssue runs f under the world lock with the live issue the path's
+// {issueIdOrKey} names, or answers Jira's 404; base is the server's base
+// URL for self links.
+func (s *Server) withIssue(w http.ResponseWriter, r *http.Request, f func(base string, is *issue)) {
+	inWorld(s, w, r, func() *issue { return s.lookup(r.PathValue("issueIdOrKey")) }, issueMissing, f)
+}
+
+// inWorld runs f under the world lock with what find returns, or answers
+// 404 with missing when find returns nil.
+func inWorld[T any](s *Server, w http.ResponseWriter, r *http.Request, find func() *T, missing string, f func(base string, v *T)) {
+	base := s.base(r)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := find()
+	if v == nil {
+		writeError(w, http.StatusNotFound, missing)
+		return
 	}
-	return is
+	f(base, v)
 }
 
 func propertyMissing(key string) string {
@@ -62,19 +73,15 @@ func propertyMissing(key string) string {
 }
 
 func (s *Server) handleGetProperty(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	is := s.pathIssue(w, r)
-	if is == nil {
-		return
-	}
-	key := r.PathValue("propertyKey")
-	v, ok := is.cur.props[key]
-	if !ok {
-		writeError(w, http.StatusNotFound, propertyMissing(key))
-		return
-	}
-	writeJSON(w, http.StatusOK, obj{"key": key, "value": json.RawMessage(v)})
+	s.withIssue(w, r, func(_ string, is *issue) {
+		key := r.PathValue("propertyKey")
+		v, ok := is.cur.props[key]
+		if !ok {
+			writeError(w, http.StatusNotFound, propertyMissing(key))
+			return
+		}
+		writeJSON(w, http.StatusOK, obj{"key": key, "value": json.RawMessage(v)})
+	})
 }
 
 func (s *Server) handlePutProperty(w http.ResponseWriter, r *http.Request) {
@@ -95,36 +102,28 @@ func (s *Server) handlePutProperty(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "The property value cannot be longer than 32768 characters.")
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	is := s.pathIssue(w, r)
-	if is == nil {
-		return
-	}
-	status := http.StatusOK
-	if _, ok := is.cur.props[key]; !ok {
-		status = http.StatusCreated
-	}
-	is.cur.props[key] = append(json.RawMessage(nil), v...)
-	s.touch(is, false)
-	writeJSON(w, status, obj{})
+	s.withIssue(w, r, func(_ string, is *issue) {
+		status := http.StatusOK
+		if _, ok := is.cur.props[key]; !ok {
+			status = http.StatusCreated
+		}
+		is.cur.props[key] = append(json.RawMessage(nil), v...)
+		s.touch(is, false)
+		writeJSON(w, status, obj{})
+	})
 }
 
 func (s *Server) handleDeleteProperty(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	is := s.pathIssue(w, r)
-	if is == nil {
-		return
-	}
-	key := r.PathValue("propertyKey")
-	if _, ok := is.cur.props[key]; !ok {
-		writeError(w, http.StatusNotFound, propertyMissing(key))
-		return
-	}
-	delete(is.cur.props, key)
-	s.touch(is, false)
-	w.WriteHeader(http.StatusNoContent)
+	s.withIssue(w, r, func(_ string, is *issue) {
+		key := r.PathValue("propertyKey")
+		if _, ok := is.cur.props[key]; !ok {
+			writeError(w, http.StatusNotFound, propertyMissing(key))
+			return
+		}
+		delete(is.cur.props, key)
+		s.touch(is, false)
+		w.WriteHeader(http.StatusNoContent)
+	})
 }
 
 // pageParams reads startAt and maxResults (default def, at most limit).
@@ -156,23 +155,18 @@ func (s *Server) handleComments(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "The orderBy value '"+order+"' is invalid; use created, +created or -created.")
 		return
 	}
-	base := s.base(r)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	is := s.pathIssue(w, r)
-	if is == nil {
-		return
-	}
-	n := len(is.comments)
-	out := []obj{}
-	for i := start; i < n && len(out) < max; i++ {
-		c := is.comments[i]
-		if order == "-created" {
-			c = is.comments[n-1-i]
+	s.withIssue(w, r, func(base string, is *issue) {
+		n := len(is.comments)
+		out := []obj{}
+		for i := start; i < n && len(out) < max; i++ {
+			c := is.comments[i]
+			if order == "-created" {
+				c = is.comments[n-1-i]
+			}
+			out = append(out, s.commentJSON(base, is, c))
 		}
-		out = append(out, s.commentJSON(base, is, c))
-	}
-	writeJSON(w, http.StatusOK, obj{"startAt": start, "maxResults": max, "total": n, "comments": out})
+		writeJSON(w, http.StatusOK, obj{"startAt": start, "maxResults": max, "total": n, "comments": out})
+	})
 }
 
 func (s *Server) handleChangelog(w http.ResponseWriter, r *http.Request) {
@@ -180,23 +174,18 @@ func (s *Server) handleChangelog(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	base := s.base(r)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	is := s.pathIssue(w, r)
-	if is == nil {
-		return
-	}
-	n := len(is.histories)
-	vals := []obj{}
-	for i := start; i < n && len(vals) < max; i++ {
-		vals = append(vals, s.historyJSON(base, is.histories[i]))
-	}
-	self := base + "/rest/api/3/issue/" + is.key + "/changelog"
-	resp := obj{"self": self + "?startAt=" + itoa(start) + "&maxResults=" + itoa(max),
-		"maxResults": max, "startAt": start, "total": n, "isLast": start+len(vals) >= n, "values": vals}
-	if start+len(vals) < n {
-		resp["nextPage"] = self + "?startAt=" + itoa(start+len(vals)) + "&maxResults=" + itoa(max)
-	}
-	writeJSON(w, http.StatusOK, resp)
+	s.withIssue(w, r, func(base string, is *issue) {
+		n := len(is.histories)
+		vals := []obj{}
+		for i := start; i < n && len(vals) < max; i++ {
+			vals = append(vals, s.historyJSON(base, is.histories[i]))
+		}
+		self := base + "/rest/api/3/issue/" + is.key + "/changelog"
+		resp := obj{"self": self + "?startAt=" + itoa(start) + "&maxResults=" + itoa(max),
+			"maxResults": max, "startAt": start, "total": n, "isLast": start+len(vals) >= n, "values": vals}
+		if start+len(vals) < n {
+			resp["nextPage"] = self + "?startAt=" + itoa(start+len(vals)) + "&maxResults=" + itoa(max)
+		}
+		writeJSON(w, http.StatusOK, resp)
+	})
 }

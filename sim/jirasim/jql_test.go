@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/fullsend-dev/fullsend/internal/jira"
 )
 
 // search runs a search through the handler and returns the keys or the
@@ -217,4 +215,4 @@ func FuzzParseJQL(f *testing.F) {
 	})
 }
 
-func jiraUser(id, name string) jira.User { return jira.User{AccountID: id, DisplayName: name} }
+func jiraUser(id, name string) User { return User{AccountID: id, DisplayName: name} }

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/fullsend-dev/fullsend/internal/jira"
 )
 
 var fieldAliases = map[string]string{"issuekey": "key", "updateddate": "updated", "createddate": "created", "category": "statuscategory"}
@@ -236,7 +234,7 @@ func (s *Server) resolve(field, v string) (string, error) {
 				return is.key, nil
 			}
 		}
-		if !jira.ValidIssueKey(k) {
+		if !validIssueKey(k) {
 			return "", jqlErrf("The issue key '%s' for field 'key' is invalid.", v)
 		}
 		if is, ok := s.issues[k]; ok && !is.cur.deleted {

@@ -101,7 +101,7 @@ func filterHistory(h *history, want map[string]bool) *history {
 	out := *h
 	out.items = nil
 	for _, it := range h.items {
-		if want[it.FieldID] {
+		if want[it.fieldID] {
 			out.items = append(out.items, it)
 		}
 	}
@@ -135,14 +135,12 @@ func (s *Server) project(keyOrID string) *project {
 
 const projectMissing = "No project could be found with key '%s'."
 
-// pathProject finds the project the request's {projectIdOrKey} names, or
-// writes Jira's 404 and returns nil; s.mu must be held.
-func (s *Server) pathProject(w http.ResponseWriter, r *http.Request) *project {
-	p := s.project(r.PathValue("projectIdOrKey"))
-	if p == nil {
-		writeError(w, http.StatusNotFound, strings.Replace(projectMissing, "%s", r.PathValue("projectIdOrKey"), 1))
-	}
-	return p
+// withProject runs f under the world lock with the project the path's
+// {projectIdOrKey} names, or answers Jira's 404; base is the server's base
+// URL for self links.
+func (s *Server) withProject(w http.ResponseWriter, r *http.Request, f func(base string, p *project)) {
+	key := r.PathValue("projectIdOrKey")
+	inWorld(s, w, r, func() *project { return s.project(key) }, strings.Replace(projectMissing, "%s", key, 1), f)
 }
 
 // roleURL is the self link of project role id.
@@ -151,54 +149,44 @@ func roleURL(base string, project, id int64) string {
 }
 
 func (s *Server) handleRoles(w http.ResponseWriter, r *http.Request) {
-	base := s.base(r)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.pathProject(w, r)
-	if p == nil {
-		return
-	}
-	out := obj{}
-	for name, id := range s.roleIDs {
-		out[name] = roleURL(base, p.id, id)
-	}
-	writeJSON(w, http.StatusOK, out)
+	s.withProject(w, r, func(base string, p *project) {
+		out := obj{}
+		for name, id := range s.roleIDs {
+			out[name] = roleURL(base, p.id, id)
+		}
+		writeJSON(w, http.StatusOK, out)
+	})
 }
 
 func (s *Server) handleRole(w http.ResponseWriter, r *http.Request) {
-	base := s.base(r)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.pathProject(w, r)
-	if p == nil {
-		return
-	}
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "The role id must be a number.")
-		return
-	}
-	name := ""
-	for n, rid := range s.roleIDs {
-		if rid == id {
-			name = n
+	s.withProject(w, r, func(base string, p *project) {
+		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "The role id must be a number.")
+			return
 		}
-	}
-	if name == "" {
-		writeError(w, http.StatusNotFound, "Can not retrieve a role actor for a null project role.")
-		return
-	}
-	members := append([]string(nil), p.roles[name]...)
-	sort.Strings(members)
-	actors := []obj{}
-	for i, acc := range members {
-		u := s.user(acc)
-		actors = append(actors, obj{"id": int64(20000 + i), "displayName": u.DisplayName,
-			"type": "atlassian-user-role-actor", "actorUser": obj{"accountId": acc}})
-	}
-	writeJSON(w, http.StatusOK, obj{
-		"self": roleURL(base, p.id, id),
-		"name": name, "id": id, "description": "Project role " + name, "actors": actors,
+		name := ""
+		for n, rid := range s.roleIDs {
+			if rid == id {
+				name = n
+			}
+		}
+		if name == "" {
+			writeError(w, http.StatusNotFound, "Can not retrieve a role actor for a null project role.")
+			return
+		}
+		members := append([]string(nil), p.roles[name]...)
+		sort.Strings(members)
+		actors := []obj{}
+		for i, acc := range members {
+			u := s.user(acc)
+			actors = append(actors, obj{"id": int64(20000 + i), "displayName": u.DisplayName,
+				"type": "atlassian-user-role-actor", "actorUser": obj{"accountId": acc}})
+		}
+		writeJSON(w, http.StatusOK, obj{
+			"self": roleURL(base, p.id, id),
+			"name": name, "id": id, "description": "Project role " + name, "actors": actors,
+		})
 	})
 }
 

@@ -5,8 +5,6 @@ import (
 	"net/url"
 	"strconv"
 	"time"
-
-	"github.com/fullsend-dev/fullsend/internal/jira"
 )
 
 // obj is a JSON object under construction.
@@ -14,15 +12,11 @@ type obj = map[string]any
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// rfc3339Millis is Jira's timestamp shape with a colon in the offset, which
-// is what the OpenAPI description's date-time format (RFC 3339) demands.
-const rfc3339Millis = "2006-01-02T15:04:05.000-07:00"
-
 // jtime formats a timestamp: RFC 3339 with milliseconds by default, or
 // Jira Cloud's wire form (+0000) with Options.CompactOffsets.
 func (s *Server) jtime(t time.Time) string {
 	if s.opts.CompactOffsets {
-		return t.UTC().Format(jira.TimeLayout)
+		return t.UTC().Format(jiraTimeLayout)
 	}
 	return t.UTC().Format(rfc3339Millis)
 }
@@ -73,7 +67,7 @@ func (s *Server) fieldValue(base string, is *issue, st issueState, name string) 
 		if st.description == "" {
 			return nil, true
 		}
-		return json.RawMessage(jira.TextToADF(st.description)), true
+		return json.RawMessage(textADF(st.description)), true
 	case "labels":
 		return st.labels, true
 	case "created":
@@ -156,8 +150,8 @@ func expandFields(fields []string, st issueState) []string {
 func (s *Server) historyJSON(base string, h *history) obj {
 	items := make([]obj, 0, len(h.items))
 	for _, it := range h.items {
-		o := obj{"field": it.Field, "fieldtype": it.FieldType, "fieldId": it.FieldID}
-		for k, v := range map[string]string{"from": it.From, "fromString": it.FromString, "to": it.To, "toString": it.ToString} {
+		o := obj{"field": it.field, "fieldtype": it.fieldType, "fieldId": it.fieldID}
+		for k, v := range map[string]string{"from": it.from, "fromString": it.fromString, "to": it.to, "toString": it.toString} {
 			if v != "" {
 				o[k] = v
 			}

@@ -8,8 +8,6 @@ import (
 	"io"
 	"strings"
 	"time"
-
-	"github.com/fullsend-dev/fullsend/internal/jira"
 )
 
 // Seed is a JSON world description for `fullsend sim --jira --seed FILE`
@@ -18,7 +16,7 @@ type Seed struct {
 	Myself   string        `json:"myself"`
 	Projects []SeedProject `json:"projects"`
 	Statuses []SeedStatus  `json:"statuses"`
-	Users    []jira.User   `json:"users"`
+	Users    []User        `json:"users"`
 	Roles    []SeedRole    `json:"roles"`
 	Issues   []SeedIssue   `json:"issues"`
 }
@@ -90,7 +88,7 @@ func ParseSeed(r io.Reader) (*Seed, error) {
 func (sd *Seed) validate() error {
 	projects := map[string]bool{}
 	for i, p := range sd.Projects {
-		if !jira.ValidProjectKey(p.Key) {
+		if !validProjectKey(p.Key) {
 			return fmt.Errorf("seed projects[%d]: invalid key %q", i, p.Key)
 		}
 		projects[p.Key] = true

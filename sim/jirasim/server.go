@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/sim/internal/loopback"
 )
 
@@ -71,7 +70,7 @@ type Server struct {
 	projects map[string]*project
 	issues   map[string]*issue
 	byID     map[int64]*issue
-	users    map[string]jira.User
+	users    map[string]User
 	roleIDs  map[string]int64
 	statuses []*statusDef
 	myself   string

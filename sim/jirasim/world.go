@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/fullsend-dev/fullsend/internal/jira"
 )
 
 // IssueSpec describes an issue to create. Zero values get defaults:
@@ -56,7 +54,7 @@ type history struct {
 	id      int64
 	author  string
 	created time.Time
-	items   []jira.ChangeItem
+	items   []changeItem
 }
 
 // issueState is what search sees of an issue; it is copied into versions
@@ -108,7 +106,7 @@ var defaultRoles = []string{"Administrators", "Developers", "Users"}
 func (s *Server) initWorld() {
 	s.projects = map[string]*project{}
 	s.issues = map[string]*issue{}
-	s.users = map[string]jira.User{}
+	s.users = map[string]User{}
 	s.roleIDs = map[string]int64{}
 	s.statuses = nil
 	s.nextID = 10000
@@ -121,7 +119,7 @@ func (s *Server) initWorld() {
 		{id: "10001", name: "Done", category: "done"},
 	}
 	s.myself = "557058:fullsend-bot"
-	s.users[s.myself] = jira.User{AccountID: s.myself, AccountType: "app", DisplayName: "fullsend bot"}
+	s.users[s.myself] = User{AccountID: s.myself, AccountType: "app", DisplayName: "fullsend bot"}
 }
 
 func (s *Server) newID() int64 { s.nextID++; return s.nextID }
@@ -136,7 +134,7 @@ func (s *Server) AddProject(key, name string) {
 }
 
 func (s *Server) addProject(key, name string) *project {
-	if !jira.ValidProjectKey(key) {
+	if !validProjectKey(key) {
 		panic(fmt.Sprintf("jirasim: invalid project key %q", key))
 	}
 	key = strings.ToUpper(key)
@@ -152,7 +150,7 @@ func (s *Server) addProject(key, name string) *project {
 }
 
 // AddUser registers an account. AccountType defaults to atlassian.
-func (s *Server) AddUser(u jira.User) {
+func (s *Server) AddUser(u User) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if u.AccountType == "" {
@@ -165,10 +163,10 @@ func (s *Server) AddUser(u jira.User) {
 }
 
 // user returns a registered account, registering unknown ids on the fly.
-func (s *Server) user(id string) jira.User {
+func (s *Server) user(id string) User {
 	u, ok := s.users[id]
 	if !ok {
-		u = jira.User{AccountID: id, AccountType: "atlassian", DisplayName: id}
+		u = User{AccountID: id, AccountType: "atlassian", DisplayName: id}
 		s.users[id] = u
 	}
 	return u

@@ -19,7 +19,7 @@ func (d *Driver) actor(ctx context.Context, b base, sender *gogithub.User, entit
 	if login == "" {
 		return event.Actor{}, errors.New("payload has no sender.login")
 	}
-	a := event.Actor{ID: event.Truncate(login, maxID), Kind: event.ActorHuman, Role: "none",
+	a := event.Actor{ID: event.Truncate(login, maxID), Kind: event.ActorHuman, Role: string(event.RoleNone),
 		IsEntityAuthor: entityAuthor != "" && strings.EqualFold(login, entityAuthor)}
 	if strings.HasSuffix(login, "[bot]") || strings.EqualFold(sender.GetType(), "Bot") {
 		a.Kind = event.ActorBot

@@ -89,6 +89,8 @@ func TestActorRole(t *testing.T) {
 	}{
 		{"admin", "alice", "User", map[string]string{"alice": "admin"}, "human", "admin", "", 1},
 		{"triage", "alice", "User", map[string]string{"alice": "triage"}, "human", "triage", "", 1},
+		{"maintain", "alice", "User", map[string]string{"alice": "maintain"}, "human", "maintain", "", 1},
+		{"external is not a GitHub role", "alice", "User", map[string]string{"alice": "external"}, "human", "none", "unknown collaborator permission", 1},
 		{"custom role is none", "alice", "User", map[string]string{"alice": "security-reviewer"}, "human", "none", "unknown collaborator permission", 1},
 		{"failed lookup is none", "alice", "User", map[string]string{}, "human", "none", "permission lookup failed", 1},
 		{"bot by suffix", "dependabot[bot]", "User", map[string]string{"dependabot[bot]": "write"}, "bot", "none", "", 0},

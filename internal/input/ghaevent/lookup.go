@@ -6,6 +6,7 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
+	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/github"
 )
 
@@ -67,10 +68,10 @@ func (l *Lookup) PullRequest(ctx context.Context, owner, repo string, number int
 	return pr, err
 }
 
+// knownRole reports whether r names one of GitHub's built-in repository
+// roles. They carry the names of the event roles, except external, which
+// is not a GitHub role.
 func knownRole(r string) bool {
-	switch r {
-	case "admin", "maintain", "write", "triage", "read", "none":
-		return true
-	}
-	return false
+	role, err := event.ParseRole(r)
+	return err == nil && role != event.RoleExternal
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,15 +36,18 @@ const (
 )
 
 type world struct {
-	jira *jirasim.Server
-	gh   *githubsim.Server
-	dir  string
-	env  map[string]string
+	clock *jiraClock
+	jira  *jirasim.Server
+	gh    *githubsim.Server
+	dir   string
+	env   map[string]string
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	js := jirasim.New(jirasim.Options{RequiredToken: jiraToken})
+	clock := &jiraClock{}
+	clock.lag.Store(int64(time.Second))
+	js := jirasim.New(jirasim.Options{RequiredToken: jiraToken, Now: clock.now})
 	jbase, err := js.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +66,7 @@ func newWorld(t *testing.T) *world {
 	}
 	t.Cleanup(gs.Close)
 
-	w := &world{jira: js, gh: gs, dir: t.TempDir(), env: map[string]string{
+	w := &world{clock: clock, jira: js, gh: gs, dir: t.TempDir(), env: map[string]string{
 		"JIRA_TOKEN": jiraToken, "GITHUB_TOKEN": ghToken, "GITHUB_API_URL": gbase,
 	}}
 	w.write(t, "config.yaml", fmt.Sprintf(`version: 1
@@ -101,6 +105,34 @@ func (w *world) write(t *testing.T, name, content string) {
 	}
 }
 
+// jiraClock is the Jira emulator's clock. It runs with the real time but
+// starts lag behind it, so that a test can place a change strictly after an
+// earlier one by letting the clock catch up instead of sleeping; it never
+// runs ahead of the poller's own clock.
+type jiraClock struct{ lag atomic.Int64 }
+
+func (c *jiraClock) now() time.Time { return time.Now().Add(-time.Duration(c.lag.Load())) }
+
+// catchUp moves the clock forward by its lag, to the real time.
+func (c *jiraClock) catchUp() { c.lag.Store(0) }
+
+// commentAfterLastCheck adds an issue whose lastCheck is seeded at the
+// emulator's now and then, a second later on the emulator's clock, a
+// comment by alice: the comment is the only change the next poll sees.
+func (w *world) commentAfterLastCheck(t *testing.T, summary, text string) (key, lockProp, checkProp string) {
+	t.Helper()
+	key = w.jira.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: summary, Reporter: alice})
+	lockProp, checkProp = polllock.Keys("acme/platform")
+	seeded, err := json.Marshal(polllock.LastCheck{TS: w.clock.now().UTC()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.jira.SetPropertyDirect(key, checkProp, seeded)
+	w.clock.catchUp()
+	w.jira.AddComment(key, alice, text)
+	return key, lockProp, checkProp
+}
+
 // run executes fullsend with the world's config and environment.
 func (w *world) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
@@ -118,12 +150,7 @@ func (w *world) run(t *testing.T, args ...string) (int, string, string) {
 
 func TestPollDispatchesToGitHubAndCancel(t *testing.T) {
 	w := newWorld(t)
-	key := w.jira.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: "Importer drops rows", Reporter: alice})
-	lockProp, checkProp := polllock.Keys("acme/platform")
-	seeded, _ := json.Marshal(polllock.LastCheck{TS: time.Now().UTC()})
-	w.jira.SetPropertyDirect(key, checkProp, seeded)
-	time.Sleep(5 * time.Millisecond)
-	w.jira.AddComment(key, alice, "/fs-triage check the acceptance criteria")
+	key, lockProp, checkProp := w.commentAfterLastCheck(t, "Importer drops rows", "/fs-triage check the acceptance criteria")
 
 	code, _, logs := w.run(t, "poll")
 	if code != 0 {
@@ -211,14 +238,13 @@ trigger: 'event.transition.kind == "comment_added"'
 dispatch:
   workflow: missing.yml
 `)
-	key := w.jira.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: "x", Reporter: alice})
-	lockProp, checkProp := polllock.Keys("acme/platform")
-	seeded, _ := json.Marshal(polllock.LastCheck{TS: time.Now().UTC()})
-	w.jira.SetPropertyDirect(key, checkProp, seeded)
-	time.Sleep(5 * time.Millisecond)
-	w.jira.AddComment(key, alice, "hello")
+	key, lockProp, checkProp := w.commentAfterLastCheck(t, "x", "hello")
+	seeded, _ := w.jira.Property(key, checkProp)
 
-	_, _, logs := w.run(t, "poll")
+	code, _, logs := w.run(t, "poll")
+	if code != 1 {
+		t.Errorf("poll exit %d after a failed dispatch, want 1\n%s", code, logs)
+	}
 	if len(w.gh.Runs()) != 0 {
 		t.Fatal("a run was started")
 	}
