@@ -237,7 +237,7 @@ func (r *recorder) count() map[string]int {
 
 // release is the runner's teardown: delete the lock of run's issue.
 func (e *env) release(run plan.Run) {
-	key, prop, err := jirapoll.ParseLockRef(run.PollLock.Property)
+	key, prop, err := polllock.ParseRef(run.PollLock.Property)
 	if err != nil {
 		e.t.Errorf("run carries a bad poll lock: %v", err)
 		return
@@ -286,4 +286,4 @@ func sumCalls(m map[string]int) int {
 	return n
 }
 
-func splitRef(property string) (string, string, error) { return jirapoll.ParseLockRef(property) }
+func splitRef(property string) (string, string, error) { return polllock.ParseRef(property) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
@@ -222,7 +221,7 @@ func (d *Driver) settle(it *poll.Item, lockRaw, checkRaw json.RawMessage) {
 	ours := false
 	if len(lockRaw) > 0 {
 		if l, err := polllock.Parse(lockRaw); err == nil {
-			ours = l.ID == d.o.PollerID && !l.Stale(now, d.o.StaleThreshold)
+			ours = l.HeldBy(d.o.PollerID, now, d.o.StaleThreshold)
 		}
 	}
 	if !ours {
@@ -284,7 +283,7 @@ func (d *Driver) Dispatched(ctx context.Context, items []*poll.Item) error {
 				return
 			}
 			if l.Phase == polllock.PhaseRunning {
-				l.Runs, l.TS = mergeRefs(l.Runs, it.Refs), d.o.Now()
+				l.Runs, l.TS = polllock.Record(l.Runs, it.Refs), d.o.Now()
 				val = l.Marshal()
 			}
 		}
@@ -293,45 +292,6 @@ func (d *Driver) Dispatched(ctx context.Context, items []*poll.Item) error {
 		}
 	})
 	return stop.get()
-}
-
-// mergeRefs adds to have (the runs a running lock records) the refs not
-// yet in it. A ref matches an entry with its driver and id; a ref without
-// an id (the platform returned none) matches an entry of its driver that
-// no ref names, which a run claimed with its own id.
-func mergeRefs(have, refs []plan.Ref) []plan.Ref {
-	out := append([]plan.Ref(nil), have...)
-	used := make([]bool, len(have))
-	named := map[plan.Ref]bool{}
-	var rest []plan.Ref
-	for _, r := range refs {
-		named[plan.Ref{Driver: r.Driver, ID: r.ID}] = true
-	}
-	for _, r := range refs {
-		i := slices.IndexFunc(have, func(h plan.Ref) bool { return h.Driver == r.Driver && h.ID == r.ID })
-		if i >= 0 && !used[i] {
-			used[i] = true
-			continue
-		}
-		rest = append(rest, r)
-	}
-	for _, r := range rest {
-		i := -1
-		if r.ID == "" {
-			for j, h := range have {
-				if !used[j] && h.Driver == r.Driver && !named[plan.Ref{Driver: h.Driver, ID: h.ID}] {
-					i = j
-					break
-				}
-			}
-		}
-		if i >= 0 {
-			used[i] = true
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 // Advance implements poll.Driver.

@@ -28,7 +28,7 @@ func TestRefreshLocksOnlyTouchesOwnLocks(t *testing.T) {
 		return l
 	}
 	ref := func(k, id string) plan.PollLock {
-		return plan.PollLock{ID: id, Driver: jirapoll.Name, Property: jirapoll.LockRef(k, lockKey())}
+		return plan.PollLock{ID: id, Driver: jirapoll.Name, Property: polllock.FormatRef(k, lockKey())}
 	}
 	waiting, stale, other, gone, foreign := e.issue(), e.issue(), e.issue(), e.issue(), e.issue()
 	put(waiting, "poller-1", 50*time.Second)
@@ -37,7 +37,7 @@ func TestRefreshLocksOnlyTouchesOwnLocks(t *testing.T) {
 	foreignLock := put(foreign, "poller-1", 50*time.Second)
 	refs := []plan.PollLock{ref(waiting, "poller-1"), ref(stale, "poller-1"), ref(other, "poller-1"),
 		ref(gone, "poller-1"), ref(foreign, "poller-2"),
-		{ID: "poller-1", Driver: "other-poll", Property: jirapoll.LockRef(foreign, lockKey())}}
+		{ID: "poller-1", Driver: "other-poll", Property: polllock.FormatRef(foreign, lockKey())}}
 
 	refreshed, lost, err := p.drv.RefreshLocks(context.Background(), refs)
 	if err != nil || refreshed != 2 || lost != 2 {
@@ -73,7 +73,7 @@ type blockingLauncher struct {
 }
 
 func (b *blockingLauncher) Launch(ctx context.Context, j local.Job) error {
-	k, _, _ := jirapoll.ParseLockRef(j.Run.PollLock.Property)
+	k, _, _ := polllock.ParseRef(j.Run.PollLock.Property)
 	l, ok := b.e.lock(k)
 	b.fresh <- ok && l.ID == j.Run.PollLock.ID && !l.Stale(time.Now(), b.stale)
 	b.started <- j
