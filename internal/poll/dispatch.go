@@ -81,8 +81,8 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 			c.log.Error("could not record dispatched runs on the locks", "error", err.Error())
 		}
 		for _, it := range started {
-			if it.Err != nil {
-				c.log.Error("could not record dispatched runs on the lock", "item", it.ID, "error", it.Err.Error())
+			if it.Err() != nil {
+				c.log.Error("could not record dispatched runs on the lock", "item", it.ID, "error", it.Err().Error())
 			}
 		}
 	}

@@ -215,11 +215,11 @@ func TestIssueDeletedAfterLocking(t *testing.T) {
 		case gone:
 			// A property read cannot tell a deleted issue from a deleted
 			// lock: either way the issue is dropped untouched.
-			if it.Held || !(it.Gone || it.Lost) {
-				t.Errorf("deleted issue: gone=%v lost=%v held=%v", it.Gone, it.Lost, it.Held)
+			if st := it.State(); st != poll.StateGone && st != poll.StateLost {
+				t.Errorf("deleted issue: state %v, want gone or lost", st)
 			}
 		case kept:
-			if !it.Held || it.Lost || it.Gone || it.Err != nil {
+			if it.State() != poll.StateHeld || it.Err() != nil {
 				t.Errorf("kept issue: %+v", it)
 			}
 		}

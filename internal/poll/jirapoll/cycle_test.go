@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
@@ -95,7 +96,7 @@ func TestCrashedPollerLockGoesStale(t *testing.T) {
 	if err != nil || len(disc.Eligible) != 1 {
 		t.Fatalf("discover: %v %+v", err, disc)
 	}
-	if err := dead.drv.Acquire(t.Context(), disc.Eligible); err != nil || !disc.Eligible[0].Held {
+	if err := dead.drv.Acquire(t.Context(), disc.Eligible); err != nil || disc.Eligible[0].State() != poll.StateHeld {
 		t.Fatalf("acquire: %v", err)
 	}
 	// The process is gone now: nothing dispatched, the lock stays.

@@ -77,7 +77,8 @@ type Driver struct {
 	lockKey, checkKey string
 
 	mu      sync.Mutex
-	written []int64 // ids of issues this poller wrote recently, newest last
+	written []int64                // ids of issues this poller wrote recently, newest last
+	issues  map[string]*issueState // the latest discovery's issues, by key
 }
 
 var _ poll.Driver = (*Driver)(nil)

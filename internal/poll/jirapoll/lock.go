@@ -39,9 +39,9 @@ func classifyErr(it *poll.Item, what string, err error, stop *firstErr) {
 	case jira.IsAuth(err):
 		stop.set(fmt.Errorf("%s on %s: %w: %w", what, it.ID, poll.ErrAuth, err))
 	case jira.IsNotFound(err):
-		it.Gone = true
+		it.Vanish()
 	default:
-		it.Err = fmt.Errorf("%s on %s: %w", what, it.ID, err)
+		it.Fail(fmt.Errorf("%s on %s: %w", what, it.ID, err))
 	}
 }
 
@@ -60,17 +60,17 @@ func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
 	}
 	var stop firstErr
 	each(d.o.Concurrency, items, func(it *poll.Item) {
-		if ctx.Err() != nil || stop.get() != nil || it.Skipped || it.Gone || it.Err != nil {
+		if ctx.Err() != nil || stop.get() != nil || it.State() != poll.StateSelected {
 			return
 		}
-		it.Attempted = true
-		d.remember(stateOf(it).id)
+		it.Attempt()
+		d.remember(d.issue(it.ID).id)
 		err := d.o.API.SetProperty(ctx, it.ID, d.lockKey, d.lockValue(polllock.PhasePending, nil))
 		if err != nil {
 			classifyErr(it, "writing the poll lock", err, &stop)
 			return
 		}
-		it.Held = true
+		it.Hold()
 	})
 	return stop.get()
 }
@@ -94,12 +94,12 @@ func (d *Driver) recheck(ctx context.Context, items []*poll.Item) error {
 	for _, it := range items {
 		is, ok := found[it.ID]
 		if !ok {
-			it.Gone = true
+			it.Vanish()
 			continue
 		}
 		v := d.look(is, now)
 		if v.locked || !v.changed {
-			it.Skipped = true
+			it.Skip()
 			continue
 		}
 		it.Base, it.StaleLock = v.base, v.stale
@@ -132,7 +132,7 @@ func (d *Driver) recheckEach(ctx context.Context, items []*poll.Item) error {
 		locked, stale, _ := d.lockState(it.ID, lock, now)
 		base, _ := d.checkpoint(it.ID, check, now)
 		if locked || !(base.At.IsZero() || it.Cutoff.After(base.At) || base.Pending()) {
-			it.Skipped = true
+			it.Skip()
 			return
 		}
 		it.Base, it.StaleLock = base, stale
@@ -152,7 +152,7 @@ func (d *Driver) reconciled(ctx context.Context, items []*poll.Item, fields []st
 		keys := make([]string, len(chunk))
 		ids := make([]int64, len(chunk))
 		for i, it := range chunk {
-			keys[i], ids[i] = it.ID, stateOf(it).id
+			keys[i], ids[i] = it.ID, d.issue(it.ID).id
 		}
 		jql, err := jira.KeyIn(keys)
 		if err != nil {
@@ -188,7 +188,7 @@ func (d *Driver) Verify(ctx context.Context, items []*poll.Item) error {
 	for _, it := range items {
 		is, ok := found[it.ID]
 		if !ok {
-			it.Gone, it.Held = true, false
+			it.Vanish()
 			continue
 		}
 		d.settle(it, is.Properties[d.lockKey], is.Properties[d.checkKey])
@@ -206,7 +206,6 @@ func (d *Driver) verifyEach(ctx context.Context, items []*poll.Item) error {
 		}
 		if err != nil {
 			classifyErr(it, "verifying the poll lock", err, &stop)
-			it.Held = false
 			return
 		}
 		d.settle(it, lock, check)
@@ -225,7 +224,7 @@ func (d *Driver) settle(it *poll.Item, lockRaw, checkRaw json.RawMessage) {
 		}
 	}
 	if !ours {
-		it.Held, it.Lost = false, true
+		it.Lose()
 		return
 	}
 	it.Base, _ = d.checkpoint(it.ID, checkRaw, now)
@@ -279,7 +278,7 @@ func (d *Driver) Dispatched(ctx context.Context, items []*poll.Item) error {
 		}
 		if l, perr := polllock.Parse(raw); perr == nil {
 			if l.ID != d.o.PollerID {
-				it.Err = fmt.Errorf("recording the dispatched runs on %s: the poll lock is now held by %q; left alone", it.ID, l.ID)
+				it.Fail(fmt.Errorf("recording the dispatched runs on %s: the poll lock is now held by %q; left alone", it.ID, l.ID))
 				return
 			}
 			if l.Phase == polllock.PhaseRunning {
