@@ -71,7 +71,7 @@ func TestAuthFailureMidCycleRollsBackLocks(t *testing.T) {
 // Corrupt values never crash a cycle: a corrupt lock counts as stale, a
 // corrupt or future lastCheck falls back to the issue's creation.
 func TestCorruptValuesAreTreatedSafely(t *testing.T) {
-	future, _ := json.Marshal(map[string]any{"ts": time.Now().Add(48 * time.Hour).UTC()})
+	future, _ := json.Marshal(map[string]any{"ts": epoch.Add(48 * time.Hour)})
 	cases := []struct {
 		name           string
 		lock, check    string
@@ -106,7 +106,7 @@ func TestCorruptValuesAreTreatedSafely(t *testing.T) {
 				t.Errorf("%d triage dispatches, want 1 (stats %+v)", n, st)
 			}
 			lc, ok := e.lastCheck(k)
-			if !ok || lc.TS.After(time.Now()) {
+			if !ok || lc.TS.After(e.clock.Now()) {
 				t.Errorf("lastCheck after the cycle = %+v (present %v)", lc, ok)
 			}
 		})
@@ -119,7 +119,7 @@ func TestDeletedIssueIsSkipped(t *testing.T) {
 	gone, kept := e.issue(), e.issue()
 	e.sim.AddComment(gone, alice, "/fs-triage")
 	e.sim.AddComment(kept, alice, "/fs-triage")
-	time.Sleep(350 * time.Millisecond)
+	e.clock.Advance(350 * time.Millisecond)
 	// The lagging search still sees both; the deleted one must be skipped.
 	e.sim.DeleteIssue(gone)
 	rec := &recorder{}
@@ -147,9 +147,9 @@ func TestLockedAndBotActivity(t *testing.T) {
 	locked, botOnly := e.issue(), e.issue()
 	e.seed(locked)
 	e.seed(botOnly)
-	time.Sleep(3 * time.Millisecond)
+	e.clock.Advance(3 * time.Millisecond)
 	e.sim.AddComment(locked, alice, "/fs-triage")
-	b, _ := json.Marshal(map[string]any{"id": "other", "ts": time.Now().UTC(), "phase": "running", "runs": []any{}})
+	b, _ := json.Marshal(map[string]any{"id": "other", "ts": e.clock.Now(), "phase": "running", "runs": []any{}})
 	e.sim.SetPropertyDirect(locked, lockKey(), b)
 	e.sim.AddComment(botOnly, "557058:fullsend-bot", "/fs-triage from myself")
 	e.sim.AddComment(botOnly, robot, "/fs-triage from an app")
@@ -233,8 +233,8 @@ func TestStaleLockOnUnchangedIssueIsRemoved(t *testing.T) {
 	for _, k := range []string{stale, fresh} {
 		e.seed(k)
 	}
-	old, _ := json.Marshal(map[string]any{"id": "gone", "ts": time.Now().Add(-time.Hour).UTC(), "phase": "running", "runs": []any{}})
-	now, _ := json.Marshal(map[string]any{"id": "busy", "ts": time.Now().UTC(), "phase": "running", "runs": []any{}})
+	old, _ := json.Marshal(map[string]any{"id": "gone", "ts": e.clock.Now().Add(-time.Hour), "phase": "running", "runs": []any{}})
+	now, _ := json.Marshal(map[string]any{"id": "busy", "ts": e.clock.Now(), "phase": "running", "runs": []any{}})
 	e.sim.SetPropertyDirect(stale, lockKey(), old)
 	e.sim.SetPropertyDirect(fresh, lockKey(), now)
 	st := e.poller(pollerOpts{out: &recorder{}}).mustCycle()

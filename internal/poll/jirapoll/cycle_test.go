@@ -27,7 +27,7 @@ func costWorld(e *env) (all, changed []string) {
 		e.seed(k)
 		all = append(all, k)
 	}
-	time.Sleep(3 * time.Millisecond)
+	e.clock.Advance(3 * time.Millisecond)
 	for i := 0; i < 50; i += 10 {
 		e.sim.AddComment(all[i], alice, "/fs-triage please")
 		changed = append(changed, all[i])
@@ -88,7 +88,7 @@ func TestCrashedPollerLockGoesStale(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
 	k := e.issue()
 	e.seed(k)
-	time.Sleep(3 * time.Millisecond)
+	e.clock.Advance(3 * time.Millisecond)
 	e.sim.AddComment(k, alice, "/fs-triage")
 
 	dead := e.poller(pollerOpts{id: "dead-poller", stale: 200 * time.Millisecond})
@@ -107,7 +107,7 @@ func TestCrashedPollerLockGoesStale(t *testing.T) {
 	if len(rec.all()) != 0 || st.Eligible != 0 {
 		t.Fatalf("dispatched through a fresh lock: %+v", st)
 	}
-	time.Sleep(250 * time.Millisecond)
+	e.clock.Advance(250 * time.Millisecond)
 	st = live.mustCycle()
 	if n := rec.count()[k+"/triage"]; n != 1 {
 		t.Fatalf("after the stale threshold: %d triage dispatches, want 1 (stats %+v)", n, st)
@@ -128,7 +128,7 @@ func TestDispatchFailureRetriesNextCycle(t *testing.T) {
 	k := e.issue()
 	e.seed(k)
 	before, _ := e.lastCheck(k)
-	time.Sleep(3 * time.Millisecond)
+	e.clock.Advance(3 * time.Millisecond)
 	e.sim.AddComment(k, alice, "/fs-triage")
 	rec := &recorder{}
 	rec.setFail("triage", true)
@@ -163,7 +163,7 @@ func TestPartialFailureRetriesOnlyFailedHarness(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
 	k := e.issue()
 	e.seed(k)
-	time.Sleep(3 * time.Millisecond)
+	e.clock.Advance(3 * time.Millisecond)
 	e.sim.AddComment(k, alice, "/fs-triage first")
 	rec := &recorder{}
 	rec.setFail("audit", true)
@@ -196,7 +196,7 @@ func TestCoalescing(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
 	k := e.issue()
 	e.seed(k)
-	time.Sleep(3 * time.Millisecond)
+	e.clock.Advance(3 * time.Millisecond)
 	for i := 1; i <= 10; i++ {
 		e.sim.AddComment(k, alice, "/fs-triage round "+string(rune('0'+i%10)))
 	}

@@ -31,22 +31,67 @@ const (
 	robot   = "acct-robot" // an app account
 )
 
-// env is one emulated Jira site with a project and a few accounts.
+// epoch is where every test world's clock starts.
+var epoch = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+
+// clock is a test world's clock. It moves only when the test advances it
+// and when the emulator reads it: every emulator read moves it on by one
+// millisecond (Jira's resolution), so that every write on the site gets a
+// time of its own, later than everything before it, as on a real site.
+// The pollers and the test read it without moving it.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// Now is the current time.
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// tick moves the clock on by one millisecond and returns the new time.
+func (c *clock) tick() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(time.Millisecond)
+	return c.now
+}
+
+// Advance moves the clock on by d.
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// env is one emulated Jira site with a project and a few accounts, on the
+// world's clock. It is the one way tests build a world: newEnv, then
+// issues, then pollers.
 type env struct {
 	t         testing.TB
 	sim       *jirasim.Server
 	base      string
 	transport *http.Transport
+	clock     *clock
 }
 
+// newEnv starts the emulator with opts on a fresh clock at epoch (opts.Now
+// must be unset).
 func newEnv(t testing.TB, opts jirasim.Options) *env {
 	t.Helper()
+	if opts.Now != nil {
+		t.Fatal("newEnv: the world's clock is the env's")
+	}
+	c := &clock{now: epoch}
+	opts.Now = c.tick
 	s := jirasim.New(opts)
 	base, err := s.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, sim: s, base: base, transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	e := &env{t: t, sim: s, base: base, transport: &http.Transport{MaxIdleConnsPerHost: 64}, clock: c}
 	t.Cleanup(func() {
 		e.transport.CloseIdleConnections()
 		s.Close()
@@ -58,6 +103,15 @@ func newEnv(t testing.TB, opts jirasim.Options) *env {
 	return e
 }
 
+// sleep is the pollers' wait (the lock jitter): the world's time passes,
+// the test's does not.
+func (e *env) sleep(ctx context.Context, d time.Duration) error {
+	if d > 0 {
+		e.clock.Advance(d)
+	}
+	return ctx.Err()
+}
+
 // issue creates an issue reported by alice.
 func (e *env) issue() string {
 	return e.sim.AddIssue(jirasim.IssueSpec{Project: project, Summary: "work", Reporter: alice})
@@ -65,7 +119,7 @@ func (e *env) issue() string {
 
 // seed marks everything on key so far as handled.
 func (e *env) seed(key string) {
-	lc := polllock.LastCheck{TS: time.Now().UTC()}
+	lc := polllock.LastCheck{TS: e.clock.Now()}
 	b, _ := json.Marshal(lc)
 	e.sim.SetPropertyDirect(key, lockKey(), nil)
 	e.sim.SetPropertyDirect(key, checkKey(), b)
@@ -122,7 +176,8 @@ func (e *env) poller(po pollerOpts) *poller {
 	c := e.client()
 	drv, err := jirapoll.New(jirapoll.Options{API: c, Usage: func() poll.Usage {
 		return poll.Usage{Calls: c.CallsTotal(), RateLimitWaits: c.RateLimitWaits()}
-	}, SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id})
+	}, SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id,
+		Now: e.clock.Now})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -133,7 +188,7 @@ func (e *env) poller(po pollerOpts) *poller {
 	return &poller{e: e, client: c, drv: drv, o: poll.Options{
 		Driver: drv, Core: testCore{}, Output: po.out, Validate: (*event.Event).Validate,
 		N: po.n, JitterMin: jmax / 2, JitterMax: jmax, DryRun: po.dryRun,
-		Rand: rand.New(rand.NewPCG(po.seed, 7)), Observer: po.observer}}
+		Rand: rand.New(rand.NewPCG(po.seed, 7)), Observer: po.observer, Sleep: e.sleep}}
 }
 
 func (p *poller) cycle(ctx context.Context) (poll.Result, error) { return poll.Run(ctx, p.o) }

@@ -17,7 +17,7 @@ func TestRunReleasedBeforeDispatchRecorded(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
 	k := e.issue()
 	e.seed(k)
-	time.Sleep(3 * time.Millisecond)
+	e.clock.Advance(3 * time.Millisecond)
 	e.sim.AddComment(k, alice, "just a note") // audit only: one run
 	rec := &recorder{after: e.release}
 	p := e.poller(pollerOpts{out: rec})
@@ -39,7 +39,7 @@ func TestLockWrittenBackForRunsNotStarted(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
 	k := e.issue()
 	e.seed(k)
-	time.Sleep(3 * time.Millisecond)
+	e.clock.Advance(3 * time.Millisecond)
 	e.sim.AddComment(k, alice, "/fs-triage") // triage and audit
 	first := true
 	rec := &recorder{after: func(run plan.Run) {
@@ -63,7 +63,7 @@ func TestRunningLockKeptWhenDispatchRecorded(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
 	k := e.issue()
 	e.seed(k)
-	time.Sleep(3 * time.Millisecond)
+	e.clock.Advance(3 * time.Millisecond)
 	e.sim.AddComment(k, alice, "/fs-triage")
 	var rec *recorder
 	rec = &recorder{after: func(run plan.Run) {
@@ -103,9 +103,9 @@ func TestRecheckFallbackKeepsFreshLocks(t *testing.T) {
 	gone, busy := e.issue(), e.issue()
 	e.sim.AddComment(gone, alice, "/fs-triage")
 	e.sim.AddComment(busy, alice, "/fs-triage")
-	time.Sleep(350 * time.Millisecond)
+	e.clock.Advance(350 * time.Millisecond)
 	// Another poller's run holds busy; the lagging search does not show it.
-	held := polllock.Lock{ID: "other", TS: time.Now(), Phase: polllock.PhaseRunning}.Marshal()
+	held := polllock.Lock{ID: "other", TS: e.clock.Now(), Phase: polllock.PhaseRunning}.Marshal()
 	e.sim.SetPropertyDirect(busy, lockKey(), held)
 	e.sim.DeleteIssue(gone)
 	rec := &recorder{}

@@ -49,7 +49,7 @@ func runParallel(t testing.TB, cfg parallelCfg) parallelResult {
 		keys[i] = e.issue()
 		e.seed(keys[i])
 	}
-	time.Sleep(3 * time.Millisecond)
+	e.clock.Advance(3 * time.Millisecond)
 
 	var runners sync.WaitGroup
 	rec := &recorder{}
@@ -169,7 +169,7 @@ func TestNoStarvation(t *testing.T) {
 		keys[i] = e.issue()
 		e.seed(keys[i])
 	}
-	time.Sleep(3 * time.Millisecond)
+	e.clock.Advance(3 * time.Millisecond)
 	for _, k := range keys {
 		e.sim.AddComment(k, alice, "/fs-triage")
 	}
