@@ -168,15 +168,12 @@ func (c *cycle) work(ctx context.Context, sel []*Item) error {
 	}
 	var plans []itemPlan
 	for _, it := range held {
+		if c.drop(keep, it, "item skipped") {
+			continue
+		}
 		switch it.State() {
-		case StateGone:
-			c.st.ItemsGone++
 		case StateLost:
 			c.st.LocksLost++
-		case StateFailed:
-			c.st.ItemsFailed++
-			c.log.Warn("item skipped", "item", it.ID, "error", it.Err().Error())
-			c.release(keep, it, true)
 		case StateHeld:
 			c.st.LocksAcquired++
 			plans = append(plans, decideItem(it, c.o.Core, c.o.Validate, c.log, &c.st))
@@ -265,18 +262,27 @@ func (c *cycle) inState(items []*Item, s State) []*Item {
 func (c *cycle) dropFailed(ctx context.Context, items []*Item) []*Item {
 	var out []*Item
 	for _, it := range items {
-		switch it.State() {
-		case StateGone:
-			c.st.ItemsGone++
-		case StateFailed:
-			c.st.ItemsFailed++
-			c.log.Warn("item skipped: change detection failed", "item", it.ID, "error", it.Err().Error())
-			c.release(ctx, it, true)
-		default:
+		if !c.drop(ctx, it, "item skipped: change detection failed") {
 			out = append(out, it)
 		}
 	}
 	return out
+}
+
+// drop counts a gone or failed item and releases the lock a failed one may
+// still carry (why is the log message); it reports whether it was either.
+func (c *cycle) drop(ctx context.Context, it *Item, why string) bool {
+	switch it.State() {
+	case StateGone:
+		c.st.ItemsGone++
+	case StateFailed:
+		c.st.ItemsFailed++
+		c.log.Warn(why, "item", it.ID, "error", it.Err().Error())
+		c.release(ctx, it, true)
+	default:
+		return false
+	}
+	return true
 }
 
 // rollback removes every lock this cycle wrote on items (only where it

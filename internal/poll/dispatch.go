@@ -17,7 +17,7 @@ type outcome struct {
 }
 
 // dispatch admits and dispatches the planned runs of all items in one
-// output call, then checkpoints every item (DESIGN.md section 7 step 8):
+// output call, then checkpoints every item (ARCHITECTURE.md, lock protocol):
 //   - some run started: lock phase dispatched with the run references
 //     (one batch for all items), then the checkpoint advances (a failed
 //     harness keeps its position);

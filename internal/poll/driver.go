@@ -1,4 +1,4 @@
-// Package poll runs poll cycles (DESIGN.md section 7): discover changed work
+// Package poll runs poll cycles (see ARCHITECTURE.md): discover changed work
 // items, select some, lock them, detect their changes as NormalizedEvents,
 // decide and coalesce runs, verify the lock right before dispatch, dispatch,
 // and checkpoint. The orchestration here is shared by every poll input

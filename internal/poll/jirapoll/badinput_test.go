@@ -116,10 +116,9 @@ func TestCorruptValuesAreTreatedSafely(t *testing.T) {
 func TestDeletedIssueIsSkipped(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, jirasim.Options{SearchLag: 300 * time.Millisecond})
-	gone, kept := e.issue(), e.issue()
-	e.sim.AddComment(gone, alice, "/fs-triage")
-	e.sim.AddComment(kept, alice, "/fs-triage")
-	e.clock.Advance(350 * time.Millisecond)
+	keys := e.issues(2, fresh, "/fs-triage")
+	gone, kept := keys[0], keys[1]
+	e.clock.Advance(350 * time.Millisecond) // the search sees the comments
 	// The lagging search still sees both; the deleted one must be skipped.
 	e.sim.DeleteIssue(gone)
 	rec := &recorder{}
@@ -144,10 +143,8 @@ func TestDeletedIssueIsSkipped(t *testing.T) {
 // the tool's own and other bots' comments never trigger runs.
 func TestLockedAndBotActivity(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
-	locked, botOnly := e.issue(), e.issue()
-	e.seed(locked)
-	e.seed(botOnly)
-	e.clock.Advance(3 * time.Millisecond)
+	keys := e.issues(2, seeded, "")
+	locked, botOnly := keys[0], keys[1]
 	e.sim.AddComment(locked, alice, "/fs-triage")
 	b, _ := json.Marshal(map[string]any{"id": "other", "ts": e.clock.Now(), "phase": "running", "runs": []any{}})
 	e.sim.SetPropertyDirect(locked, lockKey(), b)

@@ -1,7 +1,6 @@
 package jirapoll_test
 
 import (
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -16,18 +15,12 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-	os.Exit(0)
+	goleak.VerifyTestMain(m) // exits
 }
 
 // costWorld builds M=50 seeded issues and adds one /fs-triage comment to 5.
 func costWorld(e *env) (all, changed []string) {
-	for i := 0; i < 50; i++ {
-		k := e.issue()
-		e.seed(k)
-		all = append(all, k)
-	}
-	e.clock.Advance(3 * time.Millisecond)
+	all = e.issues(50, seeded, "")
 	for i := 0; i < 50; i += 10 {
 		e.sim.AddComment(all[i], alice, "/fs-triage please")
 		changed = append(changed, all[i])
@@ -86,10 +79,7 @@ func TestCycleCost(t *testing.T) {
 func TestCrashedPollerLockGoesStale(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, jirasim.Options{})
-	k := e.issue()
-	e.seed(k)
-	e.clock.Advance(3 * time.Millisecond)
-	e.sim.AddComment(k, alice, "/fs-triage")
+	k := e.issues(1, seeded, "/fs-triage")[0]
 
 	dead := e.poller(pollerOpts{id: "dead-poller", stale: 200 * time.Millisecond})
 	disc, err := dead.drv.Discover(t.Context())
@@ -125,10 +115,8 @@ func TestCrashedPollerLockGoesStale(t *testing.T) {
 // next cycle dispatches.
 func TestDispatchFailureRetriesNextCycle(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
-	k := e.issue()
-	e.seed(k)
+	k := e.issues(1, seeded, "")[0]
 	before, _ := e.lastCheck(k)
-	e.clock.Advance(3 * time.Millisecond)
 	e.sim.AddComment(k, alice, "/fs-triage")
 	rec := &recorder{}
 	rec.setFail("triage", true)
@@ -161,10 +149,7 @@ func TestDispatchFailureRetriesNextCycle(t *testing.T) {
 // cycle retries only the failed one.
 func TestPartialFailureRetriesOnlyFailedHarness(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
-	k := e.issue()
-	e.seed(k)
-	e.clock.Advance(3 * time.Millisecond)
-	e.sim.AddComment(k, alice, "/fs-triage first")
+	k := e.issues(1, seeded, "/fs-triage first")[0]
 	rec := &recorder{}
 	rec.setFail("audit", true)
 	p := e.poller(pollerOpts{out: rec})
@@ -194,9 +179,7 @@ func TestPartialFailureRetriesOnlyFailedHarness(t *testing.T) {
 // dispatch carrying the newest comment.
 func TestCoalescing(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
-	k := e.issue()
-	e.seed(k)
-	e.clock.Advance(3 * time.Millisecond)
+	k := e.issues(1, seeded, "")[0]
 	for i := 1; i <= 10; i++ {
 		e.sim.AddComment(k, alice, "/fs-triage round "+string(rune('0'+i%10)))
 	}

@@ -1,4 +1,4 @@
-// Package jirapoll is the `jira-poll` input driver (DESIGN.md section 7):
+// Package jirapoll is the `jira-poll` input driver (see ARCHITECTURE.md):
 // it discovers changed Jira issues through the enhanced search with the
 // lock and lastCheck issue properties inline, coordinates pollers with
 // write-then-verify locks stored on the issues, and maps comments,

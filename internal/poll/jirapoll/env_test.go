@@ -117,6 +117,35 @@ func (e *env) issue() string {
 	return e.sim.AddIssue(jirasim.IssueSpec{Project: project, Summary: "work", Reporter: alice})
 }
 
+// Whether env.issues writes a lastCheck on the issues it creates.
+const (
+	seeded = true  // everything so far handled: only later changes count
+	fresh  = false // no lastCheck: the issue's whole history counts
+)
+
+// issues is the world builder: it creates n issues reported by alice,
+// seeds them when seeded (then lets 3 ms pass on the world's clock, so
+// that every later change comes after the lastCheck), and adds comment by
+// alice to each when comment is not empty.
+func (e *env) issues(n int, seed bool, comment string) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = e.issue()
+		if seed {
+			e.seed(keys[i])
+		}
+	}
+	if seed {
+		e.clock.Advance(3 * time.Millisecond)
+	}
+	if comment != "" {
+		for _, k := range keys {
+			e.sim.AddComment(k, alice, comment)
+		}
+	}
+	return keys
+}
+
 // seed marks everything on key so far as handled.
 func (e *env) seed(key string) {
 	lc := polllock.LastCheck{TS: e.clock.Now()}

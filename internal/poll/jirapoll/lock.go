@@ -119,11 +119,7 @@ func (d *Driver) recheckEach(ctx context.Context, items []*poll.Item) error {
 		if ctx.Err() != nil || stop.get() != nil {
 			return
 		}
-		lock, _, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
-		var check json.RawMessage
-		if err == nil {
-			check, _, err = d.o.API.GetProperty(ctx, it.ID, d.checkKey)
-		}
+		lock, check, err := d.readProps(ctx, it.ID)
 		if err != nil {
 			classifyErr(it, "re-reading the issue before locking", err, &stop)
 			return
@@ -141,6 +137,16 @@ func (d *Driver) recheckEach(ctx context.Context, items []*poll.Item) error {
 		return err
 	}
 	return ctx.Err()
+}
+
+// readProps reads the lock and lastCheck properties of issue (each nil
+// when absent) with two strongly consistent reads.
+func (d *Driver) readProps(ctx context.Context, issue string) (lock, check json.RawMessage, err error) {
+	lock, _, err = d.o.API.GetProperty(ctx, issue, d.lockKey)
+	if err == nil {
+		check, _, err = d.o.API.GetProperty(ctx, issue, d.checkKey)
+	}
+	return lock, check, err
 }
 
 // reconciled reads items with one search per 50 that Jira answers from
@@ -199,11 +205,7 @@ func (d *Driver) Verify(ctx context.Context, items []*poll.Item) error {
 func (d *Driver) verifyEach(ctx context.Context, items []*poll.Item) error {
 	var stop firstErr
 	each(d.o.Concurrency, items, func(it *poll.Item) {
-		lock, _, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
-		var check json.RawMessage
-		if err == nil {
-			check, _, err = d.o.API.GetProperty(ctx, it.ID, d.checkKey)
-		}
+		lock, check, err := d.readProps(ctx, it.ID)
 		if err != nil {
 			classifyErr(it, "verifying the poll lock", err, &stop)
 			return

@@ -90,10 +90,8 @@ func (b *blockingLauncher) Launch(ctx context.Context, j local.Job) error {
 func TestQueuedLocalRunKeepsItsLockFresh(t *testing.T) {
 	const stale = 600 * time.Millisecond
 	e := newEnv(t, jirasim.Options{})
-	a, b := e.issue(), e.issue()
-	e.seed(a)
-	e.seed(b)
-	e.clock.Advance(3 * time.Millisecond)
+	keys := e.issues(2, seeded, "")
+	a, b := keys[0], keys[1]
 	e.sim.AddComment(a, alice, "first")
 	e.sim.AddComment(b, alice, "second")
 	bl := &blockingLauncher{e: e, stale: stale, started: make(chan local.Job, 2), fresh: make(chan bool, 2),

@@ -47,12 +47,7 @@ func runParallel(t testing.TB, cfg parallelCfg) parallelResult {
 		return cfg.latMin + time.Duration(latRand.Int64N(int64(cfg.latMax-cfg.latMin)+1))
 	}
 	e := newEnv(t, jirasim.Options{Latency: latency, SearchLag: cfg.searchLag})
-	keys := make([]string, cfg.issues)
-	for i := range keys {
-		keys[i] = e.issue()
-		e.seed(keys[i])
-	}
-	e.clock.Advance(3 * time.Millisecond)
+	keys := e.issues(cfg.issues, seeded, "")
 	sch := newSchedule(e, keys, time.Duration(cfg.cycles)*cfg.interval, cfg.runFor)
 	rec := &recorder{after: sch.dispatched}
 
@@ -195,15 +190,7 @@ func TestParallelPollersNoLossNoDuplicates(t *testing.T) {
 func TestNoStarvation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, jirasim.Options{})
-	keys := make([]string, 200)
-	for i := range keys {
-		keys[i] = e.issue()
-		e.seed(keys[i])
-	}
-	e.clock.Advance(3 * time.Millisecond)
-	for _, k := range keys {
-		e.sim.AddComment(k, alice, "/fs-triage")
-	}
+	keys := e.issues(200, seeded, "/fs-triage")
 	rec := &recorder{}
 	p := e.poller(pollerOpts{out: rec, seed: 99})
 	firstSeen := map[string]int{}
