@@ -104,13 +104,19 @@ func (l *Locker) Acquire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	lk.Phase = polllock.PhaseRunning
-	lk.Runs = polllock.Claim(lk.Runs, l.Run)
-	lk.TS = l.Now()
-	if err := l.Store.Put(ctx, l.Issue, l.Property, lk.Marshal()); err != nil {
+	if err := l.markRunning(ctx, lk); err != nil {
 		return &writeError{fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err)}
 	}
 	return nil
+}
+
+// markRunning writes lk back as this run's: phase running, this run's
+// entry claimed in runs, a fresh timestamp.
+func (l *Locker) markRunning(ctx context.Context, lk polllock.Lock) error {
+	lk.Phase = polllock.PhaseRunning
+	lk.Runs = polllock.Claim(lk.Runs, l.Run)
+	lk.TS = l.Now()
+	return l.Store.Put(ctx, l.Issue, l.Property, lk.Marshal())
 }
 
 // writeError is a failed lock write whose outcome is unknown: the lock may
@@ -136,11 +142,7 @@ func (l *Locker) Refresh(ctx context.Context) (ours bool, reason string, err err
 	if !o.ours && (!o.found || o.lock.ID != l.ID) {
 		return false, o.reason, nil
 	}
-	lk := o.lock
-	lk.Phase = polllock.PhaseRunning
-	lk.Runs = polllock.Claim(lk.Runs, l.Run)
-	lk.TS = l.Now()
-	if err := l.Store.Put(ctx, l.Issue, l.Property, lk.Marshal()); err != nil {
+	if err := l.markRunning(ctx, o.lock); err != nil {
 		return true, "", fmt.Errorf("refresh poll lock %s on %s: %w", l.Property, l.Issue, err)
 	}
 	return true, "", nil
