@@ -115,10 +115,7 @@ func TestCorruptValuesAreTreatedSafely(t *testing.T) {
 
 func TestDeletedIssueIsSkipped(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, jirasim.Options{SearchLag: 300 * time.Millisecond})
-	keys := e.issues(2, fresh, "/fs-triage")
-	gone, kept := keys[0], keys[1]
-	e.clock.Advance(350 * time.Millisecond) // the search sees the comments
+	e, gone, kept := laggingWorld(t)
 	// The lagging search still sees both; the deleted one must be skipped.
 	e.sim.DeleteIssue(gone)
 	rec := &recorder{}

@@ -146,6 +146,16 @@ func (e *env) issues(n int, seed bool, comment string) []string {
 	return keys
 }
 
+// laggingWorld is a world whose search shows writes only 300 ms later,
+// with two fresh issues that have a /fs-triage comment the search already
+// shows: what the test writes next, the search does not see yet.
+func laggingWorld(t testing.TB) (e *env, a, b string) {
+	e = newEnv(t, jirasim.Options{SearchLag: 300 * time.Millisecond})
+	keys := e.issues(2, fresh, "/fs-triage")
+	e.clock.Advance(350 * time.Millisecond)
+	return e, keys[0], keys[1]
+}
+
 // seed marks everything on key so far as handled.
 func (e *env) seed(key string) {
 	lc := polllock.LastCheck{TS: e.clock.Now()}

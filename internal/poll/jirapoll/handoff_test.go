@@ -2,7 +2,6 @@ package jirapoll_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
@@ -90,10 +89,7 @@ func TestRunningLockKeptWhenDispatchRecorded(t *testing.T) {
 // wrote after the lagging search's snapshot is not overwritten.
 func TestRecheckFallbackKeepsFreshLocks(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, jirasim.Options{SearchLag: 300 * time.Millisecond})
-	keys := e.issues(2, fresh, "/fs-triage")
-	gone, busy := keys[0], keys[1]
-	e.clock.Advance(350 * time.Millisecond) // the search sees the comments
+	e, gone, busy := laggingWorld(t)
 	// Another poller's run holds busy; the lagging search does not show it.
 	held := polllock.Lock{ID: "other", TS: e.clock.Now(), Phase: polllock.PhaseRunning}.Marshal()
 	e.sim.SetPropertyDirect(busy, lockKey(), held)
