@@ -222,13 +222,15 @@ func TestJiraLockStolenDuringRun(t *testing.T) {
 	thief := polllock.Lock{ID: "poller-b", TS: time.Now(), Phase: polllock.PhasePending}
 	stolen := watchLog(&r.log, "taken by another owner")
 	spec.Log = testLogger(stolen)
+	thiefDone := make(chan struct{})
 	go func() {
+		defer close(thiefDone)
 		waitFile(t, ready)
-		r.setLock(thief)
-		stolen.wait(t)
+		stolen.until(t, func() { r.setLock(thief) })
 		_ = os.WriteFile(proceed, nil, 0o600)
 	}()
 	res, err := Run(context.Background(), spec)
+	<-thiefDone
 	if err != nil || res.ExitCode != 6 {
 		t.Fatalf("res %+v err %v, want the agent's code 6", res, err)
 	}

@@ -136,11 +136,18 @@ func (w *logWatch) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// wait blocks until the record was written; after 10s the test fails.
-func (w *logWatch) wait(t *testing.T) {
-	select {
-	case <-w.seen:
-	case <-time.After(10 * time.Second):
-		t.Errorf("no log record containing %q", w.want)
+// until calls do until the record was written, again after every second
+// without it; after 10s the test fails. A lock written by another owner
+// can be overwritten by a refresh that read the lock just before (the
+// store has no compare-and-set), so the other owner writes it again.
+func (w *logWatch) until(t *testing.T, do func()) {
+	for range 10 {
+		do()
+		select {
+		case <-w.seen:
+			return
+		case <-time.After(time.Second):
+		}
 	}
+	t.Errorf("no log record containing %q", w.want)
 }

@@ -170,13 +170,15 @@ func TestRunLockStolenDuringRun(t *testing.T) {
 	stolen := watchLog(&log, "taken by another owner")
 	spec.Log = testLogger(stolen)
 	thief := polllock.Lock{ID: "thief", TS: time.Now(), Phase: polllock.PhasePending}
+	thiefDone := make(chan struct{})
 	go func() {
+		defer close(thiefDone)
 		waitFile(t, ready)
-		s.set(testKey, thief)
-		stolen.wait(t)
+		stolen.until(t, func() { s.set(testKey, thief) })
 		_ = os.WriteFile(proceed, nil, 0o600)
 	}()
 	res, err := Run(context.Background(), spec)
+	<-thiefDone
 	code := res.ExitCode
 	if err != nil || code != 0 {
 		t.Fatalf("code %d err %v", code, err)
