@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/fullsend-dev/fullsend/internal/jira"
 )
 
 // JiraProperties is the part of the Jira client the runner uses: issue
@@ -16,6 +18,8 @@ type JiraProperties interface {
 	// DeleteProperty removes a property; found is false when it was gone.
 	DeleteProperty(ctx context.Context, issueKey, property string) (found bool, err error)
 }
+
+var _ JiraProperties = (*jira.Client)(nil)
 
 // JiraStore keeps poll locks in Jira issue entity properties.
 type JiraStore struct{ API JiraProperties }

@@ -55,3 +55,5 @@ type Directory interface {
 	// of a status id or name.
 	StatusCategory(ctx context.Context, idOrName string) (string, error)
 }
+
+var _ JiraAPI = (*jira.Client)(nil)
