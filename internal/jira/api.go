@@ -12,8 +12,10 @@ import (
 	"time"
 )
 
-// API is the contract the rest of fullsend programs against. *Client
-// implements it; tests may substitute fakes.
+// API lists every call *Client offers (client.go asserts that it does).
+// Other packages do not program against it: each declares the few calls it
+// uses, next to its use (runner.JiraProperties, jirapoll.JiraAPI), and
+// *Client satisfies those.
 type API interface {
 	// Search runs an enhanced search (POST /rest/api/3/search/jql),
 	// following nextPageToken until isLast or until limit issues were

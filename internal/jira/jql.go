@@ -6,19 +6,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
-var (
-	projectKeyRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{1,254}$`)
-	issueKeyRe   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]+-[1-9][0-9]*$`)
-)
+var projectKeyRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{1,254}$`)
 
 // ValidProjectKey reports whether s is a Jira project key (a letter, then one or more
 // letters, digits or underscores, as Jira requires).
 func ValidProjectKey(s string) bool { return projectKeyRe.MatchString(s) }
 
-// ValidIssueKey reports whether s looks like PROJ-123.
-func ValidIssueKey(s string) bool { return issueKeyRe.MatchString(s) }
+// ValidIssueKey reports whether s looks like PROJ-123 (the one issue-key
+// rule is polllock.ValidIssueKey).
+func ValidIssueKey(s string) bool { return polllock.ValidIssueKey(s) }
 
 // Quote returns s as a JQL string literal: double quotes, with backslash,
 // quote and control characters escaped, so a value can never end the

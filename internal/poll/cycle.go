@@ -158,24 +158,57 @@ func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 // Every lock written is either handed to a dispatched run or removed
 // before work returns.
 func (c *cycle) work(ctx context.Context, sel []*Item) error {
-	d := c.o.Driver
 	keep := context.WithoutCancel(ctx) // rollback and in-flight dispatch outlive a stop request
-	err := d.Acquire(ctx, sel)
+	if err := c.lock(ctx, keep, sel); err != nil {
+		return err
+	}
+	held, err := c.detectAndVerify(ctx, keep, c.inState(sel, StateHeld))
+	if err != nil {
+		return err
+	}
+	var plans []itemPlan
+	for _, it := range held {
+		if c.drop(keep, it, "item skipped") {
+			continue
+		}
+		switch it.State() {
+		case StateLost:
+			c.st.LocksLost++
+		case StateHeld:
+			c.st.LocksAcquired++
+			plans = append(plans, decideItem(it, c.o.Core, c.o.Validate, c.log, &c.st))
+		}
+	}
+	c.dispatch(keep, plans)
+	return nil
+}
+
+// lock writes this poller's lock on sel and counts the outcome. On a stop
+// (error or ctx) every lock written is rolled back. A lock write that
+// failed after it was sent may have landed anyway (a timeout, a 5xx from
+// a proxy): it is removed where it holds this poller's id.
+func (c *cycle) lock(ctx, keep context.Context, sel []*Item) error {
+	err := c.o.Driver.Acquire(ctx, sel)
+	var unsure []*Item
 	for _, it := range sel {
-		if it.Skipped {
+		switch it.State() {
+		case StateSkipped:
 			c.st.LocksSkipped++
-		}
-		if it.Gone {
+		case StateGone:
 			c.st.ItemsGone++
-		} else if it.Err != nil && !it.Held {
+		case StateFailed:
 			c.st.ItemsFailed++
-			c.log.Warn("item skipped: could not lock it", "item", it.ID, "error", it.Err.Error())
+			c.log.Warn("item skipped: could not lock it", "item", it.ID, "error", it.Err().Error())
+			if it.Attempted() {
+				unsure = append(unsure, it)
+			}
+		case StateHeld:
+			if it.StaleLock {
+				c.st.LocksStaleRemoved++
+			}
 		}
-		if it.Attempted {
+		if it.Attempted() {
 			c.st.LocksAttempted++
-		}
-		if it.Held && it.StaleLock {
-			c.st.LocksStaleRemoved++
 		}
 	}
 	if err == nil {
@@ -185,59 +218,40 @@ func (c *cycle) work(ctx context.Context, sel []*Item) error {
 		c.rollback(keep, sel)
 		return err
 	}
-	// A lock write that failed after it was sent may have landed anyway
-	// (a timeout, a 5xx from a proxy): remove it where it holds our id.
-	var unsure []*Item
-	for _, it := range sel {
-		if it.Attempted && !it.Held && !it.Gone && it.Err != nil {
-			unsure = append(unsure, it)
-		}
-	}
 	Each(c.o.Concurrency, unsure, func(it *Item) { c.release(keep, it, true) })
-	held := c.held(sel)
-	// One jitter wait per cycle, overlapped with change detection (reads
-	// only), then one consistent re-read right before dispatch.
+	return nil
+}
+
+// detectAndVerify detects the changes of the held items during the one
+// jitter wait of the cycle (detection only reads), drops the items whose
+// detection failed, and re-reads the locks of the rest consistently right
+// before dispatch. On a stop the locks are rolled back.
+func (c *cycle) detectAndVerify(ctx, keep context.Context, held []*Item) ([]*Item, error) {
 	wait := c.jitter()
 	started := time.Now()
-	err = d.Detect(ctx, held)
+	err := c.o.Driver.Detect(ctx, held)
 	if err == nil {
 		err = c.o.Sleep(ctx, wait-time.Since(started))
 	}
 	if err == nil {
 		held = c.dropFailed(keep, held)
-		err = d.Verify(ctx, held)
+		err = c.o.Driver.Verify(ctx, held)
 	}
 	if err == nil {
 		err = ctx.Err()
 	}
 	if err != nil {
 		c.rollback(keep, held)
-		return err
+		return nil, err
 	}
-	var plans []itemPlan
-	for _, it := range held {
-		switch {
-		case it.Gone:
-			c.st.ItemsGone++
-		case it.Lost:
-			c.st.LocksLost++
-		case it.Err != nil:
-			c.st.ItemsFailed++
-			c.log.Warn("item skipped", "item", it.ID, "error", it.Err.Error())
-			c.release(keep, it, true)
-		case it.Held:
-			c.st.LocksAcquired++
-			plans = append(plans, decideItem(it, c.o.Core, c.o.Validate, c.log, &c.st))
-		}
-	}
-	c.dispatch(keep, plans)
-	return nil
+	return held, nil
 }
 
-func (c *cycle) held(items []*Item) []*Item {
+// inState returns the items in state s.
+func (c *cycle) inState(items []*Item, s State) []*Item {
 	var out []*Item
 	for _, it := range items {
-		if it.Held {
+		if it.State() == s {
 			out = append(out, it)
 		}
 	}
@@ -248,18 +262,27 @@ func (c *cycle) held(items []*Item) []*Item {
 func (c *cycle) dropFailed(ctx context.Context, items []*Item) []*Item {
 	var out []*Item
 	for _, it := range items {
-		switch {
-		case it.Gone:
-			c.st.ItemsGone++
-		case it.Err != nil:
-			c.st.ItemsFailed++
-			c.log.Warn("item skipped: change detection failed", "item", it.ID, "error", it.Err.Error())
-			c.release(ctx, it, true)
-		default:
+		if !c.drop(ctx, it, "item skipped: change detection failed") {
 			out = append(out, it)
 		}
 	}
 	return out
+}
+
+// drop counts a gone or failed item and releases the lock a failed one may
+// still carry (why is the log message); it reports whether it was either.
+func (c *cycle) drop(ctx context.Context, it *Item, why string) bool {
+	switch it.State() {
+	case StateGone:
+		c.st.ItemsGone++
+	case StateFailed:
+		c.st.ItemsFailed++
+		c.log.Warn(why, "item", it.ID, "error", it.Err().Error())
+		c.release(ctx, it, true)
+	default:
+		return false
+	}
+	return true
 }
 
 // rollback removes every lock this cycle wrote on items (only where it
@@ -267,7 +290,7 @@ func (c *cycle) dropFailed(ctx context.Context, items []*Item) []*Item {
 func (c *cycle) rollback(ctx context.Context, items []*Item) {
 	var todo []*Item
 	for _, it := range items {
-		if it.Attempted && !it.Gone && !it.Lost {
+		if st := it.State(); it.Attempted() && st != StateGone && st != StateLost {
 			todo = append(todo, it)
 		}
 	}
@@ -278,7 +301,7 @@ func (c *cycle) release(ctx context.Context, it *Item, check bool) {
 	if err := c.o.Driver.Release(ctx, it, check); err != nil {
 		c.log.Error("could not remove poll lock; it expires after the stale threshold", "item", it.ID, "error", err.Error())
 	}
-	it.Held = false
+	it.released()
 }
 
 func (c *cycle) dryRun(ctx context.Context, sel []*Item) ([]plan.Run, error) {
@@ -290,7 +313,7 @@ func (c *cycle) dryRun(ctx context.Context, sel []*Item) ([]plan.Run, error) {
 	}
 	planned := []plan.Run{}
 	for _, it := range sel {
-		if it.Gone || it.Err != nil {
+		if st := it.State(); st == StateGone || st == StateFailed {
 			continue
 		}
 		p := decideItem(it, c.o.Core, c.o.Validate, c.log, &c.st)

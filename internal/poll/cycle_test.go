@@ -223,13 +223,13 @@ type lockFailDriver struct {
 
 func (f *lockFailDriver) Acquire(_ context.Context, items []*poll.Item) error {
 	for _, it := range items {
-		it.Attempted = true
+		it.Attempt()
 		f.record("lock %s", it.ID)
 		if f.failLock[it.ID] {
-			it.Err = errors.New("writing the poll lock: timeout")
+			it.Fail(errors.New("writing the poll lock: timeout"))
 			continue
 		}
-		it.Held = true
+		it.Hold()
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ type outcome struct {
 }
 
 // dispatch admits and dispatches the planned runs of all items in one
-// output call, then checkpoints every item (DESIGN.md section 7 step 8):
+// output call, then checkpoints every item (ARCHITECTURE.md, lock protocol):
 //   - some run started: lock phase dispatched with the run references
 //     (one batch for all items), then the checkpoint advances (a failed
 //     harness keeps its position);
@@ -43,31 +43,7 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 	}
 	outs := make([]outcome, len(plans))
 	if len(runs) > 0 {
-		admitted, skipped := c.o.Core.Admit(runs)
-		c.st.RunsRateLimited += len(skipped)
-		runs, owner = keepAdmitted(runs, owner, admitted)
-		var results []outputResult
-		if len(runs) > 0 {
-			results = c.callOutput(ctx, runs)
-		}
-		for k, res := range results {
-			o := &outs[owner[k]]
-			if res.err != nil {
-				c.st.DispatchesFailed++
-				if o.failed == nil {
-					o.failed = map[string]bool{}
-				}
-				o.failed[runs[k].Harness] = true
-				c.log.Error("dispatch failed; the next cycle retries", "item", plans[owner[k]].it.ID,
-					"harness", runs[k].Harness, "error", res.err.Error())
-				continue
-			}
-			c.st.DispatchesScheduled++
-			o.succeeded++
-			if res.ref != nil {
-				o.refs = append(o.refs, *res.ref)
-			}
-		}
+		c.start(ctx, plans, runs, owner, outs)
 	}
 	var started []*Item
 	for i, p := range plans {
@@ -81,8 +57,8 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 			c.log.Error("could not record dispatched runs on the locks", "error", err.Error())
 		}
 		for _, it := range started {
-			if it.Err != nil {
-				c.log.Error("could not record dispatched runs on the lock", "item", it.ID, "error", it.Err.Error())
+			if it.Err() != nil {
+				c.log.Error("could not record dispatched runs on the lock", "item", it.ID, "error", it.Err().Error())
 			}
 		}
 	}
@@ -91,6 +67,36 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 		idx[i] = i
 	}
 	Each(c.o.Concurrency, idx, func(i int) { c.checkpoint(ctx, plans[i], outs[i]) })
+}
+
+// start admits runs (owner[k] is the index in plans of runs[k]'s item),
+// dispatches the admitted ones and records each result in outs.
+func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, owner []int, outs []outcome) {
+	admitted, skipped := c.o.Core.Admit(runs)
+	c.st.RunsRateLimited += len(skipped)
+	runs, owner = keepAdmitted(runs, owner, admitted)
+	var results []outputResult
+	if len(runs) > 0 {
+		results = c.callOutput(ctx, runs)
+	}
+	for k, res := range results {
+		o := &outs[owner[k]]
+		if res.err != nil {
+			c.st.DispatchesFailed++
+			if o.failed == nil {
+				o.failed = map[string]bool{}
+			}
+			o.failed[runs[k].Harness] = true
+			c.log.Error("dispatch failed; the next cycle retries", "item", plans[owner[k]].it.ID,
+				"harness", runs[k].Harness, "error", res.err.Error())
+			continue
+		}
+		c.st.DispatchesScheduled++
+		o.succeeded++
+		if res.ref != nil {
+			o.refs = append(o.refs, *res.ref)
+		}
+	}
 }
 
 type outputResult struct {

@@ -1,4 +1,4 @@
-// Package poll runs poll cycles (DESIGN.md section 7): discover changed work
+// Package poll runs poll cycles (see ARCHITECTURE.md): discover changed work
 // items, select some, lock them, detect their changes as NormalizedEvents,
 // decide and coalesce runs, verify the lock right before dispatch, dispatch,
 // and checkpoint. The orchestration here is shared by every poll input
@@ -13,56 +13,77 @@ import (
 	"maps"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
-// Driver is a poll input driver. The cycle calls its methods in this order:
-// Discover, Acquire, Detect (overlapping the one jitter wait), Verify,
-// Dispatched, then per item Advance/Release. Methods taking a batch of items
-// record per-item problems in Item.Err (the item is then skipped) and
-// return an error only when the whole cycle must stop (for example
-// ErrAuth). Drivers must be safe for use by one cycle at a time; items are
-// processed concurrently only through the batch methods' own parallelism.
+// Driver is a poll input driver as the cycle uses it: one interface per
+// stage of the cycle, in the order the cycle calls them (Discoverer,
+// Locker, Detector, then Checkpointer), plus what the cycle reports
+// (Name, Usage) and hands to runs (PollLock). Methods taking a batch of
+// items move each item on with Item's transitions (per-item problems:
+// Item.Fail, the item is then skipped) and return an error only when the
+// whole cycle must stop (for example ErrAuth). Drivers must be safe for
+// use by one cycle at a time; items are processed concurrently only
+// through the batch methods' own parallelism.
 type Driver interface {
 	// Name is the input driver type, e.g. "jira-poll".
 	Name() string
+	Discoverer
+	Locker
+	Detector
+	Checkpointer
+	// PollLock is what a run needs to find and maintain the item's lock.
+	PollLock(it *Item) *plan.PollLock
+	// Usage reports cumulative API calls and rate-limit waits.
+	Usage() Usage
+}
+
+// Discoverer finds the work of a cycle.
+type Discoverer interface {
 	// Discover finds candidate work items and reports which are eligible:
 	// not locked (or the lock is stale) and changed since their checkpoint.
 	Discover(ctx context.Context) (*Discovery, error)
-	// Acquire writes this poller's lock on each item (Item.Attempted, and
-	// Item.Held when the write succeeded). A driver whose discovery may be
+	// RemoveStale deletes stale locks found during discovery on items that
+	// are not being processed.
+	RemoveStale(ctx context.Context, items []*Item) (removed int, err error)
+}
+
+// Locker is the poller's side of the lock protocol.
+type Locker interface {
+	// Acquire writes this poller's lock on each item (Item.Attempt, then
+	// Item.Hold when the write succeeded). A driver whose discovery may be
 	// stale should first re-read the items consistently and skip those now
-	// locked or unchanged (Item.Skipped). Existing stale locks are
+	// locked or unchanged (Item.Skip). Existing stale locks are
 	// overwritten, which removes them.
 	Acquire(ctx context.Context, items []*Item) error
-	// Detect fills Item.Changes with the item's changes after Item.Base,
-	// oldest first, each mapped to a NormalizedEvent. It must not write.
-	Detect(ctx context.Context, items []*Item) error
 	// Verify re-reads, with a strongly consistent read, the lock and the
 	// checkpoint of every held item. An item whose lock no longer holds
-	// this poller's id, or is stale, gets Held=false and Lost=true; a
-	// vanished item gets Gone=true. Item.Base is refreshed.
+	// this poller's id, or is stale, is Lost; a vanished item is Gone.
+	// Item.Base is refreshed.
 	Verify(ctx context.Context, items []*Item) error
 	// Dispatched records on the lock of each item that runs were
 	// dispatched (phase dispatched, with Item.Refs). The runs may already
 	// have taken the lock over, or even released it: a driver must not
 	// bring back a released lock nor undo a run's takeover. Per-item
-	// failures go to Item.Err (logged; the runs are started either way).
+	// failures go to Item.Fail (logged; the runs are started either way).
 	Dispatched(ctx context.Context, items []*Item) error
-	// Advance writes the item's new checkpoint.
-	Advance(ctx context.Context, it *Item, cp Checkpoint) error
 	// Release deletes this poller's lock from the item. With check, the
 	// lock is first re-read and only deleted while it still holds this
 	// poller's id.
 	Release(ctx context.Context, it *Item, check bool) error
-	// RemoveStale deletes stale locks found during discovery on items that
-	// are not being processed.
-	RemoveStale(ctx context.Context, items []*Item) (removed int, err error)
-	// PollLock is what a run needs to find and maintain the item's lock.
-	PollLock(it *Item) *plan.PollLock
-	// Usage reports cumulative API calls and rate-limit waits.
-	Usage() Usage
+}
+
+// Detector reads what changed.
+type Detector interface {
+	// Detect fills Item.Changes with the item's changes after Item.Base,
+	// oldest first, each mapped to a NormalizedEvent. It must not write.
+	Detect(ctx context.Context, items []*Item) error
+}
+
+// Checkpointer records how far an item's changes are handled.
+type Checkpointer interface {
+	// Advance writes the item's new checkpoint.
+	Advance(ctx context.Context, it *Item, cp Checkpoint) error
 }
 
 // Usage is a snapshot of a driver's cumulative API usage.
@@ -77,40 +98,6 @@ type Discovery struct {
 	Eligible   []*Item // unlocked (or stale-locked) and changed
 	Stale      []*Item // stale locks on items that are not eligible
 	Corrupt    int     // corrupt lock or checkpoint values seen (logged, treated safely)
-}
-
-// Item is one work item in a cycle. The driver owns Data; the cycle reads
-// and writes the other fields as documented.
-type Item struct {
-	ID string // e.g. PROJ-123
-	// Base is the item's checkpoint: changes at or before Base.Pos(h) are
-	// already handled for harness h.
-	Base Checkpoint
-	// Cutoff is the newest change time the discovery saw. Changes after it
-	// are left for the next cycle, so that the checkpoint never passes a
-	// change that one detection read saw and another did not.
-	Cutoff time.Time
-	// Waiting orders selection: the earlier, the longer the item has
-	// waited (its checkpoint, or its creation without one).
-	Waiting time.Time
-	// StaleLock is set when discovery found a stale lock on the item.
-	StaleLock bool
-	Changes   []Change
-	Skipped   bool       // a consistent read before locking showed it locked or unchanged
-	Attempted bool       // a lock write was sent
-	Held      bool       // this poller's lock is on the item
-	Lost      bool       // another poller holds the lock, or ours went stale
-	Gone      bool       // the item vanished mid-cycle
-	Err       error      // a per-item failure; the item is skipped
-	Refs      []plan.Ref // the runs dispatched for the item (set before Dispatched)
-	Data      any        // driver-private state
-}
-
-// Change is one detected change: when it happened (the tracker's clock)
-// and the NormalizedEvent it maps to.
-type Change struct {
-	At    time.Time
-	Event *event.Event
 }
 
 // Checkpoint is how far an item's changes are handled. At covers every

@@ -44,7 +44,8 @@ func (f *fakeDriver) Discover(context.Context) (*poll.Discovery, error) {
 
 func (f *fakeDriver) Acquire(_ context.Context, items []*poll.Item) error {
 	for _, it := range items {
-		it.Attempted, it.Held = true, true
+		it.Attempt()
+		it.Hold()
 		f.record("lock %s", it.ID)
 	}
 	return nil
@@ -60,7 +61,7 @@ func (f *fakeDriver) Detect(context.Context, []*poll.Item) error {
 func (f *fakeDriver) Verify(_ context.Context, items []*poll.Item) error {
 	for _, it := range items {
 		if f.lose[it.ID] {
-			it.Held, it.Lost = false, true
+			it.Lose()
 		}
 	}
 	return nil

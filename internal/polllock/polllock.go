@@ -1,6 +1,10 @@
-// Package polllock defines the poll lock and lastCheck values that pollers
-// and runners store on work items (DESIGN.md section 7), their property
-// keys, and the staleness rule. It does no I/O.
+// Package polllock owns the poll-lock protocol that pollers (package
+// jirapoll) and runners (package runner) share: the lock and lastCheck
+// documents stored on work items, their property keys, the lock reference
+// handed to runs (ISSUE-KEY/property.key) with its issue-key and
+// property-key rules, the merge and removal of run entries, and the
+// staleness rule. It does no I/O. The protocol is described in
+// ARCHITECTURE.md.
 package polllock
 
 import (
@@ -25,6 +29,14 @@ type Lock struct {
 	TS    time.Time  `json:"ts"`    // last write, RFC 3339 UTC
 	Phase string     `json:"phase"` // pending | dispatched | running
 	Runs  []plan.Ref `json:"runs"`
+}
+
+// DefaultStaleThreshold applies when no lock.stale_threshold is configured.
+const DefaultStaleThreshold = 900 * time.Second
+
+// HeldBy reports whether the lock carries id and is not stale at now.
+func (l Lock) HeldBy(id string, now time.Time, threshold time.Duration) bool {
+	return l.ID == id && !l.Stale(now, threshold)
 }
 
 // Stale reports whether the lock is older than threshold at now.

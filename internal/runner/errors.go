@@ -1,5 +1,5 @@
 // Package runner is the engine of `fullsend run`: it executes exactly one
-// agent run for one harness and one event (DESIGN.md sections 1, 5 and 7).
+// agent run for one harness and one event (see ARCHITECTURE.md).
 //
 // It resolves the run's inputs (flags or the environment a CI workflow
 // provides), verifies and maintains the poll lock when the run came from

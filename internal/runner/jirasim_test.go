@@ -220,17 +220,17 @@ func TestJiraLockStolenDuringRun(t *testing.T) {
 	spec := r.spec(t, "touch="+ready, "waitfile="+proceed, "exit=6")
 	spec.RefreshInterval = 25 * time.Millisecond
 	thief := polllock.Lock{ID: "poller-b", TS: time.Now(), Phase: polllock.PhasePending}
+	stolen := watchLog(&r.log, "taken by another owner")
+	spec.Log = testLogger(stolen)
+	thiefDone := make(chan struct{})
 	go func() {
+		defer close(thiefDone)
 		waitFile(t, ready)
-		r.setLock(thief)
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			if strings.Contains(r.log.String(), "taken by another owner") {
-				break
-			}
-		}
+		stolen.until(t, func() { r.setLock(thief) })
 		_ = os.WriteFile(proceed, nil, 0o600)
 	}()
 	res, err := Run(context.Background(), spec)
+	<-thiefDone
 	if err != nil || res.ExitCode != 6 {
 		t.Fatalf("res %+v err %v, want the agent's code 6", res, err)
 	}

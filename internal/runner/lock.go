@@ -33,7 +33,7 @@ type Locker struct {
 }
 
 // DefaultStaleThreshold applies when no stale threshold is configured.
-const DefaultStaleThreshold = 900 * time.Second
+const DefaultStaleThreshold = polllock.DefaultStaleThreshold
 
 // NewLocker builds a Locker for the reference pl. stale <= 0 means
 // DefaultStaleThreshold.
@@ -104,13 +104,19 @@ func (l *Locker) Acquire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	lk.Phase = polllock.PhaseRunning
-	lk.Runs = mergeRun(lk.Runs, l.Run)
-	lk.TS = l.Now()
-	if err := l.Store.Put(ctx, l.Issue, l.Property, lk.Marshal()); err != nil {
+	if err := l.markRunning(ctx, lk); err != nil {
 		return &writeError{fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err)}
 	}
 	return nil
+}
+
+// markRunning writes lk back as this run's: phase running, this run's
+// entry claimed in runs, a fresh timestamp.
+func (l *Locker) markRunning(ctx context.Context, lk polllock.Lock) error {
+	lk.Phase = polllock.PhaseRunning
+	lk.Runs = polllock.Claim(lk.Runs, l.Run)
+	lk.TS = l.Now()
+	return l.Store.Put(ctx, l.Issue, l.Property, lk.Marshal())
 }
 
 // writeError is a failed lock write whose outcome is unknown: the lock may
@@ -136,11 +142,7 @@ func (l *Locker) Refresh(ctx context.Context) (ours bool, reason string, err err
 	if !o.ours && (!o.found || o.lock.ID != l.ID) {
 		return false, o.reason, nil
 	}
-	lk := o.lock
-	lk.Phase = polllock.PhaseRunning
-	lk.Runs = mergeRun(lk.Runs, l.Run)
-	lk.TS = l.Now()
-	if err := l.Store.Put(ctx, l.Issue, l.Property, lk.Marshal()); err != nil {
+	if err := l.markRunning(ctx, o.lock); err != nil {
 		return true, "", fmt.Errorf("refresh poll lock %s on %s: %w", l.Property, l.Issue, err)
 	}
 	return true, "", nil
@@ -184,7 +186,7 @@ func (l *Locker) Release(ctx context.Context) (Released, error) {
 	if perr != nil || lk.ID != l.ID {
 		return ReleaseNotHeld, nil
 	}
-	if others := otherRuns(lk.Runs, l.Run); len(others) > 0 && !lk.Stale(l.Now(), l.StaleThreshold) {
+	if others := polllock.Others(lk.Runs, l.Run); len(others) > 0 && !lk.Stale(l.Now(), l.StaleThreshold) {
 		lk.Runs = others
 		lk.TS = l.Now()
 		if err := l.Store.Put(ctx, l.Issue, l.Property, lk.Marshal()); err != nil {
@@ -196,61 +198,4 @@ func (l *Locker) Release(ctx context.Context) (Released, error) {
 		return ReleaseNotHeld, fmt.Errorf("delete poll lock %s on %s: %w", l.Property, l.Issue, err)
 	}
 	return ReleaseDeleted, nil
-}
-
-// otherRuns is runs without this run's entry and without entries of
-// drivers that start no runs. This run's entry is the one with its driver
-// and id or, when there is none (its claim in mergeRun was never written),
-// the first entry of its driver without an id, which it would have claimed.
-func otherRuns(runs []plan.Ref, run plan.Ref) []plan.Ref {
-	mine := entryOf(runs, run)
-	var out []plan.Ref
-	for i, r := range runs {
-		if i == mine || (r.Driver == run.Driver && r.ID == run.ID) || planOnly(r.Driver) {
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// planOnly reports whether driver only prints a plan (json, gha-matrix):
-// its references are plan entries, not runs that will release the lock.
-// Current pollers do not record them; older lock values may carry them.
-func planOnly(driver string) bool { return driver == "json" || driver == "gha-matrix" }
-
-// mergeRun records run in runs. An entry with the same driver and id (the
-// poller recorded the dispatch already) is replaced; otherwise the first
-// entry of the same driver without an id is claimed (gha-dispatch answers
-// 204 without the run id on servers that cannot return run details, so the
-// poller records the driver only). The entry is moved to the end.
-func mergeRun(runs []plan.Ref, run plan.Ref) []plan.Ref {
-	if run.ID == "" {
-		return runs
-	}
-	drop := entryOf(runs, run)
-	out := make([]plan.Ref, 0, len(runs)+1)
-	for i, r := range runs {
-		if i == drop || (r.Driver == run.Driver && r.ID == run.ID) {
-			continue
-		}
-		out = append(out, r)
-	}
-	return append(out, run)
-}
-
-// entryOf is the index in runs of run's entry: the one with its driver and
-// id, else the first one of its driver without an id (claimable), else -1.
-func entryOf(runs []plan.Ref, run plan.Ref) int {
-	for i, r := range runs {
-		if r.Driver == run.Driver && r.ID == run.ID {
-			return i
-		}
-	}
-	for i, r := range runs {
-		if r.Driver == run.Driver && r.ID == "" {
-			return i
-		}
-	}
-	return -1
 }

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
+	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/polllock"
@@ -108,6 +111,43 @@ func (s *memStore) puts() []memOp {
 
 var errStore = errors.New("store unavailable")
 
-func testLogger(b *syncio.Buffer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+func testLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// logWatch is a log sink that writes to buf and closes seen once a record
+// containing want was written: tests wait on seen instead of polling.
+type logWatch struct {
+	buf  *syncio.Buffer
+	want string
+	once sync.Once
+	seen chan struct{}
+}
+
+func watchLog(buf *syncio.Buffer, want string) *logWatch {
+	return &logWatch{buf: buf, want: want, seen: make(chan struct{})}
+}
+
+func (w *logWatch) Write(p []byte) (int, error) {
+	n, err := w.buf.Write(p)
+	if strings.Contains(string(p), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return n, err
+}
+
+// until calls do until the record was written, again after every second
+// without it; after 10s the test fails. A lock written by another owner
+// can be overwritten by a refresh that read the lock just before (the
+// store has no compare-and-set), so the other owner writes it again.
+func (w *logWatch) until(t *testing.T, do func()) {
+	for range 10 {
+		do()
+		select {
+		case <-w.seen:
+			return
+		case <-time.After(time.Second):
+		}
+	}
+	t.Errorf("no log record containing %q", w.want)
 }

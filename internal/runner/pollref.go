@@ -3,19 +3,14 @@ package runner
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // DriverJiraPoll is the only poll-lock driver this runner knows.
 const DriverJiraPoll = "jira-poll"
-
-var (
-	issueKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]+-[0-9]+$`)
-	propKeyRE  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,255}$`)
-)
 
 // ParsePollLock decodes the `poll_lock` dispatch input
 // (`{"id","driver","property"}`). Empty or blank text means the run did not
@@ -56,17 +51,12 @@ func CheckPollLock(pl *plan.PollLock) error {
 }
 
 // SplitProperty splits a jira-poll lock location `ISSUE-KEY/property.key`
-// into the issue key and the entity property key.
+// into the issue key and the entity property key (polllock.ParseRef); a
+// malformed location is an *InputError.
 func SplitProperty(p string) (issueKey, property string, err error) {
-	issueKey, property, ok := strings.Cut(p, "/")
-	if !ok {
-		return "", "", inputErr("poll lock reference: property %q: want ISSUE-KEY/property.key", p)
-	}
-	if !issueKeyRE.MatchString(issueKey) {
-		return "", "", inputErr("poll lock reference: property %q: %q is not a Jira issue key", p, issueKey)
-	}
-	if !propKeyRE.MatchString(property) {
-		return "", "", inputErr("poll lock reference: property %q: %q is not a property key", p, property)
+	issueKey, property, err = polllock.ParseRef(p)
+	if err != nil {
+		return "", "", &InputError{Err: err}
 	}
 	return issueKey, property, nil
 }

@@ -167,18 +167,18 @@ func TestRunLockStolenDuringRun(t *testing.T) {
 	ready, proceed := filepath.Join(dir, "ready"), filepath.Join(dir, "proceed")
 	spec := testSpec(t, s, &log, "touch="+ready, "waitfile="+proceed, "exit=0")
 	spec.RefreshInterval = 20 * time.Millisecond
+	stolen := watchLog(&log, "taken by another owner")
+	spec.Log = testLogger(stolen)
 	thief := polllock.Lock{ID: "thief", TS: time.Now(), Phase: polllock.PhasePending}
+	thiefDone := make(chan struct{})
 	go func() {
+		defer close(thiefDone)
 		waitFile(t, ready)
-		s.set(testKey, thief)
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			if strings.Contains(log.String(), "taken by another owner") {
-				break
-			}
-		}
+		stolen.until(t, func() { s.set(testKey, thief) })
 		_ = os.WriteFile(proceed, nil, 0o600)
 	}()
 	res, err := Run(context.Background(), spec)
+	<-thiefDone
 	code := res.ExitCode
 	if err != nil || code != 0 {
 		t.Fatalf("code %d err %v", code, err)

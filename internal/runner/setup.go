@@ -47,10 +47,10 @@ func DecodeEvent(in Inputs) (*event.Event, error) {
 }
 
 // NewJiraAPI builds the Jira client for a connection; tests may replace it.
-type NewJiraAPI func(jira.Options) (jira.API, error)
+type NewJiraAPI func(jira.Options) (JiraProperties, error)
 
 // DefaultJiraAPI is jira.New.
-func DefaultJiraAPI(o jira.Options) (jira.API, error) { return jira.New(o) }
+func DefaultJiraAPI(o jira.Options) (JiraProperties, error) { return jira.New(o) }
 
 // LockerFor builds the Locker for pl from the first jira-poll entry of
 // cfg.poll.input_drivers: its connection (credentials read from the

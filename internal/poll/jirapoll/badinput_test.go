@@ -71,7 +71,7 @@ func TestAuthFailureMidCycleRollsBackLocks(t *testing.T) {
 // Corrupt values never crash a cycle: a corrupt lock counts as stale, a
 // corrupt or future lastCheck falls back to the issue's creation.
 func TestCorruptValuesAreTreatedSafely(t *testing.T) {
-	future, _ := json.Marshal(map[string]any{"ts": time.Now().Add(48 * time.Hour).UTC()})
+	future, _ := json.Marshal(map[string]any{"ts": epoch.Add(48 * time.Hour)})
 	cases := []struct {
 		name           string
 		lock, check    string
@@ -106,7 +106,7 @@ func TestCorruptValuesAreTreatedSafely(t *testing.T) {
 				t.Errorf("%d triage dispatches, want 1 (stats %+v)", n, st)
 			}
 			lc, ok := e.lastCheck(k)
-			if !ok || lc.TS.After(time.Now()) {
+			if !ok || lc.TS.After(e.clock.Now()) {
 				t.Errorf("lastCheck after the cycle = %+v (present %v)", lc, ok)
 			}
 		})
@@ -115,11 +115,7 @@ func TestCorruptValuesAreTreatedSafely(t *testing.T) {
 
 func TestDeletedIssueIsSkipped(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, jirasim.Options{SearchLag: 300 * time.Millisecond})
-	gone, kept := e.issue(), e.issue()
-	e.sim.AddComment(gone, alice, "/fs-triage")
-	e.sim.AddComment(kept, alice, "/fs-triage")
-	time.Sleep(350 * time.Millisecond)
+	e, gone, kept := laggingWorld(t)
 	// The lagging search still sees both; the deleted one must be skipped.
 	e.sim.DeleteIssue(gone)
 	rec := &recorder{}
@@ -144,12 +140,10 @@ func TestDeletedIssueIsSkipped(t *testing.T) {
 // the tool's own and other bots' comments never trigger runs.
 func TestLockedAndBotActivity(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
-	locked, botOnly := e.issue(), e.issue()
-	e.seed(locked)
-	e.seed(botOnly)
-	time.Sleep(3 * time.Millisecond)
+	keys := e.issues(2, seeded, "")
+	locked, botOnly := keys[0], keys[1]
 	e.sim.AddComment(locked, alice, "/fs-triage")
-	b, _ := json.Marshal(map[string]any{"id": "other", "ts": time.Now().UTC(), "phase": "running", "runs": []any{}})
+	b, _ := json.Marshal(map[string]any{"id": "other", "ts": e.clock.Now(), "phase": "running", "runs": []any{}})
 	e.sim.SetPropertyDirect(locked, lockKey(), b)
 	e.sim.AddComment(botOnly, "557058:fullsend-bot", "/fs-triage from myself")
 	e.sim.AddComment(botOnly, robot, "/fs-triage from an app")
@@ -215,11 +209,11 @@ func TestIssueDeletedAfterLocking(t *testing.T) {
 		case gone:
 			// A property read cannot tell a deleted issue from a deleted
 			// lock: either way the issue is dropped untouched.
-			if it.Held || !(it.Gone || it.Lost) {
-				t.Errorf("deleted issue: gone=%v lost=%v held=%v", it.Gone, it.Lost, it.Held)
+			if st := it.State(); st != poll.StateGone && st != poll.StateLost {
+				t.Errorf("deleted issue: state %v, want gone or lost", st)
 			}
 		case kept:
-			if !it.Held || it.Lost || it.Gone || it.Err != nil {
+			if it.State() != poll.StateHeld || it.Err() != nil {
 				t.Errorf("kept issue: %+v", it)
 			}
 		}
@@ -233,8 +227,8 @@ func TestStaleLockOnUnchangedIssueIsRemoved(t *testing.T) {
 	for _, k := range []string{stale, fresh} {
 		e.seed(k)
 	}
-	old, _ := json.Marshal(map[string]any{"id": "gone", "ts": time.Now().Add(-time.Hour).UTC(), "phase": "running", "runs": []any{}})
-	now, _ := json.Marshal(map[string]any{"id": "busy", "ts": time.Now().UTC(), "phase": "running", "runs": []any{}})
+	old, _ := json.Marshal(map[string]any{"id": "gone", "ts": e.clock.Now().Add(-time.Hour), "phase": "running", "runs": []any{}})
+	now, _ := json.Marshal(map[string]any{"id": "busy", "ts": e.clock.Now(), "phase": "running", "runs": []any{}})
 	e.sim.SetPropertyDirect(stale, lockKey(), old)
 	e.sim.SetPropertyDirect(fresh, lockKey(), now)
 	st := e.poller(pollerOpts{out: &recorder{}}).mustCycle()

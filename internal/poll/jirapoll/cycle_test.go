@@ -1,7 +1,6 @@
 package jirapoll_test
 
 import (
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -10,23 +9,18 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-	os.Exit(0)
+	goleak.VerifyTestMain(m) // exits
 }
 
 // costWorld builds M=50 seeded issues and adds one /fs-triage comment to 5.
 func costWorld(e *env) (all, changed []string) {
-	for i := 0; i < 50; i++ {
-		k := e.issue()
-		e.seed(k)
-		all = append(all, k)
-	}
-	time.Sleep(3 * time.Millisecond)
+	all = e.issues(50, seeded, "")
 	for i := 0; i < 50; i += 10 {
 		e.sim.AddComment(all[i], alice, "/fs-triage please")
 		changed = append(changed, all[i])
@@ -85,17 +79,14 @@ func TestCycleCost(t *testing.T) {
 func TestCrashedPollerLockGoesStale(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, jirasim.Options{})
-	k := e.issue()
-	e.seed(k)
-	time.Sleep(3 * time.Millisecond)
-	e.sim.AddComment(k, alice, "/fs-triage")
+	k := e.issues(1, seeded, "/fs-triage")[0]
 
 	dead := e.poller(pollerOpts{id: "dead-poller", stale: 200 * time.Millisecond})
 	disc, err := dead.drv.Discover(t.Context())
 	if err != nil || len(disc.Eligible) != 1 {
 		t.Fatalf("discover: %v %+v", err, disc)
 	}
-	if err := dead.drv.Acquire(t.Context(), disc.Eligible); err != nil || !disc.Eligible[0].Held {
+	if err := dead.drv.Acquire(t.Context(), disc.Eligible); err != nil || disc.Eligible[0].State() != poll.StateHeld {
 		t.Fatalf("acquire: %v", err)
 	}
 	// The process is gone now: nothing dispatched, the lock stays.
@@ -106,7 +97,7 @@ func TestCrashedPollerLockGoesStale(t *testing.T) {
 	if len(rec.all()) != 0 || st.Eligible != 0 {
 		t.Fatalf("dispatched through a fresh lock: %+v", st)
 	}
-	time.Sleep(250 * time.Millisecond)
+	e.clock.Advance(250 * time.Millisecond)
 	st = live.mustCycle()
 	if n := rec.count()[k+"/triage"]; n != 1 {
 		t.Fatalf("after the stale threshold: %d triage dispatches, want 1 (stats %+v)", n, st)
@@ -124,10 +115,8 @@ func TestCrashedPollerLockGoesStale(t *testing.T) {
 // next cycle dispatches.
 func TestDispatchFailureRetriesNextCycle(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
-	k := e.issue()
-	e.seed(k)
+	k := e.issues(1, seeded, "")[0]
 	before, _ := e.lastCheck(k)
-	time.Sleep(3 * time.Millisecond)
 	e.sim.AddComment(k, alice, "/fs-triage")
 	rec := &recorder{}
 	rec.setFail("triage", true)
@@ -160,10 +149,7 @@ func TestDispatchFailureRetriesNextCycle(t *testing.T) {
 // cycle retries only the failed one.
 func TestPartialFailureRetriesOnlyFailedHarness(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
-	k := e.issue()
-	e.seed(k)
-	time.Sleep(3 * time.Millisecond)
-	e.sim.AddComment(k, alice, "/fs-triage first")
+	k := e.issues(1, seeded, "/fs-triage first")[0]
 	rec := &recorder{}
 	rec.setFail("audit", true)
 	p := e.poller(pollerOpts{out: rec})
@@ -193,9 +179,7 @@ func TestPartialFailureRetriesOnlyFailedHarness(t *testing.T) {
 // dispatch carrying the newest comment.
 func TestCoalescing(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
-	k := e.issue()
-	e.seed(k)
-	time.Sleep(3 * time.Millisecond)
+	k := e.issues(1, seeded, "")[0]
 	for i := 1; i <= 10; i++ {
 		e.sim.AddComment(k, alice, "/fs-triage round "+string(rune('0'+i%10)))
 	}

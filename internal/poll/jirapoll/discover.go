@@ -16,13 +16,31 @@ import (
 // searchFields are the issue fields discovery and detection read.
 var searchFields = []string{"summary", "labels", "created", "updated", "status", "reporter", "creator", "project"}
 
-// issueState is the driver's per-item data.
+// issueState is the driver's data on one item of the current cycle.
 type issueState struct {
 	issue jira.Issue
 	id    int64
 }
 
-func stateOf(it *poll.Item) *issueState { return it.Data.(*issueState) }
+// keep records the state of the items a discovery returns, replacing the
+// previous cycle's.
+func (d *Driver) keep(states map[string]*issueState) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.issues = states
+}
+
+// issue is the state of item key in the current cycle. Items come from
+// this driver's latest Discover; any other is a programming error.
+func (d *Driver) issue(key string) *issueState {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st, ok := d.issues[key]
+	if !ok {
+		panic("jirapoll: item " + key + " was not discovered by this driver")
+	}
+	return st
+}
 
 // Discover implements poll.Driver: it runs every query newest-updated
 // first, with the lock and lastCheck properties inline, so that locked and
@@ -33,7 +51,8 @@ func stateOf(it *poll.Item) *issueState { return it.Data.(*issueState) }
 func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	now := d.o.Now()
 	disc := &poll.Discovery{}
-	seen := map[string]bool{}
+	seen := map[string]*issueState{}
+	defer func() { d.keep(seen) }()
 	target := d.o.N
 	reconcile := d.recent()
 	for qi, q := range d.o.Queries {
@@ -57,13 +76,12 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 			}
 			fresh := 0
 			for _, is := range issues {
-				if seen[is.Key] {
+				if seen[is.Key] != nil {
 					continue
 				}
-				seen[is.Key] = true
 				fresh++
 				disc.Candidates++
-				d.classify(is, now, disc)
+				seen[is.Key] = d.classify(is, now, disc)
 			}
 			if !keyset || len(issues) < d.o.M || fresh == 0 || len(disc.Eligible) >= target {
 				break
@@ -128,13 +146,13 @@ func (d *Driver) look(is jira.Issue, now time.Time) view {
 	return v
 }
 
-// classify adds is to the eligible or stale list of disc.
-func (d *Driver) classify(is jira.Issue, now time.Time, disc *poll.Discovery) {
+// classify adds is to the eligible or stale list of disc and returns the
+// driver's state of it.
+func (d *Driver) classify(is jira.Issue, now time.Time, disc *poll.Discovery) *issueState {
 	id, _ := strconv.ParseInt(is.ID, 10, 64)
 	v := d.look(is, now)
 	disc.Corrupt += v.corrupt
-	it := &poll.Item{ID: is.Key, Cutoff: is.Fields.Updated.Time, Base: v.base, StaleLock: v.stale,
-		Data: &issueState{issue: is, id: id}}
+	it := &poll.Item{ID: is.Key, Cutoff: is.Fields.Updated.Time, Base: v.base, StaleLock: v.stale}
 	it.Waiting = v.base.Min()
 	if it.Waiting.IsZero() {
 		it.Waiting = is.Fields.Created.Time
@@ -146,6 +164,7 @@ func (d *Driver) classify(is jira.Issue, now time.Time, disc *poll.Discovery) {
 	case v.stale:
 		disc.Stale = append(disc.Stale, it)
 	}
+	return &issueState{issue: is, id: id}
 }
 
 // lockState classifies a lock value: locked (held and fresh), stale

@@ -1,4 +1,4 @@
-// Package jirapoll is the `jira-poll` input driver (DESIGN.md section 7):
+// Package jirapoll is the `jira-poll` input driver (see ARCHITECTURE.md):
 // it discovers changed Jira issues through the enhanced search with the
 // lock and lastCheck issue properties inline, coordinates pollers with
 // write-then-verify locks stored on the issues, and maps comments,
@@ -8,7 +8,9 @@
 // Property keys are namespaced by the target repository
 // (polllock.Keys): fullsend.poll.{owner}.{repo}.lock and .lastCheck.
 // The poll lock handed to runs names its location as
-// "<ISSUE-KEY>/<lock property key>" (see ParseLockRef).
+// "<ISSUE-KEY>/<lock property key>" (polllock.FormatRef). The lock
+// protocol itself (documents, references, run entries, staleness) is
+// package polllock.
 package jirapoll
 
 import (
@@ -31,7 +33,7 @@ const Name = "jira-poll"
 const (
 	DefaultM              = 50
 	DefaultMaxPages       = 10
-	DefaultStaleThreshold = 900 * time.Second
+	DefaultStaleThreshold = polllock.DefaultStaleThreshold
 	DefaultConcurrency    = 4
 )
 
@@ -40,7 +42,7 @@ const maxReconcile = 50
 
 // Options configure a Driver.
 type Options struct {
-	API jira.API
+	API JiraAPI
 	// Usage reports cumulative API usage (e.g. from *jira.Client); nil
 	// reports zeros.
 	Usage func() poll.Usage
@@ -75,7 +77,8 @@ type Driver struct {
 	lockKey, checkKey string
 
 	mu      sync.Mutex
-	written []int64 // ids of issues this poller wrote recently, newest last
+	written []int64                // ids of issues this poller wrote recently, newest last
+	issues  map[string]*issueState // the latest discovery's issues, by key
 }
 
 var _ poll.Driver = (*Driver)(nil)
@@ -140,26 +143,7 @@ func (d *Driver) Usage() poll.Usage {
 
 // PollLock implements poll.Driver.
 func (d *Driver) PollLock(it *poll.Item) *plan.PollLock {
-	return &plan.PollLock{ID: d.o.PollerID, Driver: Name, Property: LockRef(it.ID, d.lockKey)}
-}
-
-// LockRef renders a lock location "<ISSUE-KEY>/<property key>".
-func LockRef(issueKey, propertyKey string) string { return issueKey + "/" + propertyKey }
-
-// ParseLockRef splits a lock location "<ISSUE-KEY>/<property key>" (the
-// Property of a jira-poll plan.PollLock). Property keys never contain '/'.
-func ParseLockRef(property string) (issueKey, propertyKey string, err error) {
-	issueKey, propertyKey, ok := strings.Cut(property, "/")
-	if !ok {
-		return "", "", fmt.Errorf("poll lock property %q: want ISSUE-KEY/property.key", property)
-	}
-	if !jira.ValidIssueKey(issueKey) {
-		return "", "", fmt.Errorf("poll lock property %q: %q is not a Jira issue key", property, issueKey)
-	}
-	if propertyKey == "" || strings.Contains(propertyKey, "/") || len(propertyKey) > jira.MaxPropertyKeyChars {
-		return "", "", fmt.Errorf("poll lock property %q: %q is not a property key", property, propertyKey)
-	}
-	return issueKey, propertyKey, nil
+	return &plan.PollLock{ID: d.o.PollerID, Driver: Name, Property: polllock.FormatRef(it.ID, d.lockKey)}
 }
 
 // remember records that this poller wrote to issue id, so that the next

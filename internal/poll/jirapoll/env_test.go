@@ -31,22 +31,67 @@ const (
 	robot   = "acct-robot" // an app account
 )
 
-// env is one emulated Jira site with a project and a few accounts.
+// epoch is where every test world's clock starts.
+var epoch = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+
+// clock is a test world's clock. It moves only when the test advances it
+// and when the emulator reads it: every emulator read moves it on by one
+// millisecond (Jira's resolution), so that every write on the site gets a
+// time of its own, later than everything before it, as on a real site.
+// The pollers and the test read it without moving it.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// Now is the current time.
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// tick moves the clock on by one millisecond and returns the new time.
+func (c *clock) tick() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(time.Millisecond)
+	return c.now
+}
+
+// Advance moves the clock on by d.
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// env is one emulated Jira site with a project and a few accounts, on the
+// world's clock. It is the one way tests build a world: newEnv, then
+// issues, then pollers.
 type env struct {
 	t         testing.TB
 	sim       *jirasim.Server
 	base      string
 	transport *http.Transport
+	clock     *clock
 }
 
+// newEnv starts the emulator with opts on a fresh clock at epoch (opts.Now
+// must be unset).
 func newEnv(t testing.TB, opts jirasim.Options) *env {
 	t.Helper()
+	if opts.Now != nil {
+		t.Fatal("newEnv: the world's clock is the env's")
+	}
+	c := &clock{now: epoch}
+	opts.Now = c.tick
 	s := jirasim.New(opts)
 	base, err := s.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, sim: s, base: base, transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	e := &env{t: t, sim: s, base: base, transport: &http.Transport{MaxIdleConnsPerHost: 64}, clock: c}
 	t.Cleanup(func() {
 		e.transport.CloseIdleConnections()
 		s.Close()
@@ -58,14 +103,62 @@ func newEnv(t testing.TB, opts jirasim.Options) *env {
 	return e
 }
 
+// sleep is the pollers' wait (the lock jitter): the world's time passes,
+// the test's does not.
+func (e *env) sleep(ctx context.Context, d time.Duration) error {
+	if d > 0 {
+		e.clock.Advance(d)
+	}
+	return ctx.Err()
+}
+
 // issue creates an issue reported by alice.
 func (e *env) issue() string {
 	return e.sim.AddIssue(jirasim.IssueSpec{Project: project, Summary: "work", Reporter: alice})
 }
 
+// Whether env.issues writes a lastCheck on the issues it creates.
+const (
+	seeded = true  // everything so far handled: only later changes count
+	fresh  = false // no lastCheck: the issue's whole history counts
+)
+
+// issues is the world builder: it creates n issues reported by alice,
+// seeds them when seeded (then lets 3 ms pass on the world's clock, so
+// that every later change comes after the lastCheck), and adds comment by
+// alice to each when comment is not empty.
+func (e *env) issues(n int, seed bool, comment string) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = e.issue()
+		if seed {
+			e.seed(keys[i])
+		}
+	}
+	if seed {
+		e.clock.Advance(3 * time.Millisecond)
+	}
+	if comment != "" {
+		for _, k := range keys {
+			e.sim.AddComment(k, alice, comment)
+		}
+	}
+	return keys
+}
+
+// laggingWorld is a world whose search shows writes only 300 ms later,
+// with two fresh issues that have a /fs-triage comment the search already
+// shows: what the test writes next, the search does not see yet.
+func laggingWorld(t testing.TB) (e *env, a, b string) {
+	e = newEnv(t, jirasim.Options{SearchLag: 300 * time.Millisecond})
+	keys := e.issues(2, fresh, "/fs-triage")
+	e.clock.Advance(350 * time.Millisecond)
+	return e, keys[0], keys[1]
+}
+
 // seed marks everything on key so far as handled.
 func (e *env) seed(key string) {
-	lc := polllock.LastCheck{TS: time.Now().UTC()}
+	lc := polllock.LastCheck{TS: e.clock.Now()}
 	b, _ := json.Marshal(lc)
 	e.sim.SetPropertyDirect(key, lockKey(), nil)
 	e.sim.SetPropertyDirect(key, checkKey(), b)
@@ -122,7 +215,8 @@ func (e *env) poller(po pollerOpts) *poller {
 	c := e.client()
 	drv, err := jirapoll.New(jirapoll.Options{API: c, Usage: func() poll.Usage {
 		return poll.Usage{Calls: c.CallsTotal(), RateLimitWaits: c.RateLimitWaits()}
-	}, SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id})
+	}, SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id,
+		Now: e.clock.Now})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -133,7 +227,7 @@ func (e *env) poller(po pollerOpts) *poller {
 	return &poller{e: e, client: c, drv: drv, o: poll.Options{
 		Driver: drv, Core: testCore{}, Output: po.out, Validate: (*event.Event).Validate,
 		N: po.n, JitterMin: jmax / 2, JitterMax: jmax, DryRun: po.dryRun,
-		Rand: rand.New(rand.NewPCG(po.seed, 7)), Observer: po.observer}}
+		Rand: rand.New(rand.NewPCG(po.seed, 7)), Observer: po.observer, Sleep: e.sleep}}
 }
 
 func (p *poller) cycle(ctx context.Context) (poll.Result, error) { return poll.Run(ctx, p.o) }
@@ -237,7 +331,7 @@ func (r *recorder) count() map[string]int {
 
 // release is the runner's teardown: delete the lock of run's issue.
 func (e *env) release(run plan.Run) {
-	key, prop, err := jirapoll.ParseLockRef(run.PollLock.Property)
+	key, prop, err := polllock.ParseRef(run.PollLock.Property)
 	if err != nil {
 		e.t.Errorf("run carries a bad poll lock: %v", err)
 		return
@@ -286,4 +380,4 @@ func sumCalls(m map[string]int) int {
 	return n
 }
 
-func splitRef(property string) (string, string, error) { return jirapoll.ParseLockRef(property) }
+func splitRef(property string) (string, string, error) { return polllock.ParseRef(property) }

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
@@ -19,46 +18,8 @@ func testDriver(t testing.TB) *Driver {
 	return d
 }
 
-// nilAPI satisfies jira.API for tests that never call it.
-type nilAPI struct{ jira.API }
-
-func FuzzParseLockRef(f *testing.F) {
-	for _, s := range []string{"PROJ-1/fullsend.poll.acme.platform.lock", "PROJ-1", "/x", "proj-0/x", "A1-22/a/b", "ÄB-1/x", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		k, p, err := ParseLockRef(s)
-		if err != nil {
-			return
-		}
-		if !jira.ValidIssueKey(k) || p == "" || strings.Contains(p, "/") {
-			t.Fatalf("accepted %q as %q + %q", s, k, p)
-		}
-		if LockRef(k, p) != s {
-			t.Fatalf("round trip of %q gave %q", s, LockRef(k, p))
-		}
-	})
-}
-
-func TestParseLockRef(t *testing.T) {
-	for _, tc := range []struct {
-		in      string
-		key     string
-		prop    string
-		wantErr bool
-	}{
-		{"PROJ-12/fullsend.poll.acme.platform.lock", "PROJ-12", "fullsend.poll.acme.platform.lock", false},
-		{"PROJ-12", "", "", true},
-		{"proj/x", "", "", true},
-		{"PROJ-12/", "", "", true},
-		{"PROJ-12/a/b", "", "", true},
-	} {
-		k, p, err := ParseLockRef(tc.in)
-		if (err != nil) != tc.wantErr || k != tc.key || p != tc.prop {
-			t.Errorf("ParseLockRef(%q) = %q, %q, %v", tc.in, k, p, err)
-		}
-	}
-}
+// nilAPI satisfies JiraAPI for tests that never call it.
+type nilAPI struct{ JiraAPI }
 
 // FuzzCheckpoint feeds arbitrary lastCheck and lock values (which come
 // from Jira, i.e. from anyone who can edit issue properties) to the

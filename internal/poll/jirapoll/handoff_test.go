@@ -2,7 +2,6 @@ package jirapoll_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
@@ -15,10 +14,7 @@ import (
 // until the lock goes stale.
 func TestRunReleasedBeforeDispatchRecorded(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
-	k := e.issue()
-	e.seed(k)
-	time.Sleep(3 * time.Millisecond)
-	e.sim.AddComment(k, alice, "just a note") // audit only: one run
+	k := e.issues(1, seeded, "just a note")[0] // audit only: one run
 	rec := &recorder{after: e.release}
 	p := e.poller(pollerOpts{out: rec})
 	if st := p.mustCycle(); st.DispatchesScheduled != 1 {
@@ -37,10 +33,7 @@ func TestRunReleasedBeforeDispatchRecorded(t *testing.T) {
 // back for that one (which would otherwise find no lock and not run).
 func TestLockWrittenBackForRunsNotStarted(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
-	k := e.issue()
-	e.seed(k)
-	time.Sleep(3 * time.Millisecond)
-	e.sim.AddComment(k, alice, "/fs-triage") // triage and audit
+	k := e.issues(1, seeded, "/fs-triage")[0] // triage and audit
 	first := true
 	rec := &recorder{after: func(run plan.Run) {
 		if first {
@@ -61,10 +54,7 @@ func TestLockWrittenBackForRunsNotStarted(t *testing.T) {
 // phase back to dispatched or dropping the runner's entry.
 func TestRunningLockKeptWhenDispatchRecorded(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
-	k := e.issue()
-	e.seed(k)
-	time.Sleep(3 * time.Millisecond)
-	e.sim.AddComment(k, alice, "/fs-triage")
+	k := e.issues(1, seeded, "/fs-triage")[0]
 	var rec *recorder
 	rec = &recorder{after: func(run plan.Run) {
 		if run.Harness != "triage" {
@@ -99,13 +89,9 @@ func TestRunningLockKeptWhenDispatchRecorded(t *testing.T) {
 // wrote after the lagging search's snapshot is not overwritten.
 func TestRecheckFallbackKeepsFreshLocks(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, jirasim.Options{SearchLag: 300 * time.Millisecond})
-	gone, busy := e.issue(), e.issue()
-	e.sim.AddComment(gone, alice, "/fs-triage")
-	e.sim.AddComment(busy, alice, "/fs-triage")
-	time.Sleep(350 * time.Millisecond)
+	e, gone, busy := laggingWorld(t)
 	// Another poller's run holds busy; the lagging search does not show it.
-	held := polllock.Lock{ID: "other", TS: time.Now(), Phase: polllock.PhaseRunning}.Marshal()
+	held := polllock.Lock{ID: "other", TS: e.clock.Now(), Phase: polllock.PhaseRunning}.Marshal()
 	e.sim.SetPropertyDirect(busy, lockKey(), held)
 	e.sim.DeleteIssue(gone)
 	rec := &recorder{}

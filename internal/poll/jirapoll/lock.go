@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
@@ -40,9 +39,9 @@ func classifyErr(it *poll.Item, what string, err error, stop *firstErr) {
 	case jira.IsAuth(err):
 		stop.set(fmt.Errorf("%s on %s: %w: %w", what, it.ID, poll.ErrAuth, err))
 	case jira.IsNotFound(err):
-		it.Gone = true
+		it.Vanish()
 	default:
-		it.Err = fmt.Errorf("%s on %s: %w", what, it.ID, err)
+		it.Fail(fmt.Errorf("%s on %s: %w", what, it.ID, err))
 	}
 }
 
@@ -61,17 +60,17 @@ func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
 	}
 	var stop firstErr
 	each(d.o.Concurrency, items, func(it *poll.Item) {
-		if ctx.Err() != nil || stop.get() != nil || it.Skipped || it.Gone || it.Err != nil {
+		if ctx.Err() != nil || stop.get() != nil || it.State() != poll.StateSelected {
 			return
 		}
-		it.Attempted = true
-		d.remember(stateOf(it).id)
+		it.Attempt()
+		d.remember(d.issue(it.ID).id)
 		err := d.o.API.SetProperty(ctx, it.ID, d.lockKey, d.lockValue(polllock.PhasePending, nil))
 		if err != nil {
 			classifyErr(it, "writing the poll lock", err, &stop)
 			return
 		}
-		it.Held = true
+		it.Hold()
 	})
 	return stop.get()
 }
@@ -95,12 +94,12 @@ func (d *Driver) recheck(ctx context.Context, items []*poll.Item) error {
 	for _, it := range items {
 		is, ok := found[it.ID]
 		if !ok {
-			it.Gone = true
+			it.Vanish()
 			continue
 		}
 		v := d.look(is, now)
 		if v.locked || !v.changed {
-			it.Skipped = true
+			it.Skip()
 			continue
 		}
 		it.Base, it.StaleLock = v.base, v.stale
@@ -120,11 +119,7 @@ func (d *Driver) recheckEach(ctx context.Context, items []*poll.Item) error {
 		if ctx.Err() != nil || stop.get() != nil {
 			return
 		}
-		lock, _, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
-		var check json.RawMessage
-		if err == nil {
-			check, _, err = d.o.API.GetProperty(ctx, it.ID, d.checkKey)
-		}
+		lock, check, err := d.readProps(ctx, it.ID)
 		if err != nil {
 			classifyErr(it, "re-reading the issue before locking", err, &stop)
 			return
@@ -133,7 +128,7 @@ func (d *Driver) recheckEach(ctx context.Context, items []*poll.Item) error {
 		locked, stale, _ := d.lockState(it.ID, lock, now)
 		base, _ := d.checkpoint(it.ID, check, now)
 		if locked || !(base.At.IsZero() || it.Cutoff.After(base.At) || base.Pending()) {
-			it.Skipped = true
+			it.Skip()
 			return
 		}
 		it.Base, it.StaleLock = base, stale
@@ -142,6 +137,16 @@ func (d *Driver) recheckEach(ctx context.Context, items []*poll.Item) error {
 		return err
 	}
 	return ctx.Err()
+}
+
+// readProps reads the lock and lastCheck properties of issue (each nil
+// when absent) with two strongly consistent reads.
+func (d *Driver) readProps(ctx context.Context, issue string) (lock, check json.RawMessage, err error) {
+	lock, _, err = d.o.API.GetProperty(ctx, issue, d.lockKey)
+	if err == nil {
+		check, _, err = d.o.API.GetProperty(ctx, issue, d.checkKey)
+	}
+	return lock, check, err
 }
 
 // reconciled reads items with one search per 50 that Jira answers from
@@ -153,7 +158,7 @@ func (d *Driver) reconciled(ctx context.Context, items []*poll.Item, fields []st
 		keys := make([]string, len(chunk))
 		ids := make([]int64, len(chunk))
 		for i, it := range chunk {
-			keys[i], ids[i] = it.ID, stateOf(it).id
+			keys[i], ids[i] = it.ID, d.issue(it.ID).id
 		}
 		jql, err := jira.KeyIn(keys)
 		if err != nil {
@@ -170,229 +175,4 @@ func (d *Driver) reconciled(ctx context.Context, items []*poll.Item, fields []st
 		}
 	}
 	return out, nil
-}
-
-// Verify implements poll.Driver with one reconciled (strongly consistent)
-// search over the held items; if Jira rejects it (an issue was deleted, so
-// its key no longer validates), each item is read on its own.
-func (d *Driver) Verify(ctx context.Context, items []*poll.Item) error {
-	if len(items) == 0 {
-		return nil
-	}
-	found, err := d.reconciled(ctx, items, []string{"updated"})
-	if jira.IsBadRequest(err) {
-		return d.verifyEach(ctx, items)
-	}
-	if err != nil {
-		return apiStop("verifying poll locks", err)
-	}
-	for _, it := range items {
-		is, ok := found[it.ID]
-		if !ok {
-			it.Gone, it.Held = true, false
-			continue
-		}
-		d.settle(it, is.Properties[d.lockKey], is.Properties[d.checkKey])
-	}
-	return nil
-}
-
-func (d *Driver) verifyEach(ctx context.Context, items []*poll.Item) error {
-	var stop firstErr
-	each(d.o.Concurrency, items, func(it *poll.Item) {
-		lock, _, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
-		var check json.RawMessage
-		if err == nil {
-			check, _, err = d.o.API.GetProperty(ctx, it.ID, d.checkKey)
-		}
-		if err != nil {
-			classifyErr(it, "verifying the poll lock", err, &stop)
-			it.Held = false
-			return
-		}
-		d.settle(it, lock, check)
-	})
-	return stop.get()
-}
-
-// settle applies a consistent read: the lock must carry this poller's id
-// and be fresh; the checkpoint is refreshed.
-func (d *Driver) settle(it *poll.Item, lockRaw, checkRaw json.RawMessage) {
-	now := d.o.Now()
-	ours := false
-	if len(lockRaw) > 0 {
-		if l, err := polllock.Parse(lockRaw); err == nil {
-			ours = l.ID == d.o.PollerID && !l.Stale(now, d.o.StaleThreshold)
-		}
-	}
-	if !ours {
-		it.Held, it.Lost = false, true
-		return
-	}
-	it.Base, _ = d.checkpoint(it.ID, checkRaw, now)
-}
-
-// Dispatched implements poll.Driver. The runs were started before this
-// write, so some may already have taken the lock over: the locks are
-// re-read first, with one reconciled (strongly consistent) search for the
-// batch. A lock that is gone, with one run dispatched, was released by
-// that run, which already ended: it is not written back (it would hold the
-// issue without a run until it goes stale). With several runs it is
-// written back, because one may have ended while another has not started
-// yet and needs it (when all ended, it stays until stale). A lock held by
-// another id is left alone; one a run marked running keeps its phase and
-// gets the other references added to its runs; the rest (still pending,
-// or unreadable) become phase dispatched with Item.Refs.
-func (d *Driver) Dispatched(ctx context.Context, items []*poll.Item) error {
-	found, err := d.reconciled(ctx, items, []string{"updated"})
-	if err != nil && jira.IsAuth(err) {
-		return apiStop("re-reading poll locks before recording dispatched runs", err)
-	}
-	batch := err == nil
-	var stop firstErr
-	each(d.o.Concurrency, items, func(it *poll.Item) {
-		var raw json.RawMessage
-		var ok bool
-		if batch {
-			is, present := found[it.ID]
-			if !present {
-				return // the issue is gone
-			}
-			raw = is.Properties[d.lockKey]
-			ok = len(raw) > 0
-		} else {
-			var rerr error
-			raw, ok, rerr = d.o.API.GetProperty(ctx, it.ID, d.lockKey)
-			switch {
-			case jira.IsNotFound(rerr):
-				return
-			case jira.IsAuth(rerr):
-				classifyErr(it, "reading the poll lock", rerr, &stop)
-				return
-			case rerr != nil:
-				raw, ok = nil, true // unknown: record the runs as before
-			}
-		}
-		val := d.lockValue(polllock.PhaseDispatched, it.Refs)
-		if !ok && len(it.Refs) <= 1 {
-			d.o.Log.Info("poll lock already released by the dispatched run; not written again", "issue", it.ID)
-			return
-		}
-		if l, perr := polllock.Parse(raw); perr == nil {
-			if l.ID != d.o.PollerID {
-				it.Err = fmt.Errorf("recording the dispatched runs on %s: the poll lock is now held by %q; left alone", it.ID, l.ID)
-				return
-			}
-			if l.Phase == polllock.PhaseRunning {
-				l.Runs, l.TS = mergeRefs(l.Runs, it.Refs), d.o.Now()
-				val = l.Marshal()
-			}
-		}
-		if err := d.o.API.SetProperty(ctx, it.ID, d.lockKey, val); err != nil {
-			classifyErr(it, "writing the dispatched poll lock", err, &stop)
-		}
-	})
-	return stop.get()
-}
-
-// mergeRefs adds to have (the runs a running lock records) the refs not
-// yet in it. A ref matches an entry with its driver and id; a ref without
-// an id (the platform returned none) matches an entry of its driver that
-// no ref names, which a run claimed with its own id.
-func mergeRefs(have, refs []plan.Ref) []plan.Ref {
-	out := append([]plan.Ref(nil), have...)
-	used := make([]bool, len(have))
-	named := map[plan.Ref]bool{}
-	var rest []plan.Ref
-	for _, r := range refs {
-		named[plan.Ref{Driver: r.Driver, ID: r.ID}] = true
-	}
-	for _, r := range refs {
-		i := slices.IndexFunc(have, func(h plan.Ref) bool { return h.Driver == r.Driver && h.ID == r.ID })
-		if i >= 0 && !used[i] {
-			used[i] = true
-			continue
-		}
-		rest = append(rest, r)
-	}
-	for _, r := range rest {
-		i := -1
-		if r.ID == "" {
-			for j, h := range have {
-				if !used[j] && h.Driver == r.Driver && !named[plan.Ref{Driver: h.Driver, ID: h.ID}] {
-					i = j
-					break
-				}
-			}
-		}
-		if i >= 0 {
-			used[i] = true
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// Advance implements poll.Driver.
-func (d *Driver) Advance(ctx context.Context, it *poll.Item, cp poll.Checkpoint) error {
-	if err := d.o.API.SetProperty(ctx, it.ID, d.checkKey, lastCheckValue(cp)); err != nil {
-		return fmt.Errorf("writing lastCheck on %s: %w", it.ID, err)
-	}
-	return nil
-}
-
-// Release implements poll.Driver.
-func (d *Driver) Release(ctx context.Context, it *poll.Item, check bool) error {
-	if check {
-		raw, found, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
-		if err != nil {
-			if jira.IsNotFound(err) {
-				return nil
-			}
-			return fmt.Errorf("reading the poll lock on %s before removing it: %w", it.ID, err)
-		}
-		if !found {
-			return nil
-		}
-		if l, err := polllock.Parse(raw); err == nil && l.ID != d.o.PollerID {
-			return nil // another poller's lock now
-		}
-	}
-	if _, err := d.o.API.DeleteProperty(ctx, it.ID, d.lockKey); err != nil && !jira.IsNotFound(err) {
-		return fmt.Errorf("removing the poll lock on %s: %w", it.ID, err)
-	}
-	return nil
-}
-
-// RemoveStale implements poll.Driver: each lock is re-read and deleted
-// only while it is still stale (a runner may have refreshed it since).
-func (d *Driver) RemoveStale(ctx context.Context, items []*poll.Item) (int, error) {
-	var mu sync.Mutex
-	removed := 0
-	var stop firstErr
-	each(d.o.Concurrency, items, func(it *poll.Item) {
-		if ctx.Err() != nil || stop.get() != nil {
-			return
-		}
-		raw, found, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
-		if err == nil && found {
-			if _, stale, _ := d.lockState(it.ID, raw, d.o.Now()); !stale {
-				return
-			}
-			_, err = d.o.API.DeleteProperty(ctx, it.ID, d.lockKey)
-			if err == nil {
-				mu.Lock()
-				removed++
-				mu.Unlock()
-				d.o.Log.Info("stale poll lock removed", "issue", it.ID, "property", d.lockKey)
-			}
-		}
-		if err != nil && jira.IsAuth(err) {
-			stop.set(fmt.Errorf("removing a stale poll lock on %s: %w: %w", it.ID, poll.ErrAuth, err))
-		} else if err != nil && !jira.IsNotFound(err) {
-			d.o.Log.Warn("could not remove a stale poll lock", "issue", it.ID, "error", err.Error())
-		}
-	})
-	return removed, stop.get()
 }

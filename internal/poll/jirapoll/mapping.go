@@ -31,7 +31,7 @@ type mapper struct {
 
 // changes maps everything after the item's oldest checkpoint position.
 func (m *mapper) changes(hs []jira.History, cs []jira.Comment) ([]poll.Change, error) {
-	is := stateOf(m.it).issue
+	is := m.d.issue(m.it.ID).issue
 	lo := m.it.Base.Min()
 	var out []poll.Change
 	add := func(at time.Time, ev *event.Event) { out = append(out, poll.Change{At: at, Event: ev}) }
@@ -192,7 +192,7 @@ func diffLabels(from, to string) (added, removed []string) {
 
 // event builds a work_item event about the mapper's issue.
 func (m *mapper) event(author *jira.User, tr event.Transition, rawType, rawAction string) (*event.Event, error) {
-	is := stateOf(m.it).issue
+	is := m.d.issue(m.it.ID).issue
 	actor, err := m.actor(author)
 	if err != nil {
 		return nil, err
@@ -203,7 +203,7 @@ func (m *mapper) event(author *jira.User, tr event.Transition, rawType, rawActio
 	}
 	return &event.Event{
 		Repo:       m.d.o.Repo,
-		Entity:     event.Entity{Kind: event.KindWorkItem, ID: stateOf(m.it).id, URL: m.d.o.SiteURL + "/browse/" + is.Key, Key: is.Key},
+		Entity:     event.Entity{Kind: event.KindWorkItem, ID: m.d.issue(m.it.ID).id, URL: m.d.o.SiteURL + "/browse/" + is.Key, Key: is.Key},
 		Transition: tr,
 		Actor:      actor,
 		State:      event.State{Labels: labels},
@@ -215,7 +215,7 @@ func (m *mapper) event(author *jira.User, tr event.Transition, rawType, rawActio
 // or it is the tool's own account; otherwise a human with the role its
 // project roles grant.
 func (m *mapper) actor(u *jira.User) (event.Actor, error) {
-	is := stateOf(m.it).issue
+	is := m.d.issue(m.it.ID).issue
 	if u == nil || u.AccountID == "" {
 		return event.Actor{ID: unknownActor, Kind: event.ActorHuman, Role: jira.RoleExternal}, nil
 	}

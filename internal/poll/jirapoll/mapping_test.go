@@ -99,7 +99,7 @@ func TestChangeMapping(t *testing.T) {
 			k := e.issue()
 			if tc.seeded {
 				e.seed(k)
-				time.Sleep(3 * time.Millisecond)
+				e.clock.Advance(3 * time.Millisecond)
 			}
 			tc.act(k)
 			cap := &capture{}
@@ -157,7 +157,7 @@ func TestEditedCommentIsAnUpdate(t *testing.T) {
 	k := e.issue()
 	id := e.sim.AddComment(k, alice, "first words")
 	e.seed(k)
-	time.Sleep(3 * time.Millisecond)
+	e.clock.Advance(3 * time.Millisecond)
 	e.sim.EditComment(k, id, alice, "/fs-triage second words")
 	rec := &recorder{}
 	e.poller(pollerOpts{out: rec}).mustCycle()

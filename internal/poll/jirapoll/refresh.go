@@ -38,7 +38,7 @@ func (d *Driver) RefreshLocks(ctx context.Context, locks []plan.PollLock) (refre
 		if pl.Driver != Name || pl.ID != d.o.PollerID || ctx.Err() != nil || stop.get() != nil {
 			return
 		}
-		issue, prop, perr := ParseLockRef(pl.Property)
+		issue, prop, perr := polllock.ParseRef(pl.Property)
 		if perr != nil || prop != d.lockKey {
 			return
 		}

@@ -19,7 +19,7 @@ import (
 func TestRefreshLocksOnlyTouchesOwnLocks(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
 	p := e.poller(pollerOpts{stale: time.Minute})
-	now := time.Now()
+	now := e.clock.Now()
 	put := func(k, id string, age time.Duration) polllock.Lock {
 		l := polllock.Lock{ID: id, TS: now.Add(-age), Phase: polllock.PhaseDispatched,
 			Runs: []plan.Ref{{Driver: "local", ID: "3"}}}
@@ -28,7 +28,7 @@ func TestRefreshLocksOnlyTouchesOwnLocks(t *testing.T) {
 		return l
 	}
 	ref := func(k, id string) plan.PollLock {
-		return plan.PollLock{ID: id, Driver: jirapoll.Name, Property: jirapoll.LockRef(k, lockKey())}
+		return plan.PollLock{ID: id, Driver: jirapoll.Name, Property: polllock.FormatRef(k, lockKey())}
 	}
 	waiting, stale, other, gone, foreign := e.issue(), e.issue(), e.issue(), e.issue(), e.issue()
 	put(waiting, "poller-1", 50*time.Second)
@@ -37,7 +37,7 @@ func TestRefreshLocksOnlyTouchesOwnLocks(t *testing.T) {
 	foreignLock := put(foreign, "poller-1", 50*time.Second)
 	refs := []plan.PollLock{ref(waiting, "poller-1"), ref(stale, "poller-1"), ref(other, "poller-1"),
 		ref(gone, "poller-1"), ref(foreign, "poller-2"),
-		{ID: "poller-1", Driver: "other-poll", Property: jirapoll.LockRef(foreign, lockKey())}}
+		{ID: "poller-1", Driver: "other-poll", Property: polllock.FormatRef(foreign, lockKey())}}
 
 	refreshed, lost, err := p.drv.RefreshLocks(context.Background(), refs)
 	if err != nil || refreshed != 2 || lost != 2 {
@@ -45,7 +45,7 @@ func TestRefreshLocksOnlyTouchesOwnLocks(t *testing.T) {
 	}
 	for _, k := range []string{waiting, stale} {
 		l, ok := e.lock(k)
-		if !ok || l.ID != "poller-1" || l.Stale(time.Now(), 5*time.Second) ||
+		if !ok || l.ID != "poller-1" || l.Stale(e.clock.Now(), 5*time.Second) ||
 			l.Phase != polllock.PhaseDispatched || !slices.Equal(l.Runs, []plan.Ref{{Driver: "local", ID: "3"}}) {
 			t.Errorf("lock on %s = %+v (found %v), want poller-1's, fresh, phase and runs kept", k, l, ok)
 		}
@@ -73,9 +73,9 @@ type blockingLauncher struct {
 }
 
 func (b *blockingLauncher) Launch(ctx context.Context, j local.Job) error {
-	k, _, _ := jirapoll.ParseLockRef(j.Run.PollLock.Property)
+	k, _, _ := polllock.ParseRef(j.Run.PollLock.Property)
 	l, ok := b.e.lock(k)
-	b.fresh <- ok && l.ID == j.Run.PollLock.ID && !l.Stale(time.Now(), b.stale)
+	b.fresh <- ok && l.ID == j.Run.PollLock.ID && !l.Stale(b.e.clock.Now(), b.stale)
 	b.started <- j
 	select {
 	case <-b.release:
@@ -90,10 +90,8 @@ func (b *blockingLauncher) Launch(ctx context.Context, j local.Job) error {
 func TestQueuedLocalRunKeepsItsLockFresh(t *testing.T) {
 	const stale = 600 * time.Millisecond
 	e := newEnv(t, jirasim.Options{})
-	a, b := e.issue(), e.issue()
-	e.seed(a)
-	e.seed(b)
-	time.Sleep(3 * time.Millisecond)
+	keys := e.issues(2, seeded, "")
+	a, b := keys[0], keys[1]
 	e.sim.AddComment(a, alice, "first")
 	e.sim.AddComment(b, alice, "second")
 	bl := &blockingLauncher{e: e, stale: stale, started: make(chan local.Job, 2), fresh: make(chan bool, 2),
@@ -114,8 +112,10 @@ func TestQueuedLocalRunKeepsItsLockFresh(t *testing.T) {
 	if len(w) != 1 {
 		t.Fatalf("waiting = %v, want the second issue's lock", w)
 	}
-	// Wait for three stale thresholds, refreshing as the watch loop does.
-	for end := time.Now().Add(3 * stale); time.Now().Before(end); time.Sleep(stale / 4) {
+	// Three stale thresholds pass, with a refresh every quarter of one as
+	// the watch loop does.
+	for range 12 {
+		e.clock.Advance(stale / 4)
 		if n, lost, err := p.drv.RefreshLocks(context.Background(), out.Waiting()); err != nil || n != 1 || lost != 0 {
 			t.Fatalf("RefreshLocks = %d, %d, %v", n, lost, err)
 		}

@@ -17,9 +17,9 @@ import (
 // parallelCfg sizes the many-pollers scenario.
 type parallelCfg struct {
 	pollers, issues, cycles int
-	latMin, latMax          time.Duration // emulated latency per call, uniform
-	searchLag               time.Duration
-	interval                time.Duration // wait between one poller's cycles
+	latMin, latMax          time.Duration // emulated latency per call, uniform (real time)
+	searchLag               time.Duration // on the world's clock, as the rest below
+	interval                time.Duration // between one poller's cycles
 	jitter                  time.Duration // max lock jitter
 	runFor                  time.Duration // how long a dispatched run holds the lock
 }
@@ -31,10 +31,13 @@ type parallelResult struct {
 }
 
 // runParallel: every issue gets one /fs-triage comment at a random time
-// while each poller runs its first cfg.cycles cycles; pollers then go on
-// until every change was dispatched to both matching harnesses (triage and
-// audit) or a drain budget of 3×cycles periods is spent. A simulated runner
-// releases each run's lock after runFor.
+// of the world's clock while each poller runs its first cfg.cycles
+// cycles; pollers then go on until every change was dispatched to both
+// matching harnesses (triage and audit) or a drain budget of 3×cycles
+// cycles is spent. A simulated runner releases each run's lock runFor
+// after its dispatch. The pollers run concurrently against the emulator's
+// real latency; time on the site moves with the world's clock only: each
+// poller's interval, its jitter and the emulator's own ticks.
 func runParallel(t testing.TB, cfg parallelCfg) parallelResult {
 	var latMu sync.Mutex
 	latRand := rand.New(rand.NewPCG(1, 2))
@@ -44,58 +47,12 @@ func runParallel(t testing.TB, cfg parallelCfg) parallelResult {
 		return cfg.latMin + time.Duration(latRand.Int64N(int64(cfg.latMax-cfg.latMin)+1))
 	}
 	e := newEnv(t, jirasim.Options{Latency: latency, SearchLag: cfg.searchLag})
-	keys := make([]string, cfg.issues)
-	for i := range keys {
-		keys[i] = e.issue()
-		e.seed(keys[i])
-	}
-	time.Sleep(3 * time.Millisecond)
-
-	var runners sync.WaitGroup
-	rec := &recorder{}
-	rec.after = func(run plan.Run) {
-		runners.Add(1)
-		go func() {
-			defer runners.Done()
-			time.Sleep(cfg.runFor)
-			key, prop, err := parseRef(run)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			if l, ok := e.lock(key); ok && l.ID == run.PollLock.ID {
-				e.sim.SetPropertyDirect(key, prop, nil)
-			}
-		}()
-	}
-
-	// One cycle lasts about an interval, the mean jitter and six rounds of
-	// calls; the comments arrive while each poller runs cfg.cycles cycles.
-	period := cfg.interval + cfg.jitter*3/4 + 6*(cfg.latMin+cfg.latMax)/2
-	window := time.Duration(cfg.cycles) * period
-	start := time.Now()
-	var commented sync.WaitGroup
-	commented.Add(1)
-	go func() {
-		defer commented.Done()
-		r := rand.New(rand.NewPCG(3, 4))
-		at := make([]time.Duration, len(keys))
-		for i := range at {
-			at[i] = time.Duration(r.Int64N(int64(window)))
-		}
-		order := make([]int, len(keys))
-		for i := range order {
-			order[i] = i
-		}
-		sort.Slice(order, func(a, b int) bool { return at[order[a]] < at[order[b]] })
-		for _, i := range order {
-			time.Sleep(time.Until(start.Add(at[i])))
-			e.sim.AddComment(keys[i], alice, "/fs-triage go")
-		}
-	}()
+	keys := e.issues(cfg.issues, seeded, "")
+	sch := newSchedule(e, keys, time.Duration(cfg.cycles)*cfg.interval, cfg.runFor)
+	rec := &recorder{after: sch.dispatched}
 
 	want := 2 * len(keys)
-	deadline := start.Add(4 * window)
+	start := time.Now()
 	var cycles atomic.Int64
 	var pollers sync.WaitGroup
 	for p := 0; p < cfg.pollers; p++ {
@@ -104,18 +61,16 @@ func runParallel(t testing.TB, cfg parallelCfg) parallelResult {
 		pollers.Add(1)
 		go func() {
 			defer pollers.Done()
-			for n := 0; n < cfg.cycles || (time.Now().Before(deadline) && !(time.Since(start) > window && len(rec.all()) >= want)); n++ {
+			for n := 0; n < cfg.cycles || (n < 4*cfg.cycles && !(sch.allCommented() && len(rec.all()) >= want)); n++ {
 				if _, err := pl.cycle(context.Background()); err != nil {
 					t.Errorf("%s: %v", pl.drv.Name(), err)
 				}
 				cycles.Add(1)
-				time.Sleep(cfg.interval)
+				sch.step(cfg.interval)
 			}
 		}()
 	}
 	pollers.Wait()
-	commented.Wait()
-	runners.Wait()
 
 	res := parallelResult{cycles: cycles.Load(), elapsed: time.Since(start)}
 	counts := rec.count()
@@ -131,6 +86,77 @@ func runParallel(t testing.TB, cfg parallelCfg) parallelResult {
 		}
 	}
 	return res
+}
+
+// schedule drives the parallel scenario on the world's clock: the
+// comments due by now are added and the runs due to end release their
+// locks whenever a poller finishes a cycle.
+type schedule struct {
+	e        *env
+	runFor   time.Duration
+	mu       sync.Mutex
+	comments []due // by time
+	runs     []due // runs that have not ended
+}
+
+type due struct {
+	at  time.Time
+	key string   // the issue to comment on
+	run plan.Run // the run to end
+}
+
+// newSchedule spreads one comment per key at random over window.
+func newSchedule(e *env, keys []string, window, runFor time.Duration) *schedule {
+	r := rand.New(rand.NewPCG(3, 4))
+	s := &schedule{e: e, runFor: runFor}
+	start := e.clock.Now()
+	for _, k := range keys {
+		s.comments = append(s.comments, due{at: start.Add(time.Duration(r.Int64N(int64(window)))), key: k})
+	}
+	sort.Slice(s.comments, func(a, b int) bool { return s.comments[a].at.Before(s.comments[b].at) })
+	return s
+}
+
+// dispatched is the output driver's hook: run ends runFor from now.
+func (s *schedule) dispatched(run plan.Run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs = append(s.runs, due{at: s.e.clock.Now().Add(s.runFor), run: run})
+}
+
+// step lets interval pass, then adds the comments now due and ends the
+// runs now due (each releases its lock while it still carries its id).
+func (s *schedule) step(interval time.Duration) {
+	s.e.clock.Advance(interval)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.e.clock.Now()
+	for len(s.comments) > 0 && !s.comments[0].at.After(now) {
+		s.e.sim.AddComment(s.comments[0].key, alice, "/fs-triage go")
+		s.comments = s.comments[1:]
+	}
+	var running []due
+	for _, d := range s.runs {
+		if d.at.After(now) {
+			running = append(running, d)
+			continue
+		}
+		key, prop, err := parseRef(d.run)
+		if err != nil {
+			s.e.t.Error(err)
+			continue
+		}
+		if l, ok := s.e.lock(key); ok && l.ID == d.run.PollLock.ID {
+			s.e.sim.SetPropertyDirect(key, prop, nil)
+		}
+	}
+	s.runs = running
+}
+
+func (s *schedule) allCommented() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.comments) == 0
 }
 
 func parseRef(run plan.Run) (string, string, error) {
@@ -164,15 +190,7 @@ func TestParallelPollersNoLossNoDuplicates(t *testing.T) {
 func TestNoStarvation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, jirasim.Options{})
-	keys := make([]string, 200)
-	for i := range keys {
-		keys[i] = e.issue()
-		e.seed(keys[i])
-	}
-	time.Sleep(3 * time.Millisecond)
-	for _, k := range keys {
-		e.sim.AddComment(k, alice, "/fs-triage")
-	}
+	keys := e.issues(200, seeded, "/fs-triage")
 	rec := &recorder{}
 	p := e.poller(pollerOpts{out: rec, seed: 99})
 	firstSeen := map[string]int{}

@@ -1,0 +1,114 @@
+package poll
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+// State is where a work item stands in one cycle. Discovery hands out
+// items in StateSelected; the driver and the cycle move them on only
+// through the named transitions of Item (Skip, Hold, Lose, Vanish, Fail)
+// and the cycle's release.
+//
+//	Selected ─Skip→ Skipped          (a consistent read showed it locked or unchanged)
+//	Selected ─Hold→ Held             (after Attempt: the lock write succeeded)
+//	Held     ─Lose→ Lost             (another poller holds the lock, or ours went stale)
+//	any      ─Vanish→ Gone           (the item was deleted)
+//	any      ─Fail→ Failed           (a per-item error, Item.Err; the item is skipped)
+//	Held     ─release→ Released      (the cycle removed its lock)
+//
+// Attempt records, whatever the state, that a lock write was sent: a
+// failed write (Attempted and Failed) may have landed anyway.
+type State uint8
+
+// States of an item; see State for the transitions.
+const (
+	StateSelected State = iota
+	StateSkipped
+	StateHeld
+	StateLost
+	StateGone
+	StateFailed
+	StateReleased
+)
+
+var stateNames = [...]string{"selected", "skipped", "held", "lost", "gone", "failed", "released"}
+
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "state(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Item is one work item in a cycle. The cycle reads and writes the
+// exported fields as documented; its state changes only through the
+// transitions. Per-item data a driver needs is the driver's to keep
+// (keyed by ID).
+type Item struct {
+	ID string // e.g. PROJ-123
+	// Base is the item's checkpoint: changes at or before Base.Pos(h) are
+	// already handled for harness h.
+	Base Checkpoint
+	// Cutoff is the newest change time the discovery saw. Changes after it
+	// are left for the next cycle, so that the checkpoint never passes a
+	// change that one detection read saw and another did not.
+	Cutoff time.Time
+	// Waiting orders selection: the earlier, the longer the item has
+	// waited (its checkpoint, or its creation without one).
+	Waiting time.Time
+	// StaleLock is set when discovery found a stale lock on the item.
+	StaleLock bool
+	Changes   []Change
+	Refs      []plan.Ref // the runs dispatched for the item (set before Dispatched)
+
+	state     State
+	attempted bool
+	err       error
+}
+
+// State is the item's current state.
+func (it *Item) State() State { return it.state }
+
+// Attempted reports whether a lock write was sent for the item.
+func (it *Item) Attempted() bool { return it.attempted }
+
+// Err is the per-item failure that made the item Failed (nil otherwise).
+func (it *Item) Err() error { return it.err }
+
+// Skip: a consistent read before locking showed the item locked by
+// another poller or unchanged; nothing is written on it.
+func (it *Item) Skip() { it.state = StateSkipped }
+
+// Attempt records that a lock write is being sent.
+func (it *Item) Attempt() { it.attempted = true }
+
+// Hold: this poller's lock is on the item.
+func (it *Item) Hold() { it.state = StateHeld }
+
+// Lose: another poller holds the item's lock, or ours went stale.
+func (it *Item) Lose() { it.state = StateLost }
+
+// Vanish: the item was deleted mid-cycle.
+func (it *Item) Vanish() { it.state = StateGone }
+
+// Fail records a per-item failure; the item is skipped (a lock the cycle
+// may have written is removed where it still holds this poller's id).
+func (it *Item) Fail(err error) { it.state, it.err = StateFailed, err }
+
+// released: the cycle removed its lock from a held item.
+func (it *Item) released() {
+	if it.state == StateHeld {
+		it.state = StateReleased
+	}
+}
+
+// Change is one detected change: when it happened (the tracker's clock)
+// and the NormalizedEvent it maps to.
+type Change struct {
+	At    time.Time
+	Event *event.Event
+}
