@@ -15,6 +15,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/fullsend-dev/fullsend/internal/httpx"
+	"github.com/fullsend-dev/fullsend/internal/redact"
 )
 
 // Defaults used when an Options field is zero.
@@ -49,7 +50,8 @@ type Options struct {
 	// BackoffBase and BackoffMax shape full-jitter exponential backoff
 	// (defaults 500ms and 30s). MaxRetryAfter is the longest Retry-After the
 	// client will wait (default 2m); a longer one fails the call.
-	BackoffBase, BackoffMax, MaxRetryAfter time.Duration
+	// RetryBudget bounds the time one call spends retrying (zero: no bound).
+	BackoffBase, BackoffMax, MaxRetryAfter, RetryBudget time.Duration
 	// CacheTTL bounds how long project-role membership is cached.
 	CacheTTL time.Duration
 
@@ -70,8 +72,8 @@ type Options struct {
 type Client struct {
 	base    *url.URL
 	auth    string // Authorization header value; never logged
-	token   string
 	http    *http.Client
+	retry   httpx.Retry
 	limiter *rate.Limiter
 	rps     float64
 	opts    Options
@@ -143,14 +145,18 @@ func New(opts Options) (*Client, error) {
 		opts.Rand = rand.Int64N
 	}
 	auth := "Bearer " + opts.Token
+	redact.Add(opts.Token)
 	if opts.Email != "" {
 		auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(opts.Email+":"+opts.Token))
+		redact.AddBasic(opts.Email, opts.Token)
 	}
 	return &Client{
-		base:     base,
-		auth:     auth,
-		token:    opts.Token,
-		http:     httpx.NewClient(opts.Timeout, opts.Transport),
+		base: base,
+		auth: auth,
+		http: httpx.NewClient(httpx.Options{Transport: opts.Transport, Timeout: opts.Timeout, MaxBody: opts.MaxResponseBytes}),
+		retry: httpx.Retry{MaxAttempts: opts.MaxRetries + 1, Budget: opts.RetryBudget,
+			BaseBackoff: opts.BackoffBase, MaxBackoff: opts.BackoffMax, MaxServerWait: opts.MaxRetryAfter,
+			Rand: opts.Rand, Sleep: opts.Sleep, Now: opts.Now},
 		limiter:  rate.NewLimiter(rate.Limit(opts.RPS), opts.Burst),
 		rps:      opts.RPS,
 		opts:     opts,
