@@ -44,6 +44,7 @@ func EnvOf(getenv func(string) string) Env {
 	if e.Token == "" {
 		e.Token = getenv(envTokenAlt)
 	}
+	redact.Add(e.Token)
 	if e.APIURL == "" {
 		e.APIURL = DefaultAPIURL
 	}
