@@ -176,9 +176,20 @@ func FuzzParseBaseURL(f *testing.F) {
 	for _, s := range []string{"https://acme.atlassian.net", "http://127.0.0.1:1/x/", "http://[::1", "https://u:p@h", "http://10.0.0.1"} {
 		f.Add(s)
 	}
+	f.Add("https://u:s3cret@api.example/%zz")
+	f.Add("https://u:s3cret@[::1/")
 	f.Fuzz(func(t *testing.T, raw string) {
 		u, err := ParseBaseURL(raw)
 		if err != nil {
+			// Whatever precedes the last "@" may be a credential: never shown.
+			i, at := strings.Index(raw, "://"), strings.LastIndex(raw, "@")
+			if i < 0 || at < i+9 || strings.ContainsAny(raw[:at], "?#") {
+				return
+			}
+			user := raw[i+3 : at]
+			if !strings.Contains(raw[:i+3]+raw[at:], user) && strings.Contains(err.Error(), user) {
+				t.Errorf("error %q repeats the userinfo of %q", err, raw)
+			}
 			return
 		}
 		if u.Scheme == "http" && !IsLoopback(u.Hostname()) {
