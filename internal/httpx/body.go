@@ -16,7 +16,7 @@ var ErrTooLarge = errors.New("response body too large")
 type TooLargeError struct{ Limit int64 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("response body too large: over %d bytes (exceeds the client's cap)", e.Limit)
+	return fmt.Sprintf("response body over %d bytes (too large: exceeds the client's cap)", e.Limit)
 }
 
 // Is makes errors.Is(err, ErrTooLarge) true.
