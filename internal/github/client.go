@@ -53,8 +53,9 @@ func EnvOf(getenv func(string) string) Env {
 
 // ClientOptions tunes NewClient. The zero value is usable.
 type ClientOptions struct {
-	// HTTPClient, when set, is used as is (tests); otherwise a client with
-	// Timeout, bounded bodies and same-origin redirects is built.
+	// HTTPClient, when set, is used with Call's retry layer added to its
+	// transport; otherwise the httpx stack is built (Timeout, bounded
+	// bodies, same-origin redirects, redaction).
 	HTTPClient *http.Client
 	Timeout    time.Duration // per request, default DefaultTimeout
 }
@@ -69,9 +70,16 @@ func NewClient(apiURL, token string, o ClientOptions) (*gogithub.Client, error) 
 	if err != nil {
 		return nil, err
 	}
-	hc := o.HTTPClient
-	if hc == nil {
-		hc = newHTTPClient(o.Timeout)
+	hc := newHTTPClient(o.Timeout)
+	if o.HTTPClient != nil {
+		// Keep the caller's client, with Call's retries on its transport.
+		c := *o.HTTPClient
+		next := c.Transport
+		if next == nil {
+			next = http.DefaultTransport
+		}
+		c.Transport = httpx.RetryTransport(next, httpx.Retry{}, classifyAttempt)
+		hc = &c
 	}
 	bs := base.String()
 	opts := []gogithub.ClientOptionsFunc{
@@ -119,5 +127,6 @@ func newHTTPClient(timeout time.Duration) *http.Client {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	return httpx.NewClient(httpx.Options{Timeout: timeout, MaxBody: MaxResponseBytes})
+	return httpx.NewClient(httpx.Options{Timeout: timeout, MaxBody: MaxResponseBytes,
+		Retry: &httpx.Retry{}, Classify: classifyAttempt}) // Call sets each call's policy
 }

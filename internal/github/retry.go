@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptrace"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
@@ -107,52 +105,74 @@ func (p Policy) withDefaults() Policy {
 	return p
 }
 
-// Call runs fn, retrying retryable failures under p with the httpx retry
-// loop (no jitter: GitHub's own waits dominate). A 202 Accepted
-// (go-github's AcceptedError) counts as success. The returned error is nil
-// or a *Failure. A 2xx response whose body could not be decoded is returned
-// as a Permanent failure carrying Status, never retried: the call took effect.
+// Call runs fn, retrying retryable failures under p. The retries happen
+// in the client's HTTP stack (the httpx retry transport NewClient installs,
+// with this call's policy), so fn must use a client built by NewClient. A
+// 202 Accepted (go-github's AcceptedError) counts as success. The returned
+// error is nil or a *Failure. A 2xx response whose body could not be
+// decoded is returned as a Permanent failure carrying Status, never
+// retried: the call took effect.
 func Call(ctx context.Context, p Policy, fn func(ctx context.Context) (*gogithub.Response, error)) (*gogithub.Response, error) {
 	p = p.withDefaults()
-	var resp *gogithub.Response
-	var f *Failure
-	retry := httpx.Retry{MaxAttempts: p.MaxRetries + 1, Budget: p.Budget, BaseBackoff: p.BaseBackoff,
-		MaxBackoff: p.MaxBackoff, MaxServerWait: p.MaxWait, Sleep: p.Sleep}
+	st := &callState{idempotent: p.Idempotent}
+	ov := &httpx.Override{Retry: httpx.Retry{MaxAttempts: p.MaxRetries + 1, Budget: p.Budget,
+		BaseBackoff: p.BaseBackoff, MaxBackoff: p.MaxBackoff, MaxServerWait: p.MaxWait, Sleep: p.Sleep}}
 	if p.OnRetry != nil {
-		retry.OnRetry = func(i httpx.RetryInfo) { p.OnRetry(f, i.Wait) }
-	}
-	res, err := retry.Do(ctx, func(ctx context.Context, n int) (httpx.Outcome, error) {
-		var wrote atomic.Bool
-		actx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			WroteRequest: func(i httptrace.WroteRequestInfo) {
-				if i.Err == nil {
-					wrote.Store(true)
-				}
-			},
-		})
-		var err error
-		resp, err = fn(actx)
-		var accepted *gogithub.AcceptedError
-		if err == nil || errors.As(err, &accepted) {
-			return httpx.Outcome{}, nil
+		ov.Retry.OnRetry = func(i httpx.RetryInfo) {
+			f := *st.last
+			f.Attempts = i.Attempt
+			p.OnRetry(&f, i.Wait)
 		}
-		f = Classify(ctx, resp, err, wrote.Load())
-		f.Attempts = n
-		return httpx.Outcome{Retry: f.Class == Retryable || (f.Class == Ambiguous && p.Idempotent),
-			Wait: f.Wait, HasWait: f.Wait > 0, Reason: f.reason()}, f
-	})
-	if err == nil {
+	}
+	resp, err := fn(httpx.WithOverride(context.WithValue(ctx, callKey{}, st), ov))
+	var accepted *gogithub.AcceptedError
+	if err == nil || errors.As(err, &accepted) {
 		return resp, nil
 	}
-	switch res.Stop {
+	f := Classify(ctx, resp, err, st.sent)
+	f.Attempts = max(ov.Result.Attempts, 1)
+	switch ov.Result.Stop {
 	case httpx.StopWaitTooLong:
-		f.Err = fmt.Errorf("%w; GitHub asks to wait %s, longer than the %s this command waits: try again later", f.Err, res.Wait.Round(time.Second), p.MaxWait)
+		f.Err = fmt.Errorf("%w; GitHub asks to wait %s, longer than the %s this command waits: try again later", f.Err, ov.Result.Wait.Round(time.Second), p.MaxWait)
 	case httpx.StopBudget:
 		f.Err = fmt.Errorf("%w; gave up: the next retry would exceed the %s retry budget", f.Err, p.Budget)
 	case httpx.StopInterrupted:
-		f.Err = fmt.Errorf("%w; gave up waiting to retry: %v", f.Err, res.SleepErr)
+		f.Err = fmt.Errorf("%w; gave up waiting to retry: %v", f.Err, ov.Result.SleepErr)
 	}
 	return resp, f
+}
+
+// callState carries one Call's idempotency to the transport's classifier
+// and its last verdict back.
+type callState struct {
+	idempotent bool
+	sent       bool     // the last attempt was completely written
+	last       *Failure // the last failed attempt
+}
+
+type callKey struct{}
+
+// classifyAttempt is the retry transport's verdict on one attempt: the
+// answer goes through go-github's own error mapping and then Classify, so
+// the transport and Call judge a failure the same way. Requests made
+// outside Call are never retried.
+func classifyAttempt(req *http.Request, resp *http.Response, err error, sent bool) httpx.Outcome {
+	st, _ := req.Context().Value(callKey{}).(*callState)
+	if st == nil {
+		return httpx.Outcome{}
+	}
+	var gresp *gogithub.Response
+	if resp != nil {
+		gresp = &gogithub.Response{Response: resp}
+		var accepted *gogithub.AcceptedError
+		if err = gogithub.CheckResponse(resp); err == nil || errors.As(err, &accepted) {
+			return httpx.Outcome{}
+		}
+	}
+	f := Classify(req.Context(), gresp, err, sent)
+	st.sent, st.last = sent, f
+	return httpx.Outcome{Retry: f.Class == Retryable || (f.Class == Ambiguous && st.idempotent),
+		Wait: f.Wait, HasWait: f.Wait > 0, Reason: f.reason()}
 }
 
 // reason describes f for the retry log.

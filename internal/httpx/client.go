@@ -26,9 +26,11 @@ type Options struct {
 }
 
 // Classifier is a forge's verdict on one attempt made by the transport:
-// err is the transport error, else resp is the answer. An Outcome with
-// Retry set on an answer makes the transport ask again.
-type Classifier func(req *http.Request, resp *http.Response, err error) Outcome
+// err is the transport error, else resp is the answer; sent says whether
+// the request was completely written (a request that was sent may have
+// taken effect although no answer came). An Outcome with Retry set makes
+// the transport ask again.
+type Classifier func(req *http.Request, resp *http.Response, err error, sent bool) Outcome
 
 // MaxRedirects bounds the redirects NewClient follows.
 const MaxRedirects = 5
@@ -71,7 +73,7 @@ func NewClient(o Options) *http.Client {
 	}
 	var rt http.RoundTripper = redactTransport{next: boundTransport{next: next, max: o.MaxBody, timeout: o.Timeout}}
 	if o.Retry != nil {
-		rt = retryTransport{next: rt, policy: *o.Retry, classify: o.Classify}
+		rt = RetryTransport(rt, *o.Retry, o.Classify)
 	}
 	return &http.Client{Transport: rt, CheckRedirect: checkRedirect}
 }

@@ -77,7 +77,7 @@ func TestRetryTransport(t *testing.T) {
 	defer srv.Close()
 	clk := &fakeClock{now: time.Unix(1e9, 0)}
 	var infos []RetryInfo
-	classify := func(_ *http.Request, resp *http.Response, err error) Outcome {
+	classify := func(_ *http.Request, resp *http.Response, err error, _ bool) Outcome {
 		if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
 			return Outcome{}
 		}
@@ -122,5 +122,38 @@ func TestErrorBodiesAreRedacted(t *testing.T) {
 	}
 	if _, body, err := get(t, c, srv.URL+"/ok"); err != nil || body != "ok "+tok {
 		t.Fatalf("200 body %q, %v", body, err)
+	}
+}
+
+func TestRetryTransportOverrideAndSent(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, _ := w.(http.Hijacker).Hijack() // read the request, then drop it
+		_ = conn.Close()
+	}))
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close() // nothing listens here: the request is never sent
+	defer srv.Close()
+	var sent []bool
+	classify := func(_ *http.Request, _ *http.Response, err error, s bool) Outcome {
+		sent = append(sent, s)
+		return Outcome{Retry: err != nil}
+	}
+	c := NewClient(Options{Retry: &Retry{MaxAttempts: 5}, Classify: classify})
+	defer c.CloseIdleConnections()
+	for _, tc := range []struct {
+		url  string
+		sent bool
+	}{{srv.URL, true}, {closedURL, false}} {
+		sent = nil
+		ov := &Override{Retry: Retry{MaxAttempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }}}
+		req, _ := http.NewRequestWithContext(WithOverride(context.Background(), ov), "GET", tc.url, nil)
+		if resp, err := c.Do(req); err == nil {
+			resp.Body.Close()
+			t.Fatalf("%s: no error", tc.url)
+		}
+		if ov.Result.Attempts != 2 || ov.Result.Stop != StopAttempts || len(sent) != 2 || sent[0] != tc.sent {
+			t.Errorf("%s: result %+v, sent %v; want 2 attempts (the override's), sent=%v", tc.url, ov.Result, sent, tc.sent)
+		}
 	}
 }

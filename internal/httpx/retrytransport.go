@@ -5,17 +5,39 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/fullsend-dev/fullsend/internal/redact"
 )
 
-// retryTransport retries attempts under policy as classify allows. When
-// the retries end on an answer, that answer is returned as is.
+// RetryTransport returns a round tripper that retries attempts on next
+// under policy as classify allows. When the retries end on an answer, that
+// answer is returned as is. A request whose context carries an Override
+// uses the override's policy instead and gets its Result.
+func RetryTransport(next http.RoundTripper, policy Retry, classify Classifier) http.RoundTripper {
+	return retryTransport{next: next, policy: policy, classify: classify}
+}
+
 type retryTransport struct {
 	next     http.RoundTripper
 	policy   Retry
 	classify Classifier
+}
+
+// Override is one request's own retry policy (attach it with
+// WithOverride); the transport reports in Result how the retries ended.
+type Override struct {
+	Retry  Retry
+	Result Result
+}
+
+type overrideKey struct{}
+
+// WithOverride makes the requests made with ctx use o.Retry.
+func WithOverride(ctx context.Context, o *Override) context.Context {
+	return context.WithValue(ctx, overrideKey{}, o)
 }
 
 // errAnswer marks an answer the classifier wants retried.
@@ -23,15 +45,24 @@ var errAnswer = errors.New("retryable answer")
 
 func (t retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var last *http.Response
-	_, err := t.policy.Do(req.Context(), func(ctx context.Context, n int) (Outcome, error) {
+	policy := t.policy
+	ov, _ := req.Context().Value(overrideKey{}).(*Override)
+	if ov != nil {
+		policy = ov.Retry
+	}
+	res, err := policy.Do(req.Context(), func(ctx context.Context, n int) (Outcome, error) {
 		discard(last)
 		last = nil
 		r, err := replay(req, n)
 		if err != nil {
 			return Outcome{}, err
 		}
+		var sent atomic.Bool
+		r = r.WithContext(httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
+			WroteRequest: func(i httptrace.WroteRequestInfo) { sent.Store(i.Err == nil) },
+		}))
 		resp, err := t.next.RoundTrip(r)
-		out := t.classify(r, resp, err)
+		out := t.classify(r, resp, err, sent.Load())
 		out.Retry = out.Retry && replayable(req)
 		if out.Reason == "" {
 			out.Reason = reason(resp, err)
@@ -45,6 +76,9 @@ func (t retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return out, nil
 	})
+	if ov != nil {
+		ov.Result = res
+	}
 	if errors.Is(err, errAnswer) {
 		err = nil
 	}

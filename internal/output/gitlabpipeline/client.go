@@ -40,7 +40,7 @@ func isWrite(ctx context.Context) bool { return ctx.Value(writeKey{}) != nil }
 
 // classify is the verdict of the policy above on one attempt; the
 // httpx retry layer under client-go applies it.
-func (p retryPolicy) classify(req *http.Request, resp *http.Response, err error) httpx.Outcome {
+func (p retryPolicy) classify(req *http.Request, resp *http.Response, err error, _ bool) httpx.Outcome {
 	ctx := req.Context()
 	if ctx.Err() != nil {
 		return httpx.Outcome{}

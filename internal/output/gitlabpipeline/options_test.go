@@ -192,7 +192,7 @@ func TestRetryPolicy(t *testing.T) {
 			if n > 1 {
 				return httpx.Outcome{}, nil
 			}
-			return p.classify(req, tc.resp, tc.err), errors.New("failed")
+			return p.classify(req, tc.resp, tc.err, true), errors.New("failed")
 		})
 		if got := res.Attempts == 2; got != tc.want {
 			t.Errorf("%s: retry = %v, want %v", tc.name, got, tc.want)
