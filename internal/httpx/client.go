@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,11 +19,19 @@ type Options struct {
 	// MaxBody caps every response body; reading past it fails with a
 	// *TooLargeError.
 	MaxBody int64
+	// Limiter, when set, paces every attempt (retries included);
+	// *rate.Limiter (golang.org/x/time/rate) satisfies it.
+	Limiter Limiter
 	// Retry, when set, retries what Classify allows under its policy.
 	// Request bodies must be replayable (http.NewRequest sets GetBody for
 	// the usual readers); others are never retried.
 	Retry    *Retry
 	Classify Classifier
+}
+
+// Limiter waits until a request may be made or ctx ends.
+type Limiter interface {
+	Wait(ctx context.Context) error
 }
 
 // Classifier is a forge's verdict on one attempt made by the transport:
@@ -62,7 +71,7 @@ var defaultTransport = sync.OnceValue(func() http.RoundTripper {
 func DefaultTransport() http.RoundTripper { return defaultTransport() }
 
 // NewClient returns the one HTTP client stack of fullsend: from the outside
-// in, retries (Options.Retry), redaction of registered secrets from error
+// in, retries (Options.Retry), the rate limiter, redaction of registered secrets from error
 // answers and transport errors, then the per-attempt timeout and body cap.
 // It follows at most MaxRedirects redirects, all within the original
 // origin. Base URLs are checked beforehand with ParseURL.
@@ -72,6 +81,9 @@ func NewClient(o Options) *http.Client {
 		next = DefaultTransport()
 	}
 	var rt http.RoundTripper = redactTransport{next: boundTransport{next: next, max: o.MaxBody, timeout: o.Timeout}}
+	if o.Limiter != nil {
+		rt = limitTransport{next: rt, lim: o.Limiter}
+	}
 	if o.Retry != nil {
 		rt = RetryTransport(rt, *o.Retry, o.Classify)
 	}
@@ -87,3 +99,22 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 	}
 	return nil
 }
+
+// limitTransport waits for the limiter before each attempt.
+type limitTransport struct {
+	next http.RoundTripper
+	lim  Limiter
+}
+
+func (t limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.lim.Wait(req.Context()); err != nil {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, err
+	}
+	return t.next.RoundTrip(req)
+}
+
+// CloseIdleConnections forwards to the wrapped transport.
+func (t limitTransport) CloseIdleConnections() { closeIdle(t.next) }

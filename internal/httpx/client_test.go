@@ -157,3 +157,33 @@ func TestRetryTransportOverrideAndSent(t *testing.T) {
 		}
 	}
 }
+
+type countingLimiter struct {
+	waits atomic.Int32
+	err   error
+}
+
+func (l *countingLimiter) Wait(context.Context) error { l.waits.Add(1); return l.err }
+
+func TestLimiterPacesEveryAttempt(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	lim := &countingLimiter{}
+	retry := &Retry{MaxAttempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }}
+	classify := func(_ *http.Request, resp *http.Response, err error, _ bool) Outcome {
+		return Outcome{Retry: err == nil}
+	}
+	c := NewClient(Options{Limiter: lim, Retry: retry, Classify: classify})
+	defer c.CloseIdleConnections()
+	if status, _, err := get(t, c, srv.URL); err != nil || status != 503 || lim.waits.Load() != 3 || calls.Load() != 3 {
+		t.Fatalf("status %d err %v: %d waits for %d attempts, want 3 and 3", status, err, lim.waits.Load(), calls.Load())
+	}
+	lim.err = context.Canceled
+	if _, _, err := get(t, c, srv.URL); !errors.Is(err, context.Canceled) || calls.Load() != 3 {
+		t.Fatalf("refusing limiter: err %v, %d calls", err, calls.Load())
+	}
+}

@@ -150,10 +150,9 @@ func New(opts Options) (*Client, error) {
 		auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(opts.Email+":"+opts.Token))
 		redact.AddBasic(opts.Email, opts.Token)
 	}
-	return &Client{
+	c := &Client{
 		base: base,
 		auth: auth,
-		http: httpx.NewClient(httpx.Options{Transport: opts.Transport, Timeout: opts.Timeout, MaxBody: opts.MaxResponseBytes}),
 		retry: httpx.Retry{MaxAttempts: opts.MaxRetries + 1, Budget: opts.RetryBudget,
 			BaseBackoff: opts.BackoffBase, MaxBackoff: opts.BackoffMax, MaxServerWait: opts.MaxRetryAfter,
 			Rand: opts.Rand, Sleep: opts.Sleep, Now: opts.Now},
@@ -166,7 +165,10 @@ func New(opts Options) (*Client, error) {
 		roles:    map[string]roleCache{},
 		idToKey:  map[string]string{},
 		keyToID:  map[string]string{},
-	}, nil
+	}
+	c.http = httpx.NewClient(httpx.Options{Transport: opts.Transport, Timeout: opts.Timeout,
+		MaxBody: opts.MaxResponseBytes, Limiter: pacer{c}})
+	return c, nil
 }
 
 // Calls returns a copy of the request counts keyed by

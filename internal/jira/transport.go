@@ -9,9 +9,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -84,14 +86,11 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 	return status, body, err
 }
 
-// try makes one attempt of cl, after the rate limiter, and classifies its
+// try makes one attempt of cl and classifies its
 // failure: what Jira answered with a retryable status (honouring
 // Retry-After), or a transport error that may be repeated. A complete but
 // unusable answer, a cross-origin redirect and an ended context are final.
 func (c *Client) try(ctx context.Context, cl call, payload []byte) (int, []byte, httpx.Outcome, error) {
-	if err := c.waitLimiter(ctx); err != nil {
-		return 0, nil, httpx.Outcome{}, fmt.Errorf("jira %s: %w", cl.endpoint(), err)
-	}
 	status, hdr, body, err := c.attempt(ctx, cl, payload)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -135,6 +134,10 @@ func (c *Client) attempt(ctx context.Context, cl call, payload []byte) (int, htt
 	if payload != nil {
 		rdr = bytes.NewReader(payload)
 	}
+	// The duration recorded starts when the request leaves the limiter,
+	// as the first connection is sought.
+	start := newStart()
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GetConn: func(string) { start.move() }})
 	var req *http.Request
 	var err error
 	if rdr != nil {
@@ -151,15 +154,14 @@ func (c *Client) attempt(ctx context.Context, cl call, payload []byte) (int, htt
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
-		c.record(cl.endpoint(), 0, time.Since(start))
+		c.record(cl.endpoint(), 0, start.since())
 		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body) // capped by the transport
-	c.record(cl.endpoint(), resp.StatusCode, time.Since(start))
+	c.record(cl.endpoint(), resp.StatusCode, start.since())
 	c.observeRateHeaders(resp.Header)
 	if errors.Is(err, httpx.ErrTooLarge) {
 		return 0, nil, nil, &badResponse{fmt.Sprintf("HTTP %d: %v", resp.StatusCode, err)}
@@ -174,6 +176,26 @@ func (c *Client) attempt(ctx context.Context, cl call, payload []byte) (int, htt
 	}
 	return resp.StatusCode, resp.Header, body, nil
 }
+
+// startTime is a start time that a trace callback may move once.
+type startTime struct {
+	ns    atomic.Int64
+	moved atomic.Bool
+}
+
+func newStart() *startTime {
+	s := &startTime{}
+	s.ns.Store(time.Now().UnixNano())
+	return s
+}
+
+func (s *startTime) move() {
+	if !s.moved.Swap(true) {
+		s.ns.Store(time.Now().UnixNano())
+	}
+}
+
+func (s *startTime) since() time.Duration { return time.Since(time.Unix(0, s.ns.Load())) }
 
 // badResponse is a complete answer that cannot be used (too large, not
 // JSON); it is not retried.
@@ -193,6 +215,12 @@ func checkJSONContentType(ct string, body []byte) error {
 	}
 	return fmt.Errorf("unexpected content type %s (want application/json; a login page or proxy?): %s", ct, httpx.Snippet(body, 80))
 }
+
+// pacer is the client's limiter as the HTTP stack sees it: every attempt
+// waits for it.
+type pacer struct{ c *Client }
+
+func (p pacer) Wait(ctx context.Context) error { return p.c.waitLimiter(ctx) }
 
 func (c *Client) waitLimiter(ctx context.Context) error {
 	c.restoreRate()
