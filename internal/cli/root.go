@@ -12,6 +12,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/fullsend-dev/fullsend/internal/redact"
 )
 
 // Exit codes (DESIGN.md section 5).
@@ -121,9 +123,9 @@ func (app *App) setupLogging() error {
 	}
 	switch format {
 	case "text":
-		app.Log = slog.New(slog.NewTextHandler(app.Stderr, opts))
+		app.Log = slog.New(redact.Handler(slog.NewTextHandler(app.Stderr, opts), redact.Global()))
 	case "json":
-		app.Log = slog.New(slog.NewJSONHandler(app.Stderr, opts))
+		app.Log = slog.New(redact.Handler(slog.NewJSONHandler(app.Stderr, opts), redact.Global()))
 	default:
 		return UserError(fmt.Errorf("--log-format %q: want text or json", app.LogFormat))
 	}
@@ -137,7 +139,7 @@ func Run(ctx context.Context, app *App, args []string) int {
 		app.Getenv = os.Getenv
 	}
 	if app.Log == nil {
-		app.Log = slog.New(slog.NewTextHandler(app.Stderr, nil))
+		app.Log = slog.New(redact.Handler(slog.NewTextHandler(app.Stderr, nil), redact.Global()))
 	}
 	root := NewRoot(app)
 	root.SetArgs(args)
@@ -153,6 +155,6 @@ func Run(ctx context.Context, app *App, args []string) int {
 	if errors.As(err, &ee) {
 		code = ee.Code
 	}
-	fmt.Fprintf(app.Stderr, "fullsend: %v\n", err)
+	fmt.Fprintf(app.Stderr, "fullsend: %s\n", redact.String(err.Error()))
 	return code
 }

@@ -1,14 +1,18 @@
 package github
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	gogithub "github.com/google/go-github/v90/github"
 	"go.uber.org/goleak"
 
 	"github.com/fullsend-dev/fullsend/internal/httpx"
@@ -83,9 +87,13 @@ func TestSplitRepo(t *testing.T) {
 	}
 }
 
+// TestClientSendsTokenAndBoundsBodies depends on no timing: the normal
+// calls get a deadline far beyond any load, and the "slow" answer never
+// comes, so only the client's own deadline can end that call.
 func TestClientSendsTokenAndBoundsBodies(t *testing.T) {
 	var auth, agent string
 	big := strings.Repeat("x", MaxResponseBytes+10)
+	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auth, agent = r.Header.Get("Authorization"), r.Header.Get("User-Agent")
 		switch r.URL.Path {
@@ -97,13 +105,14 @@ func TestClientSendsTokenAndBoundsBodies(t *testing.T) {
 			http.Redirect(w, r, "http://127.0.0.2:1/elsewhere", http.StatusFound)
 		case "/slow":
 			select {
-			case <-time.After(2 * time.Second):
+			case <-release:
 			case <-r.Context().Done():
 			}
 		}
 	}))
 	defer srv.Close()
-	c, err := NewClient(srv.URL, "tok123", ClientOptions{Timeout: 200 * time.Millisecond})
+	defer close(release)
+	c, err := NewClient(srv.URL, "tok123", ClientOptions{Timeout: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,20 +124,24 @@ func TestClientSendsTokenAndBoundsBodies(t *testing.T) {
 	if auth != "Bearer tok123" || !strings.HasPrefix(agent, "fullsend") {
 		t.Errorf("Authorization %q, User-Agent %q", auth, agent)
 	}
-	get := func(path string) error {
+	get := func(c *gogithub.Client, path string) error {
 		req, _ := c.NewRequest(context.Background(), "GET", strings.TrimPrefix(path, "/"), nil)
 		_, err := c.Do(req, io.Discard)
 		return err
 	}
-	if err := get("/big"); err == nil || !strings.Contains(err.Error(), "exceeds") {
+	if err := get(c, "/big"); err == nil || !strings.Contains(err.Error(), "exceeds") || !errors.Is(err, httpx.ErrTooLarge) {
 		t.Errorf("oversized body: %v", err)
 	}
-	if err := get("/redirect"); err == nil || !strings.Contains(err.Error(), "another origin") {
+	if err := get(c, "/redirect"); err == nil || !strings.Contains(err.Error(), "another origin") {
 		t.Errorf("cross-origin redirect: %v", err)
 	}
-	start := time.Now()
-	if err := get("/slow"); err == nil || time.Since(start) > time.Second {
-		t.Errorf("slow answer: %v after %v", err, time.Since(start))
+	short, err := NewClient(srv.URL, "tok123", ClientOptions{Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer short.Client().CloseIdleConnections()
+	if err := get(short, "/slow"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("unanswered request: %v, want the client's deadline", err)
 	}
 }
 
@@ -166,6 +179,79 @@ func TestParseAPIURLErrorsHideSecrets(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), "SEKRIT") {
 			t.Errorf("error repeats a secret: %v", err)
+		}
+	}
+}
+
+// TestEchoedCredentialsAreRedacted: a server that repeats the credential
+// in its 401/500 body must not make fullsend print it, in the error or in
+// a retry log line.
+func TestEchoedCredentialsAreRedacted(t *testing.T) {
+	const tok = "ghp_S3CRETtoken42"
+	for _, status := range []int{http.StatusUnauthorized, http.StatusInternalServerError} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte(`{"message":"Bad credentials: ` + r.Header.Get("Authorization") + `"}`))
+		}))
+		c, err := NewClient(srv.URL, tok, ClientOptions{Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var logs bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&logs, nil))
+		p := Policy{MaxRetries: 2, Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() },
+			OnRetry: func(f *Failure, wait time.Duration) {
+				log.Info("retrying", "attempt", f.Attempts, "wait", wait, "error", f.Err.Error())
+			}}
+		_, err = Call(context.Background(), p, func(ctx context.Context) (*gogithub.Response, error) {
+			_, resp, err := c.Repositories.Get(ctx, "a", "b")
+			return resp, err
+		})
+		c.Client().CloseIdleConnections()
+		srv.Close()
+		if err == nil || !strings.Contains(err.Error(), "Bad credentials") {
+			t.Fatalf("HTTP %d: err = %v, want the server's message", status, err)
+		}
+		if status == http.StatusInternalServerError && !strings.Contains(logs.String(), "Bad credentials") {
+			t.Fatalf("no retry logged: %s", logs.String())
+		}
+		for _, out := range []string{err.Error(), logs.String()} {
+			if strings.Contains(out, tok) || strings.Contains(out, "Bearer "+tok) {
+				t.Errorf("HTTP %d: credential printed: %s", status, out)
+			}
+		}
+	}
+}
+
+// TestAPIURLCredentialsNeverPrinted: credentials written into
+// GITHUB_API_URL stay out of the error, however broken the URL is.
+func TestAPIURLCredentialsNeverPrinted(t *testing.T) {
+	for _, raw := range []string{
+		"https://u:T0KEN-xyz@api.example/%zz",
+		"https://u:T0KEN-xyz@api example/",
+		"https://u:T0KEN-xyz@[::1/",
+		"https://u:T0KEN-xyz@api.example/",
+		"https://T0KEN-xyz@api.example:port/",
+		"http://u:T0KEN-xyz@example.com/",
+		"https://u:T0KEN/xyz@api.example/",
+	} {
+		env := EnvOf(func(k string) string {
+			if k == "GITHUB_API_URL" {
+				return raw
+			}
+			return ""
+		})
+		_, err := NewClient(env.APIURL, "", ClientOptions{})
+		if err == nil {
+			t.Errorf("%q accepted", raw)
+			continue
+		}
+		if strings.Contains(err.Error(), "T0KEN") || strings.Contains(err.Error(), "xyz") {
+			t.Errorf("%q: error shows the credentials: %v", raw, err)
+		}
+		if !strings.Contains(err.Error(), "GITHUB_API_URL") {
+			t.Errorf("%q: error does not name the variable: %v", raw, err)
 		}
 	}
 }

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptrace"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
 
 	"github.com/fullsend-dev/fullsend/internal/httpx"
+	"github.com/fullsend-dev/fullsend/internal/redact"
 )
 
 // Class says what a failed call means for a retry.
@@ -78,6 +77,7 @@ type Policy struct {
 	BaseBackoff time.Duration // first backoff, doubled per retry
 	MaxBackoff  time.Duration // cap for computed backoff
 	MaxWait     time.Duration // longest server-requested wait honoured; longer gives up
+	Budget      time.Duration // bounds the time spent retrying one call; zero: none
 	// Idempotent allows retrying ambiguous failures (GET, cancel).
 	Idempotent bool
 	// Sleep waits d or until ctx ends; tests replace it.
@@ -102,65 +102,85 @@ func (p Policy) withDefaults() Policy {
 	if p.MaxWait <= 0 {
 		p.MaxWait = 60 * time.Second
 	}
-	if p.Sleep == nil {
-		p.Sleep = httpx.Sleep
-	}
 	return p
 }
 
-// Call runs fn, retrying retryable failures under p. A 202 Accepted
-// (go-github's AcceptedError) counts as success. The returned error is nil
-// or a *Failure. A 2xx response whose body could not be decoded is returned
-// as a Permanent failure carrying Status, never retried: the call took effect.
+// Call runs fn, retrying retryable failures under p. The retries happen
+// in the client's HTTP stack (the httpx retry transport NewClient installs,
+// with this call's policy), so fn must use a client built by NewClient. A
+// 202 Accepted (go-github's AcceptedError) counts as success. The returned
+// error is nil or a *Failure. A 2xx response whose body could not be
+// decoded is returned as a Permanent failure carrying Status, never
+// retried: the call took effect.
 func Call(ctx context.Context, p Policy, fn func(ctx context.Context) (*gogithub.Response, error)) (*gogithub.Response, error) {
 	p = p.withDefaults()
-	for attempt := 1; ; attempt++ {
-		var wrote atomic.Bool
-		actx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			WroteRequest: func(i httptrace.WroteRequestInfo) {
-				if i.Err == nil {
-					wrote.Store(true)
-				}
-			},
-		})
-		resp, err := fn(actx)
-		if err == nil {
-			return resp, nil
-		}
-		var accepted *gogithub.AcceptedError
-		if errors.As(err, &accepted) {
-			return resp, nil
-		}
-		f := Classify(ctx, resp, err, wrote.Load())
-		f.Attempts = attempt
-		retry := f.Class == Retryable || (f.Class == Ambiguous && p.Idempotent)
-		if !retry || attempt > p.MaxRetries {
-			return resp, f
-		}
-		wait := f.Wait
-		if wait > p.MaxWait {
-			f.Err = fmt.Errorf("%w; GitHub asks to wait %s, longer than the %s this command waits: try again later", f.Err, wait.Round(time.Second), p.MaxWait)
-			return resp, f
-		}
-		if wait <= 0 {
-			wait = backoff(p, attempt)
-		}
-		if p.OnRetry != nil {
-			p.OnRetry(f, wait)
-		}
-		if serr := p.Sleep(ctx, wait); serr != nil {
-			f.Err = fmt.Errorf("%w; gave up waiting to retry: %v", f.Err, serr)
-			return resp, f
+	st := &callState{idempotent: p.Idempotent}
+	ov := &httpx.Override{Retry: httpx.Retry{MaxAttempts: p.MaxRetries + 1, Budget: p.Budget,
+		BaseBackoff: p.BaseBackoff, MaxBackoff: p.MaxBackoff, MaxServerWait: p.MaxWait, Sleep: p.Sleep}}
+	if p.OnRetry != nil {
+		ov.Retry.OnRetry = func(i httpx.RetryInfo) {
+			f := *st.last
+			f.Attempts = i.Attempt
+			p.OnRetry(&f, i.Wait)
 		}
 	}
+	resp, err := fn(httpx.WithOverride(context.WithValue(ctx, callKey{}, st), ov))
+	var accepted *gogithub.AcceptedError
+	if err == nil || errors.As(err, &accepted) {
+		return resp, nil
+	}
+	f := Classify(ctx, resp, err, st.sent)
+	f.Attempts = max(ov.Result.Attempts, 1)
+	switch ov.Result.Stop {
+	case httpx.StopWaitTooLong:
+		f.Err = fmt.Errorf("%w; GitHub asks to wait %s, longer than the %s this command waits: try again later", f.Err, ov.Result.Wait.Round(time.Second), p.MaxWait)
+	case httpx.StopBudget:
+		f.Err = fmt.Errorf("%w; gave up: the next retry would exceed the %s retry budget", f.Err, p.Budget)
+	case httpx.StopInterrupted:
+		f.Err = fmt.Errorf("%w; gave up waiting to retry: %v", f.Err, ov.Result.SleepErr)
+	}
+	return resp, f
 }
 
-func backoff(p Policy, attempt int) time.Duration {
-	d := p.BaseBackoff
-	for i := 1; i < attempt && d < p.MaxBackoff; i++ {
-		d *= 2
+// callState carries one Call's idempotency to the transport's classifier
+// and its last verdict back.
+type callState struct {
+	idempotent bool
+	sent       bool     // the last attempt was completely written
+	last       *Failure // the last failed attempt
+}
+
+type callKey struct{}
+
+// classifyAttempt is the retry transport's verdict on one attempt: the
+// answer goes through go-github's own error mapping and then Classify, so
+// the transport and Call judge a failure the same way. Requests made
+// outside Call are never retried.
+func classifyAttempt(req *http.Request, resp *http.Response, err error, sent bool) httpx.Outcome {
+	st, _ := req.Context().Value(callKey{}).(*callState)
+	if st == nil {
+		return httpx.Outcome{}
 	}
-	return min(d, p.MaxBackoff)
+	var gresp *gogithub.Response
+	if resp != nil {
+		gresp = &gogithub.Response{Response: resp}
+		var accepted *gogithub.AcceptedError
+		if err = gogithub.CheckResponse(resp); err == nil || errors.As(err, &accepted) {
+			return httpx.Outcome{}
+		}
+	}
+	f := Classify(req.Context(), gresp, err, sent)
+	st.sent, st.last = sent, f
+	return httpx.Outcome{Retry: f.Class == Retryable || (f.Class == Ambiguous && st.idempotent),
+		Wait: f.Wait, HasWait: f.Wait > 0, Reason: f.reason()}
+}
+
+// reason describes f for the retry log.
+func (f *Failure) reason() string {
+	if f.Status != 0 {
+		return fmt.Sprintf("HTTP %d (%s)", f.Status, f.Class)
+	}
+	return f.Class.String() + ": " + redact.String(f.Err.Error())
 }
 
 // Classify maps a go-github result to a Failure. wrote says whether the
@@ -224,15 +244,6 @@ func retryAfter(r *http.Response) time.Duration {
 	if r == nil {
 		return 0
 	}
-	v := r.Header.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0)
-	}
-	return 0
+	d, _ := httpx.RetryAfter(r.Header.Get("Retry-After"), time.Now())
+	return d
 }

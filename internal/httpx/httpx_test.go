@@ -70,38 +70,6 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-func TestBackoffCeiling(t *testing.T) {
-	var gotN []int64
-	rnd := func(n int64) int64 { gotN = append(gotN, n); return n - 1 }
-	for attempt := 0; attempt < 6; attempt++ {
-		Backoff(attempt, 100*time.Millisecond, time.Second, rnd)
-	}
-	want := []time.Duration{100, 200, 400, 800, 1000, 1000}
-	for i, n := range gotN {
-		if time.Duration(n) != want[i]*time.Millisecond {
-			t.Errorf("attempt %d ceiling = %v, want %v", i, time.Duration(n), want[i]*time.Millisecond)
-		}
-	}
-	if d := Backoff(3, 0, time.Second, rnd); d != 0 {
-		t.Errorf("zero base backoff = %v", d)
-	}
-}
-
-func TestReadLimited(t *testing.T) {
-	b, err := ReadLimited(strings.NewReader("12345"), 5)
-	if err != nil || string(b) != "12345" {
-		t.Fatalf("at limit: %q %v", b, err)
-	}
-	_, err = ReadLimited(strings.NewReader("123456"), 5)
-	if !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("over limit err = %v", err)
-	}
-	b, err = ReadLimited(strings.NewReader("123456"), 0)
-	if err != nil || len(b) != 6 {
-		t.Fatalf("no limit: %q %v", b, err)
-	}
-}
-
 func TestRedirects(t *testing.T) {
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "" {
@@ -122,7 +90,7 @@ func TestRedirects(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c := NewClient(2*time.Second, nil)
+	c := NewClient(Options{Timeout: 2 * time.Second})
 	tests := []struct {
 		path    string
 		wantErr string
@@ -154,8 +122,8 @@ func TestRedirects(t *testing.T) {
 	}
 }
 
-func TestNewClientDefaultTransport(t *testing.T) {
-	tr, ok := NewClient(time.Second, nil).Transport.(*http.Transport)
+func TestDefaultTransport(t *testing.T) {
+	tr, ok := DefaultTransport().(*http.Transport)
 	if !ok || tr == http.DefaultTransport {
 		t.Fatalf("default transport = %T %p, want a clone of http.DefaultTransport", tr, tr)
 	}
@@ -163,22 +131,15 @@ func TestNewClientDefaultTransport(t *testing.T) {
 		t.Fatalf("default transport keeps %d idle connections per host (%d in all), proxy set %v; want %d",
 			tr.MaxIdleConnsPerHost, tr.MaxIdleConns, tr.Proxy != nil, MaxIdleConnsPerHost)
 	}
-	if NewClient(time.Second, nil).Transport != tr {
+	if DefaultTransport() != tr {
 		t.Fatal("clients without a transport do not share one connection pool")
 	}
 	if got := http.DefaultTransport.(*http.Transport).MaxIdleConnsPerHost; got != 0 {
 		t.Fatalf("http.DefaultTransport was changed: MaxIdleConnsPerHost = %d", got)
 	}
-	own := &http.Transport{}
-	if NewClient(time.Second, own).Transport != own {
-		t.Fatal("a given transport was replaced")
-	}
 }
 
-func TestRedactAndSnippet(t *testing.T) {
-	if got := Redact("token abc and abc", "abc", ""); got != "token [REDACTED] and [REDACTED]" {
-		t.Errorf("Redact = %q", got)
-	}
+func TestSnippetAndLoopback(t *testing.T) {
 	if got := Snippet([]byte("<html>\n  <body>login</body>\n</html>"), 20); got != "<html> <body>login…" {
 		t.Errorf("Snippet = %q", got)
 	}
@@ -215,9 +176,20 @@ func FuzzParseBaseURL(f *testing.F) {
 	for _, s := range []string{"https://acme.atlassian.net", "http://127.0.0.1:1/x/", "http://[::1", "https://u:p@h", "http://10.0.0.1"} {
 		f.Add(s)
 	}
+	f.Add("https://u:s3cret@api.example/%zz")
+	f.Add("https://u:s3cret@[::1/")
 	f.Fuzz(func(t *testing.T, raw string) {
 		u, err := ParseBaseURL(raw)
 		if err != nil {
+			// Whatever precedes the last "@" may be a credential: never shown.
+			i, at := strings.Index(raw, "://"), strings.LastIndex(raw, "@")
+			if i < 0 || at < i+9 || strings.ContainsAny(raw[:at], "?#") {
+				return
+			}
+			user := raw[i+3 : at]
+			if !strings.Contains(raw[:i+3]+raw[at:], user) && strings.Contains(err.Error(), user) {
+				t.Errorf("error %q repeats the userinfo of %q", err, raw)
+			}
 			return
 		}
 		if u.Scheme == "http" && !IsLoopback(u.Hostname()) {
@@ -252,6 +224,11 @@ func TestParseBaseURLErrorsHideSecrets(t *testing.T) {
 		"http://u:s3cret@acme.atlassian.net",
 		"http://acme.atlassian.net/?s3cret",
 		" https://u:s3cret@h%ost ",
+		"https://u:s3cret@api.example/%zz",
+		"https://u:s3cret@api example/",
+		"https://u:s3cret@[::1/",
+		"https://u:s3/cret@host/",
+		"https://u:s3cret@host:x/",
 	} {
 		_, err := ParseBaseURL(raw)
 		if err == nil {

@@ -144,7 +144,7 @@ func TestCrossOriginRedirectRefused(t *testing.T) {
 	c := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+"/rest/api/3/myself", http.StatusFound)
 	})
-	c.opts.MaxRetries = 3
+	c.retry.MaxAttempts = 4 // 3 retries
 	_, err := c.Myself(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "another origin") {
 		t.Fatalf("err = %v", err)
@@ -193,7 +193,7 @@ func TestNonRetryableCallNotRetried(t *testing.T) {
 		n++
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
-	c.opts.MaxRetries = 3
+	c.retry.MaxAttempts = 4 // 3 retries
 	_, _, err := c.do(context.Background(), call{method: "POST", template: "/x", path: "/x", body: 1})
 	if err == nil || n != 1 {
 		t.Errorf("non-retryable call: err=%v attempts=%d", err, n)
@@ -233,7 +233,7 @@ func TestUnusableResponseNotRetried(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write([]byte("<html>login</html>"))
 	})
-	c.opts.MaxRetries = 3
+	c.retry.MaxAttempts = 4 // 3 retries
 	if _, err := c.Myself(context.Background()); err == nil || n != 1 {
 		t.Errorf("login page: err=%v attempts=%d, want one attempt", err, n)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/fullsend-dev/fullsend/internal/httpx"
+	"github.com/fullsend-dev/fullsend/internal/redact"
 )
 
 // Defaults used when an Options field is zero.
@@ -49,7 +51,8 @@ type Options struct {
 	// BackoffBase and BackoffMax shape full-jitter exponential backoff
 	// (defaults 500ms and 30s). MaxRetryAfter is the longest Retry-After the
 	// client will wait (default 2m); a longer one fails the call.
-	BackoffBase, BackoffMax, MaxRetryAfter time.Duration
+	// RetryBudget bounds the time one call spends retrying (zero: no bound).
+	BackoffBase, BackoffMax, MaxRetryAfter, RetryBudget time.Duration
 	// CacheTTL bounds how long project-role membership is cached.
 	CacheTTL time.Duration
 
@@ -70,8 +73,8 @@ type Options struct {
 type Client struct {
 	base    *url.URL
 	auth    string // Authorization header value; never logged
-	token   string
 	http    *http.Client
+	retry   httpx.Retry
 	limiter *rate.Limiter
 	rps     float64
 	opts    Options
@@ -92,6 +95,40 @@ type Client struct {
 
 var _ API = (*Client)(nil)
 
+// positive replaces a zero or negative *v with def.
+func positive[T int | int64 | float64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
+func (o *Options) withDefaults() {
+	positive(&o.RPS, DefaultRPS)
+	positive(&o.Burst, DefaultBurst)
+	positive(&o.Timeout, DefaultTimeout)
+	if o.MaxRetries == 0 {
+		o.MaxRetries = DefaultMaxRetries
+	}
+	o.MaxRetries = max(o.MaxRetries, 0)
+	positive(&o.MaxResponseBytes, DefaultMaxResponseBytes)
+	positive(&o.BackoffBase, 500*time.Millisecond)
+	positive(&o.BackoffMax, 30*time.Second)
+	positive(&o.MaxRetryAfter, 2*time.Minute)
+	positive(&o.CacheTTL, DefaultCacheTTL)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Sleep == nil {
+		o.Sleep = httpx.Sleep
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Int64N
+	}
+}
+
 // New validates opts and returns a Client.
 func New(opts Options) (*Client, error) {
 	base, err := httpx.ParseBaseURL(opts.BaseURL)
@@ -101,56 +138,19 @@ func New(opts Options) (*Client, error) {
 	if opts.Token == "" {
 		return nil, errors.New("jira: no API token configured (set the variable named by connection.token_env)")
 	}
-	if opts.RPS <= 0 {
-		opts.RPS = DefaultRPS
-	}
-	if opts.Burst <= 0 {
-		opts.Burst = DefaultBurst
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
-	}
-	if opts.MaxRetries == 0 {
-		opts.MaxRetries = DefaultMaxRetries
-	} else if opts.MaxRetries < 0 {
-		opts.MaxRetries = 0
-	}
-	if opts.MaxResponseBytes <= 0 {
-		opts.MaxResponseBytes = DefaultMaxResponseBytes
-	}
-	if opts.BackoffBase <= 0 {
-		opts.BackoffBase = 500 * time.Millisecond
-	}
-	if opts.BackoffMax <= 0 {
-		opts.BackoffMax = 30 * time.Second
-	}
-	if opts.MaxRetryAfter <= 0 {
-		opts.MaxRetryAfter = 2 * time.Minute
-	}
-	if opts.CacheTTL <= 0 {
-		opts.CacheTTL = DefaultCacheTTL
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.Sleep == nil {
-		opts.Sleep = httpx.Sleep
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.Rand == nil {
-		opts.Rand = rand.Int64N
-	}
+	opts.withDefaults()
 	auth := "Bearer " + opts.Token
+	redact.Add(opts.Token)
 	if opts.Email != "" {
 		auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(opts.Email+":"+opts.Token))
+		redact.AddBasic(opts.Email, opts.Token)
 	}
-	return &Client{
-		base:     base,
-		auth:     auth,
-		token:    opts.Token,
-		http:     httpx.NewClient(opts.Timeout, opts.Transport),
+	c := &Client{
+		base: base,
+		auth: auth,
+		retry: httpx.Retry{MaxAttempts: opts.MaxRetries + 1, Budget: opts.RetryBudget,
+			BaseBackoff: opts.BackoffBase, MaxBackoff: opts.BackoffMax, MaxServerWait: opts.MaxRetryAfter,
+			Rand: opts.Rand, Sleep: opts.Sleep, Now: opts.Now},
 		limiter:  rate.NewLimiter(rate.Limit(opts.RPS), opts.Burst),
 		rps:      opts.RPS,
 		opts:     opts,
@@ -160,7 +160,10 @@ func New(opts Options) (*Client, error) {
 		roles:    map[string]roleCache{},
 		idToKey:  map[string]string{},
 		keyToID:  map[string]string{},
-	}, nil
+	}
+	c.http = httpx.NewClient(httpx.Options{Transport: opts.Transport, Timeout: opts.Timeout,
+		MaxBody: opts.MaxResponseBytes, Limiter: pacer{c}})
+	return c, nil
 }
 
 // Calls returns a copy of the request counts keyed by
@@ -168,11 +171,7 @@ func New(opts Options) (*Client, error) {
 func (c *Client) Calls() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[string]int, len(c.calls))
-	for k, v := range c.calls {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(c.calls)
 }
 
 // CallsTotal is the number of HTTP attempts made, retries included.

@@ -6,16 +6,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
 
 	"github.com/fullsend-dev/fullsend/internal/httpx"
+	"github.com/fullsend-dev/fullsend/internal/redact"
 )
 
 // call describes one REST call. template names the endpoint for counting
@@ -38,8 +42,9 @@ func (cl call) endpoint() string { return cl.method + " " + cl.template }
 // after Jira signals that the site is near its rate limit.
 const nearLimitSlowdown = 30 * time.Second
 
-// do performs cl with rate limiting and retries. It returns the final
-// status and body; any status >= 400 is returned as an *APIError.
+// do performs cl with rate limiting and retries under the client's
+// httpx.Retry policy. It returns the final status and body; any status
+// >= 400 is returned as an *APIError.
 func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 	var payload []byte
 	if cl.body != nil {
@@ -49,57 +54,64 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 		}
 		payload = b
 	}
-	for attempt := 0; ; attempt++ {
-		if err := c.waitLimiter(ctx); err != nil {
-			return 0, nil, fmt.Errorf("jira %s: %w", cl.endpoint(), err)
-		}
-		status, hdr, body, err := c.attempt(ctx, cl, payload)
-		if err == nil && status < 400 {
-			return status, body, nil
-		}
-		var wait time.Duration
-		retryable := cl.retry && attempt < c.opts.MaxRetries
-		if err != nil {
-			if ctx.Err() != nil {
-				return 0, nil, fmt.Errorf("jira %s: %w", cl.endpoint(), ctx.Err())
-			}
-			var bad *badResponse
-			if errors.As(err, &bad) || errors.Is(err, httpx.ErrCrossOriginRedirect) {
-				retryable = false // the server answered; asking again will not help
-			}
-			err = fmt.Errorf("jira %s: %s", cl.endpoint(), httpx.Redact(err.Error(), c.token, c.auth))
-			if !retryable {
-				return 0, nil, err
-			}
-			wait = httpx.Backoff(attempt, c.opts.BackoffBase, c.opts.BackoffMax, c.opts.Rand)
-			c.log.Debug("jira request failed; retrying", "endpoint", cl.endpoint(), "attempt", attempt+1, "wait", wait, "error", err)
-		} else {
-			apiErr := &APIError{Endpoint: cl.endpoint(), Status: status, Messages: errorMessages(body)}
-			if status == http.StatusTooManyRequests {
-				c.slowDown() // whether or not this call is retried
-			}
-			if !retryable || !retryableStatus(status) {
-				return status, body, apiErr
-			}
-			wait = httpx.Backoff(attempt, c.opts.BackoffBase, c.opts.BackoffMax, c.opts.Rand)
-			// Jira sends Retry-After with 429 and with some transient 5xx
-			// answers (503 above all); honour it on any retryable status.
-			if ra, ok := httpx.RetryAfter(hdr.Get("Retry-After"), c.opts.Now()); ok {
-				if ra > c.opts.MaxRetryAfter {
-					apiErr.Messages = append(apiErr.Messages, fmt.Sprintf("Retry-After %s exceeds the %s the client waits", ra, c.opts.MaxRetryAfter))
-					return status, body, apiErr
-				}
-				wait = ra
-			}
-			if status == http.StatusTooManyRequests {
-				c.countWait()
-			}
-			c.log.Debug("jira request rejected; retrying", "endpoint", cl.endpoint(), "status", status, "attempt", attempt+1, "wait", wait)
-		}
-		if err := c.opts.Sleep(ctx, wait); err != nil {
-			return 0, nil, fmt.Errorf("jira %s: %w", cl.endpoint(), err)
-		}
+	pol := c.retry
+	if !cl.retry {
+		pol.MaxAttempts = 1
 	}
+	var status int
+	var body []byte
+	pol.OnRetry = func(i httpx.RetryInfo) {
+		if status == http.StatusTooManyRequests {
+			c.countWait()
+		}
+		c.log.Info("jira request failed; retrying", "endpoint", cl.endpoint(), "attempt", i.Attempt, "wait", i.Wait, "reason", i.Reason)
+	}
+	res, err := pol.Do(ctx, func(ctx context.Context, _ int) (httpx.Outcome, error) {
+		var out httpx.Outcome
+		var err error
+		status, body, out, err = c.try(ctx, cl, payload)
+		return out, err
+	})
+	var apiErr *APIError
+	switch {
+	case err == nil:
+		return status, body, nil
+	case res.Stop == httpx.StopInterrupted:
+		return 0, nil, fmt.Errorf("jira %s: %w", cl.endpoint(), res.SleepErr)
+	case res.Stop == httpx.StopWaitTooLong && errors.As(err, &apiErr):
+		apiErr.Messages = append(apiErr.Messages, fmt.Sprintf("Retry-After %s exceeds the %s the client waits", res.Wait, c.opts.MaxRetryAfter))
+	case res.Stop == httpx.StopBudget:
+		err = fmt.Errorf("%w (gave up: the next retry would exceed the %s retry budget)", err, c.opts.RetryBudget)
+	}
+	return status, body, err
+}
+
+// try makes one attempt of cl and classifies its
+// failure: what Jira answered with a retryable status (honouring
+// Retry-After), or a transport error that may be repeated. A complete but
+// unusable answer, a cross-origin redirect and an ended context are final.
+func (c *Client) try(ctx context.Context, cl call, payload []byte) (int, []byte, httpx.Outcome, error) {
+	status, hdr, body, err := c.attempt(ctx, cl, payload)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, nil, httpx.Outcome{}, fmt.Errorf("jira %s: %w", cl.endpoint(), ctx.Err())
+		}
+		var bad *badResponse
+		final := errors.As(err, &bad) || errors.Is(err, httpx.ErrCrossOriginRedirect)
+		err = fmt.Errorf("jira %s: %s", cl.endpoint(), redact.String(err.Error()))
+		return 0, nil, httpx.Outcome{Retry: !final, Reason: err.Error()}, err
+	}
+	if status < 400 {
+		return status, body, httpx.Outcome{}, nil
+	}
+	if status == http.StatusTooManyRequests {
+		c.slowDown() // whether or not this call is retried
+	}
+	out := httpx.Outcome{Retry: retryableStatus(status), Reason: fmt.Sprintf("HTTP %d", status)}
+	// Jira sends Retry-After with 429 and with some transient 5xx answers
+	// (503 above all); it is honoured on any retryable status.
+	out.Wait, out.HasWait = httpx.RetryAfter(hdr.Get("Retry-After"), c.opts.Now())
+	return status, body, out, &APIError{Endpoint: cl.endpoint(), Status: status, Messages: errorMessages(body)}
 }
 
 func retryableStatus(s int) bool {
@@ -122,6 +134,10 @@ func (c *Client) attempt(ctx context.Context, cl call, payload []byte) (int, htt
 	if payload != nil {
 		rdr = bytes.NewReader(payload)
 	}
+	// The duration recorded starts when the request leaves the limiter,
+	// as the first connection is sought.
+	start := newStart()
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GetConn: func(string) { start.move() }})
 	var req *http.Request
 	var err error
 	if rdr != nil {
@@ -138,15 +154,14 @@ func (c *Client) attempt(ctx context.Context, cl call, payload []byte) (int, htt
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
-		c.record(cl.endpoint(), 0, time.Since(start))
+		c.record(cl.endpoint(), 0, start.since())
 		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
-	body, err := httpx.ReadLimited(resp.Body, c.opts.MaxResponseBytes)
-	c.record(cl.endpoint(), resp.StatusCode, time.Since(start))
+	body, err := io.ReadAll(resp.Body) // capped by the transport
+	c.record(cl.endpoint(), resp.StatusCode, start.since())
 	c.observeRateHeaders(resp.Header)
 	if errors.Is(err, httpx.ErrTooLarge) {
 		return 0, nil, nil, &badResponse{fmt.Sprintf("HTTP %d: %v", resp.StatusCode, err)}
@@ -161,6 +176,26 @@ func (c *Client) attempt(ctx context.Context, cl call, payload []byte) (int, htt
 	}
 	return resp.StatusCode, resp.Header, body, nil
 }
+
+// startTime is a start time that a trace callback may move once.
+type startTime struct {
+	ns    atomic.Int64
+	moved atomic.Bool
+}
+
+func newStart() *startTime {
+	s := &startTime{}
+	s.ns.Store(time.Now().UnixNano())
+	return s
+}
+
+func (s *startTime) move() {
+	if !s.moved.Swap(true) {
+		s.ns.Store(time.Now().UnixNano())
+	}
+}
+
+func (s *startTime) since() time.Duration { return time.Since(time.Unix(0, s.ns.Load())) }
 
 // badResponse is a complete answer that cannot be used (too large, not
 // JSON); it is not retried.
@@ -180,6 +215,12 @@ func checkJSONContentType(ct string, body []byte) error {
 	}
 	return fmt.Errorf("unexpected content type %s (want application/json; a login page or proxy?): %s", ct, httpx.Snippet(body, 80))
 }
+
+// pacer is the client's limiter as the HTTP stack sees it: every attempt
+// waits for it.
+type pacer struct{ c *Client }
+
+func (p pacer) Wait(ctx context.Context) error { return p.c.waitLimiter(ctx) }
 
 func (c *Client) waitLimiter(ctx context.Context) error {
 	c.restoreRate()

@@ -3,7 +3,6 @@ package gitlabpipeline
 import (
 	"context"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/httpx"
+	"github.com/fullsend-dev/fullsend/internal/redact"
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 )
 
@@ -28,8 +28,7 @@ import (
 //     sets the wait; a wait longer than MaxRetryAfter fails the request
 //     instead. Otherwise the wait is full-jitter exponential backoff.
 type retryPolicy struct {
-	base, max, maxAfter time.Duration
-	now                 func() time.Time
+	now func() time.Time
 }
 
 type writeKey struct{}
@@ -39,28 +38,26 @@ func writeCtx(ctx context.Context) context.Context { return context.WithValue(ct
 
 func isWrite(ctx context.Context) bool { return ctx.Value(writeKey{}) != nil }
 
-// check implements retryablehttp.CheckRetry.
-func (p retryPolicy) check(ctx context.Context, resp *http.Response, err error) (bool, error) {
+// classify is the verdict of the policy above on one attempt; the
+// httpx retry layer under client-go applies it.
+func (p retryPolicy) classify(req *http.Request, resp *http.Response, err error, _ bool) httpx.Outcome {
+	ctx := req.Context()
 	if ctx.Err() != nil {
-		return false, ctx.Err()
+		return httpx.Outcome{}
 	}
 	write := isWrite(ctx)
 	if err != nil {
-		if errors.Is(err, httpx.ErrCrossOriginRedirect) || errors.Is(err, httpx.ErrTooLarge) {
-			return false, err
-		}
-		return !write || neverSent(err), err
+		return httpx.Outcome{Retry: !write || neverSent(err)}
 	}
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
 	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented && !write:
 	default:
-		return false, nil
+		return httpx.Outcome{}
 	}
-	if d, ok := p.serverWait(resp); ok && d > p.maxAfter {
-		return false, nil
-	}
-	return true, nil
+	out := httpx.Outcome{Retry: true}
+	out.Wait, out.HasWait = p.serverWait(resp)
+	return out
 }
 
 // neverSent reports whether err happened before a connection existed.
@@ -89,67 +86,29 @@ func (p retryPolicy) serverWait(resp *http.Response) (time.Duration, bool) {
 	return 0, false
 }
 
-// backoff implements retryablehttp.Backoff.
-func (p retryPolicy) backoff(_, _ time.Duration, attempt int, resp *http.Response) time.Duration {
-	if d, ok := p.serverWait(resp); ok {
-		return d
-	}
-	return httpx.Backoff(attempt, p.base, p.max, rand.Int64N)
-}
+// noRetry turns client-go's own retry loop off: the httpx layer retries.
+func noRetry(_ context.Context, _ *http.Response, err error) (bool, error) { return false, err }
 
-// limitBody caps every response body at n bytes.
-type limitBody struct {
-	next http.RoundTripper
-	n    int64
-}
-
-func (l limitBody) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := l.next.RoundTrip(r)
-	if err == nil {
-		resp.Body = &cappedBody{rc: resp.Body, left: l.n}
-	}
-	return resp, err
-}
-
-type cappedBody struct {
-	rc   io.ReadCloser
-	left int64
-}
-
-func (c *cappedBody) Read(b []byte) (int, error) {
-	if c.left <= 0 {
-		var one [1]byte
-		if n, _ := c.rc.Read(one[:]); n > 0 {
-			return 0, httpx.ErrTooLarge
-		}
-		return 0, io.EOF
-	}
-	if int64(len(b)) > c.left {
-		b = b[:c.left]
-	}
-	n, err := c.rc.Read(b)
-	c.left -= int64(n)
-	return n, err
-}
-
-func (c *cappedBody) Close() error { return c.rc.Close() }
-
-// newClient builds the GitLab client with the retry policy, timeouts,
-// same-origin redirects and bounded bodies.
+// newClient builds the GitLab client on the httpx stack: the retry policy,
+// per-request timeouts, same-origin redirects and bounded bodies.
 func newClient(o Options) (*gitlab.Client, error) {
-	tr := o.Transport
-	if tr == nil {
-		tr = httpx.DefaultTransport()
-	}
-	hc := httpx.NewClient(o.Timeout, limitBody{next: tr, n: o.MaxBody})
-	pol := retryPolicy{base: o.RetryBase, max: o.RetryMax, maxAfter: o.MaxRetryAfter, now: time.Now}
+	redact.Add(o.Token)
+	pol := retryPolicy{now: time.Now}
+	hc := httpx.NewClient(httpx.Options{
+		Transport: o.Transport, Timeout: o.Timeout, MaxBody: o.MaxBody,
+		Retry: &httpx.Retry{MaxAttempts: o.MaxRetries + 1, Budget: o.RetryBudget,
+			BaseBackoff: o.RetryBase, MaxBackoff: o.RetryMax, MaxServerWait: o.MaxRetryAfter,
+			Rand: rand.Int64N, OnRetry: func(i httpx.RetryInfo) {
+				o.Log.Info("GitLab request failed; retrying", "attempt", i.Attempt, "wait", i.Wait, "reason", i.Reason)
+			}},
+		Classify: pol.classify,
+	})
 	opts := []gitlab.ClientOptionFunc{
 		gitlab.WithURLWarningLogger(o.Log),
 		gitlab.WithBaseURL(o.APIURL),
 		gitlab.WithHTTPClient(hc),
-		gitlab.WithCustomRetry(pol.check),
-		gitlab.WithCustomBackoff(pol.backoff),
-		gitlab.WithCustomRetryMax(o.MaxRetries),
+		gitlab.WithCustomRetry(noRetry),
+		gitlab.WithCustomRetryMax(0),
 	}
 	if o.RateLimiter != nil {
 		opts = append(opts, gitlab.WithCustomLimiter(o.RateLimiter))

@@ -31,8 +31,9 @@ type Options struct {
 	MaxRetries int
 	// RetryBase and RetryMax bound the exponential backoff (defaults 500ms
 	// and 10s); MaxRetryAfter is the longest Retry-After honoured before a
-	// request fails instead (default 60s).
-	RetryBase, RetryMax, MaxRetryAfter time.Duration
+	// request fails instead (default 60s). RetryBudget bounds the time one
+	// request spends retrying (zero: no bound).
+	RetryBase, RetryMax, MaxRetryAfter, RetryBudget time.Duration
 	// Timeout bounds each HTTP request (default 30s); MaxBody bounds
 	// response bodies (default 8 MiB).
 	Timeout time.Duration

@@ -3,12 +3,15 @@ package gitlabpipeline
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
@@ -150,7 +153,7 @@ func TestCheckSuperseded(t *testing.T) {
 
 func TestRetryPolicy(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
-	p := retryPolicy{base: time.Millisecond, max: 4 * time.Millisecond, maxAfter: time.Minute, now: func() time.Time { return now }}
+	p := retryPolicy{now: func() time.Time { return now }}
 	resp := func(code int, h ...string) *http.Response {
 		r := &http.Response{StatusCode: code, Header: http.Header{}}
 		for i := 0; i+1 < len(h); i += 2 {
@@ -159,34 +162,44 @@ func TestRetryPolicy(t *testing.T) {
 		return r
 	}
 	read, write := context.Background(), writeCtx(context.Background())
+	dial := &net.OpError{Op: "dial", Err: errors.New("connection refused")}
+	reset := &net.OpError{Op: "read", Err: errors.New("connection reset")}
 	tests := []struct {
 		name string
 		ctx  context.Context
 		resp *http.Response
+		err  error
 		want bool
-		wait time.Duration // expected backoff when positive
+		wait time.Duration // the wait before the retry, when positive
 	}{
-		{"read 503", read, resp(503), true, 0},
-		{"write 503", write, resp(503), false, 0},
-		{"write 429 retry-after", write, resp(429, "Retry-After", "7"), true, 7 * time.Second},
-		{"429 reset header", read, resp(429, "RateLimit-Reset", "1700000005"), true, 5 * time.Second},
-		{"429 too long", read, resp(429, "Retry-After", "3600"), false, 0},
-		{"read 404", read, resp(404), false, 0},
-		{"read 501", read, resp(501), false, 0},
+		{"read 503", read, resp(503), nil, true, 0},
+		{"write 503", write, resp(503), nil, false, 0},
+		{"write 429 retry-after", write, resp(429, "Retry-After", "7"), nil, true, 7 * time.Second},
+		{"429 reset header", read, resp(429, "RateLimit-Reset", "1700000005"), nil, true, 5 * time.Second},
+		{"429 too long", read, resp(429, "Retry-After", "3600"), nil, false, 0},
+		{"read 404", read, resp(404), nil, false, 0},
+		{"read 501", read, resp(501), nil, false, 0},
+		{"read reset connection", read, nil, reset, true, 0},
+		{"write reset connection", write, nil, reset, false, 0},
+		{"write never connected", write, nil, dial, true, 0},
 	}
 	for _, tc := range tests {
-		got, _ := p.check(tc.ctx, tc.resp, nil)
-		if got != tc.want {
+		req := httptest.NewRequest("GET", "/", nil).WithContext(tc.ctx)
+		var waits []time.Duration
+		pol := httpx.Retry{MaxAttempts: 2, BaseBackoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond, MaxServerWait: time.Minute,
+			Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
+		res, _ := pol.Do(tc.ctx, func(_ context.Context, n int) (httpx.Outcome, error) {
+			if n > 1 {
+				return httpx.Outcome{}, nil
+			}
+			return p.classify(req, tc.resp, tc.err, true), errors.New("failed")
+		})
+		if got := res.Attempts == 2; got != tc.want {
 			t.Errorf("%s: retry = %v, want %v", tc.name, got, tc.want)
 		}
-		if tc.wait > 0 {
-			if w := p.backoff(0, 0, 1, tc.resp); w != tc.wait {
-				t.Errorf("%s: wait = %v, want %v", tc.name, w, tc.wait)
-			}
+		if tc.wait > 0 && (len(waits) != 1 || waits[0] != tc.wait) {
+			t.Errorf("%s: waits = %v, want %v", tc.name, waits, tc.wait)
 		}
-	}
-	if w := p.backoff(0, 0, 5, resp(500)); w < 0 || w >= 4*time.Millisecond {
-		t.Errorf("backoff without server wait = %v, want in [0, 4ms)", w)
 	}
 }
 
