@@ -60,3 +60,19 @@ func TestBenchTriggersEvaluate(t *testing.T) {
 		t.Errorf("matched %d of 50, want 0", matched)
 	}
 }
+
+// BenchmarkEvalComprehension evaluates one typical comprehension trigger,
+// the kind that runs under the per-evaluation deadline.
+func BenchmarkEvalComprehension(b *testing.B) {
+	tr, err := Compile(`event.state.labels.exists(l, l.startsWith("area/"))`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := NewInput(commentEvent())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tr.Eval(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
