@@ -73,11 +73,12 @@ func CompileWith(expr string, lim Limits) (*Trigger, error) {
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
-		return nil, fromIssues(iss)
+		return nil, fromIssues(expr, iss)
 	}
 	if !ast.OutputType().IsExactType(types.BoolType) {
 		return nil, &CompileError{Line: 1, Col: 1,
-			Msg: fmt.Sprintf("trigger must evaluate to bool, but this expression has type %s", ast.OutputType())}
+			Msg: fmt.Sprintf("a trigger must be a condition (true or false), but this expression has type %s; "+
+				"compare it with something, for example with ==", ast.OutputType())}
 	}
 	worst, ce := checkCost(env, ast, lim.compileCost())
 	if ce != nil {
@@ -108,30 +109,6 @@ func programOptions(lim Limits, worst uint64) []cel.ProgramOption {
 func hasComprehension(a *cel.Ast) bool {
 	nav := celast.NavigateAST(a.NativeRep())
 	return len(celast.MatchDescendants(nav, celast.KindMatcher(celast.ComprehensionKind))) > 0
-}
-
-func fromIssues(iss *cel.Issues) *CompileError {
-	errs := iss.Errors()
-	var out *CompileError
-	for _, e := range errs {
-		line, col := e.Location.Line(), e.Location.Column()+1
-		if line < 1 {
-			line = 1
-		}
-		if col < 1 {
-			col = 1
-		}
-		ce := CompileError{Line: line, Col: col, Msg: e.Message}
-		if out == nil {
-			out = &ce
-			continue
-		}
-		out.More = append(out.More, ce)
-	}
-	if out == nil {
-		out = &CompileError{Line: 1, Col: 1, Msg: iss.String()}
-	}
-	return out
 }
 
 // String returns the expression text.
