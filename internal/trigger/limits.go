@@ -64,6 +64,19 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// pessimisticUnit is a generous upper bound of the time one cost unit
+// takes: five times the slowest measured on a loaded 2-core machine.
+const pessimisticUnit = time.Microsecond
+
+// mayNear reports whether an evaluation whose estimated worst case is
+// worst cost units could take half the deadline or more at
+// pessimisticUnit per unit. Arming the deadline costs a context and a
+// timer per evaluation (several times the price of a small evaluation),
+// so a trigger that cannot come near it on a valid event runs without.
+func (l Limits) mayNear(worst uint64) bool {
+	return worst >= uint64(l.Timeout/(2*pessimisticUnit))
+}
+
 // compileCost is the largest estimated worst-case cost Compile accepts.
 func (l Limits) compileCost() uint64 {
 	if l.Cost > ^uint64(0)/CompileCostFactor {

@@ -73,6 +73,9 @@ func TestLimitsStopEvaluation(t *testing.T) {
 		{"deadline passed",
 			`event.state.labels.exists(l, l == "absent")`, Limits{Timeout: 50 * time.Millisecond}, expired,
 			LimitTimeout, "trigger: evaluation stopped: deadline of 50ms exceeded (limits.trigger_timeout)"},
+		{"deadline passed on a trigger that may come near it",
+			`event.state.labels.exists(l, l.matches("^z+$"))`, Limits{}, expired,
+			LimitTimeout, "trigger: evaluation stopped: deadline of 100ms exceeded (limits.trigger_timeout)"},
 		{"caller cancelled",
 			`event.state.labels.exists(l, l == "absent")`, Limits{}, cancelled,
 			"", "trigger: evaluation cancelled: context canceled"},
@@ -122,5 +125,30 @@ func TestDefaultsMatchConfig(t *testing.T) {
 	d := config.Default().Limits
 	if uint64(d.TriggerCost) != DefaultCost || d.TriggerTimeout != DefaultTimeout {
 		t.Errorf("config defaults %d, %s; trigger defaults %d, %s", d.TriggerCost, d.TriggerTimeout, DefaultCost, DefaultTimeout)
+	}
+}
+
+// Eval arms the deadline only for triggers with a comprehension whose
+// estimated worst case could take half of it at a pessimistic 1µs a unit.
+func TestDeadlineArmedOnlyWhenItCanMatter(t *testing.T) {
+	cases := []struct {
+		expr string
+		lim  Limits
+		want bool
+	}{
+		{`"bug" in event.state.labels`, Limits{}, false},                         // no comprehension
+		{`event.state.labels.exists(l, l.startsWith("area/"))`, Limits{}, false}, // 6 004 units
+		{`event.state.labels.exists(l, l.matches("^area/.*$"))`, Limits{}, true}, // 76 004 units
+		{`event.state.labels.exists(l, l.startsWith("area/"))`, Limits{Timeout: 12 * time.Millisecond}, true},
+		{`event.state.labels.all(a, event.state.labels.all(b, a + b != ""))`, Limits{}, true},
+	}
+	for _, tc := range cases {
+		tr, err := CompileWith(tc.expr, tc.lim)
+		if err != nil {
+			t.Fatalf("CompileWith(%q): %v", tc.expr, err)
+		}
+		if tr.slow != tc.want {
+			t.Errorf("CompileWith(%q, %+v): deadline armed = %v, want %v", tc.expr, tc.lim, tr.slow, tc.want)
+		}
 	}
 }

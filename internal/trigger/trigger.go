@@ -19,10 +19,11 @@ type Trigger struct {
 	text string
 	prg  cel.Program
 	lim  Limits
-	// loops is set when the expression has a comprehension: only then can
-	// an evaluation run long enough for the deadline to matter, and only
-	// there does cel-go check it.
-	loops bool
+	// loops is set when the expression has a comprehension: only there
+	// does cel-go check a context, and only there can an evaluation run
+	// long. slow is set when, in addition, its estimated worst case could
+	// come near the deadline (see mayNear): only then does Eval arm it.
+	loops, slow bool
 }
 
 // CompileError is a problem in a trigger expression. Line and Col are
@@ -88,7 +89,8 @@ func CompileWith(expr string, lim Limits) (*Trigger, error) {
 	if err != nil {
 		return nil, &CompileError{Line: 1, Col: 1, Msg: err.Error()}
 	}
-	return &Trigger{text: expr, prg: prg, lim: lim, loops: hasComprehension(ast)}, nil
+	loops := hasComprehension(ast)
+	return &Trigger{text: expr, prg: prg, lim: lim, loops: loops, slow: loops && lim.mayNear(worst)}, nil
 }
 
 // programOptions plans the evaluation. Cost tracking makes a simple
@@ -133,7 +135,7 @@ func (t *Trigger) EvalContext(ctx context.Context, in *Input) (bool, error) {
 	}
 	var out ref.Val
 	var err error
-	if t.loops {
+	if t.loops && (t.slow || ctx.Done() != nil) {
 		ctx, cancel := context.WithTimeout(ctx, t.lim.Timeout)
 		out, _, err = t.prg.ContextEval(ctx, in.act)
 		err = t.limitError(ctx, err) // before cancel, which would hide the cause
