@@ -94,9 +94,9 @@ func CompileWith(expr string, lim Limits) (*Trigger, error) {
 
 // programOptions plans the evaluation. Cost tracking makes a simple
 // evaluation several times slower, so it is enabled only for a trigger
-// whose estimated worst case (on a valid event) may exceed the runtime
-// limit; the deadline covers the others should an event exceed the size
-// assumptions.
+// whose estimated worst case may exceed the runtime limit. The estimate
+// holds for valid events (sizes as assumed in cost.go), which is what
+// callers evaluate (core.Engine.Decide takes validated events only).
 func programOptions(lim Limits, worst uint64) []cel.ProgramOption {
 	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(interruptCheckFrequency)}
 	if worst > lim.Cost {
@@ -126,8 +126,10 @@ func (t *Trigger) Eval(in *Input) (bool, error) {
 	return t.EvalContext(context.Background(), in)
 }
 
-// EvalContext is Eval under ctx: the evaluation also stops when ctx is
-// done, with a *LimitError naming LimitTimeout when a deadline passed.
+// EvalContext is Eval under ctx: a trigger with a comprehension also
+// stops when ctx is done (between comprehension steps), with a
+// *LimitError naming LimitTimeout when a deadline passed. Without a
+// comprehension an evaluation is short and ctx is not consulted.
 func (t *Trigger) EvalContext(ctx context.Context, in *Input) (bool, error) {
 	if in == nil || in.act == nil {
 		return false, errNoEvent
