@@ -24,9 +24,11 @@ type Limits struct {
 }
 
 // Defaults of Limits. One cost unit is roughly one operation, one
-// comprehension step or a few characters compared; on a loaded 2-core
-// machine a unit takes 60-200 ns, so DefaultCost is a few tens of
-// milliseconds of CPU at most. A typical trigger costs under 100 units
+// comprehension step or a few characters compared. Measured on a 2-core
+// machine at a load average of 25 a unit took 60-310 ns (an idle core
+// is several times faster), so DefaultCost is tens of milliseconds of CPU
+// when the machine is free; under such load the deadline stops an
+// evaluation first. A typical trigger costs under 100 units
 // and a comprehension over the most labels an event may carry (1000)
 // costs about 6 000, so the default leaves more than 100 times headroom
 // for real triggers while stopping a runaway one long before it hurts.
@@ -65,7 +67,8 @@ func (l Limits) withDefaults() Limits {
 }
 
 // pessimisticUnit is a generous upper bound of the time one cost unit
-// takes: five times the slowest measured on a loaded 2-core machine.
+// takes: about three times the slowest measured (310 ns, on a 2-core
+// machine at a load average of 25).
 const pessimisticUnit = time.Microsecond
 
 // mayNear reports whether an evaluation whose estimated worst case is
