@@ -11,6 +11,8 @@ const (
 	DefaultForge               = "github"
 	DefaultMinRole             = event.RoleWrite
 	DefaultRunsPerScopePerHour = 6
+	DefaultTriggerCost         = 1_000_000
+	DefaultTriggerTimeout      = 100 * time.Millisecond
 	DefaultLockM               = 50
 	DefaultLockN               = 5
 	DefaultStaleThreshold      = 900 * time.Second
@@ -34,8 +36,9 @@ func Default() *Config {
 	return &Config{
 		Forge:         DefaultForge,
 		Authorization: Authorization{MinRole: DefaultMinRole, BotAccounts: []string{}},
-		Limits:        Limits{RunsPerScopePerHour: DefaultRunsPerScopePerHour},
-		Poll:          Poll{OutputDriver: DefaultPollOutputDriver},
+		Limits: Limits{RunsPerScopePerHour: DefaultRunsPerScopePerHour,
+			TriggerCost: DefaultTriggerCost, TriggerTimeout: DefaultTriggerTimeout},
+		Poll: Poll{OutputDriver: DefaultPollOutputDriver},
 		Outputs: Outputs{
 			GHADispatch: GHADispatch{Workflow: DefaultWorkflow},
 			Local:       Local{MaxParallel: DefaultMaxParallel, Grace: DefaultGrace},

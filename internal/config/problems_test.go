@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/testfs"
 )
@@ -46,6 +47,11 @@ func TestConfigProblems(t *testing.T) {
 		{"unparsable duration", "version: 1\noutputs:\n  local: {grace: 5 minutes}\n", []want{{"config.yaml", 3, 18, `"5 minutes" is not a Go duration`}}},
 		{"negative duration", "version: 1\noutputs:\n  local: {grace: -5s}\n", []want{{"config.yaml", 3, 18, "must be greater than 0"}}},
 		{"zero runs", "version: 1\nlimits: {runs_per_scope_per_hour: 0}\n", []want{{"config.yaml", 2, 35, "must be at least 1, got 0"}}},
+		{"zero trigger cost", "version: 1\nlimits:\n  trigger_cost: 0\n", []want{{"config.yaml", 3, 17, "limits.trigger_cost: must be at least 1, got 0"}}},
+		{"trigger cost as text", "version: 1\nlimits:\n  trigger_cost: lots\n", []want{{"config.yaml", 3, 17, "limits.trigger_cost: want an integer"}}},
+		{"trigger timeout without unit", "version: 1\nlimits: {trigger_timeout: 100}\n", []want{{"config.yaml", 2, 27, "limits.trigger_timeout: want a duration"}}},
+		{"negative trigger timeout", "version: 1\nlimits: {trigger_timeout: -1s}\n", []want{{"config.yaml", 2, 27, "limits.trigger_timeout: must be greater than 0"}}},
+		{"misspelled trigger limit", "version: 1\nlimits: {trigger_costs: 5}\n", []want{{"config.yaml", 2, 10, "trigger_costs"}}},
 		{"negative concurrency", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      concurrency: -2\n", []want{{"config.yaml", 6, 20, "must be at least 1, got -2"}}},
 		{"zero rps", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      rate_limit: {rps: 0, burst: 0}\n", []want{
 			{"config.yaml", 6, 25, "rps: must be greater than 0"}, {"config.yaml", 6, 35, "burst: must be at least 1"}}},
@@ -104,5 +110,16 @@ func TestErrorsRendering(t *testing.T) {
 	}
 	if (Errors{}).Err() != nil || es.Err() == nil {
 		t.Error("Err() must be nil exactly when empty")
+	}
+}
+
+func TestTriggerLimitsDecode(t *testing.T) {
+	dir := testfs.WriteTree(t, map[string]string{"config.yaml": "version: 1\nlimits:\n  trigger_cost: 5_000_000\n  trigger_timeout: 250ms\n"})
+	c, err := Load(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Limits.TriggerCost != 5_000_000 || c.Limits.TriggerTimeout != 250*time.Millisecond || c.Limits.RunsPerScopePerHour != 6 {
+		t.Errorf("limits = %+v", c.Limits)
 	}
 }

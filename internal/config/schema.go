@@ -62,6 +62,8 @@ func (w *configWalk) root(n *yaml.Node) {
 				"runs_per_scope_per_hour": func(v *yaml.Node) {
 					w.intMin(v, "limits.runs_per_scope_per_hour", 1, &w.c.Limits.RunsPerScopePerHour)
 				},
+				"trigger_cost":    func(v *yaml.Node) { w.intMin(v, "limits.trigger_cost", 1, &w.c.Limits.TriggerCost) },
+				"trigger_timeout": func(v *yaml.Node) { w.duration(v, "limits.trigger_timeout", &w.c.Limits.TriggerTimeout) },
 			})
 		},
 		"poll":    w.poll,

@@ -50,9 +50,12 @@ type Authorization struct {
 	BotAccounts []string   `yaml:"bot_accounts"` // extra ids treated as this tool's own bot
 }
 
-// Limits holds the circuit breakers.
+// Limits holds the circuit breakers and the bounds of one trigger
+// evaluation.
 type Limits struct {
-	RunsPerScopePerHour int `yaml:"runs_per_scope_per_hour"` // default 6
+	RunsPerScopePerHour int           `yaml:"runs_per_scope_per_hour"` // default 6
+	TriggerCost         int           `yaml:"trigger_cost"`            // CEL cost units per evaluation, default 1000000
+	TriggerTimeout      time.Duration `yaml:"trigger_timeout"`         // per evaluation, default 100ms
 }
 
 // Poll configures `fullsend poll`.

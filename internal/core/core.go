@@ -10,6 +10,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -100,8 +101,7 @@ func (e *Engine) Decide(ev *event.Event) Decision {
 	for _, h := range e.reg.All() {
 		ok, err := h.Matches(in) // manual-only harnesses never match
 		if err != nil {
-			e.log.Warn("trigger evaluation failed; counted as no match",
-				"harness", h.Name, "file", h.File, "error", err.Error())
+			e.logEvalError(h, err)
 			continue
 		}
 		if ok {
@@ -115,6 +115,19 @@ func (e *Engine) Decide(ev *event.Event) Decision {
 	}
 	d.Verdict, d.Reason = VerdictRun, gate.Reason+"; matched "+strings.Join(matched, ", ")
 	return d
+}
+
+// logEvalError logs a trigger that failed to evaluate, naming the limit
+// (limits.trigger_cost or limits.trigger_timeout) when one stopped it.
+func (e *Engine) logEvalError(h *harness.Harness, err error) {
+	var le *trigger.LimitError
+	if errors.As(err, &le) {
+		e.log.Warn("trigger stopped by a limit; counted as no match",
+			"harness", h.Name, "file", h.File, "limit", "limits."+le.Limit, "value", le.Value)
+		return
+	}
+	e.log.Warn("trigger evaluation failed; counted as no match",
+		"harness", h.Name, "file", h.File, "error", err.Error())
 }
 
 // RunFor plans a run of harness h for ev, with its scope key and work item.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
 
 // FuzzLoadHarnessFile writes arbitrary bytes as a harness file and loads
@@ -33,7 +34,7 @@ func FuzzLoadHarnessFile(f *testing.F) {
 		if err := os.WriteFile(path, src, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		h, probs := loadOne(config.Agent{Name: "a", Path: path, Line: 1, Col: 1})
+		h, probs := loadOne(config.Agent{Name: "a", Path: path, Line: 1, Col: 1}, trigger.Limits{})
 		if h == nil && len(probs) == 0 {
 			t.Fatal("no harness and no problems")
 		}

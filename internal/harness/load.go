@@ -55,6 +55,7 @@ func LoadDir(dir string, getenv func(string) string) (*config.Config, *Registry,
 func loadAgents(cfg *config.Config, all, resolve bool) ([]*Harness, config.Errors) {
 	var out []*Harness
 	var probs config.Errors
+	lim := TriggerLimits(cfg.Limits)
 	for _, a := range cfg.Agents {
 		if !all && !a.IsEnabled() {
 			continue
@@ -71,7 +72,7 @@ func loadAgents(cfg *config.Config, all, resolve bool) ([]*Harness, config.Error
 			}
 			a.Path = p
 		}
-		h, hp := loadOne(a)
+		h, hp := loadOne(a, lim)
 		probs = append(probs, hp...)
 		if h != nil {
 			out = append(out, h)
@@ -80,8 +81,14 @@ func loadAgents(cfg *config.Config, all, resolve bool) ([]*Harness, config.Error
 	return out, probs
 }
 
-// loadOne reads one agent's harness file and compiles its trigger.
-func loadOne(a config.Agent) (*Harness, config.Errors) {
+// TriggerLimits converts the limits: section of config.yaml into the
+// bounds of one trigger evaluation (unset values take trigger's defaults).
+func TriggerLimits(l config.Limits) trigger.Limits {
+	return trigger.Limits{Cost: uint64(max(l.TriggerCost, 0)), Timeout: l.TriggerTimeout}
+}
+
+// loadOne reads one agent's harness file and compiles its trigger under lim.
+func loadOne(a config.Agent, lim trigger.Limits) (*Harness, config.Errors) {
 	ch, probs := config.LoadHarnessLenient(a.Path, a.Name)
 	if ch == nil {
 		return nil, probs
@@ -91,7 +98,7 @@ func loadOne(a config.Agent) (*Harness, config.Errors) {
 		Workflow: ch.Dispatch.Workflow, Command: ch.Run.Command, Timeout: ch.Run.Timeout,
 		Env: ch.Run.Env, Enabled: a.IsEnabled(),
 	}
-	t, err := trigger.Compile(ch.Trigger)
+	t, err := trigger.CompileWith(ch.Trigger, lim)
 	var ce *trigger.CompileError
 	switch {
 	case err == nil:

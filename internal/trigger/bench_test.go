@@ -60,3 +60,29 @@ func TestBenchTriggersEvaluate(t *testing.T) {
 		t.Errorf("matched %d of 50, want 0", matched)
 	}
 }
+
+// BenchmarkEvalComprehension evaluates one typical comprehension trigger,
+// cheap enough to run without the deadline (6 004 units at worst).
+func BenchmarkEvalComprehension(b *testing.B) {
+	benchOne(b, `event.state.labels.exists(l, l.startsWith("area/"))`)
+}
+
+// BenchmarkEvalDeadline evaluates a comprehension trigger whose worst case
+// (76 004 units) arms the deadline: the price of a context and a timer.
+func BenchmarkEvalDeadline(b *testing.B) {
+	benchOne(b, `event.state.labels.exists(l, l.matches("^area/.*$"))`)
+}
+
+func benchOne(b *testing.B, expr string) {
+	tr, err := Compile(expr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := NewInput(commentEvent())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tr.Eval(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -20,14 +20,6 @@ const (
 	assumedMaxShortText = 256
 )
 
-// MaxCost is the largest worst-case cost (in CEL cost units, roughly one
-// per operation, comprehension step or few characters compared) a trigger
-// may have under the size assumptions above. It is checked once at compile
-// time, so evaluation pays nothing for it: it rejects runaway expressions
-// such as comprehensions nested three deep over the labels, while
-// membership tests, single and double comprehensions stay below it.
-const MaxCost = 1_000_000_000
-
 // eventSizes supplies size hints for values read from `event`, so the
 // estimate of expressions over them is finite.
 type eventSizes struct{}
@@ -56,15 +48,23 @@ func (eventSizes) EstimateCallCost(string, string, *cost.AstNode, []cost.AstNode
 	return nil
 }
 
-// checkCost rejects expressions whose worst case exceeds MaxCost.
-func checkCost(env *cel.Env, ast *cel.Ast) *CompileError {
+// checkCost returns the estimated worst-case cost of ast, and an error
+// when it exceeds max (CompileCostFactor times the runtime cost limit).
+// The estimate is made once at compile time: it rejects runaway
+// expressions such as comprehensions nested three deep, or two deep with
+// costly string operations, over the labels; membership tests, single
+// comprehensions and cheap double comprehensions stay below it, and the
+// runtime limit stops those on events large enough to matter.
+func checkCost(env *cel.Env, ast *cel.Ast, max uint64) (uint64, *CompileError) {
 	est, err := env.EstimateCost(ast, eventSizes{})
 	if err != nil {
-		return &CompileError{Line: 1, Col: 1, Msg: fmt.Sprintf("estimating the cost of the trigger: %v", err)}
+		return 0, &CompileError{Line: 1, Col: 1, Msg: fmt.Sprintf("estimating the cost of the trigger: %v", err)}
 	}
-	if est.Max > MaxCost {
-		return &CompileError{Line: 1, Col: 1, Msg: fmt.Sprintf(
-			"trigger is too expensive: worst-case cost %d exceeds %d (nested comprehensions over lists?)", est.Max, MaxCost)}
+	if est.Max > max {
+		return est.Max, &CompileError{Line: 1, Col: 1, Msg: fmt.Sprintf(
+			"trigger is too expensive: its worst-case cost is estimated at %d, over the limit of %d "+
+				"(%d times limits.trigger_cost); nested comprehensions over lists cost the product of their sizes",
+			est.Max, max, CompileCostFactor)}
 	}
-	return nil
+	return est.Max, nil
 }

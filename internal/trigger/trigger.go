@@ -1,12 +1,15 @@
 package trigger
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
 	"cel.dev/cel-go/cel"
+	celast "cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
 )
 
 // Trigger is one compiled trigger expression. The CEL program is planned
@@ -15,6 +18,12 @@ import (
 type Trigger struct {
 	text string
 	prg  cel.Program
+	lim  Limits
+	// loops is set when the expression has a comprehension: only there
+	// does cel-go check a context, and only there can an evaluation run
+	// long. slow is set when, in addition, its estimated worst case could
+	// come near the deadline (see mayNear): only then does Eval arm it.
+	loops, slow bool
 }
 
 // CompileError is a problem in a trigger expression. Line and Col are
@@ -44,13 +53,18 @@ func (e *CompileError) All() []CompileError {
 	return append(out, e.More...)
 }
 
-// Compile parses and type-checks expr against the shared environment and
-// plans its program. An empty (or all-whitespace) expression returns
-// (nil, nil): the harness runs only manually. An expression whose type is
-// not bool is an error naming its type, and so is one whose worst-case
-// cost exceeds MaxCost. Problems in the expression are
-// returned as *CompileError; a broken environment is a plain error.
-func Compile(expr string) (*Trigger, error) {
+// Compile is CompileWith under the default Limits.
+func Compile(expr string) (*Trigger, error) { return CompileWith(expr, Limits{}) }
+
+// CompileWith parses and type-checks expr against the shared environment
+// and plans its program, bounded at run time by lim (zero fields take the
+// defaults). An empty (or all-whitespace) expression returns (nil, nil):
+// the harness runs only manually. An expression whose type is not bool is
+// an error naming its type, and so is one whose estimated worst-case cost
+// exceeds CompileCostFactor times lim.Cost. Problems in the expression
+// are returned as *CompileError; a broken environment is a plain error.
+func CompileWith(expr string, lim Limits) (*Trigger, error) {
+	lim = lim.withDefaults()
 	if strings.TrimSpace(expr) == "" {
 		return nil, nil
 	}
@@ -60,44 +74,42 @@ func Compile(expr string) (*Trigger, error) {
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
-		return nil, fromIssues(iss)
+		return nil, fromIssues(expr, iss)
 	}
 	if !ast.OutputType().IsExactType(types.BoolType) {
 		return nil, &CompileError{Line: 1, Col: 1,
 			Msg: fmt.Sprintf("trigger must evaluate to bool, but this expression has type %s", ast.OutputType())}
 	}
-	if ce := checkCost(env, ast); ce != nil {
+	worst, ce := checkCost(env, ast, lim.compileCost())
+	if ce != nil {
 		return nil, ce
 	}
-	prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
+	prg, err := env.Program(ast, programOptions(lim, worst)...)
 	if err != nil {
 		return nil, &CompileError{Line: 1, Col: 1, Msg: err.Error()}
 	}
-	return &Trigger{text: expr, prg: prg}, nil
+	loops := hasComprehension(ast)
+	return &Trigger{text: expr, prg: prg, lim: lim, loops: loops, slow: loops && lim.mayNear(worst)}, nil
 }
 
-func fromIssues(iss *cel.Issues) *CompileError {
-	errs := iss.Errors()
-	var out *CompileError
-	for _, e := range errs {
-		line, col := e.Location.Line(), e.Location.Column()+1
-		if line < 1 {
-			line = 1
-		}
-		if col < 1 {
-			col = 1
-		}
-		ce := CompileError{Line: line, Col: col, Msg: e.Message}
-		if out == nil {
-			out = &ce
-			continue
-		}
-		out.More = append(out.More, ce)
+// programOptions plans the evaluation. Cost tracking makes a simple
+// evaluation several times slower, so it is enabled only for a trigger
+// whose estimated worst case may exceed the runtime limit. The estimate
+// holds for valid events (sizes as assumed in cost.go), which is what
+// callers evaluate (core.Engine.Decide takes validated events only).
+func programOptions(lim Limits, worst uint64) []cel.ProgramOption {
+	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(interruptCheckFrequency)}
+	if worst > lim.Cost {
+		opts = append(opts, cel.CostLimit(lim.Cost))
 	}
-	if out == nil {
-		out = &CompileError{Line: 1, Col: 1, Msg: iss.String()}
-	}
-	return out
+	return opts
+}
+
+// hasComprehension reports whether the checked expression iterates
+// (all, exists, map, filter, ...).
+func hasComprehension(a *cel.Ast) bool {
+	nav := celast.NavigateAST(a.NativeRep())
+	return len(celast.MatchDescendants(nav, celast.KindMatcher(celast.ComprehensionKind))) > 0
 }
 
 // String returns the expression text.
@@ -106,16 +118,35 @@ func (t *Trigger) String() string { return t.text }
 // errNoEvent is returned when Eval is given an Input built from nil.
 var errNoEvent = errors.New("trigger: no event to evaluate")
 
-// Eval evaluates the trigger against one prepared event. An evaluation
-// error (for example reading a field of an absent optional object) is
-// returned with a false result; callers count it as "no match" and log it.
+// Eval evaluates the trigger against one prepared event, within its
+// Limits. An evaluation error (for example an index out of range, or a
+// *LimitError when a limit stopped it) is returned with a false result;
+// callers count it as "no match" and log it.
 func (t *Trigger) Eval(in *Input) (bool, error) {
+	return t.EvalContext(context.Background(), in)
+}
+
+// EvalContext is Eval under ctx: a trigger with a comprehension also
+// stops when ctx is done (between comprehension steps), with a
+// *LimitError naming LimitTimeout when a deadline passed. Without a
+// comprehension an evaluation is short and ctx is not consulted.
+func (t *Trigger) EvalContext(ctx context.Context, in *Input) (bool, error) {
 	if in == nil || in.act == nil {
 		return false, errNoEvent
 	}
-	out, _, err := t.prg.Eval(in.act)
+	var out ref.Val
+	var err error
+	if t.loops && (t.slow || ctx.Done() != nil) {
+		ctx, cancel := context.WithTimeout(ctx, t.lim.Timeout)
+		out, _, err = t.prg.ContextEval(ctx, in.act)
+		err = t.limitError(ctx, err) // before cancel, which would hide the cause
+		cancel()
+	} else {
+		out, _, err = t.prg.Eval(in.act)
+		err = t.limitError(ctx, err)
+	}
 	if err != nil {
-		return false, fmt.Errorf("trigger: evaluation: %w", err)
+		return false, err
 	}
 	b, ok := out.Value().(bool)
 	if !ok {
