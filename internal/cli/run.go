@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/runner"
 )
 
@@ -135,12 +136,12 @@ func runAgent(ctx context.Context, app *App, f runner.Flags, command []string) e
 	if err != nil {
 		return err
 	}
-	h, err := runner.FindHarness(cfg, in.Harness)
+	h, err := harness.Find(cfg, in.Harness)
 	if err != nil {
-		return runExit(err)
+		return UserError(err)
 	}
 	if len(command) == 0 {
-		command = h.Run.Command
+		command = h.Command
 	}
 	if len(command) == 0 {
 		return UserError(fmt.Errorf("harness %q (%s) has no run.command and no command was given after --", h.Name, h.File))
@@ -149,8 +150,8 @@ func runAgent(ctx context.Context, app *App, f runner.Flags, command []string) e
 	if err != nil {
 		return runExit(err)
 	}
-	spec := runner.Spec{Harness: h.Name, Command: command, Timeout: h.Run.Timeout,
-		Event: ev, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: h.Run.Env, Getenv: app.Getenv,
+	spec := runner.Spec{Harness: h.Name, Command: command, Timeout: h.Timeout,
+		Event: ev, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: h.Env, Getenv: app.Getenv,
 		Stdout: app.Stdout, Stderr: app.Stderr, Log: app.Log}
 	if in.PollLock != nil {
 		spec.Locker, spec.RefreshInterval, err = runner.LockerFor(cfg, in.PollLock, app.Getenv,
@@ -181,7 +182,7 @@ func runAgent(ctx context.Context, app *App, f runner.Flags, command []string) e
 	}
 	switch {
 	case res.TimedOut:
-		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("agent %q exceeded run.timeout %s", h.Name, h.Run.Timeout)}
+		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("agent %q exceeded run.timeout %s", h.Name, h.Timeout)}
 	case res.ExitCode != 0:
 		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("agent %q exited with code %d", h.Name, res.ExitCode)}
 	}

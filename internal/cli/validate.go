@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 )
 
@@ -22,13 +21,7 @@ func newValidateCmd(app *App) *cobra.Command {
 		Short: "Check config.yaml, every harness file and every trigger; report problems as file:line:col",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, probs := config.LoadLenient(app.ConfigDir, app.Getenv)
-			var hs []*harness.Harness
-			if cfg != nil {
-				all, err := harness.LoadAll(cfgWithResolvedAgents(cfg))
-				probs = append(probs, config.AsErrors(err, cfg.File)...)
-				hs = all
-			}
+			_, hs, probs := harness.Check(app.ConfigDir, app.Getenv)
 			if len(probs) > 0 {
 				for _, p := range probs {
 					fmt.Fprintln(app.Stderr, p.String())
@@ -45,17 +38,4 @@ func newValidateCmd(app *App) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// cfgWithResolvedAgents drops the agents whose source the config loader
-// already reported, so each problem is listed once.
-func cfgWithResolvedAgents(cfg *config.Config) *config.Config {
-	c := *cfg
-	c.Agents = nil
-	for _, a := range cfg.Agents {
-		if a.Path != "" {
-			c.Agents = append(c.Agents, a)
-		}
-	}
-	return &c
 }

@@ -3,7 +3,6 @@ package runner
 import (
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
@@ -11,30 +10,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
-
-// FindHarness loads the harness registered as name in cfg. An unknown or
-// disabled harness, or a harness file with problems, is an *InputError
-// (the file's problems keep their file:line:col).
-func FindHarness(cfg *config.Config, name string) (*config.Harness, error) {
-	for _, a := range cfg.Agents {
-		if a.Name != name {
-			continue
-		}
-		if !a.IsEnabled() {
-			return nil, inputErr("harness %q is disabled in %s (agents entry enabled: false)", name, cfg.File)
-		}
-		path := a.Path
-		if path == "" {
-			path = filepath.Join(cfg.Dir, a.Source)
-		}
-		h, err := config.LoadHarness(path, a.Name)
-		if err != nil {
-			return nil, &InputError{Err: fmt.Errorf("harness %q: %w", name, err)}
-		}
-		return h, nil
-	}
-	return nil, inputErr("harness %q is not registered in %s (agents)", name, cfg.File)
-}
 
 // DecodeEvent decodes and validates the event document of in. A problem is
 // an *InputError naming where the event came from and the JSON path.
