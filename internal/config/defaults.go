@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/drivers"
+)
 
 // Default values applied by Load to settings the file leaves out.
 const (
@@ -19,7 +23,7 @@ const (
 	DefaultWorkflow            = "fullsend-run.yml"
 	DefaultMaxParallel         = 4
 	DefaultGrace               = 30 * time.Second
-	DefaultPollOutputDriver    = "gha-dispatch"
+	DefaultPollOutputDriver    = drivers.GHADispatch
 	DefaultEmailEnv            = "JIRA_USER_EMAIL"
 	DefaultTokenEnv            = "JIRA_TOKEN"
 	DefaultHarnessTimeout      = 30 * time.Minute

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
@@ -217,7 +218,7 @@ func otherRuns(runs []plan.Ref, run plan.Ref) []plan.Ref {
 // planOnly reports whether driver only prints a plan (json, gha-matrix):
 // its references are plan entries, not runs that will release the lock.
 // Current pollers do not record them; older lock values may carry them.
-func planOnly(driver string) bool { return driver == "json" || driver == "gha-matrix" }
+func planOnly(driver string) bool { return drivers.PrintsPlan(driver) }
 
 // mergeRun records run in runs. An entry with the same driver and id (the
 // poller recorded the dispatch already) is replaced; otherwise the first

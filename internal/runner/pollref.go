@@ -6,11 +6,12 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
 // DriverJiraPoll is the only poll-lock driver this runner knows.
-const DriverJiraPoll = "jira-poll"
+const DriverJiraPoll = drivers.JiraPoll
 
 var (
 	issueKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]+-[0-9]+$`)
