@@ -10,14 +10,14 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/core"
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/input"
 	"github.com/fullsend-dev/fullsend/internal/input/jsonin"
 	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/output/outputs"
 )
-
-func init() { register(newDispatchCmd) }
 
 type dispatchOptions struct {
 	inputDriver  string
@@ -27,8 +27,11 @@ type dispatchOptions struct {
 	repo         string
 }
 
-func newDispatchCmd(app *App) *cobra.Command {
+func newDispatchCmd(app *App, runF func(context.Context, *dispatchOptions) error) *cobra.Command {
 	o := &dispatchOptions{}
+	if runF == nil {
+		runF = app.runDispatch
+	}
 	cmd := &cobra.Command{
 		Use:   "dispatch",
 		Short: "Decide and dispatch the agent runs one event starts",
@@ -38,18 +41,18 @@ GITHUB_EVENT_PATH is set), runs it through the kill switch, the
 authorization gate and every harness trigger, and hands the matching runs to
 the output driver (json prints the plan).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runDispatch(cmd.Context(), app, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.inputDriver, "input-driver", "", "json or gha-event (default: gha-event when GITHUB_EVENT_PATH is set, else json)")
 	f.StringVar(&o.inputFile, "input-file", "", "event file, or - for stdin (default: stdin; $GITHUB_EVENT_PATH for gha-event)")
 	f.StringVar(&o.eventName, "event-name", "", "GitHub event name for gha-event (default $GITHUB_EVENT_NAME)")
-	f.StringVar(&o.outputDriver, "output-driver", "json", "json, gha-matrix, gha-dispatch, gitlab-pipeline or local")
+	f.StringVar(&o.outputDriver, "output-driver", drivers.JSON, strings.Join(drivers.OutputNames(), ", "))
 	f.StringVar(&o.repo, "repo", "", "target repository (overrides config repo)")
 	return cmd
 }
 
-func runDispatch(ctx context.Context, app *App, o *dispatchOptions) error {
+func (app *App) runDispatch(ctx context.Context, o *dispatchOptions) error {
 	cfg, reg, err := harness.LoadDir(app.ConfigDir, app.Getenv)
 	if err != nil {
 		return UserError(err)
@@ -68,12 +71,12 @@ func runDispatch(ctx context.Context, app *App, o *dispatchOptions) error {
 	if err != nil {
 		return UserError(app.eventProblems(err))
 	}
-	out, err := app.newOutput(ctx, o.outputDriver, cfg)
+	out, err := outputs.New(o.outputDriver, cfg, app.outputEnv())
 	if err != nil {
 		return err
 	}
 	opts := core.Options{Config: cfg, Harnesses: reg, Log: app.Log}
-	if o.outputDriver == "local" {
+	if d, _ := drivers.LookupOutput(o.outputDriver); d.OneShotBreaker() {
 		opts.Breaker = core.NewBreaker(cfg.Limits.RunsPerScopePerHour)
 	}
 	eng, err := core.New(opts)
@@ -92,7 +95,7 @@ func runDispatch(ctx context.Context, app *App, o *dispatchOptions) error {
 		}
 		app.Log.Info("dispatched", "harness", r.Run.Harness, "serialization_key", string(r.Run.Key), "driver", out.Name(), "run", refText(r))
 	}
-	if err := closeOutput(ctx, out); err != nil {
+	if err := outputs.Close(ctx, out); err != nil {
 		return err
 	}
 	if failed > 0 {
@@ -138,18 +141,18 @@ func refText(r output.Result) string {
 func (app *App) newInput(o *dispatchOptions, cfg *config.Config) (input.Driver, error) {
 	name := o.inputDriver
 	if name == "" {
-		name = "json"
+		name = drivers.JSONIn
 		if app.Getenv("GITHUB_EVENT_PATH") != "" {
-			name = "gha-event"
+			name = drivers.GHAEvent
 		}
 	}
 	switch name {
-	case "json":
+	case drivers.JSONIn:
 		if o.eventName != "" {
 			return nil, UserError(fmt.Errorf("--event-name is for --input-driver gha-event, but the input driver is json (a NormalizedEvent); pass --input-driver gha-event to read a GitHub Actions event"))
 		}
 		return jsonin.New(o.inputFile, app.Stdin), nil
-	case "gha-event":
+	case drivers.GHAEvent:
 		return app.newGHAEventInput(o, cfg)
 	}
 	return nil, UserError(fmt.Errorf("--input-driver %q: want json or gha-event", name))

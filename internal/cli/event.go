@@ -11,8 +11,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
-func init() { register(newEventCmd) }
-
 // newEventCmd builds `fullsend event`, the parent of commands that work on
 // NormalizedEvent documents.
 func newEventCmd(app *App) *cobra.Command {

@@ -15,8 +15,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/runner"
 )
 
-func init() { register(newRunCmd) }
-
 // runSignals starts delivery of SIGINT and SIGTERM for forwarding to the
 // agent and returns the channel and a stop function. Tests replace it.
 var runSignals = notifySignals
@@ -29,9 +27,18 @@ func notifySignals() (<-chan os.Signal, func()) {
 
 // newRunCmd builds `fullsend run`: one agent run for one harness and one
 // event (package runner does the work).
-func newRunCmd(app *App) *cobra.Command {
-	var f runner.Flags
-	var refreshOnly bool
+// runOptions are the flags and the agent command of `fullsend run`.
+type runOptions struct {
+	flags       runner.Flags
+	refreshOnly bool
+	command     []string // after --
+}
+
+func newRunCmd(app *App, runF func(context.Context, *runOptions) error) *cobra.Command {
+	o := &runOptions{}
+	if runF == nil {
+		runF = app.runRun
+	}
 	cmd := &cobra.Command{
 		Use:   "run --harness NAME [--event-file F|-] [--poll-lock JSON] [--refresh-only] [-- COMMAND ARGS...]",
 		Short: "Execute one agent run: verify and keep the poll lock, start the harness command, release the lock",
@@ -47,26 +54,32 @@ Exit codes: the agent's own code; 124 when run.timeout expired; 2 for bad
 input (the agent was not started); 3 when the poll lock was lost before the
 agent started; 1 for other failures. See docs/runner.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f.PollLockSet = cmd.Flags().Changed("poll-lock")
+			o.flags.PollLockSet = cmd.Flags().Changed("poll-lock")
 			command, err := runCommandArgs(cmd, args)
 			if err != nil {
 				return err
 			}
-			if refreshOnly {
-				if len(command) > 0 {
-					return UserError(errors.New("--refresh-only starts no agent: drop the command after --"))
-				}
-				return refreshLock(cmd.Context(), app, f)
-			}
-			return runAgent(cmd.Context(), app, f, command)
+			o.command = command
+			return runF(cmd.Context(), o)
 		},
 	}
+	f := &o.flags
 	fl := cmd.Flags()
 	fl.StringVar(&f.Harness, "harness", "", "harness name (default $FULLSEND_AGENT)")
 	fl.StringVar(&f.EventFile, "event-file", "", "NormalizedEvent JSON file, - for standard input (default $FULLSEND_NORMALIZED_EVENT, then base64 $FULLSEND_EVENT)")
 	fl.StringVar(&f.PollLock, "poll-lock", "", `poll lock {"id","driver","property"}; "" for none (default $FULLSEND_POLL_LOCK)`)
-	fl.BoolVar(&refreshOnly, "refresh-only", false, "verify and refresh the poll lock, then exit without starting the agent")
+	fl.BoolVar(&o.refreshOnly, "refresh-only", false, "verify and refresh the poll lock, then exit without starting the agent")
 	return cmd
+}
+
+func (app *App) runRun(ctx context.Context, o *runOptions) error {
+	if !o.refreshOnly {
+		return runAgent(ctx, app, o.flags, o.command)
+	}
+	if len(o.command) > 0 {
+		return UserError(errors.New("--refresh-only starts no agent: drop the command after --"))
+	}
+	return refreshLock(ctx, app, o.flags)
 }
 
 // runCommandArgs returns the agent command given after --; positional

@@ -8,8 +8,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/harness"
 )
 
-func init() { register(newValidateCmd) }
-
 // newValidateCmd builds `fullsend validate`: it checks config.yaml and
 // every registered harness file (disabled ones too) and compiles every
 // trigger, like a compiler. Problems go to stderr as file:line:col lines

@@ -81,6 +81,16 @@ func New(o Options) (*Engine, error) {
 	return &Engine{cfg: o.Config, reg: o.Harnesses, log: o.Log, breaker: o.Breaker, policy: p}, nil
 }
 
+// Halted reports whether the kill switch stops every run, and says so:
+// a poller then skips its cycle rather than lock and checkpoint items
+// whose events would all be refused.
+func (e *Engine) Halted() (bool, string) {
+	if e.cfg.KillSwitch {
+		return true, "kill_switch is on"
+	}
+	return false, ""
+}
+
 // Decide runs ev through the kill switch, the gate and every enabled
 // harness trigger. A trigger that fails to evaluate counts as no match and
 // is logged with the harness name. ev must already be validated.
