@@ -32,8 +32,19 @@ type pollOptions struct {
 	metricsAddr  string
 }
 
-func newPollCmd(app *App, runF func(context.Context, *pollOptions) error) *cobra.Command {
+// pollRunners are the runF seams of `poll` and its subcommands; nil ones
+// do the real work.
+type pollRunners struct {
+	poll, seed func(context.Context, *pollOptions) error
+	cancel     func(context.Context, *pollCancelOptions) error
+}
+
+func newPollCmd(app *App, r *pollRunners) *cobra.Command {
 	o := &pollOptions{}
+	if r == nil {
+		r = &pollRunners{}
+	}
+	runF := r.poll
 	if runF == nil {
 		runF = app.runPoll
 	}
@@ -60,7 +71,7 @@ signal finishes or rolls back the issue in flight and exits 0.
 	f.BoolVar(&o.watch, "watch", false, "repeat cycles until SIGINT/SIGTERM")
 	f.DurationVar(&o.interval, "interval", time.Minute, "wait between cycles with --watch")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "with --watch: serve Prometheus /metrics and /healthz on this address (e.g. 127.0.0.1:9090)")
-	cmd.AddCommand(newPollSeedCmd(app, o, nil), newPollCancelCmd(app, o, nil))
+	cmd.AddCommand(newPollSeedCmd(app, o, r.seed), newPollCancelCmd(app, o, r.cancel))
 	return cmd
 }
 
