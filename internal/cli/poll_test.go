@@ -172,19 +172,8 @@ func TestPollCommandErrors(t *testing.T) {
 
 // --watch repeats cycles, serves metrics, and exits 0 on a stop signal.
 func TestPollWatch(t *testing.T) {
-	f := newPollFixture(t)
-	k := f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
-	f.sim.AddComment(k, "acct-dev", "/fs-triage")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out syncio.Buffer
-	errb := newNotifyBuffer()
-	app := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: errb, Getenv: func(k string) string { return f.env[k] }}
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, app, []string{"--config-dir", f.dir, "--log-format", "json", "poll", "--watch",
-			"--interval", "20ms", "--metrics-addr", "127.0.0.1:0"})
-	}()
+	w := startWatch(t, "--metrics-addr", "127.0.0.1:0")
+	out, errb, done, cancel := &w.out, w.errb, w.done, w.cancel
 	addrRe := regexp.MustCompile(`"msg":"serving metrics","addr":"([^"]+)"`)
 	errb.waitFor(t, func(s string) bool { return strings.Count(s, `"msg":"poll cycle"`) >= 3 })
 	m := addrRe.FindStringSubmatch(errb.String())
@@ -218,18 +207,8 @@ func TestPollWatch(t *testing.T) {
 // cycle ends (one array per cycle), not once at exit: whoever consumes the
 // plan must start the runs while their locks are fresh.
 func TestPollWatchPrintsEachCycle(t *testing.T) {
-	f := newPollFixture(t)
-	k := f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
-	f.sim.AddComment(k, "acct-dev", "/fs-triage")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out syncio.Buffer
-	errb := newNotifyBuffer()
-	app := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: errb, Getenv: func(k string) string { return f.env[k] }}
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, app, []string{"--config-dir", f.dir, "--log-format", "json", "poll", "--watch", "--interval", "20ms"})
-	}()
+	w := startWatch(t)
+	out, errb, done, cancel := &w.out, w.errb, w.done, w.cancel
 	errb.waitFor(t, func(s string) bool { return strings.Count(s, `"msg":"poll cycle"`) >= 3 })
 	printed := out.String()
 	cancel()
@@ -243,6 +222,31 @@ func TestPollWatchPrintsEachCycle(t *testing.T) {
 	if len(lines) < 2 || strings.TrimSpace(lines[1]) != "[]" {
 		t.Errorf("want one array per cycle ([] for quiet ones), got %q", printed)
 	}
+}
+
+// watch is a `fullsend poll --watch` running in the background.
+type watch struct {
+	out    syncio.Buffer
+	errb   *notifyBuffer
+	done   chan int // the exit code
+	cancel context.CancelFunc
+}
+
+// startWatch starts `poll --watch --interval 20ms` plus args on a fixture
+// holding one issue with a /fs-triage comment by a developer.
+func startWatch(t *testing.T, args ...string) *watch {
+	t.Helper()
+	f := newPollFixture(t)
+	k := f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
+	f.sim.AddComment(k, "acct-dev", "/fs-triage")
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	w := &watch{errb: newNotifyBuffer(), done: make(chan int, 1), cancel: cancel}
+	app := &App{Stdin: strings.NewReader(""), Stdout: &w.out, Stderr: w.errb, Getenv: func(k string) string { return f.env[k] }}
+	go func() {
+		w.done <- Run(ctx, app, append([]string{"--config-dir", f.dir, "--log-format", "json", "poll", "--watch", "--interval", "20ms"}, args...))
+	}()
+	return w
 }
 
 // tickingClock is a clock for the Jira emulator that moves on by a
