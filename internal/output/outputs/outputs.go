@@ -21,15 +21,24 @@ import (
 func New(name string, cfg *config.Config, env output.Env) (output.Driver, error) {
 	switch name {
 	case drivers.JSON, drivers.GHAMatrix:
-		return jsonout.FromConfig(name, env)
+		return driver(jsonout.FromConfig(name, env))
 	case drivers.GHADispatch:
-		return ghadispatch.FromConfig(cfg, env)
+		return driver(ghadispatch.FromConfig(cfg, env))
 	case drivers.GitLabPipeline:
-		return gitlabpipeline.FromConfig(cfg, env)
+		return driver(gitlabpipeline.FromConfig(cfg, env))
 	case drivers.Local:
-		return local.FromConfig(cfg, env)
+		return driver(local.FromConfig(cfg, env))
 	}
-	return nil, config.Invalid(fmt.Errorf("--output-driver %q: want one of %v", name, drivers.OutputNames()))
+	return nil, Check(name)
+}
+
+// driver returns d as an output.Driver, or a nil one with err (never a
+// non-nil interface holding a nil pointer).
+func driver[D output.Driver](d D, err error) (output.Driver, error) {
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // Check reports, as config.Invalid, whether name is an output driver,
