@@ -10,8 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fullsend-dev/fullsend/internal/config"
-	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/runner"
 )
 
@@ -73,13 +71,38 @@ agent started; 1 for other failures. See docs/runner.md.`,
 }
 
 func (app *App) runRun(ctx context.Context, o *runOptions) error {
-	if !o.refreshOnly {
-		return runAgent(ctx, app, o.flags, o.command)
+	req := runner.Request{Flags: o.flags, Command: o.command, ConfigDir: app.ConfigDir, Getenv: app.Getenv,
+		Stdin: app.Stdin, Stdout: app.Stdout, Stderr: app.Stderr, Log: app.Log, Signals: runSignals}
+	if o.refreshOnly {
+		return app.refreshLock(ctx, req, len(o.command) > 0)
 	}
-	if len(o.command) > 0 {
+	out, err := runner.Execute(ctx, req)
+	switch {
+	case err != nil:
+		return runExit(err)
+	case out.TimedOut:
+		return &ExitError{Code: out.ExitCode, Err: fmt.Errorf("agent %q exceeded run.timeout %s", out.Harness.Name, out.Harness.Timeout)}
+	case out.ExitCode != 0:
+		return &ExitError{Code: out.ExitCode, Err: fmt.Errorf("agent %q exited with code %d", out.Harness.Name, out.ExitCode)}
+	}
+	return nil
+}
+
+// refreshLock is --refresh-only: verify the lock and mark it running.
+func (app *App) refreshLock(ctx context.Context, req runner.Request, command bool) error {
+	if command {
 		return UserError(errors.New("--refresh-only starts no agent: drop the command after --"))
 	}
-	return refreshLock(ctx, app, o.flags)
+	lk, err := runner.Refresh(ctx, req)
+	switch {
+	case err != nil:
+		return runExit(err)
+	case lk == nil:
+		app.Log.Info("no poll lock: nothing to refresh")
+	default:
+		app.Log.Info("poll lock verified and refreshed", "issue", lk.Issue, "property", lk.Property)
+	}
+	return nil
 }
 
 // runCommandArgs returns the agent command given after --; positional
@@ -103,101 +126,4 @@ func runExit(err error) error {
 		return UserError(err)
 	}
 	return err
-}
-
-func loadRunConfig(app *App) (*config.Config, error) {
-	cfg, err := config.Load(app.ConfigDir, app.Getenv)
-	if err != nil {
-		return nil, UserError(err)
-	}
-	return cfg, nil
-}
-
-// refreshLock is --refresh-only: verify the lock and mark it running.
-// Outside polling (no lock) it does nothing.
-func refreshLock(ctx context.Context, app *App, f runner.Flags) error {
-	pl, err := runner.ResolvePollLock(f, app.Getenv)
-	if err != nil || pl == nil {
-		if err == nil {
-			app.Log.Info("no poll lock: nothing to refresh")
-		}
-		return runExit(err)
-	}
-	cfg, err := loadRunConfig(app)
-	if err != nil {
-		return err
-	}
-	lk, _, err := runner.LockerFor(cfg, pl, app.Getenv, runner.CIRun(app.Getenv, os.Getpid()), nil, app.Log)
-	if err != nil {
-		return runExit(err)
-	}
-	if err := runner.RefreshOnly(ctx, lk); err != nil {
-		return runExit(err)
-	}
-	app.Log.Info("poll lock verified and refreshed", "issue", lk.Issue, "property", lk.Property)
-	return nil
-}
-
-// runAgent resolves and checks every input before touching the lock, then
-// hands the run to runner.Run and exits with the agent's code.
-func runAgent(ctx context.Context, app *App, f runner.Flags, command []string) error {
-	in, err := runner.Resolve(f, app.Getenv, app.Stdin)
-	if err != nil {
-		return runExit(err)
-	}
-	cfg, err := loadRunConfig(app)
-	if err != nil {
-		return err
-	}
-	h, err := harness.Find(cfg, in.Harness)
-	if err != nil {
-		return UserError(err)
-	}
-	if len(command) == 0 {
-		command = h.Command
-	}
-	if len(command) == 0 {
-		return UserError(fmt.Errorf("harness %q (%s) has no run.command and no command was given after --", h.Name, h.File))
-	}
-	ev, err := runner.DecodeEvent(in)
-	if err != nil {
-		return runExit(err)
-	}
-	spec := runner.Spec{Harness: h.Name, Command: command, Timeout: h.Timeout,
-		Event: ev, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: h.Env, Getenv: app.Getenv,
-		Stdout: app.Stdout, Stderr: app.Stderr, Log: app.Log}
-	if in.PollLock != nil {
-		spec.Locker, spec.RefreshInterval, err = runner.LockerFor(cfg, in.PollLock, app.Getenv,
-			runner.CIRun(app.Getenv, os.Getpid()), nil, app.Log)
-		if err != nil {
-			return runExit(err)
-		}
-	}
-	if supersededOnGitLab(ctx, app) {
-		// The newer pipeline of this scope does the work; a poll lock this
-		// run holds must not outlive it.
-		if spec.Locker != nil {
-			runner.ReleaseLock(ctx, spec.Locker, app.Log)
-		}
-		return nil
-	}
-	sigs, stop := runSignals()
-	defer stop()
-	spec.Signals = sigs
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("run cancelled before the agent started: %w", err)
-	}
-	// Signals reach the agent through forwarding; the command context's
-	// own cancellation on SIGINT/SIGTERM must not send a second one.
-	res, err := runner.Run(context.WithoutCancel(ctx), spec)
-	if err != nil {
-		return runExit(err)
-	}
-	switch {
-	case res.TimedOut:
-		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("agent %q exceeded run.timeout %s", h.Name, h.Timeout)}
-	case res.ExitCode != 0:
-		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("agent %q exited with code %d", h.Name, res.ExitCode)}
-	}
-	return nil
 }
