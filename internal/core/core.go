@@ -1,5 +1,5 @@
 // Package core is the decision spine shared by every entry point: one
-// NormalizedEvent in, the runs it starts out (DESIGN.md sections 1 and 2):
+// NormalizedEvent in, the runs it starts out (ARCHITECTURE.md):
 //
 //	event → kill switch → authorization gate → harness triggers → runs (each with its scope key)
 //
