@@ -140,3 +140,21 @@ func TestDemoAndSimFlags(t *testing.T) {
 		t.Errorf("sim options %+v", sim)
 	}
 }
+
+func TestValidateAndEventArgs(t *testing.T) {
+	called := false
+	app := &App{}
+	if code, errs := parse(t, app, newValidateCmd(app, func(context.Context) error { called = true; return nil }), "--config-dir", "c", "validate"); code != 0 || !called || app.ConfigDir != "c" {
+		t.Fatalf("validate: exit %d, called %v, config dir %q: %s", code, called, app.ConfigDir, errs)
+	}
+	var file string
+	app = &App{}
+	record := func(_ context.Context, f string) error { file = f; return nil }
+	if code, errs := parse(t, app, newEventCmd(app, record), "event", "validate", "-"); code != 0 || file != "-" {
+		t.Fatalf("event validate: exit %d, file %q: %s", code, file, errs)
+	}
+	file = ""
+	if code, _ := parse(t, app, newEventCmd(app, record), "event", "validate", "a", "b"); code != ExitUsage || file != "" {
+		t.Errorf("two files: exit %d, runF called with %q", code, file)
+	}
+}

@@ -65,11 +65,11 @@ func commandList(app *App) []*cobra.Command {
 	return []*cobra.Command{
 		newDemoCmd(app, nil),
 		newDispatchCmd(app, nil),
-		newEventCmd(app),
+		newEventCmd(app, nil),
 		newPollCmd(app, nil),
 		newRunCmd(app, nil),
 		newSimCmd(app, nil),
-		newValidateCmd(app),
+		newValidateCmd(app, nil),
 		newWorkflowsCmd(app),
 	}
 }
