@@ -11,15 +11,21 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/demo"
 )
 
-func init() { register(newDemoCmd) }
-
 // maxDemoPollers bounds --pollers: each poller is a goroutine polling the
 // embedded emulators, so a huge count only exhausts memory.
 const maxDemoPollers = 64
 
-func newDemoCmd(app *App) *cobra.Command {
-	var keep bool
-	var pollers int
+// demoOptions are the flags of `fullsend demo`.
+type demoOptions struct {
+	keep    bool
+	pollers int
+}
+
+func newDemoCmd(app *App, runF func(context.Context, *demoOptions) error) *cobra.Command {
+	o := &demoOptions{}
+	if runF == nil {
+		runF = app.runDemo
+	}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the whole pipeline on embedded Jira and GitHub emulators, with checks",
@@ -29,17 +35,19 @@ run: a developer asks for triage, an outsider is denied, a burst of
 comments is coalesced, a label triggers a harness, and one harness runs
 through the local executor. Exits 0 only if every check held.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if pollers < 1 || pollers > maxDemoPollers {
-				return UserError(fmt.Errorf("--pollers %d: want 1 to %d", pollers, maxDemoPollers))
-			}
-			_, err := demo.Run(cmd.Context(), demo.Options{Out: app.Stdout, Exec: inProcess, Pollers: pollers, Keep: keep})
-			return err
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
-	cmd.Flags().BoolVar(&keep, "keep", false, "leave the emulators running after the story, until interrupted")
-	cmd.Flags().IntVar(&pollers, "pollers", 3, "concurrent pollers")
+	cmd.Flags().BoolVar(&o.keep, "keep", false, "leave the emulators running after the story, until interrupted")
+	cmd.Flags().IntVar(&o.pollers, "pollers", 3, "concurrent pollers")
 	return cmd
+}
+
+func (app *App) runDemo(ctx context.Context, o *demoOptions) error {
+	if o.pollers < 1 || o.pollers > maxDemoPollers {
+		return UserError(fmt.Errorf("--pollers %d: want 1 to %d", o.pollers, maxDemoPollers))
+	}
+	_, err := demo.Run(ctx, demo.Options{Out: app.Stdout, Exec: inProcess, Pollers: o.pollers, Keep: o.keep})
+	return err
 }
 
 // inProcess runs a fullsend command line in this process with its own

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,18 +12,16 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
-func init() { register(newEventCmd) }
-
 // newEventCmd builds `fullsend event`, the parent of commands that work on
 // NormalizedEvent documents.
-func newEventCmd(app *App) *cobra.Command {
+func newEventCmd(app *App, runF func(context.Context, string) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "event",
 		Short: "Work with NormalizedEvent v1 documents",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newEventValidateCmd(app))
+	cmd.AddCommand(newEventValidateCmd(app, runF))
 	return cmd
 }
 
@@ -30,7 +29,10 @@ func newEventCmd(app *App) *cobra.Command {
 // event file (or standard input) against NormalizedEvent v1 and prints
 // "FILE: valid", or one "FILE: /json/path: message" line per problem on
 // stderr and exits 2.
-func newEventValidateCmd(app *App) *cobra.Command {
+func newEventValidateCmd(app *App, runF func(ctx context.Context, file string) error) *cobra.Command {
+	if runF == nil {
+		runF = func(_ context.Context, file string) error { return validateEventFile(app, file) }
+	}
 	return &cobra.Command{
 		Use:   "validate FILE|-",
 		Short: "Check a NormalizedEvent v1 JSON document (- reads standard input)",
@@ -40,9 +42,7 @@ func newEventValidateCmd(app *App) *cobra.Command {
 			}
 			return nil
 		},
-		RunE: func(_ *cobra.Command, args []string) error {
-			return validateEventFile(app, args[0])
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runF(cmd.Context(), args[0]) },
 	}
 }
 

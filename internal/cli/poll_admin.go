@@ -10,12 +10,23 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 )
 
 // `fullsend poll seed` and `fullsend poll cancel`.
 
-func newPollSeedCmd(app *App, parent *pollOptions) *cobra.Command {
+// pollCancelOptions are the flags of `fullsend poll cancel`.
+type pollCancelOptions struct {
+	*pollOptions // the parent's --input-driver
+	issue        string
+	outputDriver string
+}
+
+func newPollSeedCmd(app *App, parent *pollOptions, runF func(context.Context, *pollOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = app.runPollSeed
+	}
 	return &cobra.Command{
 		Use:   "seed",
 		Short: "Mark every issue the queries match as handled so far (first deployment)",
@@ -24,30 +35,51 @@ none, set to the issue's last update, so that the first cycles against an
 existing backlog dispatch only changes made from now on. Issues that
 already carry a lastCheck are left alone.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			_, _, ins, err := app.pollSetup(ctx, parent.inputDriver, nil)
-			if err != nil {
-				return err
-			}
-			for _, in := range ins {
-				rep, err := in.drv.Seed(ctx)
-				fmt.Fprintf(app.Stdout, "%s %s: %d issues matched, %d seeded, %d failed\n",
-					jirapoll.Name, in.cfg.Connection.BaseURL, rep.Matched, rep.Seeded, rep.Failed)
-				if err != nil {
-					return pollErr(err)
-				}
-				if rep.Failed > 0 {
-					return fmt.Errorf("seed: %d writes failed; run it again", rep.Failed)
-				}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), parent) },
 	}
 }
 
-func newPollCancelCmd(app *App, parent *pollOptions) *cobra.Command {
-	var issue, outName string
+// adminController builds the controller of the poll subcommands: the
+// configured inputs, no output.
+func (app *App) adminController(ctx context.Context, o *pollOptions) (*poll.Controller, error) {
+	return poll.NewController(ctx, app.controllerOptions(&pollOptions{inputDriver: o.inputDriver}))
+}
+
+// seeder is a poll input that can seed checkpoints (jirapoll.Input).
+type seeder interface {
+	Name() string
+	SiteURL() string
+	Seed(ctx context.Context) (jirapoll.SeedReport, error)
+}
+
+func (app *App) runPollSeed(ctx context.Context, o *pollOptions) error {
+	ctl, err := app.adminController(ctx, o)
+	if err != nil {
+		return err
+	}
+	for _, in := range ctl.Inputs() {
+		s, ok := in.(seeder)
+		if !ok {
+			continue
+		}
+		rep, err := s.Seed(ctx)
+		fmt.Fprintf(app.Stdout, "%s %s: %d issues matched, %d seeded, %d failed\n",
+			s.Name(), s.SiteURL(), rep.Matched, rep.Seeded, rep.Failed)
+		if err != nil {
+			return poll.StopErr(err)
+		}
+		if rep.Failed > 0 {
+			return fmt.Errorf("seed: %d writes failed; run it again", rep.Failed)
+		}
+	}
+	return nil
+}
+
+func newPollCancelCmd(app *App, parent *pollOptions, runF func(context.Context, *pollCancelOptions) error) *cobra.Command {
+	o := &pollCancelOptions{pollOptions: parent}
+	if runF == nil {
+		runF = app.runPollCancel
+	}
 	cmd := &cobra.Command{
 		Use:   "cancel",
 		Short: "Remove the poll lock of an issue, cancelling the runs it records",
@@ -56,35 +88,41 @@ can cancel runs), then deletes the lock. lastCheck is left alone: the
 changes those runs were about stay handled, and the next change starts a
 new run.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			if issue == "" {
-				return UserError(errors.New("--issue is required (e.g. --issue PROJ-123)"))
-			}
-			if !jira.ValidIssueKey(issue) {
-				return UserError(fmt.Errorf("--issue %q: not a Jira issue key (want e.g. PROJ-123)", issue))
-			}
-			cfg, _, ins, err := app.pollSetup(ctx, parent.inputDriver, nil)
-			if err != nil {
-				return err
-			}
-			if outName == "" {
-				outName = cfg.Poll.OutputDriver
-			}
-			var cancel jirapoll.Canceller
-			if out, err := app.newOutput(ctx, outName, cfg); err == nil {
-				if c, ok := out.(output.Canceller); ok {
-					cancel = c.Cancel
-				}
-			} else {
-				app.Log.Warn("output driver unavailable; recorded runs are reported, not cancelled", "driver", outName, "error", err.Error())
-			}
-			return app.cancelLock(ctx, ins[0].drv, issue, cancel)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
-	cmd.Flags().StringVar(&issue, "issue", "", "issue key whose poll lock to remove, e.g. PROJ-123")
-	cmd.Flags().StringVar(&outName, "output-driver", "", "output driver that started the runs (default: poll.output_driver)")
+	cmd.Flags().StringVar(&o.issue, "issue", "", "issue key whose poll lock to remove, e.g. PROJ-123")
+	cmd.Flags().StringVar(&o.outputDriver, "output-driver", "", "output driver that started the runs (default: poll.output_driver)")
 	return cmd
+}
+
+func (app *App) runPollCancel(ctx context.Context, o *pollCancelOptions) error {
+	if o.issue == "" {
+		return UserError(errors.New("--issue is required (e.g. --issue PROJ-123)"))
+	}
+	if !jira.ValidIssueKey(o.issue) {
+		return UserError(fmt.Errorf("--issue %q: not a Jira issue key (want e.g. PROJ-123)", o.issue))
+	}
+	ctl, err := app.adminController(ctx, o.pollOptions)
+	if err != nil {
+		return err
+	}
+	lockIn, ok := ctl.LockInput().(*jirapoll.Input)
+	if !ok {
+		return UserError(fmt.Errorf("poll cancel: no %s input driver holds the poll locks", jirapoll.Name))
+	}
+	name := o.outputDriver
+	if name == "" {
+		name = ctl.Config().Poll.OutputDriver
+	}
+	var cancel jirapoll.Canceller
+	if out, err := ctl.NewOutput(name); err == nil {
+		if c, ok := out.(output.Canceller); ok {
+			cancel = c.Cancel
+		}
+	} else {
+		app.Log.Warn("output driver unavailable; recorded runs are reported, not cancelled", "driver", name, "error", err.Error())
+	}
+	return app.cancelLock(ctx, lockIn.Driver, o.issue, cancel)
 }
 
 func (app *App) cancelLock(ctx context.Context, drv *jirapoll.Driver, issue string, cancel jirapoll.Canceller) error {
@@ -96,7 +134,7 @@ func (app *App) cancelLock(ctx context.Context, drv *jirapoll.Driver, issue stri
 		fmt.Fprintf(app.Stdout, "%s has no poll lock (%s): nothing to cancel\n", issue, rep.Property)
 		return nil
 	case err != nil:
-		return pollErr(err)
+		return poll.StopErr(err)
 	}
 	if rep.Lock != nil {
 		fmt.Fprintf(app.Stdout, "%s: lock held by %s (phase %s, written %s)\n", issue, rep.Lock.ID, rep.Lock.Phase,

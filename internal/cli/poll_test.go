@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ type pollFixture struct {
 
 func newPollFixture(t *testing.T) *pollFixture {
 	t.Helper()
-	s := jirasim.New(jirasim.Options{RequiredToken: "s3cret-token"})
+	s := jirasim.New(jirasim.Options{RequiredToken: "s3cret-token", Now: tickingClock(time.Now())})
 	base, err := s.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +84,6 @@ func TestPollCommand(t *testing.T) {
 	if code, out, errs := f.run(t, "poll", "seed"); code != 0 || !strings.Contains(out, "1 issues matched, 1 seeded") {
 		t.Fatalf("seed: %d %q %s", code, out, errs)
 	}
-	time.Sleep(3 * time.Millisecond)
 	f.sim.AddComment(old, "acct-dev", "/fs-triage please")
 	f.sim.AddComment(f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"}), "acct-other", "/fs-triage")
 
@@ -172,23 +172,10 @@ func TestPollCommandErrors(t *testing.T) {
 
 // --watch repeats cycles, serves metrics, and exits 0 on a stop signal.
 func TestPollWatch(t *testing.T) {
-	f := newPollFixture(t)
-	k := f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
-	f.sim.AddComment(k, "acct-dev", "/fs-triage")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb syncio.Buffer
-	app := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return f.env[k] }}
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, app, []string{"--config-dir", f.dir, "--log-format", "json", "poll", "--watch",
-			"--interval", "20ms", "--metrics-addr", "127.0.0.1:0"})
-	}()
+	w := startWatch(t, "--metrics-addr", "127.0.0.1:0")
+	out, errb, done, cancel := &w.out, w.errb, w.done, w.cancel
 	addrRe := regexp.MustCompile(`"msg":"serving metrics","addr":"([^"]+)"`)
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Count(errb.String(), `"msg":"poll cycle"`) < 3 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	errb.waitFor(t, func(s string) bool { return strings.Count(s, `"msg":"poll cycle"`) >= 3 })
 	m := addrRe.FindStringSubmatch(errb.String())
 	if m == nil {
 		t.Fatalf("no metrics address logged: %s", errb.String())
@@ -220,29 +207,90 @@ func TestPollWatch(t *testing.T) {
 // cycle ends (one array per cycle), not once at exit: whoever consumes the
 // plan must start the runs while their locks are fresh.
 func TestPollWatchPrintsEachCycle(t *testing.T) {
-	f := newPollFixture(t)
-	k := f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
-	f.sim.AddComment(k, "acct-dev", "/fs-triage")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb syncio.Buffer
-	app := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return f.env[k] }}
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, app, []string{"--config-dir", f.dir, "--log-format", "json", "poll", "--watch", "--interval", "20ms"})
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Count(errb.String(), `"msg":"poll cycle"`) < 3 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	w := startWatch(t)
+	out, errb, done, cancel := &w.out, w.errb, w.done, w.cancel
+	errb.waitFor(t, func(s string) bool { return strings.Count(s, `"msg":"poll cycle"`) >= 3 })
 	printed := out.String()
 	cancel()
-	<-done
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d after a stop signal; stderr %s", code, errb.String())
+	}
 	if !strings.Contains(printed, `"agent":"triage"`) {
 		t.Fatalf("the dispatched plan was not printed while watching: %q", printed)
 	}
 	lines := strings.Split(strings.TrimSpace(printed), "\n")
 	if len(lines) < 2 || strings.TrimSpace(lines[1]) != "[]" {
 		t.Errorf("want one array per cycle ([] for quiet ones), got %q", printed)
+	}
+}
+
+// watch is a `fullsend poll --watch` running in the background.
+type watch struct {
+	out    syncio.Buffer
+	errb   *notifyBuffer
+	done   chan int // the exit code
+	cancel context.CancelFunc
+}
+
+// startWatch starts `poll --watch --interval 20ms` plus args on a fixture
+// holding one issue with a /fs-triage comment by a developer.
+func startWatch(t *testing.T, args ...string) *watch {
+	t.Helper()
+	f := newPollFixture(t)
+	k := f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
+	f.sim.AddComment(k, "acct-dev", "/fs-triage")
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	w := &watch{errb: newNotifyBuffer(), done: make(chan int, 1), cancel: cancel}
+	app := &App{Stdin: strings.NewReader(""), Stdout: &w.out, Stderr: w.errb, Getenv: func(k string) string { return f.env[k] }}
+	go func() {
+		w.done <- Run(ctx, app, append([]string{"--config-dir", f.dir, "--log-format", "json", "poll", "--watch", "--interval", "20ms"}, args...))
+	}()
+	return w
+}
+
+// tickingClock is a clock for the Jira emulator that moves on by a
+// millisecond (its resolution) at every reading, so that each write gets
+// a later timestamp than the one before without the test sleeping.
+func tickingClock(start time.Time) func() time.Time {
+	var mu sync.Mutex
+	now := start
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Millisecond)
+		return now
+	}
+}
+
+// notifyBuffer is a goroutine-safe buffer that signals each write, so a
+// test can wait for what a command logs without polling on a timer.
+type notifyBuffer struct {
+	syncio.Buffer
+	wrote chan struct{}
+}
+
+func newNotifyBuffer() *notifyBuffer { return &notifyBuffer{wrote: make(chan struct{}, 1)} }
+
+func (b *notifyBuffer) Write(p []byte) (int, error) {
+	n, err := b.Buffer.Write(p)
+	select {
+	case b.wrote <- struct{}{}:
+	default: // a signal is already pending
+	}
+	return n, err
+}
+
+// waitFor returns once cond holds for the buffer's contents, re-checking
+// after every write; it fails the test after 10s.
+func (b *notifyBuffer) waitFor(t *testing.T, cond func(string) bool) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for !cond(b.String()) {
+		select {
+		case <-b.wrote:
+		case <-timeout:
+			t.Fatalf("condition not met within 10s; output:\n%s", b.String())
+		}
 	}
 }

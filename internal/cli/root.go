@@ -1,6 +1,9 @@
-// Package cli wires command-line flags to the packages that do the work.
-// Each command lives in its own file, registers itself with register, takes
-// its dependencies from App, and holds no business logic.
+// Package cli maps command-line flags to the options of the packages that
+// do the work. Each command lives in its own file as a constructor that
+// takes App (streams, environment, logging) and a runF seam: the command
+// parses its flags into an options struct and hands it to runF, which is
+// the real work unless a test captures it. Commands are registered in one
+// place, commandList; no command holds decision logic.
 package cli
 
 import (
@@ -13,10 +16,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/redact"
 )
 
-// Exit codes (DESIGN.md section 5).
+// Exit codes (docs/operations.md).
 const (
 	ExitOK       = 0
 	ExitFailure  = 1
@@ -56,14 +60,26 @@ type App struct {
 	IsTerminal bool
 }
 
-var commands []func(*App) *cobra.Command
-
-// register adds a top-level command constructor; called from init in each
-// command's file.
-func register(f func(*App) *cobra.Command) { commands = append(commands, f) }
+// commandList is every top-level command, built for app with its real
+// work (a nil runF).
+func commandList(app *App) []*cobra.Command {
+	return []*cobra.Command{
+		newDemoCmd(app, nil),
+		newDispatchCmd(app, nil),
+		newEventCmd(app, nil),
+		newPollCmd(app, nil),
+		newRunCmd(app, nil),
+		newSimCmd(app, nil),
+		newValidateCmd(app, nil),
+		newWorkflowsCmd(app),
+	}
+}
 
 // NewRoot builds the command tree for app.
-func NewRoot(app *App) *cobra.Command {
+func NewRoot(app *App) *cobra.Command { return newRoot(app, commandList(app)...) }
+
+// newRoot builds the root command with the given subcommands.
+func newRoot(app *App, cmds ...*cobra.Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "fullsend",
 		Short:         "Turn activity on Jira issues, GitHub issues/PRs and GitLab MRs into serialized, coalesced agent runs",
@@ -81,26 +97,28 @@ func NewRoot(app *App) *cobra.Command {
 	pf.StringVar(&app.LogFormat, "log-format", "", "log format: text or json (default: text on a terminal, json otherwise)")
 	pf.StringVar(&app.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UserError(err) })
-	for _, f := range commands {
-		root.AddCommand(f(app))
-	}
+	root.AddCommand(cmds...)
 	markRunErrors(root)
 	return root
 }
 
 // markRunErrors makes every error a command's RunE returns an *ExitError
-// (exit 1 unless it already carries a code), so that Run can tell them
-// from cobra's own usage errors (unknown command, wrong argument count),
-// which are untyped: whatever a runtime error says, it never exits 2.
+// (exit 2 for the user's input, config.IsInvalid; else 1 unless it
+// already carries a code), so that Run can tell them from cobra's own
+// usage errors (unknown command, wrong argument count), which are
+// untyped: whatever a runtime error says, it never exits 2.
 func markRunErrors(c *cobra.Command) {
 	if run := c.RunE; run != nil {
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			err := run(cmd, args)
 			var ee *ExitError
-			if err != nil && !errors.As(err, &ee) {
-				return &ExitError{Code: ExitFailure, Err: err}
+			switch {
+			case err == nil || errors.As(err, &ee):
+				return err
+			case config.IsInvalid(err):
+				return &ExitError{Code: ExitUsage, Err: err}
 			}
-			return err
+			return &ExitError{Code: ExitFailure, Err: err}
 		}
 	}
 	for _, sub := range c.Commands() {
@@ -141,7 +159,11 @@ func Run(ctx context.Context, app *App, args []string) int {
 	if app.Log == nil {
 		app.Log = slog.New(redact.Handler(slog.NewTextHandler(app.Stderr, nil), redact.Global()))
 	}
-	root := NewRoot(app)
+	return execute(ctx, app, NewRoot(app), args)
+}
+
+// execute runs root with args and maps its error to an exit code.
+func execute(ctx context.Context, app *App, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -10,12 +13,9 @@ import (
 // A runtime error exits 1 whatever its text says, even words cobra uses in
 // its usage errors; cobra's own usage errors exit 2.
 func TestRunExitCodesDoNotDependOnMessageText(t *testing.T) {
-	commands = append(commands, func(*App) *cobra.Command {
-		return &cobra.Command{Use: "fail-at-runtime", RunE: func(*cobra.Command, []string) error {
-			return errors.New("jira search: 60 issues to reconcile, Jira accepts at most 50; received 400 unknown command")
-		}}
-	})
-	defer func() { commands = commands[:len(commands)-1] }()
+	fail := &cobra.Command{Use: "fail-at-runtime", RunE: func(*cobra.Command, []string) error {
+		return errors.New("jira search: 60 issues to reconcile, Jira accepts at most 50; received 400 unknown command")
+	}}
 	for _, c := range []struct {
 		args []string
 		code int
@@ -27,8 +27,11 @@ func TestRunExitCodesDoNotDependOnMessageText(t *testing.T) {
 		{[]string{"validate", "extra"}, 2},
 		{[]string{"validate", "--frobnicate"}, 2},
 	} {
-		if code, _, errs := runCLI(t, "", nil, c.args...); code != c.code {
-			t.Errorf("%v: exit %d, want %d (%s)", c.args, code, c.code, errs)
+		var out, errs bytes.Buffer
+		app := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs, Getenv: func(string) string { return "" }}
+		root := newRoot(app, append(commandList(app), fail)...)
+		if code := execute(context.Background(), app, root, c.args); code != c.code {
+			t.Errorf("%v: exit %d, want %d (%s)", c.args, code, c.code, errs.String())
 		}
 	}
 }

@@ -10,11 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/runner"
 )
-
-func init() { register(newRunCmd) }
 
 // runSignals starts delivery of SIGINT and SIGTERM for forwarding to the
 // agent and returns the channel and a stop function. Tests replace it.
@@ -28,9 +25,18 @@ func notifySignals() (<-chan os.Signal, func()) {
 
 // newRunCmd builds `fullsend run`: one agent run for one harness and one
 // event (package runner does the work).
-func newRunCmd(app *App) *cobra.Command {
-	var f runner.Flags
-	var refreshOnly bool
+// runOptions are the flags and the agent command of `fullsend run`.
+type runOptions struct {
+	flags       runner.Flags
+	refreshOnly bool
+	command     []string // after --
+}
+
+func newRunCmd(app *App, runF func(context.Context, *runOptions) error) *cobra.Command {
+	o := &runOptions{}
+	if runF == nil {
+		runF = app.runRun
+	}
 	cmd := &cobra.Command{
 		Use:   "run --harness NAME [--event-file F|-] [--poll-lock JSON] [--refresh-only] [-- COMMAND ARGS...]",
 		Short: "Execute one agent run: verify and keep the poll lock, start the harness command, release the lock",
@@ -46,26 +52,57 @@ Exit codes: the agent's own code; 124 when run.timeout expired; 2 for bad
 input (the agent was not started); 3 when the poll lock was lost before the
 agent started; 1 for other failures. See docs/runner.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f.PollLockSet = cmd.Flags().Changed("poll-lock")
+			o.flags.PollLockSet = cmd.Flags().Changed("poll-lock")
 			command, err := runCommandArgs(cmd, args)
 			if err != nil {
 				return err
 			}
-			if refreshOnly {
-				if len(command) > 0 {
-					return UserError(errors.New("--refresh-only starts no agent: drop the command after --"))
-				}
-				return refreshLock(cmd.Context(), app, f)
-			}
-			return runAgent(cmd.Context(), app, f, command)
+			o.command = command
+			return runF(cmd.Context(), o)
 		},
 	}
+	f := &o.flags
 	fl := cmd.Flags()
 	fl.StringVar(&f.Harness, "harness", "", "harness name (default $FULLSEND_AGENT)")
 	fl.StringVar(&f.EventFile, "event-file", "", "NormalizedEvent JSON file, - for standard input (default $FULLSEND_NORMALIZED_EVENT, then base64 $FULLSEND_EVENT)")
 	fl.StringVar(&f.PollLock, "poll-lock", "", `poll lock {"id","driver","property"}; "" for none (default $FULLSEND_POLL_LOCK)`)
-	fl.BoolVar(&refreshOnly, "refresh-only", false, "verify and refresh the poll lock, then exit without starting the agent")
+	fl.BoolVar(&o.refreshOnly, "refresh-only", false, "verify and refresh the poll lock, then exit without starting the agent")
 	return cmd
+}
+
+func (app *App) runRun(ctx context.Context, o *runOptions) error {
+	req := runner.Request{Flags: o.flags, Command: o.command, ConfigDir: app.ConfigDir, Getenv: app.Getenv,
+		Stdin: app.Stdin, Stdout: app.Stdout, Stderr: app.Stderr, Log: app.Log, Signals: runSignals}
+	if o.refreshOnly {
+		return app.refreshLock(ctx, req, len(o.command) > 0)
+	}
+	out, err := runner.Execute(ctx, req)
+	switch {
+	case err != nil:
+		return runExit(err)
+	case out.TimedOut:
+		return &ExitError{Code: out.ExitCode, Err: fmt.Errorf("agent %q exceeded run.timeout %s", out.Harness.Name, out.Harness.Timeout)}
+	case out.ExitCode != 0:
+		return &ExitError{Code: out.ExitCode, Err: fmt.Errorf("agent %q exited with code %d", out.Harness.Name, out.ExitCode)}
+	}
+	return nil
+}
+
+// refreshLock is --refresh-only: verify the lock and mark it running.
+func (app *App) refreshLock(ctx context.Context, req runner.Request, command bool) error {
+	if command {
+		return UserError(errors.New("--refresh-only starts no agent: drop the command after --"))
+	}
+	lk, err := runner.Refresh(ctx, req)
+	switch {
+	case err != nil:
+		return runExit(err)
+	case lk == nil:
+		app.Log.Info("no poll lock: nothing to refresh")
+	default:
+		app.Log.Info("poll lock verified and refreshed", "issue", lk.Issue, "property", lk.Property)
+	}
+	return nil
 }
 
 // runCommandArgs returns the agent command given after --; positional
@@ -89,101 +126,4 @@ func runExit(err error) error {
 		return UserError(err)
 	}
 	return err
-}
-
-func loadRunConfig(app *App) (*config.Config, error) {
-	cfg, err := config.Load(app.ConfigDir, app.Getenv)
-	if err != nil {
-		return nil, UserError(err)
-	}
-	return cfg, nil
-}
-
-// refreshLock is --refresh-only: verify the lock and mark it running.
-// Outside polling (no lock) it does nothing.
-func refreshLock(ctx context.Context, app *App, f runner.Flags) error {
-	pl, err := runner.ResolvePollLock(f, app.Getenv)
-	if err != nil || pl == nil {
-		if err == nil {
-			app.Log.Info("no poll lock: nothing to refresh")
-		}
-		return runExit(err)
-	}
-	cfg, err := loadRunConfig(app)
-	if err != nil {
-		return err
-	}
-	lk, _, err := runner.LockerFor(cfg, pl, app.Getenv, runner.CIRun(app.Getenv, os.Getpid()), nil, app.Log)
-	if err != nil {
-		return runExit(err)
-	}
-	if err := runner.RefreshOnly(ctx, lk); err != nil {
-		return runExit(err)
-	}
-	app.Log.Info("poll lock verified and refreshed", "issue", lk.Issue, "property", lk.Property)
-	return nil
-}
-
-// runAgent resolves and checks every input before touching the lock, then
-// hands the run to runner.Run and exits with the agent's code.
-func runAgent(ctx context.Context, app *App, f runner.Flags, command []string) error {
-	in, err := runner.Resolve(f, app.Getenv, app.Stdin)
-	if err != nil {
-		return runExit(err)
-	}
-	cfg, err := loadRunConfig(app)
-	if err != nil {
-		return err
-	}
-	h, err := runner.FindHarness(cfg, in.Harness)
-	if err != nil {
-		return runExit(err)
-	}
-	if len(command) == 0 {
-		command = h.Run.Command
-	}
-	if len(command) == 0 {
-		return UserError(fmt.Errorf("harness %q (%s) has no run.command and no command was given after --", h.Name, h.File))
-	}
-	ev, err := runner.DecodeEvent(in)
-	if err != nil {
-		return runExit(err)
-	}
-	spec := runner.Spec{Harness: h.Name, Command: command, Timeout: h.Run.Timeout,
-		Event: ev, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: h.Run.Env, Getenv: app.Getenv,
-		Stdout: app.Stdout, Stderr: app.Stderr, Log: app.Log}
-	if in.PollLock != nil {
-		spec.Locker, spec.RefreshInterval, err = runner.LockerFor(cfg, in.PollLock, app.Getenv,
-			runner.CIRun(app.Getenv, os.Getpid()), nil, app.Log)
-		if err != nil {
-			return runExit(err)
-		}
-	}
-	if supersededOnGitLab(ctx, app) {
-		// The newer pipeline of this scope does the work; a poll lock this
-		// run holds must not outlive it.
-		if spec.Locker != nil {
-			runner.ReleaseLock(ctx, spec.Locker, app.Log)
-		}
-		return nil
-	}
-	sigs, stop := runSignals()
-	defer stop()
-	spec.Signals = sigs
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("run cancelled before the agent started: %w", err)
-	}
-	// Signals reach the agent through forwarding; the command context's
-	// own cancellation on SIGINT/SIGTERM must not send a second one.
-	res, err := runner.Run(context.WithoutCancel(ctx), spec)
-	if err != nil {
-		return runExit(err)
-	}
-	switch {
-	case res.TimedOut:
-		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("agent %q exceeded run.timeout %s", h.Name, h.Run.Timeout)}
-	case res.ExitCode != 0:
-		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("agent %q exited with code %d", h.Name, res.ExitCode)}
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -32,7 +33,10 @@ const runAgentEnv = "FULLSEND_RUN_TEST_AGENT"
 // TestRunHelperAgent is the test agent, started as
 // `<test binary> -test.run=^TestRunHelperAgent$ -- STEP...` with
 // FULLSEND_RUN_TEST_AGENT=1. Steps: touch=FILE, env=FILE (sorted
-// environment), sleep=DUR, exit=N. Run normally it does nothing.
+// environment), signal=FIFO (writes a byte to the named pipe: the test
+// learns the agent runs without polling), block (waits for SIGTERM and
+// exits 143 as a killed process would), sleep=DUR (simulated work),
+// exit=N. Run normally it does nothing.
 func TestRunHelperAgent(t *testing.T) {
 	if os.Getenv(runAgentEnv) != "1" {
 		return
@@ -57,6 +61,16 @@ func TestRunHelperAgent(t *testing.T) {
 		case "sleep":
 			d, _ := time.ParseDuration(arg)
 			time.Sleep(d)
+		case "signal":
+			if f, err := os.OpenFile(arg, os.O_WRONLY, 0); err == nil {
+				_, _ = f.Write([]byte{1})
+				f.Close()
+			}
+		case "block":
+			term := make(chan os.Signal, 1)
+			signal.Notify(term, syscall.SIGTERM)
+			<-term
+			syscall.Exit(128 + int(syscall.SIGTERM))
 		case "exit":
 			code, _ = strconv.Atoi(arg)
 		}

@@ -175,21 +175,32 @@ func TestRunCommandAfterDashOverridesHarness(t *testing.T) {
 }
 
 func TestRunCommandForwardsSignalAndReleasesLock(t *testing.T) {
-	ran := filepath.Join(t.TempDir(), "ran")
-	f := newRunFixture(t, "touch="+ran, "sleep=20s")
+	started := filepath.Join(t.TempDir(), "started")
+	if err := syscall.Mkfifo(started, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newRunFixture(t, "signal="+started, "block")
 	sigs := make(chan os.Signal, 1)
 	stopped := make(chan struct{})
 	saved := runSignals
 	runSignals = func() (<-chan os.Signal, func()) { return sigs, func() { close(stopped) } }
 	t.Cleanup(func() { runSignals = saved })
 	go func() {
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			if _, err := os.Stat(ran); err == nil {
-				break
-			}
+		// Opening the pipe for reading waits until the agent opens it
+		// for writing: the agent is running.
+		if r, err := os.Open(started); err == nil {
+			_, _ = r.Read(make([]byte, 1))
+			r.Close()
 		}
 		sigs <- syscall.SIGTERM
 	}()
+	t.Cleanup(func() {
+		// Unblock the reader if the agent never started (open fails
+		// with ENXIO when no reader waits).
+		if w, err := os.OpenFile(started, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
 	code, stderr := f.run(t, "run", "--harness", "triage", "--event-file", filepath.Join(f.dir, "event.json"), "--poll-lock", f.pollLock())
 	if code != 128+int(syscall.SIGTERM) || !strings.Contains(stderr, "forwarding signal to agent") {
 		t.Fatalf("exit %d, want %d\n%s", code, 128+int(syscall.SIGTERM), stderr)

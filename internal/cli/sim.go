@@ -20,8 +20,6 @@ import (
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
-func init() { register(newSimCmd) }
-
 // simFlags are the options of `fullsend sim`.
 type simFlags struct {
 	addr      string
@@ -51,8 +49,11 @@ var simBackends = []simBackend{
 // newSimCmd builds `fullsend sim`: it serves the selected emulators (all
 // when none is selected) on loopback until interrupted, printing one
 // "NAME BASE_URL" line per emulator on stdout.
-func newSimCmd(app *App) *cobra.Command {
+func newSimCmd(app *App, runF func(context.Context, *simFlags) error) *cobra.Command {
 	f := &simFlags{selected: map[string]*bool{}}
+	if runF == nil {
+		runF = app.runSim
+	}
 	cmd := &cobra.Command{
 		Use:   "sim",
 		Short: "Serve local API emulators (Jira, GitHub, GitLab) on loopback until interrupted",
@@ -63,7 +64,7 @@ func newSimCmd(app *App) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runSim(ctx, app, f)
+			return runF(ctx, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -98,7 +99,7 @@ func buildJiraSim(app *App, f *simFlags) (http.Handler, error) {
 	return s.Handler(), nil
 }
 
-func runSim(ctx context.Context, app *App, f *simFlags) error {
+func (app *App) runSim(ctx context.Context, f *simFlags) error {
 	host, portText, err := net.SplitHostPort(f.addr)
 	if err != nil {
 		return UserError(fmt.Errorf("--addr %q: want host:port", f.addr))

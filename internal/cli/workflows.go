@@ -18,8 +18,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/workflows/gitlabci"
 )
 
-func init() { register(newWorkflowsCmd) }
-
 // defaultWorkflowDir is where GitHub looks for workflow files.
 const defaultWorkflowDir = ".github/workflows"
 

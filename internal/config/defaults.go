@@ -3,6 +3,7 @@ package config
 import (
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
@@ -25,7 +26,7 @@ const (
 	DefaultWorkflow            = "fullsend-run.yml"
 	DefaultMaxParallel         = 4
 	DefaultGrace               = 30 * time.Second
-	DefaultPollOutputDriver    = "gha-dispatch"
+	DefaultPollOutputDriver    = drivers.GHADispatch
 	DefaultEmailEnv            = "JIRA_USER_EMAIL"
 	DefaultTokenEnv            = "JIRA_TOKEN"
 	DefaultHarnessTimeout      = 30 * time.Minute

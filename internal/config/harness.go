@@ -7,29 +7,23 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// LoadHarness reads and checks one harness file with the same strictness
-// as config.yaml: unknown keys, wrong types and bad values are problems at
-// file:line:col, and all of them are returned together as Errors.
+// ReadHarnessFile reads and decodes one harness file with the same
+// strictness as config.yaml: unknown keys, wrong types and bad values are
+// problems at file:line:col, all returned together. It returns the
+// best-effort HarnessFile (bad values left at their defaults, the trigger
+// text kept whenever it is a string) with the problems; the HarnessFile is
+// nil only when the file could not be read or parsed as YAML.
 //
 // agentName is the name of the agents entry that registers the file: the
 // harness name defaults to it and, when the file sets one, must equal it.
 // Defaults: run.timeout 30m. The trigger is returned as text with its
 // position (TriggerLine/TriggerCol, TriggerPos); compiling it is the
-// caller's job (package harness).
-func LoadHarness(path, agentName string) (*Harness, error) {
-	h, probs := LoadHarnessLenient(path, agentName)
-	if len(probs) > 0 {
-		return nil, probs
-	}
-	return h, nil
-}
-
-// LoadHarnessLenient is LoadHarness for tools that report every problem
-// at once: it returns the best-effort Harness (bad values left at their
-// defaults, the trigger text kept whenever it is a string) together with
-// the problems. The Harness is nil only when the file could not be read
-// or parsed as YAML.
-func LoadHarnessLenient(path, agentName string) (*Harness, Errors) {
+// caller's job.
+//
+// path must already have passed ResolveSource: package harness is the one
+// loader of harnesses (containment check, decoding, trigger compilation)
+// and the only caller.
+func ReadHarnessFile(path, agentName string) (*HarnessFile, Errors) {
 	src, err := readLimited(path)
 	if err != nil {
 		return nil, Errors{{File: path, Msg: err.Error()}}
@@ -37,11 +31,11 @@ func LoadHarnessLenient(path, agentName string) (*Harness, Errors) {
 	return ParseHarness(path, agentName, src)
 }
 
-// ParseHarness is LoadHarnessLenient on bytes already read; path is used
+// ParseHarness is ReadHarnessFile on bytes already read; path is used
 // in problem positions only.
-func ParseHarness(path, agentName string, src []byte) (*Harness, Errors) {
+func ParseHarness(path, agentName string, src []byte) (*HarnessFile, Errors) {
 	d := &decoder{file: path}
-	h := &Harness{File: path, Name: agentName, Run: HarnessRun{Timeout: DefaultHarnessTimeout, Env: []string{}}}
+	h := &HarnessFile{File: path, Name: agentName, Run: HarnessRun{Timeout: DefaultHarnessTimeout, Env: []string{}}}
 	root := d.parseDocument(src)
 	if root == nil {
 		return nil, d.probs
@@ -115,7 +109,7 @@ func (d *decoder) harnessRun(n *yaml.Node, r *HarnessRun) {
 // setTrigger records where the trigger expression starts in the file: the
 // scalar itself for plain and quoted styles (after the quote), the first
 // content line for block scalars (| and >).
-func (h *Harness) setTrigger(src []byte, n *yaml.Node) {
+func (h *HarnessFile) setTrigger(src []byte, n *yaml.Node) {
 	lines := strings.Split(string(src), "\n")
 	h.trig = triggerSource{lines: lines, style: n.Style, line: n.Line, col: n.Column, value: n.Value}
 	h.TriggerLine, h.TriggerCol = n.Line, n.Column
@@ -128,6 +122,6 @@ func (h *Harness) setTrigger(src []byte, n *yaml.Node) {
 }
 
 // String describes the harness for logs.
-func (h *Harness) String() string {
+func (h *HarnessFile) String() string {
 	return fmt.Sprintf("harness %q (%s)", h.Name, h.File)
 }

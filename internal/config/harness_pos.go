@@ -28,7 +28,7 @@ type triggerSource struct {
 // folded scalar, or tabs (counted as one column). In those cases the line
 // is right and the column may be off by the number of rewritten
 // characters before the problem.
-func (h *Harness) TriggerPos(line, col int) (int, int) {
+func (h *HarnessFile) TriggerPos(line, col int) (int, int) {
 	t := &h.trig
 	if t.lines == nil {
 		return h.TriggerLine, h.TriggerCol

@@ -11,7 +11,7 @@ func TestParseHarnessDefaults(t *testing.T) {
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
-	want := &Harness{File: "h.yaml", Name: "triage", Role: "triage", Run: HarnessRun{Timeout: 30 * time.Minute, Env: []string{}}}
+	want := &HarnessFile{File: "h.yaml", Name: "triage", Role: "triage", Run: HarnessRun{Timeout: 30 * time.Minute, Env: []string{}}}
 	if !reflect.DeepEqual(h, want) {
 		t.Errorf("got %+v, want %+v", h, want)
 	}
@@ -62,9 +62,12 @@ func TestHarnessProblems(t *testing.T) {
 	}
 }
 
-func TestLoadHarnessMissing(t *testing.T) {
-	_, err := LoadHarness("/nonexistent/h.yaml", "a")
-	checkProblems(t, err, []want{{"h.yaml", 0, 0, "file not found (looked for /nonexistent/h.yaml)"}})
+func TestReadHarnessFileMissing(t *testing.T) {
+	h, probs := ReadHarnessFile("/nonexistent/h.yaml", "a")
+	if h != nil {
+		t.Errorf("HarnessFile = %+v, want nil", h)
+	}
+	checkProblems(t, probs, []want{{"h.yaml", 0, 0, "file not found (looked for /nonexistent/h.yaml)"}})
 }
 
 // TestTriggerPos maps positions inside the expression back to the file for

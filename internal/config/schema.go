@@ -6,18 +6,16 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
 // Allowed enum values.
 var (
 	forges        = []string{"github", "gitlab"}
-	outputDrivers = []string{"json", "gha-matrix", "gha-dispatch", "gitlab-pipeline", "local"}
-	inputDrivers  = []string{"jira-poll"}
+	outputDrivers = drivers.OutputNames()
+	inputDrivers  = drivers.PollInputNames()
 )
-
-// OutputDrivers lists the output driver names accepted in configuration.
-func OutputDrivers() []string { return append([]string(nil), outputDrivers...) }
 
 // configWalk decodes the config.yaml root into c, which already holds the
 // defaults. Nodes needed by checks made after the walk are kept here.
@@ -222,24 +220,24 @@ func (w *configWalk) envName(v *yaml.Node, what string, dst *string) {
 func (w *configWalk) outputs(n *yaml.Node) {
 	o := &w.c.Outputs
 	w.fields(n, "outputs", map[string]func(*yaml.Node){
-		"gha-dispatch": func(v *yaml.Node) {
-			w.fields(v, "outputs.gha-dispatch", map[string]func(*yaml.Node){
+		drivers.GHADispatch: func(v *yaml.Node) {
+			w.fields(v, "outputs."+drivers.GHADispatch, map[string]func(*yaml.Node){
 				"workflow": func(v *yaml.Node) {
 					w.checked(v, "outputs.gha-dispatch.workflow", &o.GHADispatch.Workflow, checkWorkflow)
 				},
 				"ref": func(v *yaml.Node) { w.checked(v, "outputs.gha-dispatch.ref", &o.GHADispatch.Ref, checkRef) },
 			})
 		},
-		"gitlab-pipeline": func(v *yaml.Node) {
-			w.fields(v, "outputs.gitlab-pipeline", map[string]func(*yaml.Node){
+		drivers.GitLabPipeline: func(v *yaml.Node) {
+			w.fields(v, "outputs."+drivers.GitLabPipeline, map[string]func(*yaml.Node){
 				"project": func(v *yaml.Node) {
 					w.checked(v, "outputs.gitlab-pipeline.project", &o.GitLabPipeline.Project, CheckRepo)
 				},
 				"ref": func(v *yaml.Node) { w.checked(v, "outputs.gitlab-pipeline.ref", &o.GitLabPipeline.Ref, checkRef) },
 			})
 		},
-		"local": func(v *yaml.Node) {
-			w.fields(v, "outputs.local", map[string]func(*yaml.Node){
+		drivers.Local: func(v *yaml.Node) {
+			w.fields(v, "outputs."+drivers.Local, map[string]func(*yaml.Node){
 				"max_parallel": func(v *yaml.Node) { w.intMin(v, "outputs.local.max_parallel", 1, &o.Local.MaxParallel) },
 				"grace":        func(v *yaml.Node) { w.duration(v, "outputs.local.grace", &o.Local.Grace) },
 			})

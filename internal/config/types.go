@@ -124,8 +124,10 @@ type Local struct {
 	Grace       time.Duration `yaml:"grace"`        // shutdown grace period, default 30s
 }
 
-// Harness is one decoded harness file (before its trigger is compiled).
-type Harness struct {
+// HarnessFile is one decoded harness file, before its trigger is
+// compiled: the raw material of package harness, whose Harness is what
+// every command uses.
+type HarnessFile struct {
 	File     string      `yaml:"-"` // path of the harness file
 	Name     string      `yaml:"name"`
 	Role     string      `yaml:"role"`

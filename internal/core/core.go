@@ -1,5 +1,5 @@
 // Package core is the decision spine shared by every entry point: one
-// NormalizedEvent in, the runs it starts out (DESIGN.md sections 1 and 2):
+// NormalizedEvent in, the runs it starts out (ARCHITECTURE.md):
 //
 //	event → kill switch → authorization gate → harness triggers → runs (each with its scope key)
 //
@@ -80,6 +80,16 @@ func New(o Options) (*Engine, error) {
 		return nil, fmt.Errorf("authorization: %w", err)
 	}
 	return &Engine{cfg: o.Config, reg: o.Harnesses, log: o.Log, breaker: o.Breaker, policy: p}, nil
+}
+
+// Halted reports whether the kill switch stops every run, and says so:
+// a poller then skips its cycle rather than lock and checkpoint items
+// whose events would all be refused.
+func (e *Engine) Halted() (bool, string) {
+	if e.cfg.KillSwitch {
+		return true, "kill_switch is on"
+	}
+	return false, ""
 }
 
 // Decide runs ev through the kill switch, the gate and every enabled

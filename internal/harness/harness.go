@@ -1,7 +1,8 @@
-// Package harness turns the agents registered in config.yaml into a
-// registry of loaded harnesses with compiled triggers (DESIGN.md section
-// 4). Loading reports every problem of every file at once, as
-// config.Errors with file:line:col positions.
+// Package harness is the one loader of harness files: it turns the agents
+// registered in config.yaml into harnesses with compiled triggers, keeping
+// every file inside the config directory (docs/configuration.md). Loading reports
+// every problem of every file at once, as config.Errors with file:line:col
+// positions.
 package harness
 
 import (

@@ -8,6 +8,42 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
 
+// This file is the one loader of harness files. Every entry point (LoadDir
+// for dispatch and poll, Find for run, Check for validate, Load and
+// LoadAll for hand-built configurations) goes through loadAgent, which
+// keeps each file inside the config directory (config.ResolveSource:
+// relative path, no ".." component, symlinks resolved) before reading it.
+
+// LoadDir loads <dir>/config.yaml and every enabled harness, returning the
+// problems of the config file and of all harness files together: those of
+// config.yaml first, then each harness file's in agents order.
+func LoadDir(dir string, getenv func(string) string) (*config.Config, *Registry, error) {
+	cfg, hs, probs := load(dir, getenv, false)
+	if len(probs) > 0 {
+		return nil, nil, probs
+	}
+	return cfg, NewRegistry(hs...), nil
+}
+
+// Check loads <dir>/config.yaml and every registered harness, disabled
+// ones too, as `fullsend validate` does: it returns the best-effort
+// Config (nil only when config.yaml could not be read), the harnesses that
+// loaded, in configuration order, and every problem (config.yaml first).
+func Check(dir string, getenv func(string) string) (*config.Config, []*Harness, config.Errors) {
+	return load(dir, getenv, true)
+}
+
+func load(dir string, getenv func(string) string, all bool) (*config.Config, []*Harness, config.Errors) {
+	cfg, probs := config.LoadLenient(dir, getenv)
+	if cfg == nil {
+		return nil, nil, probs
+	}
+	// Agents whose source the config loader refused have no Path and were
+	// reported already: skip them so each problem is listed once.
+	hs, hprobs := loadAgents(cfg, all, false)
+	return cfg, hs, append(probs, hprobs...)
+}
+
 // Load loads the harness file of every enabled agent in cfg and compiles
 // its trigger. All problems of all files are returned together as
 // config.Errors; trigger compile errors read
@@ -22,8 +58,7 @@ func Load(cfg *config.Config) (*Registry, error) {
 }
 
 // LoadAll loads and compiles every agent's harness, disabled ones too, and
-// returns them in configuration order with every problem. It is what
-// `fullsend validate` checks; runs use Load.
+// returns them in configuration order with every problem.
 func LoadAll(cfg *config.Config) ([]*Harness, error) {
 	hs, probs := loadAgents(cfg, true, true)
 	if len(probs) > 0 {
@@ -32,26 +67,29 @@ func LoadAll(cfg *config.Config) ([]*Harness, error) {
 	return hs, nil
 }
 
-// LoadDir loads <dir>/config.yaml and every enabled harness, returning the
-// problems of the config file and of all harness files together: those of
-// config.yaml first, then each harness file's in agents order.
-func LoadDir(dir string, getenv func(string) string) (*config.Config, *Registry, error) {
-	cfg, probs := config.LoadLenient(dir, getenv)
-	if cfg == nil {
-		return nil, nil, probs
+// Find loads the one enabled harness registered as name in cfg, as
+// `fullsend run` needs it: the other harness files are not read. An
+// unknown or disabled harness is an error naming config.yaml; a file with
+// problems returns them as config.Errors (file:line:col).
+func Find(cfg *config.Config, name string) (*Harness, error) {
+	for _, a := range cfg.Agents {
+		if a.Name != name {
+			continue
+		}
+		if !a.IsEnabled() {
+			return nil, fmt.Errorf("harness %q is disabled in %s (agents entry enabled: false)", name, cfg.File)
+		}
+		h, probs := loadAgent(cfg, a, true, TriggerLimits(cfg.Limits))
+		if len(probs) > 0 {
+			return nil, probs
+		}
+		return h, nil
 	}
-	hs, hprobs := loadAgents(cfg, false, false)
-	probs = append(probs, hprobs...)
-	if len(probs) > 0 {
-		return nil, nil, probs
-	}
-	return cfg, NewRegistry(hs...), nil
+	return nil, fmt.Errorf("harness %q is not registered in %s (agents)", name, cfg.File)
 }
 
 // loadAgents loads the agents of cfg (only enabled ones unless all) and
-// collects every problem. An agent without a resolved Path is resolved
-// here when resolve is set (a hand-built Config); otherwise it is skipped
-// because the config loader has already reported its source.
+// collects every problem.
 func loadAgents(cfg *config.Config, all, resolve bool) ([]*Harness, config.Errors) {
 	var out []*Harness
 	var probs config.Errors
@@ -60,19 +98,7 @@ func loadAgents(cfg *config.Config, all, resolve bool) ([]*Harness, config.Error
 		if !all && !a.IsEnabled() {
 			continue
 		}
-		if a.Path == "" {
-			if !resolve {
-				continue
-			}
-			p, err := config.ResolveSource(cfg.Dir, a.Source)
-			if err != nil {
-				probs = append(probs, config.Problem{File: cfg.File, Line: a.Line, Col: a.Col,
-					Msg: fmt.Sprintf("agent %q: source: %v", a.Name, err)})
-				continue
-			}
-			a.Path = p
-		}
-		h, hp := loadOne(a, lim)
+		h, hp := loadAgent(cfg, a, resolve, lim)
 		probs = append(probs, hp...)
 		if h != nil {
 			out = append(out, h)
@@ -87,9 +113,30 @@ func TriggerLimits(l config.Limits) trigger.Limits {
 	return trigger.Limits{Cost: uint64(max(l.TriggerCost, 0)), Timeout: l.TriggerTimeout}
 }
 
+// loadAgent loads one agent's harness. An agent without a resolved Path
+// (config.Load sets it once the source passed the containment check) is
+// resolved here with the same check when resolve is set (a hand-built
+// Config); a refused source is a problem at the agents entry in
+// config.yaml. Without resolve such an agent is skipped: the config
+// loader has already reported its source.
+func loadAgent(cfg *config.Config, a config.Agent, resolve bool, lim trigger.Limits) (*Harness, config.Errors) {
+	if a.Path == "" {
+		if !resolve {
+			return nil, nil
+		}
+		p, err := config.ResolveSource(cfg.Dir, a.Source)
+		if err != nil {
+			return nil, config.Errors{{File: cfg.File, Line: a.Line, Col: a.Col,
+				Msg: fmt.Sprintf("agent %q: source: %v", a.Name, err)}}
+		}
+		a.Path = p
+	}
+	return loadOne(a, lim)
+}
+
 // loadOne reads one agent's harness file and compiles its trigger under lim.
 func loadOne(a config.Agent, lim trigger.Limits) (*Harness, config.Errors) {
-	ch, probs := config.LoadHarnessLenient(a.Path, a.Name)
+	ch, probs := config.ReadHarnessFile(a.Path, a.Name)
 	if ch == nil {
 		return nil, probs
 	}

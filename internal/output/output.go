@@ -1,7 +1,9 @@
 // Package output defines the output-driver contract: how planned runs leave
 // the core. Drivers live in sub-packages (jsonout, ghadispatch,
-// gitlabpipeline, local) and are chosen by name through a Registry, so a new
-// driver plugs in without touching the core or the poll cycle.
+// gitlabpipeline, local), each with a FromConfig constructor; package
+// drivers lists their names and capabilities and package outputs builds
+// one by name, so a new driver plugs in without touching the core or the
+// poll cycle.
 package output
 
 import (

@@ -3,6 +3,7 @@ package polllock
 import (
 	"slices"
 
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
@@ -69,7 +70,7 @@ func without(runs []plan.Ref, run plan.Ref, dropPlans bool) []plan.Ref {
 // PlanOnly reports whether driver only prints a plan (json, gha-matrix):
 // its references are plan entries, not runs that will release the lock.
 // Current pollers do not record them; older lock values may carry them.
-func PlanOnly(driver string) bool { return driver == "json" || driver == "gha-matrix" }
+func PlanOnly(driver string) bool { return drivers.PrintsPlan(driver) }
 
 // Record is the poller's write of the runs it dispatched (refs) into the
 // runs a lock already records (have, written by runs that started first):

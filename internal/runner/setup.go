@@ -3,38 +3,14 @@ package runner
 import (
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 )
-
-// FindHarness loads the harness registered as name in cfg. An unknown or
-// disabled harness, or a harness file with problems, is an *InputError
-// (the file's problems keep their file:line:col).
-func FindHarness(cfg *config.Config, name string) (*config.Harness, error) {
-	for _, a := range cfg.Agents {
-		if a.Name != name {
-			continue
-		}
-		if !a.IsEnabled() {
-			return nil, inputErr("harness %q is disabled in %s (agents entry enabled: false)", name, cfg.File)
-		}
-		path := a.Path
-		if path == "" {
-			path = filepath.Join(cfg.Dir, a.Source)
-		}
-		h, err := config.LoadHarness(path, a.Name)
-		if err != nil {
-			return nil, &InputError{Err: fmt.Errorf("harness %q: %w", name, err)}
-		}
-		return h, nil
-	}
-	return nil, inputErr("harness %q is not registered in %s (agents)", name, cfg.File)
-}
 
 // DecodeEvent decodes and validates the event document of in. A problem is
 // an *InputError naming where the event came from and the JSON path.
@@ -52,8 +28,9 @@ type NewJiraAPI func(jira.Options) (JiraProperties, error)
 // DefaultJiraAPI is jira.New.
 func DefaultJiraAPI(o jira.Options) (JiraProperties, error) { return jira.New(o) }
 
-// LockerFor builds the Locker for pl from the first jira-poll entry of
-// cfg.poll.input_drivers: its connection (credentials read from the
+// LockerFor builds the Locker for pl from the lock input of
+// cfg.poll.input_drivers (config.Poll.LockInput: the first jira-poll
+// entry): its connection (credentials read from the
 // variables it names; an empty email means Bearer auth), rate limit and
 // lock.stale_threshold. It also returns lock.refresh_interval. A missing
 // driver entry, base URL or token is an *InputError.
@@ -62,29 +39,19 @@ func LockerFor(cfg *config.Config, pl *plan.PollLock, getenv func(string) string
 	if err := CheckPollLock(pl); err != nil {
 		return nil, 0, err
 	}
-	var drv *config.InputDriver
-	for i := range cfg.Poll.InputDrivers {
-		if cfg.Poll.InputDrivers[i].Type == DriverJiraPoll {
-			drv = &cfg.Poll.InputDrivers[i]
-			break
-		}
-	}
-	if drv == nil {
+	i, ok := cfg.Poll.LockInput()
+	if !ok {
 		return nil, 0, inputErr("the run holds a %s poll lock but %s has no poll.input_drivers entry of type %s", DriverJiraPoll, cfg.File, DriverJiraPoll)
 	}
-	conn := drv.Connection
-	if err := conn.CheckConnection(); err != nil {
+	drv := cfg.Poll.InputDrivers[i]
+	opts, err := jirapoll.ClientOptions(drv, getenv, log)
+	if err != nil {
 		return nil, 0, &InputError{Err: err}
-	}
-	token := getenv(conn.TokenEnv)
-	if token == "" {
-		return nil, 0, inputErr("jira-poll: no API token: $%s (connection.token_env) is empty", conn.TokenEnv)
 	}
 	if newAPI == nil {
 		newAPI = DefaultJiraAPI
 	}
-	api, err := newAPI(jira.Options{BaseURL: conn.BaseURL, Email: getenv(conn.EmailEnv), Token: token,
-		RPS: drv.RateLimit.RPS, Burst: drv.RateLimit.Burst, Logger: log})
+	api, err := newAPI(opts)
 	if err != nil {
 		return nil, 0, &InputError{Err: err}
 	}

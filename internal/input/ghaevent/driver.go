@@ -24,12 +24,13 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input"
 )
 
 // Name is the driver name.
-const Name = "gha-event"
+const Name = drivers.GHAEvent
 
 // MaxPayloadBytes bounds the payload read (GitHub caps webhooks at 25 MB).
 const MaxPayloadBytes = 25 << 20

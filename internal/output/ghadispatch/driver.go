@@ -24,13 +24,14 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
 // Name is the driver name.
-const Name = "gha-dispatch"
+const Name = drivers.GHADispatch
 
 // MaxInputChars is GitHub's limit on the workflow_dispatch inputs payload
 // ("The maximum payload for inputs is 65,535 characters"), counted here

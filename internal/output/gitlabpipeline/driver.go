@@ -25,13 +25,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 )
 
 // Name is the driver name used in config and plan.Ref.Driver.
-const Name = "gitlab-pipeline"
+const Name = drivers.GitLabPipeline
 
 // Driver creates pipelines and coalesces waiting ones. It is safe for
 // concurrent use.

@@ -16,6 +16,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
@@ -55,7 +56,7 @@ type Driver struct {
 
 // New returns the driver named name ("json" or "gha-matrix") writing to w.
 func New(name string, w io.Writer) (*Driver, error) {
-	if name != "json" && name != "gha-matrix" {
+	if !drivers.PrintsPlan(name) {
 		return nil, fmt.Errorf("jsonout: unknown driver %q", name)
 	}
 	return &Driver{name: name, w: w, plan: []Entry{}}, nil
@@ -93,7 +94,7 @@ func (d *Driver) Close(context.Context) error {
 	}
 	d.closed = true
 	var doc any = d.plan
-	if d.name == "gha-matrix" {
+	if d.name == drivers.GHAMatrix {
 		doc = map[string][]Entry{"include": d.plan}
 	}
 	b, err := json.Marshal(doc)

@@ -17,13 +17,14 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/coalesce"
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
 // DriverName is the name of this driver (`--output-driver local`).
-const DriverName = "local"
+const DriverName = drivers.Local
 
 // Defaults for Options.
 const (

@@ -1,4 +1,4 @@
-package cli
+package poll
 
 import (
 	"context"
@@ -11,14 +11,20 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
+// fakeWaiter reports its locks and signals every Waiting call.
 type fakeWaiter struct {
-	mu    sync.Mutex
-	locks []plan.PollLock
+	mu     sync.Mutex
+	locks  []plan.PollLock
+	polled chan struct{}
 }
 
 func (w *fakeWaiter) Waiting() []plan.PollLock {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	select {
+	case w.polled <- struct{}{}:
+	default:
+	}
 	return append([]plan.PollLock(nil), w.locks...)
 }
 
@@ -42,11 +48,13 @@ func (r *fakeRefresher) RefreshLocks(_ context.Context, locks []plan.PollLock) (
 // none when no run waits, and still after the poll's context ended (the
 // executor is closed after a stop signal); stop ends the goroutine.
 func TestRefreshWaitingLocks(t *testing.T) {
-	w := &fakeWaiter{}
-	r := &fakeRefresher{calls: make(chan []plan.PollLock, 16)}
+	w := &fakeWaiter{polled: make(chan struct{})}
+	r := &fakeRefresher{calls: make(chan []plan.PollLock, 1024)}
 	ctx, cancel := context.WithCancel(context.Background())
-	stop := refreshWaiting(ctx, w, r, 10*time.Millisecond, slog.New(slog.DiscardHandler))
-	time.Sleep(50 * time.Millisecond)
+	stop := refreshWaiting(ctx, w, r, time.Millisecond, slog.New(slog.DiscardHandler))
+	for range 3 { // three rounds that found no waiting run
+		<-w.polled
+	}
 	if n := len(r.calls); n != 0 {
 		t.Fatalf("%d refresh calls with no waiting run", n)
 	}
@@ -64,11 +72,15 @@ func TestRefreshWaitingLocks(t *testing.T) {
 			t.Fatal("no refresh within 5s")
 		}
 	}
-	stop()
+	stop() // returns once the goroutine has ended: no call can follow
 	for len(r.calls) > 0 {
 		<-r.calls
 	}
-	time.Sleep(30 * time.Millisecond)
+	select {
+	case <-w.polled:
+		t.Fatal("Waiting polled after stop")
+	default:
+	}
 	if n := len(r.calls); n != 0 {
 		t.Fatalf("%d refresh calls after stop", n)
 	}

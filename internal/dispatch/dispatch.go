@@ -1,0 +1,145 @@
+// Package dispatch runs `fullsend dispatch`: one event, read by an input
+// driver, through the decision core to an output driver. It builds both
+// drivers and the engine from the configuration and the options; the
+// command line only maps its flags to Options.
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/core"
+	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/harness"
+	"github.com/fullsend-dev/fullsend/internal/input"
+	"github.com/fullsend-dev/fullsend/internal/input/ghaevent"
+	"github.com/fullsend-dev/fullsend/internal/input/jsonin"
+	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/output/outputs"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+// Options are what `fullsend dispatch` was asked to do.
+type Options struct {
+	ConfigDir    string
+	InputDriver  string // json or gha-event; "" picks gha-event when $GITHUB_EVENT_PATH is set, else json
+	InputFile    string // event file, "-" or "" for Stdin ($GITHUB_EVENT_PATH for gha-event)
+	EventName    string // gha-event only; default $GITHUB_EVENT_NAME
+	OutputDriver string
+	Repo         string // overrides the config repo
+	Stdin        io.Reader
+	Output       output.Env // Getenv, streams and Log for every driver
+}
+
+// EventError is an event the input driver could not read or that is not
+// a valid NormalizedEvent: the user's input.
+type EventError struct{ Err error }
+
+func (e *EventError) Error() string { return e.Err.Error() }
+func (e *EventError) Unwrap() error { return e.Err }
+
+// Run reads one event, decides the runs it starts and dispatches them.
+// The user's errors (configuration, options, the event) are
+// config.Invalid; an unreadable event is also an *EventError.
+func Run(ctx context.Context, o Options) error {
+	log := o.Output.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg, reg, err := harness.LoadDir(o.ConfigDir, o.Output.Getenv)
+	if err != nil {
+		return err
+	}
+	if o.Repo != "" {
+		if err := config.CheckRepo(o.Repo); err != nil {
+			return config.Invalid(fmt.Errorf("--repo: %w", err))
+		}
+		cfg.Repo, cfg.RepoSource = o.Repo, "flag"
+	}
+	in, err := newInput(o, cfg, log)
+	if err != nil {
+		return err
+	}
+	ev, err := in.Read(ctx)
+	if err != nil {
+		return config.Invalid(&EventError{Err: err})
+	}
+	out, err := outputs.New(o.OutputDriver, cfg, o.Output)
+	if err != nil {
+		return err
+	}
+	opts := core.Options{Config: cfg, Harnesses: reg, Log: log}
+	if d, _ := drivers.LookupOutput(o.OutputDriver); d.OneShotBreaker() {
+		opts.Breaker = core.NewBreaker(cfg.Limits.RunsPerScopePerHour)
+	}
+	eng, err := core.New(opts)
+	if err != nil {
+		return config.Invalid(err)
+	}
+	d := eng.Decide(ev)
+	eng.LogDecision(d)
+	runs, _ := eng.Admit(d.Runs)
+	failed := send(ctx, out, runs, log)
+	if err := outputs.Close(ctx, out); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d dispatches failed", failed, len(runs))
+	}
+	return nil
+}
+
+// send dispatches runs, logs each outcome and returns how many failed.
+func send(ctx context.Context, out output.Driver, runs []plan.Run, log *slog.Logger) int {
+	failed := 0
+	for _, r := range out.Dispatch(ctx, runs) {
+		if r.Err != nil {
+			failed++
+			log.Error("dispatch failed", "harness", r.Run.Harness, "serialization_key", string(r.Run.Key), "error", r.Err.Error())
+			continue
+		}
+		log.Info("dispatched", "harness", r.Run.Harness, "serialization_key", string(r.Run.Key), "driver", out.Name(), "run", refText(r))
+	}
+	return failed
+}
+
+func refText(r output.Result) string {
+	if r.Ref == nil {
+		return ""
+	}
+	if r.Ref.URL != "" {
+		return r.Ref.URL
+	}
+	return r.Ref.ID
+}
+
+// newInput builds the input driver the options name.
+func newInput(o Options, cfg *config.Config, log *slog.Logger) (input.Driver, error) {
+	name := o.InputDriver
+	if name == "" {
+		name = drivers.JSONIn
+		if o.Output.Getenv("GITHUB_EVENT_PATH") != "" {
+			name = drivers.GHAEvent
+		}
+	}
+	switch name {
+	case drivers.JSONIn:
+		if o.EventName != "" {
+			return nil, config.Invalid(errors.New("--event-name is for --input-driver gha-event, but the input driver is json (a NormalizedEvent); pass --input-driver gha-event to read a GitHub Actions event"))
+		}
+		return jsonin.New(o.InputFile, o.Stdin), nil
+	case drivers.GHAEvent:
+		d, err := ghaevent.NewFromEnv(ghaevent.Options{
+			EventName: o.EventName, Path: o.InputFile, Stdin: o.Stdin, Repo: cfg.Repo, Log: log,
+		}, o.Output.Getenv)
+		if err != nil {
+			return nil, config.Invalid(err)
+		}
+		return d, nil
+	}
+	return nil, config.Invalid(fmt.Errorf("--input-driver %q: want %s or %s", name, drivers.JSONIn, drivers.GHAEvent))
+}

@@ -1,0 +1,15 @@
+package output
+
+import (
+	"io"
+	"log/slog"
+)
+
+// Env is what building an output driver from configuration needs besides
+// the configuration itself (each driver package's FromConfig).
+type Env struct {
+	Getenv func(string) string // credentials and CI variables
+	Stdout io.Writer           // where plan printers write
+	Stderr io.Writer           // where in-process agents' output goes
+	Log    *slog.Logger
+}

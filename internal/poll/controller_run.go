@@ -1,0 +1,142 @@
+package poll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/core"
+	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+// Poll is `fullsend poll`: it builds a Controller and runs it.
+func Poll(ctx context.Context, o ControllerOptions) error {
+	c, err := NewController(ctx, o)
+	if err != nil {
+		return err
+	}
+	return c.Run(ctx)
+}
+
+// Run runs one cycle of every selected input, or with Watch cycles until
+// ctx is cancelled.
+func (c *Controller) Run(ctx context.Context) error {
+	eng, err := c.engine(ctx)
+	if err != nil {
+		return err
+	}
+	name := c.OutputName()
+	// A plan printer writes its document when closed: each cycle gets its
+	// own, so that every cycle prints one array ([] when empty) as it ends
+	// instead of all plans at exit.
+	perCycle := drivers.PrintsPlan(name)
+	var out output.Driver
+	if !perCycle {
+		if out, err = c.NewOutput(name); err != nil {
+			return err
+		}
+	}
+	cycle := func(ctx context.Context) (err error) {
+		out := out
+		if perCycle {
+			if out, err = c.NewOutput(name); err != nil {
+				return err
+			}
+			defer func() {
+				if cerr := closeOutput(context.WithoutCancel(ctx), out); err == nil {
+					err = cerr
+				}
+			}()
+		}
+		return c.cycle(ctx, eng, out)
+	}
+	stopRefresh := c.refreshQueued(ctx, out)
+	if c.o.Watch {
+		err = Watch(ctx, WatchOptions{Interval: c.o.Interval, Log: c.o.Log, Sleep: c.o.Sleep}, cycle)
+	} else {
+		err = cycle(ctx)
+	}
+	if !perCycle {
+		// Runs handed to an in-process executor carry changes already
+		// checkpointed in lastCheck: finish them all, even after a stop
+		// signal, rather than drop them (docs/local.md, Shutdown).
+		if cerr := closeOutput(context.WithoutCancel(ctx), out); err == nil {
+			err = cerr
+		}
+	}
+	stopRefresh()
+	return StopErr(err)
+}
+
+// engine builds the decision engine, with the tool's own accounts on every
+// input as bots (loop guard) and the per-scope breaker, which a poller
+// always applies.
+func (c *Controller) engine(ctx context.Context) (*core.Engine, error) {
+	var bots []string
+	for _, in := range c.inputs {
+		id, err := in.Account(ctx)
+		if err != nil {
+			return nil, err
+		}
+		bots = append(bots, id)
+	}
+	eng, err := core.New(core.Options{Config: c.cfg, Harnesses: c.reg, Log: c.o.Log,
+		Breaker: core.NewBreaker(c.cfg.Limits.RunsPerScopePerHour), BotIDs: bots})
+	return eng, config.Invalid(err)
+}
+
+// cycle runs one cycle of every input; the kill switch stops it before
+// anything is read or locked.
+func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Driver) error {
+	if halted, why := eng.Halted(); halted {
+		c.o.Log.Warn(why + ": no poll cycle")
+		return nil
+	}
+	var planned []plan.Run
+	var errs []error
+	for _, in := range c.inputs {
+		s := in.Settings()
+		res, err := Run(ctx, Options{
+			Driver: in.PollDriver(), Core: decider{eng}, Output: out, Validate: (*event.Event).Validate,
+			N: s.Lock.N, Concurrency: s.Concurrency, JitterMin: s.Lock.JitterMin, JitterMax: s.Lock.JitterMax,
+			DryRun: c.o.DryRun, Log: c.o.Log, Observer: c.o.Observer,
+		})
+		planned = append(planned, res.Planned...)
+		if err != nil {
+			errs = append(errs, err)
+		} else if n := res.Stats.DispatchesFailed; n > 0 {
+			errs = append(errs, fmt.Errorf("%s: %d dispatches failed; the next cycle retries them", in.PollDriver().Name(), n))
+		}
+	}
+	if c.o.DryRun {
+		for _, r := range out.Dispatch(ctx, planned) {
+			if r.Err != nil {
+				errs = append(errs, r.Err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// decider adapts the core engine to the poll cycle.
+type decider struct{ e *core.Engine }
+
+func (d decider) Decide(ev *event.Event) Decision {
+	dec := d.e.Decide(ev)
+	d.e.LogDecision(dec)
+	return Decision{Verdict: dec.Verdict, Reason: dec.Reason, Runs: dec.Runs}
+}
+
+func (d decider) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return d.e.Admit(runs) }
+
+// closeOutput finishes drivers that buffer or run work in process.
+func closeOutput(ctx context.Context, d output.Driver) error {
+	if f, ok := d.(output.Finisher); ok {
+		return f.Close(ctx)
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package jirapoll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+// Input is a configured jira-poll input driver: the Driver (its Seed,
+// Cancel and RefreshLocks included), its Jira client and its
+// configuration entry. It implements poll.Input.
+type Input struct {
+	*Driver
+	client   *jira.Client
+	settings config.InputDriver
+}
+
+// PollDriver implements poll.Input.
+func (in *Input) PollDriver() poll.Driver { return in.Driver }
+
+// Settings implements poll.Input.
+func (in *Input) Settings() config.InputDriver { return in.settings }
+
+// SiteURL is the Jira site the input polls.
+func (in *Input) SiteURL() string { return in.settings.Connection.BaseURL }
+
+// Account implements poll.Input: the account id of the configured
+// credentials. Credentials Jira refuses are config.Invalid.
+func (in *Input) Account(ctx context.Context) (string, error) {
+	me, err := in.client.Myself(ctx)
+	if err != nil {
+		if jira.IsAuth(err) {
+			c := in.settings.Connection
+			return "", config.Invalid(fmt.Errorf("%s: %s refused the credentials ($%s/$%s): %w",
+				Name, c.BaseURL, c.EmailEnv, c.TokenEnv, err))
+		}
+		return "", fmt.Errorf("%s: reading the tool's own account: %w", Name, err)
+	}
+	return me.AccountID, nil
+}
+
+// ClientOptions returns the Jira client options of a jira-poll entry: its
+// connection (credentials read from the variables it names; an empty
+// e-mail means Bearer auth) and rate limit. A missing base URL or token is
+// config.Invalid. `fullsend poll` and `fullsend run` both connect with it.
+func ClientOptions(id config.InputDriver, getenv func(string) string, log *slog.Logger) (jira.Options, error) {
+	conn := id.Connection
+	if err := conn.CheckConnection(); err != nil {
+		return jira.Options{}, config.Invalid(err)
+	}
+	token := getenv(conn.TokenEnv)
+	if token == "" {
+		return jira.Options{}, config.Invalid(fmt.Errorf("%s: $%s is empty: it must hold the Jira API token (connection.token_env)", Name, conn.TokenEnv))
+	}
+	return jira.Options{BaseURL: conn.BaseURL, Email: getenv(conn.EmailEnv), Token: token,
+		RPS: id.RateLimit.RPS, Burst: id.RateLimit.Burst, Logger: log}, nil
+}
+
+// FromConfig builds the input of cfg.Poll.InputDrivers[index]; it is the
+// poll.InputFactory of jira-poll. Bad settings are config.Invalid.
+func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.InputEnv) (poll.Input, error) {
+	id := cfg.Poll.InputDrivers[index]
+	if err := id.Connection.CheckConnection(); err != nil {
+		return nil, config.Invalid(err)
+	}
+	if len(id.Queries) == 0 {
+		return nil, config.Invalid(errors.New("jira-poll: no queries configured"))
+	}
+	opts, err := ClientOptions(id, env.Getenv, env.Log)
+	if err != nil {
+		return nil, err
+	}
+	opts.OnRequest = env.OnRequest
+	client, err := jira.New(opts)
+	if err != nil {
+		return nil, config.Invalid(err)
+	}
+	drv, err := New(Options{
+		API: client, Usage: func() poll.Usage {
+			return poll.Usage{Calls: client.CallsTotal(), RateLimitWaits: client.RateLimitWaits()}
+		},
+		SiteURL: id.Connection.BaseURL, Repo: cfg.Repo, Project: id.Project, Queries: id.Queries,
+		M: id.Lock.M, N: id.Lock.N, StaleThreshold: id.Lock.StaleThreshold, Concurrency: id.Concurrency,
+		PollerID: env.PollerID, Log: env.Log,
+	})
+	if err != nil {
+		return nil, config.Invalid(err)
+	}
+	return &Input{Driver: drv, client: client, settings: id}, nil
+}

@@ -1,0 +1,128 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/harness"
+	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+)
+
+// Request is what `fullsend run` was asked to do, with its environment.
+type Request struct {
+	Flags     Flags
+	Command   []string // after --; empty means the harness run.command
+	ConfigDir string
+	Getenv    func(string) string
+	Stdin     io.Reader
+	Stdout    io.Writer
+	Stderr    io.Writer
+	Log       *slog.Logger
+	// Signals starts the delivery of the signals forwarded to the agent
+	// and returns their channel and a stop function.
+	Signals func() (<-chan os.Signal, func())
+}
+
+// Outcome is how an executed run ended.
+type Outcome struct {
+	Result
+	Harness *harness.Harness // nil when the run was skipped
+	Skipped bool             // a newer GitLab pipeline of the scope does the work
+}
+
+// Execute resolves and checks every input before touching the lock, then
+// runs the agent (Run). Bad input is an *InputError or config.Invalid; a
+// lost lock a *LostLockError.
+func Execute(ctx context.Context, r Request) (Outcome, error) {
+	in, err := Resolve(r.Flags, r.Getenv, r.Stdin)
+	if err != nil {
+		return Outcome{}, err
+	}
+	cfg, err := config.Load(r.ConfigDir, r.Getenv)
+	if err != nil {
+		return Outcome{}, err
+	}
+	h, err := harness.Find(cfg, in.Harness)
+	if err != nil {
+		return Outcome{}, config.Invalid(err)
+	}
+	command := r.Command
+	if len(command) == 0 {
+		command = h.Command
+	}
+	if len(command) == 0 {
+		return Outcome{}, inputErr("harness %q (%s) has no run.command and no command was given after --", h.Name, h.File)
+	}
+	ev, err := DecodeEvent(in)
+	if err != nil {
+		return Outcome{}, err
+	}
+	spec := Spec{Harness: h.Name, Command: command, Timeout: h.Timeout,
+		Event: ev, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: h.Env, Getenv: r.Getenv,
+		Stdout: r.Stdout, Stderr: r.Stderr, Log: r.Log}
+	if in.PollLock != nil {
+		spec.Locker, spec.RefreshInterval, err = LockerFor(cfg, in.PollLock, r.Getenv, CIRun(r.Getenv, os.Getpid()), nil, r.Log)
+		if err != nil {
+			return Outcome{}, err
+		}
+	}
+	if supersededOnGitLab(ctx, r) {
+		// The newer pipeline of this scope does the work; a poll lock this
+		// run holds must not outlive it.
+		if spec.Locker != nil {
+			ReleaseLock(ctx, spec.Locker, r.Log)
+		}
+		return Outcome{Harness: h, Skipped: true}, nil
+	}
+	sigs, stop := r.Signals()
+	defer stop()
+	spec.Signals = sigs
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, fmt.Errorf("run cancelled before the agent started: %w", err)
+	}
+	// Signals reach the agent through forwarding; the command context's
+	// own cancellation on SIGINT/SIGTERM must not send a second one.
+	res, err := Run(context.WithoutCancel(ctx), spec)
+	return Outcome{Result: res, Harness: h}, err
+}
+
+// supersededOnGitLab is the agent job's start-up check inside a fullsend
+// GitLab pipeline (CI_PIPELINE_ID and FULLSEND_RESOURCE_KEY set): true
+// when a newer pipeline of the same scope exists, so this run must exit 0
+// without starting the agent (docs/gitlab.md). A failing check is logged
+// and the run proceeds: running an older event once more is harmless,
+// skipping the only run would not be. Outside GitLab it returns false.
+func supersededOnGitLab(ctx context.Context, r Request) bool {
+	sup, msg, err := gitlabpipeline.CheckSuperseded(ctx, gitlabpipeline.Getenv(r.Getenv), gitlabpipeline.Options{Log: r.Log})
+	if err != nil {
+		r.Log.Warn("superseded check failed; running the agent", "error", err.Error())
+		return false
+	}
+	if sup {
+		r.Log.Info(msg)
+	}
+	return sup
+}
+
+// Refresh is `fullsend run --refresh-only`: verify the poll lock and mark
+// it running; it returns the Locker it used. Outside polling (no lock)
+// it does nothing and returns a nil Locker.
+func Refresh(ctx context.Context, r Request) (*Locker, error) {
+	pl, err := ResolvePollLock(r.Flags, r.Getenv)
+	if err != nil || pl == nil {
+		return nil, err
+	}
+	cfg, err := config.Load(r.ConfigDir, r.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	lk, _, err := LockerFor(cfg, pl, r.Getenv, CIRun(r.Getenv, os.Getpid()), nil, r.Log)
+	if err != nil {
+		return nil, err
+	}
+	return lk, RefreshOnly(ctx, lk)
+}
