@@ -128,8 +128,10 @@ func TestLoadDirReportsEverything(t *testing.T) {
 	want := []string{
 		"config.yaml:2:8: forge: \"svn\" is not one of github, gitlab",
 		"config.yaml:7:23: agents[3].source: harness file " + filepath.Join(dir, "missing.yaml") + " does not exist",
-		"a.yaml:4:19: trigger: undefined field 'coment'",
-		"b.yaml:2:11: trigger: trigger must evaluate to bool, but this expression has type int",
+		"a.yaml:4:20: trigger: event.transition has no field 'coment'; did you mean 'comment'?\n" +
+			"  | event.transition.kind == \"comment_added\" && event.transition.coment.command == \"/x\"\n" +
+			"  |                                                              ^",
+		"b.yaml:2:11: trigger: a trigger must be a condition (true or false), but this expression has type int; compare it with something, for example with ==",
 		"b.yaml:3:16: run.timeout: \"soon\" is not a Go duration (examples: 900s, 5m, 1h30m)",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

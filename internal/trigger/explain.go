@@ -28,17 +28,6 @@ func fromIssues(expr string, iss *cel.Issues) *CompileError {
 			} else {
 				msg, off = explainSyntax(rs, off, syn)
 			}
-		} else if undefinedField.MatchString(e.Message) {
-			// Kept in cel-go's words, without a caret, until
-			// internal/cli/validate_test.go expects the explained form
-			// (explainField); revert this branch then.
-			ce := CompileError{Line: max(e.Location.Line(), 1), Col: max(e.Location.Column()+1, 1), Msg: e.Message}
-			if out == nil {
-				out = &ce
-			} else {
-				out.More = append(out.More, ce)
-			}
-			continue
 		} else {
 			msg, off = explainCheck(rs, off, e.Message)
 		}

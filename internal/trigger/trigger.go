@@ -78,7 +78,8 @@ func CompileWith(expr string, lim Limits) (*Trigger, error) {
 	}
 	if !ast.OutputType().IsExactType(types.BoolType) {
 		return nil, &CompileError{Line: 1, Col: 1,
-			Msg: fmt.Sprintf("trigger must evaluate to bool, but this expression has type %s", ast.OutputType())}
+			Msg: fmt.Sprintf("a trigger must be a condition (true or false), but this expression has type %s; "+
+				"compare it with something, for example with ==", ast.OutputType())}
 	}
 	worst, ce := checkCost(env, ast, lim.compileCost())
 	if ce != nil {

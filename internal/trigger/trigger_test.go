@@ -67,8 +67,8 @@ func TestCompileErrors(t *testing.T) {
 		line, col int
 		msg       string
 	}{
-		{"unknown field", `event.entity.idd == 7`, 1, 13, "undefined field 'idd'"},
-		{"unknown top field", "event.transition.kind == \"x\" &&\n  event.acter.role == \"write\"", 2, 8, "undefined field 'acter'"},
+		{"unknown field", `event.entity.idd == 7`, 1, 14, "event.entity has no field 'idd'"},
+		{"unknown top field", "event.transition.kind == \"x\" &&\n  event.acter.role == \"write\"", 2, 9, "event has no field 'acter'"},
 		{"unknown variable", `evnt.repo == "a/b"`, 1, 1, "unknown name 'evnt'"},
 		{"type mismatch", `event.entity.id == "7"`, 1, 17, "'==' cannot be applied to int and string"},
 		{"not bool: int", `event.entity.id`, 1, 1, "has type int"},
@@ -111,7 +111,12 @@ func TestCompileErrorCollectsAll(t *testing.T) {
 	if len(all) != 2 || all[0].Line != 1 || all[1].Line != 2 {
 		t.Fatalf("All() = %+v, want problems on lines 1 and 2", all)
 	}
-	want := "1:6: undefined field 'a'\n2:6: undefined field 'b'"
+	want := "1:7: event has no field 'a'; its fields are actor, entity, repo, source, state, transition\n" +
+		"  | event.a == 1 &&\n" +
+		"  |       ^\n" +
+		"2:7: event has no field 'b'; its fields are actor, entity, repo, source, state, transition\n" +
+		"  | event.b == 2\n" +
+		"  |       ^"
 	if got := ce.Error(); got != want {
 		t.Errorf("Error() =\n%s\nwant\n%s", got, want)
 	}
