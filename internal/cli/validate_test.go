@@ -47,8 +47,10 @@ func TestValidateBroken(t *testing.T) {
 	want := []string{
 		p("config.yaml") + `:7:23: agents[3].source: "../x.yaml": a ".." component is not allowed`,
 		p("config.yaml") + ":8:35: limits.runs_per_scope_per_hour: must be at least 1, got 0",
-		p("a.yaml") + ":4:27: trigger: undefined field 'comand'",
-		p("off.yaml") + ":2:11: trigger: trigger must evaluate to bool, but this expression has type string",
+		p("a.yaml") + ":4:28: trigger: event.transition.comment has no field 'comand'; did you mean 'command'?",
+		`  | event.transition.comment.comand == "/x"`,
+		`  |                          ^`,
+		p("off.yaml") + ":2:11: trigger: a trigger must be a condition (true or false), but this expression has type string; compare it with something, for example with ==",
 		p("off.yaml") + `:3:1: harness: unknown key "surprise" (allowed: dispatch, name, role, run, trigger)`,
 		"fullsend: validate: 5 problem(s) in " + dir,
 	}
