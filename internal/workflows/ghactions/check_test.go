@@ -11,7 +11,7 @@ const wfDir = ".github/workflows/"
 // generated returns the generated workflows as check input.
 func generated(t *testing.T, reusable bool) map[string]string {
 	t.Helper()
-	files, err := Generate(Options{Version: "v1.2.3", Reusable: reusable})
+	files, err := Generate(Options{Install: testPin, Reusable: reusable})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestCheckJobKinds(t *testing.T) {
 // lie within the file.
 func FuzzCheck(f *testing.F) {
 	for _, reusable := range []bool{false, true} {
-		files, _ := Generate(Options{Version: "v1", Reusable: reusable})
+		files, _ := Generate(Options{Install: testPin, Reusable: reusable})
 		for _, d := range files {
 			f.Add(d)
 		}
