@@ -13,10 +13,10 @@ import (
 	"embed"
 	"fmt"
 	"regexp"
-	"strings"
 	"text/template"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/workflows"
 	"github.com/fullsend-dev/fullsend/internal/workflows/release"
 )
 
@@ -71,21 +71,8 @@ type Options struct {
 //go:embed templates/*.tmpl
 var templateFS embed.FS
 
-var tmpl = template.Must(template.New("").Delims("[[", "]]").Funcs(template.FuncMap{"indent": indent}).
+var tmpl = template.Must(template.New("").Delims("[[", "]]").Funcs(template.FuncMap{"indent": workflows.Indent}).
 	ParseFS(templateFS, "templates/*.tmpl"))
-
-// indent prefixes every non-empty line of s with n spaces, for block
-// scalars.
-func indent(n int, s string) string {
-	pad := strings.Repeat(" ", n)
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = pad + l
-		}
-	}
-	return strings.Join(lines, "\n")
-}
 
 // input describes one of the nine dispatch inputs in a workflow.
 type input struct {
