@@ -180,13 +180,20 @@ func newWorkflowsCheckCmd(app *App) *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:   "check [--dir D]",
-		Short: "Report every job that runs fullsend run without keeping the scheduling rule",
+		Short: "Report fullsend jobs that break the scheduling or security rules",
 		Long: "Reads every .yml/.yaml file in the directory and reports, as file:line: message,\n" +
 			"each job that runs `fullsend run` without a concurrency group containing the\n" +
 			"serialization key, with cancel-in-progress true or an expression, or whose\n" +
-			"group prefix collides with its caller's. A .gitlab-ci.yml in the directory or\n" +
-			"the current directory is checked too (resource_group, interruptible,\n" +
-			"workflow:auto_cancel and workflow:name). Exit code 2 when anything is found.",
+			"group prefix collides with its caller's; a `fullsend poll` job that can overlap\n" +
+			"or cancel; a call of a workflow file that does not exist. In files with a\n" +
+			"fullsend job it also reports ${{ }} expressions of untrusted contexts (inputs,\n" +
+			"github.event, step outputs, secrets) pasted into run: scripts, with the env:\n" +
+			"rewrite; actions not pinned to a 40-hex commit SHA; secrets in job or workflow\n" +
+			"env; checkout without persist-credentials: false; and secrets: inherit.\n" +
+			"A .gitlab-ci.yml in the directory or the current directory is checked too\n" +
+			"(resource_group fullsend-$FULLSEND_RESOURCE_KEY, interruptible in the job, its\n" +
+			"templates, default and rules, workflow:auto_cancel including overrides in\n" +
+			"workflow:rules, and workflow:name). Exit code 2 when anything is found.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			gl, err := checkGitLabCI(dir)

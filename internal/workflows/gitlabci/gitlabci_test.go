@@ -120,6 +120,10 @@ func TestCheckBrokenVariants(t *testing.T) {
 		{"no-workflow.yml", []string{"1: no workflow section"}},
 		{"wrong-name.yml", []string{`2: workflow:name "agent run $FULLSEND_AGENT" must be`}},
 		{"extends-inherits.yml", []string{"1: workflow has no name", "6: interruptible: true"}},
+		{"interruptible-in-rules.yml", []string{"10: a rule sets interruptible: On"}},
+		{"interruptible-in-inherited-rules.yml", []string{`8: a rule sets interruptible: yes`, "9: a rule sets interruptible: YES"}},
+		{"auto-cancel-in-rules.yml", []string{`8: workflow:rules sets auto_cancel:on_new_commit "interruptible"`}},
+		{"wrong-group-prefix.yml", []string{`6: resource_group "agents-$FULLSEND_RESOURCE_KEY" is not the group the gitlab-pipeline output looks up`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
