@@ -70,7 +70,7 @@ func Serve(t testing.TB, r Release) string {
 func tarGz(t testing.TB, files map[string][]byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
+	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 	tw := tar.NewWriter(gz)
 	for _, n := range []string{"README.md", "fullsend"} {
 		if err := tw.WriteHeader(&tar.Header{Name: n, Mode: 0o755, Size: int64(len(files[n]))}); err != nil {
@@ -102,12 +102,18 @@ type Result struct {
 // another.
 func Run(t testing.TB, script string, env ...string) Result {
 	t.Helper()
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not installed")
+	return RunWith(t, "bash", script, env...)
+}
+
+// RunWith is Run with another shell (e.g. sh, as on an alpine image).
+func RunWith(t testing.TB, shell, script string, env ...string) Result {
+	t.Helper()
+	if _, err := exec.LookPath(shell); err != nil {
+		t.Skipf("%s not installed", shell)
 	}
 	dir := t.TempDir()
 	res := Result{BinDir: filepath.Join(dir, "bin")}
-	cmd := exec.Command("bash", "-c", script)
+	cmd := exec.Command(shell, "-c", script)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "FULLSEND_BIN_DIR=" + res.BinDir}, env...)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
