@@ -134,28 +134,42 @@ func TestCheckFindsBrokenVariants(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			set := generated(t, tc.reusable)
-			path := wfDir + tc.file
-			if !strings.Contains(set[path], tc.old) {
-				t.Fatalf("%s does not contain %q", tc.file, tc.old)
-			}
-			set[path] = strings.Replace(set[path], tc.old, tc.new, 1)
-			rep := Check(toFiles(set))
-			if tc.marker == "" {
-				if len(rep.Findings) != 0 {
-					t.Fatalf("findings = %v, want none", rep.Findings)
-				}
-				return
-			}
-			wantPath := wfDir + tc.wantFile
-			wantLine := lineOf(t, set[wantPath], tc.marker)
-			if len(rep.Findings) != 1 {
-				t.Fatalf("findings = %v, want exactly one", rep.Findings)
-			}
-			f := rep.Findings[0]
-			if f.File != wantPath || f.Line != wantLine || !strings.Contains(f.Message, tc.msg) {
-				t.Fatalf("finding = %s, want %s:%d: …%s…", f, wantPath, wantLine, tc.msg)
-			}
+			edit(t, set, tc.file, tc.old, tc.new)
+			expectOne(t, set, tc.wantFile, tc.marker, tc.msg)
 		})
+	}
+}
+
+// edit replaces the first old in file (base name) of set with new.
+func edit(t *testing.T, set map[string]string, file, old, new string) {
+	t.Helper()
+	path := wfDir + file
+	if !strings.Contains(set[path], old) {
+		t.Fatalf("%s does not contain %q", file, old)
+	}
+	set[path] = strings.Replace(set[path], old, new, 1)
+}
+
+// expectOne checks set and wants exactly one finding, in wantFile (base
+// name) at the line holding marker, whose message contains msg; no
+// finding at all when marker is empty.
+func expectOne(t *testing.T, set map[string]string, wantFile, marker, msg string) {
+	t.Helper()
+	rep := Check(toFiles(set))
+	if marker == "" {
+		if len(rep.Findings) != 0 {
+			t.Fatalf("findings = %v, want none", rep.Findings)
+		}
+		return
+	}
+	wantPath := wfDir + wantFile
+	wantLine := lineOf(t, set[wantPath], marker)
+	if len(rep.Findings) != 1 {
+		t.Fatalf("findings = %v, want exactly one", rep.Findings)
+	}
+	f := rep.Findings[0]
+	if f.File != wantPath || f.Line != wantLine || !strings.Contains(f.Message, msg) {
+		t.Fatalf("finding = %s, want %s:%d: …%s…", f, wantPath, wantLine, msg)
 	}
 }
 

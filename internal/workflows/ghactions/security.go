@@ -72,7 +72,7 @@ func stepFindings(file, jobID string, s *yaml.Node) []workflows.Finding {
 		out = append(out, workflows.Finding{File: file, Line: line, Message: fmt.Sprintf(format, a...)})
 	}
 	if _, u := workflows.MapEntry(s, "uses"); u != nil && u.Kind == yaml.ScalarNode {
-		if !strings.HasPrefix(u.Value, "./") && !strings.HasPrefix(u.Value, "docker://") && !shaPinned.MatchString(u.Value) {
+		if !pinnedAction(u.Value) {
 			at(u.Line, "job %q: uses %s, a movable ref; pin the full 40-hex commit SHA with the version in a comment "+
 				"(name@<sha> # vX.Y.Z)", jobID, u.Value)
 		}
@@ -94,6 +94,15 @@ func stepFindings(file, jobID string, s *yaml.Node) []workflows.Finding {
 		}
 	}
 	return out
+}
+
+// pinnedAction reports whether a step's `uses:` cannot change under the
+// workflow: a local action, an image by digest, or an action at a commit.
+func pinnedAction(uses string) bool {
+	if img, ok := strings.CutPrefix(uses, "docker://"); ok {
+		return strings.Contains(img, "@sha256:")
+	}
+	return strings.HasPrefix(uses, "./") || shaPinned.MatchString(uses)
 }
 
 // persistFalse reports whether a checkout step sets persist-credentials

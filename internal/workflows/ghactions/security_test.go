@@ -1,7 +1,6 @@
 package ghactions
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -41,6 +40,8 @@ func TestCheckSecurityFindings(t *testing.T) {
 			"      - uses: acme/setup@main\n      - name: Poll\n", "", PollFile, "acme/setup@main", "40-hex commit SHA"},
 		{"local and digest actions need no SHA", false, PollFile, "      - name: Poll\n",
 			"      - uses: ./tools/action\n      - uses: docker://alpine@sha256:0000\n      - name: Poll\n", "", "", "", ""},
+		{"image by tag", false, PollFile, "      - name: Poll\n",
+			"      - uses: docker://alpine:3\n      - name: Poll\n", "", PollFile, "docker://alpine:3", "movable ref"},
 		{"secret in job env", false, RunFile, lockEnv, lockEnv + "      LEAK: ${{ secrets.JIRA_TOKEN }}\n", "",
 			RunFile, "LEAK:", "every step"},
 		{"secret in workflow env", false, PollFile, "jobs:\n", "env:\n  LEAK: ${{ secrets.JIRA_TOKEN }}\njobs:\n", "",
@@ -64,28 +65,9 @@ func TestCheckSecurityFindings(t *testing.T) {
 			if tc.drop != "" {
 				delete(set, wfDir+tc.drop)
 			} else {
-				path := wfDir + tc.file
-				if !strings.Contains(set[path], tc.old) {
-					t.Fatalf("%s does not contain %q", tc.file, tc.old)
-				}
-				set[path] = strings.Replace(set[path], tc.old, tc.new, 1)
+				edit(t, set, tc.file, tc.old, tc.new)
 			}
-			rep := Check(toFiles(set))
-			if tc.marker == "" {
-				if len(rep.Findings) != 0 {
-					t.Fatalf("findings = %v, want none", rep.Findings)
-				}
-				return
-			}
-			wantPath := wfDir + tc.wantFile
-			wantLine := lineOf(t, set[wantPath], tc.marker)
-			if len(rep.Findings) != 1 {
-				t.Fatalf("findings = %v, want exactly one", rep.Findings)
-			}
-			f := rep.Findings[0]
-			if f.File != wantPath || f.Line != wantLine || !strings.Contains(f.Message, tc.msg) {
-				t.Fatalf("finding = %s, want %s:%d: …%s…", f, wantPath, wantLine, tc.msg)
-			}
+			expectOne(t, set, tc.wantFile, tc.marker, tc.msg)
 		})
 	}
 }
