@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/workflows"
 	"github.com/fullsend-dev/fullsend/internal/workflows/ghactions"
 	"github.com/fullsend-dev/fullsend/internal/workflows/gitlabci"
+	"github.com/fullsend-dev/fullsend/internal/workflows/release"
 )
 
 // defaultWorkflowDir is where GitHub looks for workflow files.
@@ -34,24 +34,32 @@ func newWorkflowsCmd(app *App) *cobra.Command {
 
 // genFlags are the flags of `workflows generate`.
 type genFlags struct {
-	platform string
-	dir      string
-	version  string
-	reusable bool
-	cron     string
-	cronSet  bool // --cron was given
-	force    bool
+	platform   string
+	dir        string
+	install    release.Request
+	reusable   bool
+	cron       string
+	force      bool
+	image      string
+	anyImage   bool // --allow-unpinned-image
+	agentToken bool // --gitlab-agent-token
+	changed    func(name string) bool
 }
 
 func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 	var f genFlags
 	cmd := &cobra.Command{
-		Use:   "generate --platform github|gitlab [--dir D]",
+		Use:   "generate --platform github|gitlab [--dir D] [--version vX.Y.Z | --install source --version REF]",
 		Short: "Write the poll and run workflows for a CI platform",
-		Args:  cobra.NoArgs,
+		Long: "Writes the workflows (GitHub) or .gitlab-ci.yml (GitLab). Their install step downloads the\n" +
+			"fullsend release archive for the runner's OS/arch and refuses it unless its sha256 matches the\n" +
+			"release's checksums.txt; no Go toolchain. The release pinned is this binary's own version, or\n" +
+			"--version vX.Y.Z. A development build has no release to pin: pass --version vX.Y.Z, or\n" +
+			"--install source --version TAG|COMMIT to build fullsend from source in CI (cached).",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f.cronSet = cmd.Flags().Changed("cron")
-			files, dir, err := generateWorkflows(app, f)
+			f.changed = cmd.Flags().Changed
+			files, dir, err := generateWorkflows(f)
 			if err != nil {
 				return err
 			}
@@ -60,21 +68,44 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.platform, "platform", "", "CI platform: github or gitlab (required)")
-	fl.StringVar(&f.dir, "dir", "", "output directory (default .github/workflows for github)")
-	fl.StringVar(&f.version, "fullsend-version", "", "fullsend version the workflows install (default: this binary's version, else latest)")
+	fl.StringVar(&f.dir, "dir", "", "output directory (default .github/workflows for github, . for gitlab)")
+	fl.StringVar(&f.install.Version, "version", "", "fullsend release the workflows install (default: this binary's version)")
+	fl.StringVar(&f.install.Version, "fullsend-version", "", "same as --version")
+	_ = fl.MarkHidden("fullsend-version")
+	fl.StringVar(&f.install.Mode, "install", string(release.Download),
+		"release: download the release archive and verify its sha256; source: build with Go in CI")
+	fl.StringVar(&f.install.BaseURL, "release-url", "", "base URL of the release assets (default "+release.DefaultBaseURL+")")
 	fl.BoolVar(&f.reusable, "reusable", false, "github: make fullsend-run.yml call a reusable fullsend-run-reusable.yml")
-	fl.StringVar(&f.cron, "cron", ghactions.DefaultCron, "github: poll schedule (five-field cron)")
+	fl.StringVar(&f.cron, "cron", ghactions.DefaultCron, "github: poll schedule (five-field cron, at most every 5 minutes)")
+	fl.StringVar(&f.image, "image", "", "gitlab: job image, by digest (NAME@sha256:...)")
+	fl.BoolVar(&f.anyImage, "allow-unpinned-image", false, "gitlab: accept an --image that is a tag, not a digest")
+	fl.BoolVar(&f.agentToken, "gitlab-agent-token", false,
+		"gitlab: give the agent job a GITLAB_TOKEN (environment "+gitlabci.AgentEnvironment+") for the early exit of superseded runs")
 	fl.BoolVar(&f.force, "force", false, "overwrite existing files that differ")
 	return cmd
 }
 
 // generateWorkflows renders the files of one platform and says where they
 // go. Each platform is one case.
-func generateWorkflows(app *App, f genFlags) (map[string][]byte, string, error) {
+func generateWorkflows(f genFlags) (map[string][]byte, string, error) {
+	only := func(platform string, names ...string) error {
+		for _, n := range names {
+			if f.changed(n) {
+				return UserError(fmt.Errorf("--%s applies to --platform %s only", n, platform))
+			}
+		}
+		return nil
+	}
 	switch f.platform {
 	case "github":
+		if err := only("gitlab", "image", "allow-unpinned-image", "gitlab-agent-token"); err != nil {
+			return nil, "", err
+		}
+		if err := ghactions.ValidateCron(f.cron); err != nil {
+			return nil, "", UserError(fmt.Errorf("--cron: %w", err))
+		}
 	case "gitlab":
-		if f.reusable || f.cronSet {
+		if f.reusable || f.changed("cron") {
 			return nil, "", UserError(errors.New("--reusable and --cron apply to --platform github only; on GitLab the poll job runs from a pipeline schedule (see docs/gitlab.md)"))
 		}
 	case "":
@@ -82,34 +113,23 @@ func generateWorkflows(app *App, f genFlags) (map[string][]byte, string, error) 
 	default:
 		return nil, "", UserError(fmt.Errorf("--platform %q: want github or gitlab", f.platform))
 	}
-	version := f.version
-	if version == "" {
-		version = buildVersion()
-		if version == "latest" {
-			app.Log.Warn("this fullsend binary has no release version; the workflows install @latest — pin one with --fullsend-version")
-		}
-	}
-	if f.platform == "gitlab" {
-		files, err := gitlabci.Generate(gitlabci.Options{Version: version})
-		if err != nil {
-			return nil, "", UserError(err)
-		}
-		return files, orDefault(f.dir, "."), nil
-	}
-	files, err := ghactions.Generate(ghactions.Options{Version: version, Cron: f.cron, Reusable: f.reusable})
+	pin, err := release.Resolve(f.install)
 	if err != nil {
 		return nil, "", UserError(err)
 	}
-	return files, orDefault(f.dir, defaultWorkflowDir), nil
-}
-
-// buildVersion is the module version of this binary, or "latest" for a
-// development build.
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	var files map[string][]byte
+	dir := defaultWorkflowDir
+	if f.platform == "gitlab" {
+		dir = "."
+		files, err = gitlabci.Generate(gitlabci.Options{Install: pin, Image: f.image,
+			AllowUnpinnedImage: f.anyImage, AgentToken: f.agentToken})
+	} else {
+		files, err = ghactions.Generate(ghactions.Options{Install: pin, Cron: f.cron, Reusable: f.reusable})
 	}
-	return "latest"
+	if err != nil {
+		return nil, "", UserError(err)
+	}
+	return files, orDefault(f.dir, dir), nil
 }
 
 func orDefault(s, def string) string {
@@ -158,13 +178,20 @@ func newWorkflowsCheckCmd(app *App) *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:   "check [--dir D]",
-		Short: "Report every job that runs fullsend run without keeping the scheduling rule",
+		Short: "Report fullsend jobs that break the scheduling or security rules",
 		Long: "Reads every .yml/.yaml file in the directory and reports, as file:line: message,\n" +
 			"each job that runs `fullsend run` without a concurrency group containing the\n" +
 			"serialization key, with cancel-in-progress true or an expression, or whose\n" +
-			"group prefix collides with its caller's. A .gitlab-ci.yml in the directory or\n" +
-			"the current directory is checked too (resource_group, interruptible,\n" +
-			"workflow:auto_cancel and workflow:name). Exit code 2 when anything is found.",
+			"group prefix collides with its caller's; a `fullsend poll` job that can overlap\n" +
+			"or cancel; a call of a workflow file that does not exist. In files with a\n" +
+			"fullsend job it also reports ${{ }} expressions of untrusted contexts (inputs,\n" +
+			"github.event, step outputs, secrets) pasted into run: scripts, with the env:\n" +
+			"rewrite; actions not pinned to a 40-hex commit SHA; secrets in job or workflow\n" +
+			"env; checkout without persist-credentials: false; and secrets: inherit.\n" +
+			"A .gitlab-ci.yml in the directory or the current directory is checked too\n" +
+			"(resource_group fullsend-$FULLSEND_RESOURCE_KEY, interruptible in the job, its\n" +
+			"templates, default and rules, workflow:auto_cancel including overrides in\n" +
+			"workflow:rules, and workflow:name). Exit code 2 when anything is found.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			gl, err := checkGitLabCI(dir)

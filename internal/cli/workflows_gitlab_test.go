@@ -24,7 +24,7 @@ func TestWorkflowsGitLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ = runCLI(t, "", nil, "workflows", "check", "--dir", dir)
-	if code != 2 || !strings.Contains(out, p+":17: workflow:auto_cancel:on_new_commit is \"interruptible\"") {
+	if code != 2 || !strings.Contains(out, p+":18: workflow:auto_cancel:on_new_commit is \"interruptible\"") {
 		t.Fatalf("check broken: %d %q", code, out)
 	}
 }

@@ -48,7 +48,7 @@ func TestWorkflowsGenerateThenCheck(t *testing.T) {
 
 func TestWorkflowsCheckReportsFindings(t *testing.T) {
 	dir := t.TempDir()
-	if code, _, e := wfCLI(t, "workflows", "generate", "--platform", "github", "--dir", dir, "--fullsend-version", "v1"); code != 0 {
+	if code, _, e := wfCLI(t, "workflows", "generate", "--platform", "github", "--dir", dir, "--fullsend-version", "v1.0.0"); code != 0 {
 		t.Fatal(e)
 	}
 	p := filepath.Join(dir, "fullsend-run.yml")
@@ -69,11 +69,11 @@ func TestWorkflowsCheckReportsFindings(t *testing.T) {
 		t.Fatalf("code %d, out %q (want prefix %q), err %q", code, out, want, errOut)
 	}
 	// A regenerate refuses to overwrite the edited file without --force.
-	code, _, errOut = wfCLI(t, "workflows", "generate", "--platform", "github", "--dir", dir, "--fullsend-version", "v1")
+	code, _, errOut = wfCLI(t, "workflows", "generate", "--platform", "github", "--dir", dir, "--fullsend-version", "v1.0.0")
 	if code != 2 || !strings.Contains(errOut, "use --force") {
 		t.Fatalf("regenerate over an edit: code %d, err %q", code, errOut)
 	}
-	if code, _, _ = wfCLI(t, "workflows", "generate", "--platform", "github", "--dir", dir, "--fullsend-version", "v1", "--force"); code != 0 {
+	if code, _, _ = wfCLI(t, "workflows", "generate", "--platform", "github", "--dir", dir, "--fullsend-version", "v1.0.0", "--force"); code != 0 {
 		t.Fatalf("--force: code %d", code)
 	}
 	if code, _, _ = wfCLI(t, "workflows", "check", "--dir", dir); code != 0 {
@@ -90,7 +90,7 @@ func TestWorkflowsUsageErrors(t *testing.T) {
 	}{
 		{"unknown platform", []string{"workflows", "generate", "--platform", "jenkins"}, `--platform "jenkins"`},
 		{"no platform", []string{"workflows", "generate"}, "--platform is required"},
-		{"bad version", []string{"workflows", "generate", "--platform", "github", "--dir", empty, "--fullsend-version", "v1;x"}, "fullsend version"},
+		{"bad version", []string{"workflows", "generate", "--platform", "github", "--dir", empty, "--version", "v1;x"}, "--version \"v1;x\""},
 		{"missing dir", []string{"workflows", "check", "--dir", filepath.Join(empty, "nope")}, "does not exist"},
 		{"empty dir", []string{"workflows", "check", "--dir", empty}, "no .yml or .yaml files"},
 	} {

@@ -28,3 +28,9 @@ func TestMapEntry(t *testing.T) {
 		t.Error("sequence node yields an entry")
 	}
 }
+
+func TestIndent(t *testing.T) {
+	if got := Indent(2, "a\n\n  b\n\n"); got != "  a\n\n    b" {
+		t.Fatalf("Indent = %q", got)
+	}
+}

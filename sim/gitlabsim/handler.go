@@ -65,6 +65,10 @@ func parseRoute(method, escapedPath string) (route, bool) {
 		rt.endpoint = "cancel_job"
 	case len(s) == 1 && s[0] == "resource_groups" && get:
 		rt.endpoint = "list_resource_groups"
+	case len(s) >= 2 && s[0] == "resource_groups" && strings.Contains(raw[2], "."):
+		// GitLab reads an unescaped dot in a resource group key as a
+		// format suffix and answers 404.
+		return route{}, false
 	case len(s) == 2 && s[0] == "resource_groups" && (get || put):
 		rt.key = s[1]
 		rt.endpoint = map[bool]string{true: "get_resource_group", false: "edit_resource_group"}[get]

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"strconv"
+	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/scope"
@@ -41,11 +42,13 @@ const (
 )
 
 // ResourceKey is the value of FULLSEND_RESOURCE_KEY for scope key k:
-// scope.ResourceName(k) (only [A-Za-z0-9_.-]), shortened with a hash
-// suffix when it would make a resource group key longer than 255
-// characters. Distinct scope keys give distinct resource keys in practice.
+// scope.ResourceName(k) with every '.' written as "_2E" (GitLab's
+// resource-group API answers 404 for a key with a dot in the URL path, so
+// keys hold only [A-Za-z0-9_-]), shortened with a hash suffix when it would
+// make a resource group key longer than 255 characters. Distinct scope keys
+// give distinct resource keys in practice.
 func ResourceKey(k scope.Key) string {
-	rn := scope.ResourceName(k)
+	rn := strings.ReplaceAll(scope.ResourceName(k), ".", "_2E")
 	if len(rn) <= maxResourceKey {
 		return rn
 	}

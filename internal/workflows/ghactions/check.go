@@ -35,7 +35,7 @@ var keyExpr = regexp.MustCompile(`(?i)\$\{\{[^}]*\b(?:inputs|github\.event\.inpu
 // github, inputs and vars contexts are available.
 var workflowKeyExpr = regexp.MustCompile(`(?i)\$\{\{[^}]*\b(?:inputs|github\.event\.inputs)\.serialization_key\b[^}]*\}\}`)
 
-// Check applies the scheduling rule to a set of workflow files that live
+// Check applies the scheduling and security rules to a set of workflow files that live
 // in one directory (so that `uses: ./.github/workflows/X.yml` resolves to
 // the file X.yml of the set). Every job that runs `fullsend run` — in a
 // `run:` step, or by calling a workflow that does — must have (itself or
@@ -43,12 +43,18 @@ var workflowKeyExpr = regexp.MustCompile(`(?i)\$\{\{[^}]*\b(?:inputs|github\.eve
 // (from a context available where the group is), cancel-in-progress
 // absent or the literal false, and queue absent or single; a caller's
 // group prefix and its callee's must differ, neither being a prefix of the
-// other, ignoring case. A file that is not valid YAML is a finding too.
+// other, ignoring case. A job that runs `fullsend poll` needs a concurrency
+// group without cancel-in-progress. A job that calls a local workflow
+// missing from the set is a finding. In every file with a fullsend job, the
+// security rules apply (securityFindings). A file that is not valid YAML is
+// a finding too.
 func Check(files []File) Report {
 	rep := Report{Files: len(files)}
 	parsed := map[string]*workflow{} // by base name, for `uses:` lookups
+	present := map[string]bool{}     // every file name, parsed or not
 	var order []*workflow
 	for _, f := range files {
+		present[path.Base(f.Name)] = true
 		w, line, err := parseWorkflow(f.Name, f.Data)
 		if err != nil {
 			rep.Findings = append(rep.Findings, workflows.Finding{File: f.Name, Line: line, Message: err.Error()})
@@ -58,18 +64,31 @@ func Check(files []File) Report {
 		order = append(order, w)
 	}
 	for _, w := range order {
+		fullsend := false
 		for _, j := range w.jobs {
+			if name := localWorkflow(j.uses); name != "" && !present[name] {
+				rep.Findings = append(rep.Findings, workflows.Finding{File: w.file, Line: j.usesLine, Message: fmt.Sprintf(
+					"job %q calls %s, which is not in this directory: the job fails when it starts", j.id, j.uses)})
+			}
+			if j.runsPoll {
+				fullsend = true
+				rep.Findings = append(rep.Findings, pollFindings(w.file, j, effective(w, j))...)
+			}
 			callee := parsed[localWorkflow(j.uses)]
 			viaCallee := callee != nil && runsFullsend(callee) || remoteFullsendWorkflow(j.uses)
 			if !j.runsRun && !viaCallee {
 				continue
 			}
+			fullsend = true
 			rep.Jobs++
 			eff := effective(w, j)
 			rep.Findings = append(rep.Findings, ruleFindings(w.file, j, eff)...)
 			if callee != nil && eff != nil && eff.group != "" {
 				rep.Findings = append(rep.Findings, collisions(w.file, j, eff, callee)...)
 			}
+		}
+		if fullsend {
+			rep.Findings = append(rep.Findings, securityFindings(w)...)
 		}
 	}
 	workflows.SortFindings(rep.Findings)

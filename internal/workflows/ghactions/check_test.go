@@ -11,7 +11,7 @@ const wfDir = ".github/workflows/"
 // generated returns the generated workflows as check input.
 func generated(t *testing.T, reusable bool) map[string]string {
 	t.Helper()
-	files, err := Generate(Options{Version: "v1.2.3", Reusable: reusable})
+	files, err := Generate(Options{Install: testPin, Reusable: reusable})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,28 +134,42 @@ func TestCheckFindsBrokenVariants(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			set := generated(t, tc.reusable)
-			path := wfDir + tc.file
-			if !strings.Contains(set[path], tc.old) {
-				t.Fatalf("%s does not contain %q", tc.file, tc.old)
-			}
-			set[path] = strings.Replace(set[path], tc.old, tc.new, 1)
-			rep := Check(toFiles(set))
-			if tc.marker == "" {
-				if len(rep.Findings) != 0 {
-					t.Fatalf("findings = %v, want none", rep.Findings)
-				}
-				return
-			}
-			wantPath := wfDir + tc.wantFile
-			wantLine := lineOf(t, set[wantPath], tc.marker)
-			if len(rep.Findings) != 1 {
-				t.Fatalf("findings = %v, want exactly one", rep.Findings)
-			}
-			f := rep.Findings[0]
-			if f.File != wantPath || f.Line != wantLine || !strings.Contains(f.Message, tc.msg) {
-				t.Fatalf("finding = %s, want %s:%d: …%s…", f, wantPath, wantLine, tc.msg)
-			}
+			edit(t, set, tc.file, tc.old, tc.new)
+			expectOne(t, set, tc.wantFile, tc.marker, tc.msg)
 		})
+	}
+}
+
+// edit replaces the first old in file (base name) of set with new.
+func edit(t *testing.T, set map[string]string, file, old, new string) {
+	t.Helper()
+	path := wfDir + file
+	if !strings.Contains(set[path], old) {
+		t.Fatalf("%s does not contain %q", file, old)
+	}
+	set[path] = strings.Replace(set[path], old, new, 1)
+}
+
+// expectOne checks set and wants exactly one finding, in wantFile (base
+// name) at the line holding marker, whose message contains msg; no
+// finding at all when marker is empty.
+func expectOne(t *testing.T, set map[string]string, wantFile, marker, msg string) {
+	t.Helper()
+	rep := Check(toFiles(set))
+	if marker == "" {
+		if len(rep.Findings) != 0 {
+			t.Fatalf("findings = %v, want none", rep.Findings)
+		}
+		return
+	}
+	wantPath := wfDir + wantFile
+	wantLine := lineOf(t, set[wantPath], marker)
+	if len(rep.Findings) != 1 {
+		t.Fatalf("findings = %v, want exactly one", rep.Findings)
+	}
+	f := rep.Findings[0]
+	if f.File != wantPath || f.Line != wantLine || !strings.Contains(f.Message, msg) {
+		t.Fatalf("finding = %s, want %s:%d: …%s…", f, wantPath, wantLine, msg)
 	}
 }
 
@@ -168,11 +182,12 @@ func TestCheckJobKinds(t *testing.T) {
 	}{
 		{"not fullsend", "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: make test\n", 0, 0},
 		{"fullsend runner is not fullsend run", "jobs:\n  b:\n    steps:\n      - run: fullsend runner\n", 0, 0},
-		{"fullsend poll is not a run", "jobs:\n  b:\n    steps:\n      - run: fullsend poll\n", 0, 0},
+		{"fullsend poll is not a run, but needs a group", "jobs:\n  b:\n    steps:\n      - run: fullsend poll\n", 0, 1},
+		{"fullsend poll in a group", "concurrency: p\njobs:\n  b:\n    steps:\n      - run: fullsend poll\n", 0, 0},
 		{"matrix key is scoped", "jobs:\n  b:\n    concurrency:\n      group: r-${{ matrix.serialization_key }}\n    steps:\n      - run: fullsend run\n", 1, 0},
 		{"key from a previous job", "jobs:\n  b:\n    concurrency: r-${{ needs.plan.outputs.serialization_key }}\n    steps:\n      - run: fullsend run\n", 1, 0},
 		{"key from vars is not a subject", "jobs:\n  b:\n    concurrency: r-${{ vars.serialization_key }}\n    steps:\n      - run: fullsend run\n", 1, 1},
-		{"remote fullsend workflow", "jobs:\n  b:\n    uses: acme/ci/.github/workflows/fullsend-run.yml@v1\n", 1, 1},
+		{"remote fullsend workflow, unpinned", "jobs:\n  b:\n    uses: acme/ci/.github/workflows/fullsend-run.yml@v1\n", 1, 2},
 		{"remote other workflow", "jobs:\n  b:\n    uses: acme/ci/.github/workflows/build.yml@v1\n", 0, 0},
 		{"empty file", "", 0, 0},
 		{"top level list", "- a\n- b\n", 0, 1},
@@ -190,7 +205,7 @@ func TestCheckJobKinds(t *testing.T) {
 // lie within the file.
 func FuzzCheck(f *testing.F) {
 	for _, reusable := range []bool{false, true} {
-		files, _ := Generate(Options{Version: "v1", Reusable: reusable})
+		files, _ := Generate(Options{Install: testPin, Reusable: reusable})
 		for _, d := range files {
 			f.Add(d)
 		}

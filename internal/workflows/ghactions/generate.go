@@ -1,8 +1,11 @@
 // Package ghactions generates and checks the GitHub Actions workflows that
-// run fullsend while keeping the scheduling rule of DESIGN.md section 2:
-// every job that runs `fullsend run` sits in a concurrency group holding
-// the scope key, with cancel-in-progress false, and a reusable workflow's
-// group prefix differs from its caller's.
+// run fullsend. They keep the scheduling rule (docs/scheduling.md): every
+// job that runs `fullsend run` sits in a concurrency group holding the
+// scope key, with cancel-in-progress false, and a reusable workflow's group
+// prefix differs from its caller's. They also keep the security rules of
+// docs/security.md: secrets only in the steps that run fullsend, no
+// persisted checkout credentials, actions pinned by commit, least
+// permissions per job, and a verified fullsend install.
 package ghactions
 
 import (
@@ -10,10 +13,11 @@ import (
 	"embed"
 	"fmt"
 	"regexp"
-	"strings"
 	"text/template"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/workflows"
+	"github.com/fullsend-dev/fullsend/internal/workflows/release"
 )
 
 // File names written by Generate.
@@ -38,16 +42,23 @@ const (
 	DefaultGoVersion = "1.26"
 	DefaultRunsOn    = "ubuntu-latest"
 	DefaultTimeout   = 60
+	// ConfigDir is the configuration directory the poll job checks out
+	// (sparse) and fullsend reads by default.
+	ConfigDir = ".fullsend"
 )
 
+// Secrets the generated workflows pass to the steps that run fullsend.
+// GITHUB_TOKEN is the workflow's own token and is never passed on to a
+// called workflow (it has its own).
+var jiraSecrets = []string{"JIRA_BASE_URL", "JIRA_USER_EMAIL", "JIRA_TOKEN"}
+
 // Options shape the generated workflows. Zero values take the defaults,
-// except Version, which must name the fullsend version to install.
+// except Install, which must name what to install (release.Resolve).
 type Options struct {
-	// Version is the module version installed with
-	// `go install github.com/fullsend-dev/fullsend/cmd/fullsend@VERSION`
-	// (a tag such as v1.2.3, a commit, or a Go module query).
-	Version   string
-	GoVersion string // actions/setup-go version; default 1.26
+	// Install is the fullsend the jobs install: a release archive verified
+	// against the release's checksums.txt, or a build from source.
+	Install   release.Pin
+	GoVersion string // --install source: actions/setup-go version; default 1.26
 	Cron      string // poll schedule; default every 5 minutes
 	RunsOn    string // runner label; default ubuntu-latest
 	// TimeoutMinutes bounds one agent run job; default 60.
@@ -60,7 +71,8 @@ type Options struct {
 //go:embed templates/*.tmpl
 var templateFS embed.FS
 
-var tmpl = template.Must(template.New("").Delims("[[", "]]").ParseFS(templateFS, "templates/*.tmpl"))
+var tmpl = template.Must(template.New("").Delims("[[", "]]").Funcs(template.FuncMap{"indent": workflows.Indent}).
+	ParseFS(templateFS, "templates/*.tmpl"))
 
 // input describes one of the nine dispatch inputs in a workflow.
 type input struct {
@@ -85,9 +97,6 @@ var required = map[string]bool{plan.InAgent: true, plan.InNormalizedEvent: true,
 // safeValue restricts option values that land in YAML and shell text.
 var safeValue = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+/@-]*$`)
 
-// cronField is one field of a five-field cron expression.
-var cronField = regexp.MustCompile(`^[0-9*/,-]+$`)
-
 func (o *Options) normalize() error {
 	if o.GoVersion == "" {
 		o.GoVersion = DefaultGoVersion
@@ -102,20 +111,17 @@ func (o *Options) normalize() error {
 		o.TimeoutMinutes = DefaultTimeout
 	}
 	for _, v := range []struct{ name, val string }{
-		{"fullsend version", o.Version}, {"Go version", o.GoVersion}, {"runs-on", o.RunsOn},
+		{"Go version", o.GoVersion}, {"runs-on", o.RunsOn},
 	} {
 		if !safeValue.MatchString(v.val) {
 			return fmt.Errorf("workflows: %s %q: want letters, digits and . _ + / @ -", v.name, v.val)
 		}
 	}
-	f := strings.Fields(o.Cron)
-	if len(f) != 5 {
-		return fmt.Errorf("workflows: cron %q: want five fields", o.Cron)
+	if err := o.Install.Validate(); err != nil {
+		return fmt.Errorf("workflows: %w", err)
 	}
-	for _, x := range f {
-		if !cronField.MatchString(x) {
-			return fmt.Errorf("workflows: cron %q: field %q has characters outside 0-9 * / , -", o.Cron, x)
-		}
+	if err := ValidateCron(o.Cron); err != nil {
+		return fmt.Errorf("workflows: %w", err)
 	}
 	return nil
 }
@@ -130,7 +136,20 @@ func Generate(opts Options) (map[string][]byte, error) {
 		Options
 		Inputs                     []input
 		CallerPrefix, CalleePrefix string
-	}{Options: opts, CallerPrefix: CallerPrefix, CalleePrefix: CalleePrefix}
+		ConfigDir, PollGroup       string
+		JiraSecrets                []string
+		Source                     bool
+		Checkout, SetupGo          string
+		Script                     string
+	}{Options: opts, CallerPrefix: CallerPrefix, CalleePrefix: CalleePrefix, ConfigDir: ConfigDir, PollGroup: PollGroup,
+		JiraSecrets: jiraSecrets, Source: opts.Install.Mode == release.Source, Script: release.Script}
+	var err error
+	if data.Checkout, err = uses("actions/checkout"); err != nil {
+		return nil, err
+	}
+	if data.SetupGo, err = uses("actions/setup-go"); err != nil {
+		return nil, err
+	}
 	for _, n := range plan.Names {
 		data.Inputs = append(data.Inputs, input{Name: n, Env: plan.EnvVar(n),
 			Description: descriptions[n], Required: required[n]})

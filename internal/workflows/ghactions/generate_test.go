@@ -10,7 +10,15 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fullsend-dev/fullsend/internal/workflows/release"
 )
+
+// testPin is the release install the tests generate.
+var testPin = release.Pin{Mode: release.Download, Version: "v1.2.3", BaseURL: release.DefaultBaseURL}
+
+// sourcePin builds fullsend from source at a commit.
+var sourcePin = release.Pin{Mode: release.Source, Version: "0123abcd"}
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
@@ -19,8 +27,9 @@ var goldenCases = []struct {
 	dir  string
 	opts Options
 }{
-	{"direct", Options{Version: "v1.2.3"}},
-	{"reusable", Options{Version: "v1.2.3", Reusable: true}},
+	{"direct", Options{Install: testPin}},
+	{"reusable", Options{Install: testPin, Reusable: true}},
+	{"source", Options{Install: sourcePin}},
 }
 
 func TestGenerateGolden(t *testing.T) {
@@ -63,8 +72,8 @@ func TestGenerateGolden(t *testing.T) {
 }
 
 func TestGenerateIsStable(t *testing.T) {
-	a, _ := Generate(Options{Version: "v1.2.3", Reusable: true})
-	b, _ := Generate(Options{Version: "v1.2.3", Reusable: true})
+	a, _ := Generate(Options{Install: testPin, Reusable: true})
+	b, _ := Generate(Options{Install: testPin, Reusable: true})
 	for name := range a {
 		if !bytes.Equal(a[name], b[name]) {
 			t.Fatalf("%s differs between two runs", name)
@@ -110,11 +119,18 @@ func TestGeneratedShape(t *testing.T) {
 				Cancel bool   `yaml:"cancel-in-progress"`
 			} `yaml:"concurrency"`
 			Permissions map[string]string `yaml:"permissions"`
+			Jobs        struct {
+				Poll struct {
+					Permissions map[string]string `yaml:"permissions"`
+				} `yaml:"poll"`
+			} `yaml:"jobs"`
 		}
 		if err := yaml.Unmarshal(files[PollFile], &poll); err != nil {
 			t.Fatal(err)
 		}
-		if poll.Concurrency.Group != PollGroup || poll.Concurrency.Cancel || poll.Permissions["actions"] != "write" {
+		// Workflow-level permissions are none; the poll job may dispatch.
+		if poll.Concurrency.Group != PollGroup || poll.Concurrency.Cancel || len(poll.Permissions) != 0 ||
+			poll.Jobs.Poll.Permissions["actions"] != "write" || len(poll.Jobs.Poll.Permissions) != 2 {
 			t.Fatalf("poll workflow = %+v", poll)
 		}
 		var run struct {
@@ -143,13 +159,18 @@ func TestGeneratedShape(t *testing.T) {
 
 func TestGenerateRejectsUnsafeOptions(t *testing.T) {
 	for _, o := range []Options{
-		{},                                       // no version
-		{Version: "v1; rm -rf /"},                // shell text
-		{Version: "v1\n  evil: true"},            // YAML text
-		{Version: "v1", GoVersion: "1.26\"x"},    // quote
-		{Version: "v1", Cron: "*/5 * * *"},       // four fields
-		{Version: "v1", Cron: "*/5 * * * MON"},   // names are not accepted
-		{Version: "v1", RunsOn: "ubuntu latest"}, // space
+		{}, // no version
+		{Install: release.Pin{Mode: release.Source, Version: "v1; rm -rf /"}},                               // shell text
+		{Install: release.Pin{Mode: release.Source, Version: "v1\n  evil: true"}},                           // YAML text
+		{Install: release.Pin{Mode: release.Download, Version: "v1.2"}},                                     // not a release
+		{Install: release.Pin{Mode: release.Download, Version: "v1.2.3"}},                                   // no base URL
+		{Install: release.Pin{Mode: release.Download, Version: "v1.2.3", BaseURL: "http://mirror.example"}}, // plain http
+		{Install: testPin, GoVersion: "1.26\"x"},                                                            // quote
+		{Install: testPin, Cron: "*/5 * * *"},                                                               // four fields
+		{Install: testPin, Cron: "*/5 * * * MON"},                                                           // names are not accepted
+		{Install: testPin, Cron: "* * * * *"},                                                               // every minute
+		{Install: testPin, Cron: "61 * * * *"},                                                              // out of range
+		{Install: testPin, RunsOn: "ubuntu latest"},                                                         // space
 	} {
 		if _, err := Generate(o); err == nil {
 			t.Errorf("Generate(%+v) succeeded, want an error", o)

@@ -18,6 +18,7 @@ type workflow struct {
 	file        string
 	reusable    bool         // triggered by workflow_call
 	concurrency *concurrency // workflow level, nil when absent
+	env         *yaml.Node   // workflow-level env, nil when absent
 	jobs        []*job
 }
 
@@ -27,8 +28,12 @@ type job struct {
 	line        int
 	concurrency *concurrency // job level, nil when absent
 	runsRun     bool         // a step's script runs `fullsend run`
+	runsPoll    bool         // a step's script runs `fullsend poll`
 	uses        string       // reusable workflow reference, "" when none
 	usesLine    int
+	env         *yaml.Node // job-level env, nil when absent
+	secrets     *yaml.Node // `secrets:` of a reusable workflow call
+	steps       []*yaml.Node
 }
 
 // concurrency is a `concurrency:` value in either form: a bare group
@@ -45,6 +50,9 @@ type concurrency struct {
 // fullsendRun matches a `fullsend run` invocation in a shell script, also
 // through a path (./bin/fullsend run) and with flags after it.
 var fullsendRun = regexp.MustCompile(`(?:^|[\s/;&|("'])fullsend(?:\.exe)?\s+run(?:$|[\s;&|)"'])`)
+
+// fullsendPoll matches a `fullsend poll` invocation the same way.
+var fullsendPoll = regexp.MustCompile(`(?:^|[\s/;&|("'])fullsend(?:\.exe)?\s+poll(?:$|[\s;&|)"'])`)
 
 // yamlLine finds the line number in a yaml error message.
 var yamlLine = regexp.MustCompile(`line (\d+)`)
@@ -75,6 +83,7 @@ func parseWorkflow(file string, data []byte) (*workflow, int, error) {
 		w.concurrency = parseConcurrency(k, c)
 		w.concurrency.workflow = true
 	}
+	_, w.env = workflows.MapEntry(root, "env")
 	_, jobs := workflows.MapEntry(root, "jobs")
 	if jobs == nil || jobs.Kind != yaml.MappingNode {
 		return w, 0, nil
@@ -89,7 +98,13 @@ func parseWorkflow(file string, data []byte) (*workflow, int, error) {
 			if _, u := workflows.MapEntry(v, "uses"); u != nil && u.Kind == yaml.ScalarNode {
 				j.uses, j.usesLine = u.Value, u.Line
 			}
-			j.runsRun = stepsRunFullsend(v)
+			_, j.env = workflows.MapEntry(v, "env")
+			_, j.secrets = workflows.MapEntry(v, "secrets")
+			if _, steps := workflows.MapEntry(v, "steps"); steps != nil && steps.Kind == yaml.SequenceNode {
+				j.steps = steps.Content
+			}
+			j.runsRun = stepsMatch(j.steps, fullsendRun)
+			j.runsPoll = stepsMatch(j.steps, fullsendPoll)
 		}
 		w.jobs = append(w.jobs, j)
 	}
@@ -131,15 +146,10 @@ func parseConcurrency(k, n *yaml.Node) *concurrency {
 	return c
 }
 
-// stepsRunFullsend reports whether any `run:` script of the job's steps
-// invokes `fullsend run`.
-func stepsRunFullsend(j *yaml.Node) bool {
-	_, steps := workflows.MapEntry(j, "steps")
-	if steps == nil || steps.Kind != yaml.SequenceNode {
-		return false
-	}
-	for _, s := range steps.Content {
-		if _, r := workflows.MapEntry(s, "run"); r != nil && r.Kind == yaml.ScalarNode && fullsendRun.MatchString(r.Value) {
+// stepsMatch reports whether any `run:` script of steps matches re.
+func stepsMatch(steps []*yaml.Node, re *regexp.Regexp) bool {
+	for _, s := range steps {
+		if _, r := workflows.MapEntry(s, "run"); r != nil && r.Kind == yaml.ScalarNode && re.MatchString(r.Value) {
 			return true
 		}
 	}

@@ -27,6 +27,7 @@ var (
 	runsFullsend = regexp.MustCompile(`(^|[\s;&|(/])fullsend\s+run(\s|$)`)
 	scopeKeyed   = regexp.MustCompile(`\$(\{FULLSEND_RESOURCE_KEY\}|FULLSEND_RESOURCE_KEY\b)`)
 	pipelineName = regexp.MustCompile(`^fullsend:\$(\{FULLSEND_RESOURCE_KEY\}|FULLSEND_RESOURCE_KEY)$`)
+	driverGroup  = regexp.MustCompile(`^fullsend-\$(\{FULLSEND_RESOURCE_KEY\}|FULLSEND_RESOURCE_KEY)$`)
 )
 
 // Check reports, as findings with file and line, every problem of a
@@ -161,9 +162,20 @@ func (c *checker) checkJob(k, j *yaml.Node) {
 		c.add(k.Line, "job %q runs `fullsend run` without a resource_group; add `resource_group: %s` so runs of one scope never overlap", name, ResourceGroup)
 	} else if rv.Kind != yaml.ScalarNode || !scopeKeyed.MatchString(rv.Value) {
 		c.add(rv.Line, "job %q: resource_group %q is not keyed by scope; use `resource_group: %s`", name, rv.Value, ResourceGroup)
+	} else if !driverGroup.MatchString(rv.Value) {
+		c.add(rv.Line, "job %q: resource_group %q is not the group the gitlab-pipeline output looks up (%s), so it cannot "+
+			"set newest_first on it; use `resource_group: %s`", name, rv.Value, ResourceGroup, ResourceGroup)
 	}
 	if _, iv := c.lookup(j, "interruptible", 0, true); iv != nil && iv.Kind == yaml.ScalarNode && yamlTrue(iv.Value) {
 		c.add(iv.Line, "job %q: interruptible: true lets GitLab cancel an active run; set interruptible: false", name)
+	}
+	if _, rules := c.lookup(j, "rules", 0, false); rules != nil && rules.Kind == yaml.SequenceNode {
+		for _, r := range rules.Content {
+			if _, iv := workflows.MapEntry(r, "interruptible"); iv != nil && iv.Kind == yaml.ScalarNode && yamlTrue(iv.Value) {
+				c.add(iv.Line, "job %q: a rule sets interruptible: %s, which lets GitLab cancel an active run when it matches; "+
+					"remove it or set false", name, iv.Value)
+			}
+		}
 	}
 }
 
@@ -187,6 +199,7 @@ func (c *checker) checkWorkflow() {
 	} else if !pipelineName.MatchString(nv.Value) {
 		c.add(nv.Line, "workflow:name %q must be %q: the gitlab-pipeline output finds a scope's pipelines by that name", nv.Value, PipelineName)
 	}
+	c.checkRuleAutoCancel(wv)
 	ak, av := workflows.MapEntry(wv, "auto_cancel")
 	if ak == nil {
 		c.add(wk.Line, "workflow has no auto_cancel; set auto_cancel:on_new_commit: none so a new commit never cancels an agent run")
@@ -198,5 +211,21 @@ func (c *checker) checkWorkflow() {
 		c.add(ak.Line, "workflow:auto_cancel has no on_new_commit; set on_new_commit: none so a new commit never cancels an agent run")
 	case ov.Value != "none":
 		c.add(ov.Line, "workflow:auto_cancel:on_new_commit is %q; set none so a new commit never cancels an agent run", ov.Value)
+	}
+}
+
+// checkRuleAutoCancel reports workflow:rules entries whose auto_cancel
+// overrides on_new_commit with anything but none.
+func (c *checker) checkRuleAutoCancel(wv *yaml.Node) {
+	_, rules := workflows.MapEntry(wv, "rules")
+	if rules == nil || rules.Kind != yaml.SequenceNode {
+		return
+	}
+	for _, r := range rules.Content {
+		_, ac := workflows.MapEntry(r, "auto_cancel")
+		if ok, ov := workflows.MapEntry(ac, "on_new_commit"); ok != nil && ov.Value != "none" {
+			c.add(ov.Line, "workflow:rules sets auto_cancel:on_new_commit %q for the pipelines it matches; "+
+				"a new commit would cancel their agent runs; remove the override or set none", ov.Value)
+		}
 	}
 }

@@ -1,6 +1,6 @@
 // Package gitlabci generates and checks the GitLab CI configuration
 // (.gitlab-ci.yml) that runs fullsend while keeping the scheduling rule of
-// DESIGN.md section 2: the agent job sits in resource group
+// docs/scheduling.md: the agent job sits in resource group
 // `fullsend-$FULLSEND_RESOURCE_KEY`, is not interruptible, new commits do
 // not auto-cancel pipelines, and pipelines are named
 // `fullsend:$FULLSEND_RESOURCE_KEY` so the gitlab-pipeline output can find
@@ -13,6 +13,9 @@ import (
 	"fmt"
 	"regexp"
 	"text/template"
+
+	"github.com/fullsend-dev/fullsend/internal/workflows"
+	"github.com/fullsend-dev/fullsend/internal/workflows/release"
 )
 
 // FileName is the file Generate writes.
@@ -26,20 +29,36 @@ const (
 
 // Defaults for Options.
 const (
-	DefaultImage       = "golang:1.26"
+	// DefaultImage runs the release install (sh, wget, sha256sum, tar):
+	// alpine 3.22 by digest, so that a re-pushed tag cannot change it.
+	DefaultImage = "alpine:3.22@sha256:14358309a308569c32bdc37e2e0e9694be33a9d99e68afb0f5ff33cc1f695dce"
+	// DefaultSourceImage has a Go toolchain for --install source; it is a
+	// tag, so it needs AllowUnpinnedImage (or an Image by digest).
+	DefaultSourceImage = "golang:1.26"
 	DefaultRef         = "main"
 	DefaultTimeout     = 60
 	DefaultPollTimeout = 15
+	// PollEnvironment scopes the poll job's GITLAB_TOKEN (api scope);
+	// AgentEnvironment the agent job's read_api token when AgentToken is set.
+	PollEnvironment  = "fullsend-poll"
+	AgentEnvironment = "fullsend-agent"
 )
 
 // Options shape the generated configuration. Zero values take the
-// defaults, except Version, which names the fullsend version to install.
+// defaults, except Install, which names what to install (release.Resolve).
 type Options struct {
-	// Version is installed with `go install
-	// github.com/fullsend-dev/fullsend/cmd/fullsend@VERSION`.
-	Version string
-	Image   string // job image with a Go toolchain; default golang:1.26
-	Ref     string // branch the schedule and API pipelines run on (comment only); default main
+	// Install is the fullsend the jobs install.
+	Install release.Pin
+	// Image is the job image: by digest (name@sha256:...) unless
+	// AllowUnpinnedImage; default DefaultImage, or DefaultSourceImage for
+	// a source install.
+	Image              string
+	AllowUnpinnedImage bool
+	// AgentToken puts the agent job in environment AgentEnvironment so
+	// that it receives a GITLAB_TOKEN scoped to it, for the runner's early
+	// exit of superseded runs. Default: the agent job gets no GITLAB_TOKEN.
+	AgentToken bool
+	Ref        string // branch the schedule and API pipelines run on (comment only); default main
 	// TimeoutMinutes bounds one agent run; PollTimeoutMinutes one poll.
 	TimeoutMinutes     int
 	PollTimeoutMinutes int
@@ -48,14 +67,24 @@ type Options struct {
 //go:embed templates/gitlab-ci.yml.tmpl
 var tmplText string
 
-var tmpl = template.Must(template.New(FileName).Delims("[[", "]]").Parse(tmplText))
+var tmpl = template.Must(template.New(FileName).Delims("[[", "]]").
+	Funcs(template.FuncMap{"indent": workflows.Indent}).Parse(tmplText))
 
 // safeValue restricts option values that land in YAML and shell text.
 var safeValue = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+/@:-]*$`)
 
+// digestPinned matches an image reference by digest.
+var digestPinned = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
+
 func (o *Options) normalize() error {
+	if err := o.Install.Validate(); err != nil {
+		return fmt.Errorf("gitlab workflows: %w", err)
+	}
 	if o.Image == "" {
 		o.Image = DefaultImage
+		if o.Install.Mode == release.Source {
+			o.Image = DefaultSourceImage
+		}
 	}
 	if o.Ref == "" {
 		o.Ref = DefaultRef
@@ -67,11 +96,15 @@ func (o *Options) normalize() error {
 		o.PollTimeoutMinutes = DefaultPollTimeout
 	}
 	for _, v := range []struct{ name, val string }{
-		{"fullsend version", o.Version}, {"image", o.Image}, {"ref", o.Ref},
+		{"image", o.Image}, {"ref", o.Ref},
 	} {
 		if !safeValue.MatchString(v.val) {
 			return fmt.Errorf("gitlab workflows: %s %q: want letters, digits and . _ + / @ : -", v.name, v.val)
 		}
+	}
+	if !digestPinned.MatchString(o.Image) && !o.AllowUnpinnedImage {
+		return fmt.Errorf("gitlab workflows: image %q is not pinned by digest: pass --image NAME@sha256:<64 hex> "+
+			"or accept a mutable tag with --allow-unpinned-image", o.Image)
 	}
 	return nil
 }
@@ -82,8 +115,14 @@ func Generate(opts Options) (map[string][]byte, error) {
 	if err := opts.normalize(); err != nil {
 		return nil, err
 	}
+	data := struct {
+		Options
+		Source                            bool
+		Script                            string
+		PollEnvironment, AgentEnvironment string
+	}{opts, opts.Install.Mode == release.Source, release.Script, PollEnvironment, AgentEnvironment}
 	var b bytes.Buffer
-	if err := tmpl.Execute(&b, opts); err != nil {
+	if err := tmpl.Execute(&b, data); err != nil {
 		return nil, fmt.Errorf("gitlab workflows: render %s: %w", FileName, err)
 	}
 	return map[string][]byte{FileName: b.Bytes()}, nil

@@ -8,12 +8,19 @@ import (
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+	"github.com/fullsend-dev/fullsend/internal/workflows/release"
 )
+
+// testPin is the release install the tests generate.
+var testPin = release.Pin{Mode: release.Download, Version: "v1.2.3", BaseURL: release.DefaultBaseURL}
+
+// digest is a well-formed image digest.
+const digest = "@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestGenerateGolden(t *testing.T) {
-	files, err := Generate(Options{Version: "v1.2.3"})
+	files, err := Generate(Options{Install: testPin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +54,7 @@ func TestGeneratedNamesMatchDriver(t *testing.T) {
 	if gitlabpipeline.PipelineName(rk) != PipelineName || gitlabpipeline.GroupKey(rk) != ResourceGroup {
 		t.Fatalf("driver names %q %q, generator %q %q", gitlabpipeline.PipelineName(rk), gitlabpipeline.GroupKey(rk), PipelineName, ResourceGroup)
 	}
-	files, _ := Generate(Options{Version: "v1"})
+	files, _ := Generate(Options{Install: testPin})
 	for _, want := range []string{"name: \"" + PipelineName + "\"", "resource_group: " + ResourceGroup,
 		"$" + gitlabpipeline.VarAgent, "on_new_commit: none", "interruptible: false"} {
 		if !strings.Contains(string(files[FileName]), want) {
@@ -63,13 +70,21 @@ func TestGenerateOptions(t *testing.T) {
 		want    string
 		wantErr string
 	}{
-		{"image and timeouts", Options{Version: "v2", Image: "registry.example.com/go:1.26", TimeoutMinutes: 90, PollTimeoutMinutes: 5},
-			"image: registry.example.com/go:1.26", ""},
-		{"timeout", Options{Version: "v2", TimeoutMinutes: 90}, "timeout: 90m", ""},
-		{"no version", Options{}, "", "fullsend version"},
-		{"shell in version", Options{Version: "v1; rm -rf /"}, "", "fullsend version"},
-		{"bad image", Options{Version: "v1", Image: "a b"}, "", "image"},
-		{"bad ref", Options{Version: "v1", Ref: "$(x)"}, "", "ref"},
+		{"image and timeouts", Options{Install: testPin, Image: "registry.example.com/go" + digest, TimeoutMinutes: 90, PollTimeoutMinutes: 5},
+			"image: registry.example.com/go" + digest, ""},
+		{"timeout", Options{Install: testPin, TimeoutMinutes: 90}, "timeout: 90m", ""},
+		{"default image by digest", Options{Install: testPin}, "image: " + DefaultImage, ""},
+		{"release install verifies", Options{Install: testPin}, "FULLSEND_RELEASE_URL: \"" + release.DefaultBaseURL + "\"", ""},
+		{"unpinned image refused", Options{Install: testPin, Image: "alpine:3.22"}, "", "not pinned by digest"},
+		{"unpinned image allowed explicitly", Options{Install: testPin, Image: "alpine:3.22", AllowUnpinnedImage: true}, "image: alpine:3.22", ""},
+		{"source needs a pinned image", Options{Install: release.Pin{Mode: release.Source, Version: "abc123"}}, "", "not pinned by digest"},
+		{"source with the Go image", Options{Install: release.Pin{Mode: release.Source, Version: "abc123"}, AllowUnpinnedImage: true},
+			`go install "github.com/fullsend-dev/fullsend/cmd/fullsend@${FULLSEND_VERSION}"`, ""},
+		{"agent token", Options{Install: testPin, AgentToken: true}, "name: " + AgentEnvironment, ""},
+		{"no version", Options{}, "", "--install"},
+		{"shell in version", Options{Install: release.Pin{Mode: release.Source, Version: "v1; rm -rf /"}}, "", "--version"},
+		{"bad image", Options{Install: testPin, Image: "a b"}, "", "image"},
+		{"bad ref", Options{Install: testPin, Ref: "$(x)"}, "", "ref"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,6 +120,10 @@ func TestCheckBrokenVariants(t *testing.T) {
 		{"no-workflow.yml", []string{"1: no workflow section"}},
 		{"wrong-name.yml", []string{`2: workflow:name "agent run $FULLSEND_AGENT" must be`}},
 		{"extends-inherits.yml", []string{"1: workflow has no name", "6: interruptible: true"}},
+		{"interruptible-in-rules.yml", []string{"10: a rule sets interruptible: On"}},
+		{"interruptible-in-inherited-rules.yml", []string{`8: a rule sets interruptible: yes`, "9: a rule sets interruptible: YES"}},
+		{"auto-cancel-in-rules.yml", []string{`8: workflow:rules sets auto_cancel:on_new_commit "interruptible"`}},
+		{"wrong-group-prefix.yml", []string{`6: resource_group "agents-$FULLSEND_RESOURCE_KEY" is not the group the gitlab-pipeline output looks up`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {

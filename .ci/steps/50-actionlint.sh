@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# actionlint (pinned in tools/actionlint/go.mod, with shellcheck) over every GitHub workflow variant `workflows generate` writes.
+set -euo pipefail
+if ! command -v shellcheck >/dev/null 2>&1; then
+	if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+		apt-get install -y -qq shellcheck >/dev/null 2>&1 || echo "shellcheck: apt-get install failed; actionlint runs without it"
+	else
+		echo "shellcheck not installed; actionlint runs without it"
+	fi
+fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/fullsend" ./cmd/fullsend
+# A local build is a development build: every variant names what it installs.
+for variant in "release" "release --reusable" "source" "source --reusable"; do
+	read -r mode reusable <<<"$variant"
+	dir="$tmp/github-$mode${reusable:+-reusable}"
+	mkdir -p "$dir"
+	git -C "$dir" init -q # actionlint resolves ./.github/workflows/ calls from the repository root
+	version=v1.0.0
+	if [ "$mode" = source ]; then version=0123456789abcdef0123456789abcdef01234567; fi
+	"$tmp/fullsend" workflows generate --platform github --install "$mode" --version "$version" $reusable \
+		--dir "$dir/.github/workflows" >/dev/null
+	go tool -modfile=tools/actionlint/go.mod actionlint -shellcheck="$(command -v shellcheck || true)" "$dir"/.github/workflows/*.yml
+	"$tmp/fullsend" workflows check --dir "$dir/.github/workflows" >/dev/null
+	echo "actionlint and workflows check: github $variant clean"
+done

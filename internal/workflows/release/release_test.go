@@ -1,0 +1,69 @@
+package release
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestArchiveName(t *testing.T) {
+	for _, tc := range []struct{ v, os, arch, want string }{
+		{"v1.2.3", "linux", "amd64", "fullsend_1.2.3_linux_amd64.tar.gz"},
+		{"1.2.3", "darwin", "arm64", "fullsend_1.2.3_darwin_arm64.tar.gz"},
+	} {
+		if got := ArchiveName(tc.v, tc.os, tc.arch); got != tc.want {
+			t.Errorf("ArchiveName(%q, %q, %q) = %q, want %q", tc.v, tc.os, tc.arch, got, tc.want)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		r       Request
+		own     string
+		want    Pin
+		wantErr string
+	}{
+		{"own release version", Request{}, "v1.4.0", Pin{Download, "v1.4.0", DefaultBaseURL}, ""},
+		{"explicit version wins", Request{Version: "v2.0.0"}, "v1.4.0", Pin{Download, "v2.0.0", DefaultBaseURL}, ""},
+		{"devel needs a version", Request{}, "(devel)", Pin{}, "--version vX.Y.Z"},
+		{"pseudo version is not a release", Request{}, "v0.0.0-20260101000000-abcdef123456", Pin{}, "--install source"},
+		{"devel with explicit version", Request{Version: "v1.0.0"}, "(devel)", Pin{Download, "v1.0.0", DefaultBaseURL}, ""},
+		{"release mode rejects a commit", Request{Version: "abc123"}, "(devel)", Pin{}, "release tag vX.Y.Z"},
+		{"source with a commit", Request{Mode: "source", Version: "abc123"}, "(devel)", Pin{Source, "abc123", ""}, ""},
+		{"source defaults to own release", Request{Mode: "source"}, "v1.4.0", Pin{Source, "v1.4.0", ""}, ""},
+		{"source devel without version", Request{Mode: "source"}, "(devel)", Pin{}, "pass --version"},
+		{"source rejects shell text", Request{Mode: "source", Version: "v1;rm"}, "", Pin{}, "--version"},
+		{"source rejects a release url", Request{Mode: "source", Version: "v1.0.0", BaseURL: "https://x"}, "", Pin{}, "--release-url"},
+		{"unknown mode", Request{Mode: "docker", Version: "v1.0.0"}, "", Pin{}, `--install "docker"`},
+		{"mirror url", Request{Version: "v1.0.0", BaseURL: "https://mirror.example/fs"}, "", Pin{Download, "v1.0.0", "https://mirror.example/fs"}, ""},
+		{"loopback http", Request{Version: "v1.0.0", BaseURL: "http://127.0.0.1:8080/r"}, "", Pin{Download, "v1.0.0", "http://127.0.0.1:8080/r"}, ""},
+		{"plain http", Request{Version: "v1.0.0", BaseURL: "http://mirror.example/fs"}, "", Pin{}, "want https"},
+		{"credentials in url", Request{Version: "v1.0.0", BaseURL: "https://u:p@mirror.example"}, "", Pin{}, "without credentials"},
+		{"quote in url", Request{Version: "v1.0.0", BaseURL: "https://m.example/\"x"}, "", Pin{}, "--release-url"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := resolve(tc.r, tc.own)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestScriptReadsOnlyItsVariables(t *testing.T) {
+	for _, v := range []string{"FULLSEND_VERSION", "FULLSEND_RELEASE_URL", "FULLSEND_BIN_DIR", ChecksumsFile} {
+		if !strings.Contains(Script, v) {
+			t.Errorf("install script does not use %s", v)
+		}
+	}
+	if strings.Contains(Script, "${{") || strings.Contains(Script, "go install") {
+		t.Error("install script holds an expression or a Go build")
+	}
+}
