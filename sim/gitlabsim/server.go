@@ -63,6 +63,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	st      *state
+	wk      work // issues, merge requests, notes, members (work.go)
 	calls   map[string]int
 	faults  []*Fault
 	hooks   map[string]func(*http.Request)
