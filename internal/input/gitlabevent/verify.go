@@ -1,0 +1,190 @@
+package gitlabevent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+)
+
+// API is what the driver reads from GitLab to confirm a webhook body.
+// project is a numeric id or a path. Member returns nil, nil when the user
+// is not a member of the project.
+type API interface {
+	Issue(ctx context.Context, project string, iid int64) (*gitlab.Issue, error)
+	MergeRequest(ctx context.Context, project string, iid int64) (*gitlab.MergeRequest, error)
+	Note(ctx context.Context, project, noteable string, iid, id int64) (*gitlab.Note, error)
+	LabelEvents(ctx context.Context, project, noteable string, iid int64) ([]*gitlab.LabelEvent, error)
+	Member(ctx context.Context, project string, userID int64) (*gitlab.ProjectMember, error)
+	User(ctx context.Context, id int64) (*gitlab.User, error)
+	ProjectPath(ctx context.Context, id int64) (string, error)
+}
+
+// ErrNotConfirmed marks a webhook body that GitLab does not confirm: a
+// field differs from what the API returns, or the object does not exist.
+var ErrNotConfirmed = errors.New("the payload does not match GitLab")
+
+// mismatch builds an ErrNotConfirmed naming the field.
+func mismatch(field, format string, a ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrNotConfirmed, field, fmt.Sprintf(format, a...))
+}
+
+// verified is what the API confirmed about a claim.
+type verified struct {
+	subject  Subject
+	note     *gitlab.Note
+	user     *gitlab.User
+	member   *gitlab.ProjectMember
+	authorID int64
+}
+
+// verify re-reads the subject, the note and the acting user and compares
+// them with the claim. project addresses the API (id or path).
+func verify(ctx context.Context, api API, project string, c *Claim) (*verified, error) {
+	v := &verified{}
+	var err error
+	if c.Noteable == NoteableMergeRequest {
+		err = v.mergeRequest(ctx, api, project, c)
+	} else {
+		err = v.issue(ctx, api, project, c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	actorID := c.UserID
+	if c.Transition == event.CommentAdded {
+		if err := v.checkNote(ctx, api, project, c); err != nil {
+			return nil, err
+		}
+		actorID = v.note.Author.ID
+	} else if err := v.checkEntity(ctx, api, project, c); err != nil {
+		return nil, err
+	}
+	if v.user, err = api.User(ctx, actorID); err != nil {
+		return nil, fmt.Errorf("reading user %d: %w", actorID, err)
+	}
+	if v.user.Username != c.Username {
+		return nil, mismatch("user.username", "payload says %q, GitLab says %q", c.Username, v.user.Username)
+	}
+	if v.member, err = api.Member(ctx, project, actorID); err != nil {
+		return nil, fmt.Errorf("reading the membership of user %d: %w", actorID, err)
+	}
+	return v, nil
+}
+
+func (v *verified) issue(ctx context.Context, api API, project string, c *Claim) error {
+	is, err := api.Issue(ctx, project, c.IID)
+	if err != nil {
+		return fmt.Errorf("reading issue %d: %w", c.IID, err)
+	}
+	if is == nil || is.IID != c.IID {
+		return mismatch("iid", "GitLab has no issue %d", c.IID)
+	}
+	v.subject.Issue = is
+	if is.Author != nil {
+		v.authorID = is.Author.ID
+	}
+	return nil
+}
+
+func (v *verified) mergeRequest(ctx context.Context, api API, project string, c *Claim) error {
+	mr, err := api.MergeRequest(ctx, project, c.IID)
+	if err != nil {
+		return fmt.Errorf("reading merge request %d: %w", c.IID, err)
+	}
+	if mr == nil || mr.IID != c.IID {
+		return mismatch("iid", "GitLab has no merge request %d", c.IID)
+	}
+	v.subject.MergeRequest = mr
+	if mr.Author != nil {
+		v.authorID = mr.Author.ID
+	}
+	if mr.SourceProjectID != 0 && mr.SourceProjectID != mr.TargetProjectID {
+		// A fork's path only names the head; a failed read leaves it empty
+		// and the change proposal is a fork either way.
+		v.subject.SourceProject, _ = api.ProjectPath(ctx, mr.SourceProjectID)
+	}
+	return nil
+}
+
+func (v *verified) checkNote(ctx context.Context, api API, project string, c *Claim) error {
+	n, err := api.Note(ctx, project, c.Noteable, c.IID, c.NoteID)
+	if err != nil {
+		return fmt.Errorf("reading note %d: %w", c.NoteID, err)
+	}
+	switch {
+	case n == nil || n.ID != c.NoteID:
+		return mismatch("object_attributes.id", "GitLab has no note %d on %s %d", c.NoteID, c.Noteable, c.IID)
+	case n.System:
+		return mismatch("object_attributes.system", "note %d is a system note", c.NoteID)
+	case n.Body != c.NoteBody:
+		return mismatch("object_attributes.note", "the body of note %d differs from GitLab's", c.NoteID)
+	case n.Author.ID != c.NoteAuthorID || n.Author.ID != c.UserID:
+		return mismatch("object_attributes.author_id", "payload says user %d (author %d), GitLab says %d",
+			c.UserID, c.NoteAuthorID, n.Author.ID)
+	}
+	v.note = n
+	return nil
+}
+
+// checkEntity compares an issue or merge request event with the API: the
+// author, state and labels, the head commit, the merger, and for a label
+// change a label event by the acting user.
+func (v *verified) checkEntity(ctx context.Context, api API, project string, c *Claim) error {
+	state, labels, sha := "", gitlab.Labels(nil), ""
+	var mergedBy *gitlab.BasicUser
+	if mr := v.subject.MergeRequest; mr != nil {
+		state, labels, sha, mergedBy = mr.State, mr.Labels, mr.SHA, mr.MergeUser
+		if mergedBy == nil {
+			mergedBy = mr.MergedBy
+		}
+	} else {
+		state, labels = v.subject.Issue.State, v.subject.Issue.Labels
+	}
+	switch {
+	case c.AuthorID != v.authorID:
+		return mismatch("object_attributes.author_id", "payload says %d, GitLab says %d", c.AuthorID, v.authorID)
+	case c.State != state:
+		return mismatch("object_attributes.state", "payload says %q, GitLab says %q", c.State, state)
+	case !sameSet(c.Labels, labels):
+		return mismatch("object_attributes.labels", "payload says %q, GitLab says %q", c.Labels, []string(labels))
+	case v.subject.MergeRequest != nil && c.SHA != sha:
+		return mismatch("object_attributes.last_commit.id", "payload says %q, GitLab says %q", c.SHA, sha)
+	case c.Transition == event.Opened && c.UserID != v.authorID:
+		return mismatch("user.id", "payload says user %d opened it, GitLab says %d", c.UserID, v.authorID)
+	case c.Transition == event.Merged && (mergedBy == nil || mergedBy.ID != c.UserID):
+		return mismatch("user.id", "payload says user %d merged it, GitLab does not", c.UserID)
+	case c.Transition == event.LabelChanged:
+		return checkLabelEvents(ctx, api, project, c)
+	}
+	return nil
+}
+
+// checkLabelEvents confirms each label change of c with a resource label
+// event by the acting user.
+func checkLabelEvents(ctx context.Context, api API, project string, c *Claim) error {
+	evs, err := api.LabelEvents(ctx, project, c.Noteable, c.IID)
+	if err != nil {
+		return fmt.Errorf("reading label events of %s %d: %w", c.Noteable, c.IID, err)
+	}
+	for _, l := range c.LabelChanges {
+		act := map[string]string{"added": "add", "removed": "remove"}[l.Action]
+		if !slices.ContainsFunc(evs, func(e *gitlab.LabelEvent) bool {
+			return e.Action == act && e.Label.Name == l.Name && e.User.ID == c.UserID
+		}) {
+			return mismatch("changes.labels", "GitLab has no event of user %d that %s label %q", c.UserID, l.Action, l.Name)
+		}
+	}
+	return nil
+}
+
+func sameSet(a []string, b gitlab.Labels) bool {
+	x, y := slices.Clone(a), slices.Clone([]string(b))
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
