@@ -127,3 +127,7 @@ func TestMergeRequestNoteSharesScope(t *testing.T) {
 		t.Errorf("issue 1 note shares the scope of merge request 1: %q", got)
 	}
 }
+
+func readTestdata(name string) ([]byte, error) {
+	return os.ReadFile(filepath.Join("testdata", name+".json"))
+}
