@@ -84,10 +84,6 @@ func New(o Options) (*Driver, error) {
 	return &Driver{o: o, log: o.Log}, nil
 }
 
-// EnvPayloadPath returns the payload path a trigger pipeline provides: the
-// TRIGGER_PAYLOAD file variable holds the path of a file with the body.
-func EnvPayloadPath(getenv func(string) string) string { return getenv("TRIGGER_PAYLOAD") }
-
 // Name returns "gitlab-event".
 func (d *Driver) Name() string { return Name }
 
@@ -176,7 +172,11 @@ func (d *Driver) mapClaim(ctx context.Context, c *Claim) ([]*event.Event, error)
 		return nil, err
 	}
 	actor := ActorOf(v.user, v.member, v.authorID)
-	if v.member == nil {
+	switch {
+	case v.memberErr != nil:
+		actor.Role = string(event.RoleNone)
+		d.log.Warn("membership lookup failed; actor role is none", "actor", v.user.Username, "project", c.Project, "error", v.memberErr.Error())
+	case v.member == nil:
 		d.log.Info("actor is not a member of the project; role external", "actor", v.user.Username, "project", c.Project)
 	}
 	ch := Change{Kind: c.Transition, Note: v.note, RawType: c.ObjectKind, RawAction: c.Action}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
@@ -28,6 +29,15 @@ type API interface {
 // field differs from what the API returns, or the object does not exist.
 var ErrNotConfirmed = errors.New("the payload does not match GitLab")
 
+// ErrUnavailable marks a failed API read (after retries): the payload could
+// not be confirmed either way.
+var ErrUnavailable = errors.New("GitLab API unavailable")
+
+// unavailable wraps an API read error.
+func unavailable(what string, err error) error {
+	return fmt.Errorf("%w: reading %s: %w", ErrUnavailable, what, err)
+}
+
 // mismatch builds an ErrNotConfirmed naming the field.
 func mismatch(field, format string, a ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrNotConfirmed, field, fmt.Sprintf(format, a...))
@@ -35,18 +45,25 @@ func mismatch(field, format string, a ...any) error {
 
 // verified is what the API confirmed about a claim.
 type verified struct {
-	subject  Subject
-	note     *gitlab.Note
-	user     *gitlab.User
-	member   *gitlab.ProjectMember
-	authorID int64
+	subject   Subject
+	note      *gitlab.Note
+	user      *gitlab.User
+	member    *gitlab.ProjectMember // nil: not a member, or memberErr
+	memberErr error
+	authorID  int64
 }
 
 // verify re-reads the subject, the note and the acting user and compares
 // them with the claim. project addresses the API (id or path).
 func verify(ctx context.Context, api API, project string, c *Claim) (*verified, error) {
+	path, err := api.ProjectPath(ctx, c.ProjectID)
+	if err != nil {
+		return nil, unavailable(fmt.Sprintf("project %d", c.ProjectID), err)
+	}
+	if !strings.EqualFold(path, c.Project) {
+		return nil, mismatch("project.path_with_namespace", "payload says %q, GitLab says project %d is %q", c.Project, c.ProjectID, path)
+	}
 	v := &verified{}
-	var err error
 	if c.Noteable == NoteableMergeRequest {
 		err = v.mergeRequest(ctx, api, project, c)
 	} else {
@@ -65,21 +82,19 @@ func verify(ctx context.Context, api API, project string, c *Claim) (*verified, 
 		return nil, err
 	}
 	if v.user, err = api.User(ctx, actorID); err != nil {
-		return nil, fmt.Errorf("reading user %d: %w", actorID, err)
+		return nil, unavailable(fmt.Sprintf("user %d", actorID), err)
 	}
 	if v.user.Username != c.Username {
 		return nil, mismatch("user.username", "payload says %q, GitLab says %q", c.Username, v.user.Username)
 	}
-	if v.member, err = api.Member(ctx, project, actorID); err != nil {
-		return nil, fmt.Errorf("reading the membership of user %d: %w", actorID, err)
-	}
+	v.member, v.memberErr = api.Member(ctx, project, actorID)
 	return v, nil
 }
 
 func (v *verified) issue(ctx context.Context, api API, project string, c *Claim) error {
 	is, err := api.Issue(ctx, project, c.IID)
 	if err != nil {
-		return fmt.Errorf("reading issue %d: %w", c.IID, err)
+		return unavailable(fmt.Sprintf("issue %d", c.IID), err)
 	}
 	if is == nil || is.IID != c.IID {
 		return mismatch("iid", "GitLab has no issue %d", c.IID)
@@ -94,7 +109,7 @@ func (v *verified) issue(ctx context.Context, api API, project string, c *Claim)
 func (v *verified) mergeRequest(ctx context.Context, api API, project string, c *Claim) error {
 	mr, err := api.MergeRequest(ctx, project, c.IID)
 	if err != nil {
-		return fmt.Errorf("reading merge request %d: %w", c.IID, err)
+		return unavailable(fmt.Sprintf("merge request %d", c.IID), err)
 	}
 	if mr == nil || mr.IID != c.IID {
 		return mismatch("iid", "GitLab has no merge request %d", c.IID)
@@ -114,7 +129,7 @@ func (v *verified) mergeRequest(ctx context.Context, api API, project string, c 
 func (v *verified) checkNote(ctx context.Context, api API, project string, c *Claim) error {
 	n, err := api.Note(ctx, project, c.Noteable, c.IID, c.NoteID)
 	if err != nil {
-		return fmt.Errorf("reading note %d: %w", c.NoteID, err)
+		return unavailable(fmt.Sprintf("note %d", c.NoteID), err)
 	}
 	switch {
 	case n == nil || n.ID != c.NoteID:
@@ -169,7 +184,7 @@ func (v *verified) checkEntity(ctx context.Context, api API, project string, c *
 func checkLabelEvents(ctx context.Context, api API, project string, c *Claim) error {
 	evs, err := api.LabelEvents(ctx, project, c.Noteable, c.IID)
 	if err != nil {
-		return fmt.Errorf("reading label events of %s %d: %w", c.Noteable, c.IID, err)
+		return unavailable(fmt.Sprintf("label events of %s %d", c.Noteable, c.IID), err)
 	}
 	for _, l := range c.LabelChanges {
 		act := map[string]string{"added": "add", "removed": "remove"}[l.Action]
