@@ -80,6 +80,24 @@ func (w *work) fixLabelEvents(id int64) {
 	}
 }
 
+// entityOf finds the issue or merge request iid of p; exactly one result
+// is non-nil unless the error is set. Requires s.mu.
+func (s *Server) entityOf(p *Project, noteable string, iid int64) (*Issue, *MergeRequest, error) {
+	switch noteable {
+	case NoteableIssue:
+		if is := s.wk.issue(p.ID, iid); is != nil {
+			return is, nil, nil
+		}
+		return nil, nil, fmt.Errorf("gitlabsim: no issue %d in %s", iid, p.Path)
+	case NoteableMergeRequest:
+		if m := s.wk.mr(p.ID, iid); m != nil {
+			return nil, m, nil
+		}
+		return nil, nil, fmt.Errorf("gitlabsim: no merge request %d in %s", iid, p.Path)
+	}
+	return nil, nil, fmt.Errorf("gitlabsim: noteable type %q: want Issue or MergeRequest", noteable)
+}
+
 // AddNote adds a comment by authorID to the issue or merge request iid
 // (noteable: NoteableIssue or NoteableMergeRequest) and returns it with
 // its note event.
@@ -87,26 +105,19 @@ func (s *Server) AddNote(project, noteable string, iid, authorID int64, body str
 	var out Note
 	var hook []byte
 	err := s.inWork(project, func(p *Project) error {
-		w, now := &s.wk, s.st.now()
-		n := &Note{ID: w.next(), ProjectID: p.ID, NoteableType: noteable, NoteableIID: iid, AuthorID: authorID,
-			Body: body, CreatedAt: now, UpdatedAt: now}
-		switch noteable {
-		case NoteableIssue:
-			is := w.issue(p.ID, iid)
-			if is == nil {
-				return fmt.Errorf("gitlabsim: no issue %d in %s", iid, project)
-			}
-			n.NoteableID = is.ID
-		case NoteableMergeRequest:
-			m := w.mr(p.ID, iid)
-			if m == nil {
-				return fmt.Errorf("gitlabsim: no merge request %d in %s", iid, project)
-			}
-			n.NoteableID = m.ID
-		default:
-			return fmt.Errorf("gitlabsim: noteable type %q: want Issue or MergeRequest", noteable)
+		is, m, err := s.entityOf(p, noteable, iid)
+		if err != nil {
+			return err
 		}
-		w.notes = append(w.notes, n)
+		now := s.st.now()
+		n := &Note{ID: s.wk.next(), ProjectID: p.ID, NoteableType: noteable, NoteableIID: iid, AuthorID: authorID,
+			Body: body, CreatedAt: now, UpdatedAt: now}
+		if is != nil {
+			n.NoteableID = is.ID
+		} else {
+			n.NoteableID = m.ID
+		}
+		s.wk.notes = append(s.wk.notes, n)
 		out, hook = *n, s.noteHook(p, n)
 		return nil
 	})
@@ -116,11 +127,45 @@ func (s *Server) AddNote(project, noteable string, iid, authorID int64, body str
 // ChangeLabels adds and removes labels on the issue or merge request iid
 // as actorID and returns the "update" event carrying changes.labels.
 func (s *Server) ChangeLabels(project, noteable string, iid, actorID int64, add, remove []string) ([]byte, error) {
-	return s.update(project, noteable, iid, actorID, func(labels *[]string, id int64) map[string]any {
-		w, prev := &s.wk, *labels
-		*labels = w.applyLabels(prev, add, remove, actorID, noteable, id, s.st.now())
-		return map[string]any{"labels": map[string]any{"previous": w.labelsJSON(prev), "current": w.labelsJSON(*labels)}}
+	return s.update(project, noteable, iid, actorID, func(labels *[]string, _ *string, id int64) map[string]any {
+		prev := *labels
+		*labels = s.wk.applyLabels(prev, add, remove, actorID, noteable, id, s.st.now())
+		return map[string]any{"labels": map[string]any{"previous": s.wk.labelsJSON(prev), "current": s.wk.labelsJSON(*labels)}}
 	})
+}
+
+// Edit changes the title of the issue or merge request iid as actorID and
+// returns the "update" event carrying changes.title.
+func (s *Server) Edit(project, noteable string, iid, actorID int64, newTitle string) ([]byte, error) {
+	return s.update(project, noteable, iid, actorID, func(_ *[]string, title *string, _ int64) map[string]any {
+		prev := *title
+		*title = newTitle
+		return map[string]any{"title": map[string]any{"previous": prev, "current": newTitle}}
+	})
+}
+
+// update lets change edit the labels or title of the issue or merge
+// request iid and returns its "update" event with the changes change
+// reports.
+func (s *Server) update(project, noteable string, iid, actorID int64, change func(labels *[]string, title *string, id int64) map[string]any) ([]byte, error) {
+	var hook []byte
+	err := s.inWork(project, func(p *Project) error {
+		is, m, err := s.entityOf(p, noteable, iid)
+		if err != nil {
+			return err
+		}
+		if is != nil {
+			ch := change(&is.Labels, &is.Title, is.ID)
+			is.UpdatedAt = s.st.now()
+			hook = s.issueHook(p, is, actorID, "update", ch)
+			return nil
+		}
+		ch := change(&m.Labels, &m.Title, m.ID)
+		m.UpdatedAt = s.st.now()
+		hook = s.mergeHook(p, m, actorID, "update", ch)
+		return nil
+	})
+	return hook, err
 }
 
 // SetState closes, reopens (issues and merge requests) or merges (merge
@@ -131,29 +176,21 @@ func (s *Server) SetState(project, noteable string, iid, actorID int64, action s
 	if state == "" || (action == "merge" && noteable != NoteableMergeRequest) {
 		return nil, fmt.Errorf("gitlabsim: action %q on %s: want close, reopen or merge (merge requests only)", action, noteable)
 	}
+	by := func(want string) int64 { return map[bool]int64{true: actorID}[state == want] }
 	var hook []byte
 	err := s.inWork(project, func(p *Project) error {
-		now := s.st.now()
-		switch noteable {
-		case NoteableIssue:
-			is := s.wk.issue(p.ID, iid)
-			if is == nil {
-				return fmt.Errorf("gitlabsim: no issue %d in %s", iid, project)
-			}
-			is.State, is.UpdatedAt, is.ClosedBy = state, now, map[bool]int64{true: actorID}[state == "closed"]
-			hook = s.issueHook(p, is, actorID, action, nil)
-		case NoteableMergeRequest:
-			m := s.wk.mr(p.ID, iid)
-			if m == nil {
-				return fmt.Errorf("gitlabsim: no merge request %d in %s", iid, project)
-			}
-			m.State, m.UpdatedAt = state, now
-			m.ClosedBy = map[bool]int64{true: actorID}[state == "closed"]
-			m.MergedBy = map[bool]int64{true: actorID}[state == "merged"]
-			hook = s.mergeHook(p, m, actorID, action, nil)
-		default:
-			return fmt.Errorf("gitlabsim: noteable type %q: want Issue or MergeRequest", noteable)
+		is, m, err := s.entityOf(p, noteable, iid)
+		if err != nil {
+			return err
 		}
+		now := s.st.now()
+		if is != nil {
+			is.State, is.UpdatedAt, is.ClosedBy = state, now, by("closed")
+			hook = s.issueHook(p, is, actorID, action, nil)
+			return nil
+		}
+		m.State, m.UpdatedAt, m.ClosedBy, m.MergedBy = state, now, by("closed"), by("merged")
+		hook = s.mergeHook(p, m, actorID, action, nil)
 		return nil
 	})
 	return hook, err
@@ -164,64 +201,13 @@ func (s *Server) SetState(project, noteable string, iid, actorID int64, action s
 func (s *Server) Push(project string, iid, actorID int64, sha string) ([]byte, error) {
 	var hook []byte
 	err := s.inWork(project, func(p *Project) error {
-		m := s.wk.mr(p.ID, iid)
-		if m == nil {
-			return fmt.Errorf("gitlabsim: no merge request %d in %s", iid, project)
+		_, m, err := s.entityOf(p, NoteableMergeRequest, iid)
+		if err != nil {
+			return err
 		}
 		old := m.SHA
 		m.SHA, m.UpdatedAt = sha, s.st.now()
 		hook = s.mergeHook(p, m, actorID, "update", map[string]any{}, "oldrev", old)
-		return nil
-	})
-	return hook, err
-}
-
-// Edit changes the title of the issue or merge request iid as actorID and
-// returns the "update" event carrying changes.title.
-func (s *Server) Edit(project, noteable string, iid, actorID int64, title string) ([]byte, error) {
-	return s.update(project, noteable, iid, actorID, func(_ *[]string, _ int64) map[string]any {
-		return nil // the caller sets the title below
-	}, title)
-}
-
-// update applies change to the labels of the issue or merge request iid and
-// returns its "update" event with the changes change reports. A title, when
-// given, replaces the entity's title and is reported as changes.title.
-func (s *Server) update(project, noteable string, iid, actorID int64, change func(labels *[]string, id int64) map[string]any, title ...string) ([]byte, error) {
-	var hook []byte
-	err := s.inWork(project, func(p *Project) error {
-		now := s.st.now()
-		retitle := func(cur *string, ch map[string]any) map[string]any {
-			if len(title) == 0 {
-				return ch
-			}
-			if ch == nil {
-				ch = map[string]any{}
-			}
-			ch["title"] = map[string]any{"previous": *cur, "current": title[0]}
-			*cur = title[0]
-			return ch
-		}
-		switch noteable {
-		case NoteableIssue:
-			is := s.wk.issue(p.ID, iid)
-			if is == nil {
-				return fmt.Errorf("gitlabsim: no issue %d in %s", iid, project)
-			}
-			ch := retitle(&is.Title, change(&is.Labels, is.ID))
-			is.UpdatedAt = now
-			hook = s.issueHook(p, is, actorID, "update", ch)
-		case NoteableMergeRequest:
-			m := s.wk.mr(p.ID, iid)
-			if m == nil {
-				return fmt.Errorf("gitlabsim: no merge request %d in %s", iid, project)
-			}
-			ch := retitle(&m.Title, change(&m.Labels, m.ID))
-			m.UpdatedAt = now
-			hook = s.mergeHook(p, m, actorID, "update", ch)
-		default:
-			return fmt.Errorf("gitlabsim: noteable type %q: want Issue or MergeRequest", noteable)
-		}
 		return nil
 	})
 	return hook, err

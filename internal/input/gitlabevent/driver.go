@@ -26,12 +26,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
-	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/input"
 )
 
@@ -130,28 +128,7 @@ func (d *Driver) ReadAll(ctx context.Context) ([]*event.Event, error) {
 }
 
 func (d *Driver) payload() ([]byte, string, error) {
-	if d.o.Payload != nil {
-		if len(d.o.Payload) > MaxPayloadBytes {
-			return nil, "", fmt.Errorf("gitlab-event: payload is larger than %d MiB", MaxPayloadBytes>>20)
-		}
-		return d.o.Payload, "payload", nil
-	}
-	r := d.o.Stdin
-	if d.o.Path != "-" {
-		f, err := os.Open(d.o.Path)
-		if err != nil {
-			return nil, "", fmt.Errorf("gitlab-event: payload file: %w", err)
-		}
-		defer f.Close()
-		r = f
-	} else if r == nil {
-		return nil, "", errors.New("gitlab-event: --input-file - but no standard input")
-	}
-	data, err := httpx.ReadLimited(r, MaxPayloadBytes)
-	if err != nil {
-		return nil, "", fmt.Errorf("gitlab-event: reading %s: %w", d.o.Path, err)
-	}
-	return data, d.o.Path, nil
+	return input.ReadPayload(Name, d.o.Payload, d.o.Path, d.o.Stdin, MaxPayloadBytes)
 }
 
 // mapClaim checks the claim's project, confirms it and builds the events.
