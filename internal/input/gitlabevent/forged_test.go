@@ -45,6 +45,12 @@ func TestForgedPayloadsAreRefused(t *testing.T) {
 		{"opened by someone else", "mr_fork_open", "user.id", func(f *fixture, m map[string]any) {
 			obj(m, "user")["id"], obj(m, "user")["username"] = f.alice.ID, "alice"
 		}},
+		{"closed by someone else", "issue_close", "user.id", func(f *fixture, m map[string]any) {
+			obj(m, "user")["id"], obj(m, "user")["username"] = f.bob.ID, "bob"
+		}},
+		{"merged by someone else", "mr_merge", "user.id", func(f *fixture, m map[string]any) {
+			obj(m, "user")["id"], obj(m, "user")["username"] = f.bob.ID, "bob"
+		}},
 		{"unknown issue", "issue_open", "iid", func(_ *fixture, m map[string]any) {
 			obj(m, "object_attributes")["iid"] = 77
 		}},

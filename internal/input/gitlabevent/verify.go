@@ -146,33 +146,53 @@ func (v *verified) checkNote(ctx context.Context, api API, project string, c *Cl
 	return nil
 }
 
-// checkEntity compares an issue or merge request event with the API: the
-// author, state and labels, the head commit, the merger, and for a label
-// change a label event by the acting user.
-func (v *verified) checkEntity(ctx context.Context, api API, project string, c *Claim) error {
-	state, labels, sha := "", gitlab.Labels(nil), ""
-	var mergedBy *gitlab.BasicUser
-	if mr := v.subject.MergeRequest; mr != nil {
-		state, labels, sha, mergedBy = mr.State, mr.Labels, mr.SHA, mr.MergeUser
-		if mergedBy == nil {
-			mergedBy = mr.MergedBy
+// facts are the fields of the issue or merge request an event is checked
+// against; finisher is who closed or merged it (0 when unknown).
+type facts struct {
+	state, sha string
+	labels     gitlab.Labels
+	finisher   int64
+}
+
+func (v *verified) facts() facts {
+	userID := func(u *gitlab.BasicUser) int64 {
+		if u == nil {
+			return 0
 		}
-	} else {
-		state, labels = v.subject.Issue.State, v.subject.Issue.Labels
+		return u.ID
 	}
+	if mr := v.subject.MergeRequest; mr != nil {
+		f := facts{state: mr.State, sha: mr.SHA, labels: mr.Labels, finisher: userID(mr.ClosedBy)}
+		if mr.State == "merged" {
+			f.finisher = max(userID(mr.MergeUser), userID(mr.MergedBy))
+		}
+		return f
+	}
+	f := facts{state: v.subject.Issue.State, labels: v.subject.Issue.Labels}
+	if cb := v.subject.Issue.ClosedBy; cb != nil {
+		f.finisher = cb.ID
+	}
+	return f
+}
+
+// checkEntity compares an issue or merge request event with the API: the
+// author, state and labels, the head commit, who opened, closed or merged
+// it, and for a label change a label event by the acting user.
+func (v *verified) checkEntity(ctx context.Context, api API, project string, c *Claim) error {
+	f := v.facts()
 	switch {
 	case c.AuthorID != v.authorID:
 		return mismatch("object_attributes.author_id", "payload says %d, GitLab says %d", c.AuthorID, v.authorID)
-	case c.State != state:
-		return mismatch("object_attributes.state", "payload says %q, GitLab says %q", c.State, state)
-	case !sameSet(c.Labels, labels):
-		return mismatch("object_attributes.labels", "payload says %q, GitLab says %q", c.Labels, []string(labels))
-	case v.subject.MergeRequest != nil && c.SHA != sha:
-		return mismatch("object_attributes.last_commit.id", "payload says %q, GitLab says %q", c.SHA, sha)
+	case c.State != f.state:
+		return mismatch("object_attributes.state", "payload says %q, GitLab says %q", c.State, f.state)
+	case !sameSet(c.Labels, f.labels):
+		return mismatch("object_attributes.labels", "payload says %q, GitLab says %q", c.Labels, []string(f.labels))
+	case v.subject.MergeRequest != nil && c.SHA != f.sha:
+		return mismatch("object_attributes.last_commit.id", "payload says %q, GitLab says %q", c.SHA, f.sha)
 	case c.Transition == event.Opened && c.UserID != v.authorID:
 		return mismatch("user.id", "payload says user %d opened it, GitLab says %d", c.UserID, v.authorID)
-	case c.Transition == event.Merged && (mergedBy == nil || mergedBy.ID != c.UserID):
-		return mismatch("user.id", "payload says user %d merged it, GitLab does not", c.UserID)
+	case (c.Transition == event.Merged || c.Transition == event.Closed) && f.finisher != c.UserID:
+		return mismatch("user.id", "payload says user %d %s it, GitLab says %d", c.UserID, c.Transition, f.finisher)
 	case c.Transition == event.LabelChanged:
 		return checkLabelEvents(ctx, api, project, c)
 	}
