@@ -7,6 +7,10 @@ import (
 	"strings"
 )
 
+// Endpoint names of the work model, for Calls, InjectFault and SetHook:
+// get_issue, get_merge_request, get_issue_note, get_merge_request_note,
+// issue_label_events, merge_request_label_events, get_member_all, get_user.
+
 // workRoute addresses an issue or merge request (iid), a note on it, or a
 // user (members, users).
 type workRoute struct {
