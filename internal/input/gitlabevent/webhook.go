@@ -147,28 +147,28 @@ func (c *Claim) entity(h *hookBody) error {
 // a new title or description edited, anything else updated.
 func (c *Claim) updateKind(h *hookBody) string {
 	ch := &h.Changes
-	switch {
-	case c.Noteable == NoteableMergeRequest && h.ObjectAttributes.OldRev != "":
-		return event.Synchronized
-	case ch.Labels != nil:
+	if ch.Labels != nil {
 		prev, cur := titles(ch.Labels.Previous), titles(ch.Labels.Current)
 		for _, l := range cur {
-			if !contains(prev, l) {
+			if !slices.Contains(prev, l) {
 				c.LabelChanges = append(c.LabelChanges, event.Label{Name: l, Action: "added"})
 			}
 		}
 		for _, l := range prev {
-			if !contains(cur, l) {
+			if !slices.Contains(cur, l) {
 				c.LabelChanges = append(c.LabelChanges, event.Label{Name: l, Action: "removed"})
 			}
 		}
-		if len(c.LabelChanges) > 0 {
-			return event.LabelChanged
-		}
-	case ch.Draft != nil && ch.Draft.Previous && !ch.Draft.Current:
-		return event.MarkedReady
 	}
-	if len(ch.Title) > 0 || len(ch.Description) > 0 {
+	switch {
+	case c.Noteable == NoteableMergeRequest && h.ObjectAttributes.OldRev != "":
+		c.LabelChanges = nil
+		return event.Synchronized
+	case len(c.LabelChanges) > 0:
+		return event.LabelChanged
+	case c.Noteable == NoteableMergeRequest && ch.Draft != nil && ch.Draft.Previous && !ch.Draft.Current:
+		return event.MarkedReady
+	case len(ch.Title) > 0 || len(ch.Description) > 0:
 		return event.Edited
 	}
 	return event.Updated
@@ -212,5 +212,3 @@ func titles(ls []hookLabel) []string {
 	}
 	return out
 }
-
-func contains(list []string, s string) bool { return slices.Contains(list, s) }
