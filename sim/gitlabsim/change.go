@@ -184,11 +184,16 @@ func (s *Server) SetState(project, noteable string, iid, actorID int64, action s
 			return err
 		}
 		now := s.st.now()
+		se := &StateEvent{ID: s.wk.next(), UserID: actorID, ResourceType: noteable,
+			State: map[string]string{"close": "closed", "reopen": "reopened", "merge": "merged"}[action], CreatedAt: now}
+		s.wk.stateEvents = append(s.wk.stateEvents, se)
 		if is != nil {
+			se.ResourceID = is.ID
 			is.State, is.UpdatedAt, is.ClosedBy = state, now, by("closed")
 			hook = s.issueHook(p, is, actorID, action, nil)
 			return nil
 		}
+		se.ResourceID = m.ID
 		m.State, m.UpdatedAt, m.ClosedBy, m.MergedBy = state, now, by("closed"), by("merged")
 		hook = s.mergeHook(p, m, actorID, action, nil)
 		return nil

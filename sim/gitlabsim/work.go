@@ -84,6 +84,16 @@ type LabelEvent struct {
 	CreatedAt    time.Time
 }
 
+// StateEvent is one resource state event (closed, reopened, merged).
+type StateEvent struct {
+	ID           int64
+	UserID       int64
+	ResourceType string // Issue | MergeRequest
+	ResourceID   int64  // global id
+	State        string // closed | reopened | merged
+	CreatedAt    time.Time
+}
+
 // work holds issues, merge requests, notes, members and users; every
 // method requires Server.mu held. Maps are created on first use.
 type work struct {
@@ -94,6 +104,7 @@ type work struct {
 	mrs         []*MergeRequest
 	notes       []*Note
 	labelEvents []*LabelEvent
+	stateEvents []*StateEvent
 	iids        map[[2]int64]int64 // project, 0 issue / 1 MR -> last iid
 	labelIDs    map[string]int64
 }

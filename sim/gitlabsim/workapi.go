@@ -9,7 +9,8 @@ import (
 
 // Endpoint names of the work model, for Calls, InjectFault and SetHook:
 // get_issue, get_merge_request, get_issue_note, get_merge_request_note,
-// issue_label_events, merge_request_label_events, get_member_all, get_user.
+// issue_label_events, merge_request_label_events, issue_state_events,
+// merge_request_state_events, get_member_all, get_user.
 
 // workRoute addresses an issue or merge request (iid), a note on it, or a
 // user (members, users).
@@ -62,6 +63,8 @@ func parseWorkRoute(method string, s []string, rt *route) bool {
 		rt.endpoint, rt.work.sub = "get_"+prefix+"_note", num(3)
 	case len(s) == 3 && s[2] == "resource_label_events":
 		rt.endpoint = prefix + "_label_events"
+	case len(s) == 3 && s[2] == "resource_state_events":
+		rt.endpoint = prefix + "_state_events"
 	default:
 		return false
 	}
@@ -87,6 +90,11 @@ func (s *Server) workOp(w http.ResponseWriter, rt route, proj *Project) bool {
 	case "issue_label_events", "merge_request_label_events":
 		if id := s.entityID(proj, wr); id != 0 {
 			writeJSON(w, http.StatusOK, s.labelEventsJSON(wr.noteable, id))
+			return true
+		}
+	case "issue_state_events", "merge_request_state_events":
+		if id := s.entityID(proj, wr); id != 0 {
+			writeJSON(w, http.StatusOK, s.stateEventsJSON(wr.noteable, id))
 			return true
 		}
 	case "get_member_all":
@@ -183,6 +191,17 @@ func (s *Server) labelEventsJSON(noteable string, id int64) []map[string]any {
 		out = append(out, map[string]any{"id": e.ID, "user": s.userJSON(e.UserID), "created_at": ts(e.CreatedAt),
 			"resource_type": e.ResourceType, "resource_id": e.ResourceID, "action": e.Action,
 			"label": map[string]any{"id": s.wk.labelID(e.Label), "name": e.Label, "color": "#428BCA", "description": nil}})
+	}
+	return out
+}
+
+func (s *Server) stateEventsJSON(noteable string, id int64) []map[string]any {
+	out := []map[string]any{}
+	for _, e := range s.wk.stateEvents {
+		if e.ResourceType == noteable && e.ResourceID == id {
+			out = append(out, map[string]any{"id": e.ID, "user": s.userJSON(e.UserID), "created_at": ts(e.CreatedAt),
+				"resource_type": e.ResourceType, "resource_id": e.ResourceID, "state": e.State})
+		}
 	}
 	return out
 }

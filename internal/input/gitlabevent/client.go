@@ -18,8 +18,8 @@ type Lookup struct {
 	Client *gitlab.Client
 }
 
-// maxLabelEventPages bounds the label event pages read (100 per page).
-const maxLabelEventPages = 10
+// maxEventPages bounds the label or state event pages read (100 per page).
+const maxEventPages = 10
 
 // NewClient builds a client-go client for apiURL (…/api/v4; the suffix is
 // added when missing) on the shared HTTP stack: loopback-only plain http,
@@ -68,25 +68,40 @@ func (l *Lookup) Note(ctx context.Context, project, noteable string, iid, id int
 
 // LabelEvents implements API: every page, oldest first.
 func (l *Lookup) LabelEvents(ctx context.Context, project, noteable string, iid int64) ([]*gitlab.LabelEvent, error) {
-	var all []*gitlab.LabelEvent
-	opt := &gitlab.ListLabelEventsOptions{ListOptions: gitlab.ListOptions{PerPage: 100, Page: 1}}
-	for range maxLabelEventPages {
-		var page []*gitlab.LabelEvent
-		var resp *gitlab.Response
-		var err error
+	return allPages(func(lo gitlab.ListOptions) ([]*gitlab.LabelEvent, *gitlab.Response, error) {
+		opt := &gitlab.ListLabelEventsOptions{ListOptions: lo}
 		if noteable == NoteableMergeRequest {
-			page, resp, err = l.Client.ResourceLabelEvents.ListMergeRequestsLabelEvents(project, iid, opt, gitlab.WithContext(ctx))
-		} else {
-			page, resp, err = l.Client.ResourceLabelEvents.ListIssueLabelEvents(project, iid, opt, gitlab.WithContext(ctx))
+			return l.Client.ResourceLabelEvents.ListMergeRequestsLabelEvents(project, iid, opt, gitlab.WithContext(ctx))
 		}
+		return l.Client.ResourceLabelEvents.ListIssueLabelEvents(project, iid, opt, gitlab.WithContext(ctx))
+	})
+}
+
+// StateEvents implements API: every page, oldest first.
+func (l *Lookup) StateEvents(ctx context.Context, project, noteable string, iid int64) ([]*gitlab.StateEvent, error) {
+	return allPages(func(lo gitlab.ListOptions) ([]*gitlab.StateEvent, *gitlab.Response, error) {
+		opt := &gitlab.ListStateEventsOptions{ListOptions: lo}
+		if noteable == NoteableMergeRequest {
+			return l.Client.ResourceStateEvents.ListMergeStateEvents(project, iid, opt, gitlab.WithContext(ctx))
+		}
+		return l.Client.ResourceStateEvents.ListIssueStateEvents(project, iid, opt, gitlab.WithContext(ctx))
+	})
+}
+
+// allPages reads up to maxEventPages pages of 100.
+func allPages[T any](page func(gitlab.ListOptions) ([]T, *gitlab.Response, error)) ([]T, error) {
+	var all []T
+	lo := gitlab.ListOptions{PerPage: 100, Page: 1}
+	for range maxEventPages {
+		items, resp, err := page(lo)
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, page...)
-		if resp.NextPage == 0 {
+		all = append(all, items...)
+		if resp == nil || resp.NextPage == 0 {
 			break
 		}
-		opt.Page = resp.NextPage
+		lo.Page = resp.NextPage
 	}
 	return all, nil
 }

@@ -51,6 +51,9 @@ func TestForgedPayloadsAreRefused(t *testing.T) {
 		{"merged by someone else", "mr_merge", "user.id", func(f *fixture, m map[string]any) {
 			obj(m, "user")["id"], obj(m, "user")["username"] = f.bob.ID, "bob"
 		}},
+		{"reopened by someone else", "issue_reopen", "user.id", func(f *fixture, m map[string]any) {
+			obj(m, "user")["id"], obj(m, "user")["username"] = f.alice.ID, "alice"
+		}},
 		{"unknown issue", "issue_open", "iid", func(_ *fixture, m map[string]any) {
 			obj(m, "object_attributes")["iid"] = 77
 		}},

@@ -20,6 +20,7 @@ type API interface {
 	MergeRequest(ctx context.Context, project string, iid int64) (*gitlab.MergeRequest, error)
 	Note(ctx context.Context, project, noteable string, iid, id int64) (*gitlab.Note, error)
 	LabelEvents(ctx context.Context, project, noteable string, iid int64) ([]*gitlab.LabelEvent, error)
+	StateEvents(ctx context.Context, project, noteable string, iid int64) ([]*gitlab.StateEvent, error)
 	Member(ctx context.Context, project string, userID int64) (*gitlab.ProjectMember, error)
 	User(ctx context.Context, id int64) (*gitlab.User, error)
 	ProjectPath(ctx context.Context, id int64) (string, error)
@@ -176,8 +177,8 @@ func (v *verified) facts() facts {
 }
 
 // checkEntity compares an issue or merge request event with the API: the
-// author, state and labels, the head commit, who opened, closed or merged
-// it, and for a label change a label event by the acting user.
+// author, state and labels, the head commit, who opened, closed, merged or
+// reopened it, and for a label change a label event by the acting user.
 func (v *verified) checkEntity(ctx context.Context, api API, project string, c *Claim) error {
 	f := v.facts()
 	switch {
@@ -195,6 +196,25 @@ func (v *verified) checkEntity(ctx context.Context, api API, project string, c *
 		return mismatch("user.id", "payload says user %d %s it, GitLab says %d", c.UserID, c.Transition, f.finisher)
 	case c.Transition == event.LabelChanged:
 		return checkLabelEvents(ctx, api, project, c)
+	case c.Transition == event.Reopened:
+		return checkReopened(ctx, api, project, c)
+	}
+	return nil
+}
+
+// checkReopened confirms a reopen: the newest state event must be a
+// reopen by the acting user.
+func checkReopened(ctx context.Context, api API, project string, c *Claim) error {
+	evs, err := api.StateEvents(ctx, project, c.Noteable, c.IID)
+	if err != nil {
+		return unavailable(fmt.Sprintf("state events of %s %d", c.Noteable, c.IID), err)
+	}
+	if len(evs) == 0 {
+		return mismatch("user.id", "GitLab has no state event of %s %d", c.Noteable, c.IID)
+	}
+	last := evs[len(evs)-1]
+	if last.State != gitlab.ReopenedEventType || last.User == nil || last.User.ID != c.UserID {
+		return mismatch("user.id", "payload says user %d reopened it, GitLab's newest state event differs", c.UserID)
 	}
 	return nil
 }
