@@ -58,6 +58,10 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt route) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if rt.endpoint == "get_user" {
+		s.getUser(w, rt)
+		return
+	}
 	proj := s.st.byPath[rt.project]
 	if id, err := strconv.ParseInt(rt.project, 10, 64); err == nil {
 		proj = s.st.projects[id]
@@ -104,7 +108,9 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt route) {
 		}
 		writeJSON(w, http.StatusOK, jobJSON(j, s.st.pipelines[j.PipelineID], base))
 	default:
-		s.groupOp(w, rt, proj, body, base)
+		if !s.workOp(w, rt, proj) {
+			s.groupOp(w, rt, proj, body, base)
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ type route struct {
 	project  string // project id or unescaped path
 	id       int64  // pipeline or job id
 	key      string // resource group key
+	work     workRoute
 }
 
 // parseRoute maps an escaped request path and method to an endpoint. The
@@ -25,7 +26,7 @@ type route struct {
 func parseRoute(method, escapedPath string) (route, bool) {
 	rest, ok := strings.CutPrefix(escapedPath, "/api/v4/projects/")
 	if !ok {
-		return route{}, false
+		return parseUserRoute(method, escapedPath)
 	}
 	raw := strings.Split(rest, "/")
 	seg := make([]string, len(raw))
@@ -75,7 +76,7 @@ func parseRoute(method, escapedPath string) (route, bool) {
 	case len(s) == 3 && s[0] == "resource_groups" && s[2] == "upcoming_jobs" && get:
 		rt.key, rt.endpoint = s[1], "upcoming_jobs"
 	default:
-		return route{}, false
+		return rt, parseWorkRoute(method, s, &rt)
 	}
 	return rt, true
 }

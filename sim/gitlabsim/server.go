@@ -2,7 +2,9 @@
 // REST API v4 that fullsend uses: pipeline creation with variables and a
 // name, one agent job per pipeline serialized by a resource group per
 // scope, the pipelines and jobs lists, pipeline and job cancellation, and
-// resource group process modes. Tests drive state transitions (a holder
+// resource group process modes; and issues, merge requests, notes, label
+// events, members and users, each change returning its webhook body
+// (work.go, change.go). Tests drive state transitions (a holder
 // finishes, the next waiter acquires) and inject faults; it listens on
 // 127.0.0.1 only.
 //
@@ -63,6 +65,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	st      *state
+	wk      work // issues, merge requests, notes, members (work.go)
 	calls   map[string]int
 	faults  []*Fault
 	hooks   map[string]func(*http.Request)

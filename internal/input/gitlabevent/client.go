@@ -1,0 +1,140 @@
+package gitlabevent
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx"
+)
+
+// Lookup implements API over client-go. Every call is a read (client-go
+// retries reads on 429 and 5xx); a token with read_api suffices.
+type Lookup struct {
+	Client *gitlab.Client
+}
+
+// maxEventPages bounds the label or state event pages read (100 per page).
+const maxEventPages = 10
+
+// NewClient builds a client-go client for apiURL (…/api/v4; the suffix is
+// added when missing) on the shared HTTP stack: loopback-only plain http,
+// same-origin redirects and a per-request timeout. transport nil means the
+// shared default.
+func NewClient(apiURL, token string, timeout time.Duration, transport http.RoundTripper) (*gitlab.Client, error) {
+	u, err := httpx.ParseBaseURL(apiURL)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasSuffix(u.Path, "/api/v4") {
+		u.Path += "/api/v4"
+	}
+	if token == "" {
+		return nil, errors.New("no GitLab token: set GITLAB_TOKEN (read_api is enough for gitlab-event)")
+	}
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	return gitlab.NewClient(token, gitlab.WithBaseURL(u.String()), gitlab.WithHTTPClient(httpx.NewClient(timeout, transport)))
+}
+
+// Issue implements API.
+func (l *Lookup) Issue(ctx context.Context, project string, iid int64) (*gitlab.Issue, error) {
+	is, _, err := l.Client.Issues.GetIssue(project, iid, gitlab.WithContext(ctx))
+	return is, notFoundNil(err)
+}
+
+// MergeRequest implements API.
+func (l *Lookup) MergeRequest(ctx context.Context, project string, iid int64) (*gitlab.MergeRequest, error) {
+	mr, _, err := l.Client.MergeRequests.GetMergeRequest(project, iid, nil, gitlab.WithContext(ctx))
+	return mr, notFoundNil(err)
+}
+
+// Note implements API.
+func (l *Lookup) Note(ctx context.Context, project, noteable string, iid, id int64) (*gitlab.Note, error) {
+	var n *gitlab.Note
+	var err error
+	if noteable == NoteableMergeRequest {
+		n, _, err = l.Client.Notes.GetMergeRequestNote(project, iid, id, gitlab.WithContext(ctx))
+	} else {
+		n, _, err = l.Client.Notes.GetIssueNote(project, iid, id, gitlab.WithContext(ctx))
+	}
+	return n, notFoundNil(err)
+}
+
+// LabelEvents implements API: every page, oldest first.
+func (l *Lookup) LabelEvents(ctx context.Context, project, noteable string, iid int64) ([]*gitlab.LabelEvent, error) {
+	return allPages(func(lo gitlab.ListOptions) ([]*gitlab.LabelEvent, *gitlab.Response, error) {
+		opt := &gitlab.ListLabelEventsOptions{ListOptions: lo}
+		if noteable == NoteableMergeRequest {
+			return l.Client.ResourceLabelEvents.ListMergeRequestsLabelEvents(project, iid, opt, gitlab.WithContext(ctx))
+		}
+		return l.Client.ResourceLabelEvents.ListIssueLabelEvents(project, iid, opt, gitlab.WithContext(ctx))
+	})
+}
+
+// StateEvents implements API: every page, oldest first.
+func (l *Lookup) StateEvents(ctx context.Context, project, noteable string, iid int64) ([]*gitlab.StateEvent, error) {
+	return allPages(func(lo gitlab.ListOptions) ([]*gitlab.StateEvent, *gitlab.Response, error) {
+		opt := &gitlab.ListStateEventsOptions{ListOptions: lo}
+		if noteable == NoteableMergeRequest {
+			return l.Client.ResourceStateEvents.ListMergeStateEvents(project, iid, opt, gitlab.WithContext(ctx))
+		}
+		return l.Client.ResourceStateEvents.ListIssueStateEvents(project, iid, opt, gitlab.WithContext(ctx))
+	})
+}
+
+// allPages reads up to maxEventPages pages of 100.
+func allPages[T any](page func(gitlab.ListOptions) ([]T, *gitlab.Response, error)) ([]T, error) {
+	var all []T
+	lo := gitlab.ListOptions{PerPage: 100, Page: 1}
+	for range maxEventPages {
+		items, resp, err := page(lo)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, items...)
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+		lo.Page = resp.NextPage
+	}
+	return all, nil
+}
+
+// Member implements API (GET /projects/:id/members/all/:user_id, which
+// includes inherited and invited-group members).
+func (l *Lookup) Member(ctx context.Context, project string, userID int64) (*gitlab.ProjectMember, error) {
+	m, _, err := l.Client.ProjectMembers.GetInheritedProjectMember(project, userID, gitlab.WithContext(ctx))
+	return m, notFoundNil(err)
+}
+
+// User implements API.
+func (l *Lookup) User(ctx context.Context, id int64) (*gitlab.User, error) {
+	u, _, err := l.Client.Users.GetUser(id, gitlab.GetUsersOptions{}, gitlab.WithContext(ctx))
+	if err == nil && u == nil {
+		err = errors.New("no user returned")
+	}
+	return u, err
+}
+
+// ProjectPath implements API.
+func (l *Lookup) ProjectPath(ctx context.Context, id int64) (string, error) {
+	p, _, err := l.Client.Projects.GetProject(id, nil, gitlab.WithContext(ctx))
+	if err != nil {
+		return "", err
+	}
+	return p.PathWithNamespace, nil
+}
+
+// notFoundNil turns a 404 into "absent" (nil, nil).
+func notFoundNil(err error) error {
+	if errors.Is(err, gitlab.ErrNotFound) {
+		return nil
+	}
+	return err
+}
