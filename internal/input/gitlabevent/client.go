@@ -10,6 +10,7 @@ import (
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/fullsend-dev/fullsend/internal/httpx"
+	"github.com/fullsend-dev/fullsend/internal/redact"
 )
 
 // Lookup implements API over client-go. Every call is a read (client-go
@@ -17,6 +18,9 @@ import (
 type Lookup struct {
 	Client *gitlab.Client
 }
+
+// maxResponseBytes caps every API response body.
+const maxResponseBytes = 8 << 20
 
 // maxEventPages bounds the label or state event pages read (100 per page).
 const maxEventPages = 10
@@ -39,7 +43,9 @@ func NewClient(apiURL, token string, timeout time.Duration, transport http.Round
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	return gitlab.NewClient(token, gitlab.WithBaseURL(u.String()), gitlab.WithHTTPClient(httpx.NewClient(timeout, transport)))
+	redact.Add(token)
+	hc := httpx.NewClient(httpx.Options{Transport: transport, Timeout: timeout, MaxBody: maxResponseBytes})
+	return gitlab.NewClient(token, gitlab.WithBaseURL(u.String()), gitlab.WithHTTPClient(hc))
 }
 
 // Issue implements API.
