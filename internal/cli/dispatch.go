@@ -38,8 +38,8 @@ the output driver (json prints the plan).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.inputDriver, "input-driver", "", "json or gha-event (default: gha-event when GITHUB_EVENT_PATH is set, else json)")
-	f.StringVar(&o.inputFile, "input-file", "", "event file, or - for stdin (default: stdin; $GITHUB_EVENT_PATH for gha-event)")
+	f.StringVar(&o.inputDriver, "input-driver", "", "json, gha-event or gitlab-event (default: gha-event when GITHUB_EVENT_PATH is set, gitlab-event in a GitLab trigger pipeline, else json)")
+	f.StringVar(&o.inputFile, "input-file", "", "event file, or - for stdin (default: stdin; $GITHUB_EVENT_PATH for gha-event, $TRIGGER_PAYLOAD for gitlab-event)")
 	f.StringVar(&o.eventName, "event-name", "", "GitHub event name for gha-event (default $GITHUB_EVENT_NAME)")
 	f.StringVar(&o.outputDriver, "output-driver", drivers.JSON, strings.Join(drivers.OutputNames(), ", "))
 	f.StringVar(&o.repo, "repo", "", "target repository (overrides config repo)")

@@ -17,6 +17,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/input"
 	"github.com/fullsend-dev/fullsend/internal/input/ghaevent"
+	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/input/jsonin"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/outputs"
@@ -26,8 +27,8 @@ import (
 // Options are what `fullsend dispatch` was asked to do.
 type Options struct {
 	ConfigDir    string
-	InputDriver  string // json or gha-event; "" picks gha-event when $GITHUB_EVENT_PATH is set, else json
-	InputFile    string // event file, "-" or "" for Stdin ($GITHUB_EVENT_PATH for gha-event)
+	InputDriver  string // json, gha-event or gitlab-event; "" picks gha-event when $GITHUB_EVENT_PATH is set, gitlab-event in a GitLab trigger pipeline, else json
+	InputFile    string // event file, "-" or "" for Stdin ($GITHUB_EVENT_PATH for gha-event, $TRIGGER_PAYLOAD for gitlab-event)
 	EventName    string // gha-event only; default $GITHUB_EVENT_NAME
 	OutputDriver string
 	Repo         string // overrides the config repo
@@ -65,6 +66,9 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	ev, err := in.Read(ctx)
+	if errors.Is(err, input.ErrUnavailable) {
+		return err
+	}
 	if err != nil {
 		return config.Invalid(&EventError{Err: err})
 	}
@@ -122,8 +126,11 @@ func newInput(o Options, cfg *config.Config, log *slog.Logger) (input.Driver, er
 	name := o.InputDriver
 	if name == "" {
 		name = drivers.JSONIn
-		if o.Output.Getenv("GITHUB_EVENT_PATH") != "" {
+		switch getenv := o.Output.Getenv; {
+		case getenv("GITHUB_EVENT_PATH") != "":
 			name = drivers.GHAEvent
+		case getenv("CI_PIPELINE_SOURCE") == "trigger" && getenv("TRIGGER_PAYLOAD") != "":
+			name = drivers.GitLabEvent
 		}
 	}
 	switch name {
@@ -140,6 +147,12 @@ func newInput(o Options, cfg *config.Config, log *slog.Logger) (input.Driver, er
 			return nil, config.Invalid(err)
 		}
 		return d, nil
+	case drivers.GitLabEvent:
+		d, err := gitlabevent.NewFromEnv(gitlabevent.Options{Path: o.InputFile, Stdin: o.Stdin, Repo: cfg.Repo, Log: log}, "", o.Output.Getenv)
+		if err != nil {
+			return nil, config.Invalid(err)
+		}
+		return d, nil
 	}
-	return nil, config.Invalid(fmt.Errorf("--input-driver %q: want %s or %s", name, drivers.JSONIn, drivers.GHAEvent))
+	return nil, config.Invalid(fmt.Errorf("--input-driver %q: want %s, %s or %s", name, drivers.JSONIn, drivers.GHAEvent, drivers.GitLabEvent))
 }

@@ -32,7 +32,7 @@ func TestRun(t *testing.T) {
 		{name: "json to plan", o: Options{OutputDriver: "json"}, stdin: string(ev), want: `"agent":"triage"`},
 		{name: "matrix", o: Options{OutputDriver: "gha-matrix"}, stdin: string(ev), want: `"include"`},
 		{name: "bad event", o: Options{OutputDriver: "json"}, stdin: `{"repo":1}`, invalid: true, eventErr: true},
-		{name: "unknown input", o: Options{InputDriver: "xml", OutputDriver: "json"}, invalid: true, errSubstr: `--input-driver "xml": want json or gha-event`},
+		{name: "unknown input", o: Options{InputDriver: "xml", OutputDriver: "json"}, invalid: true, errSubstr: `--input-driver "xml": want json, gha-event or gitlab-event`},
 		{name: "event name needs gha-event", o: Options{EventName: "issues", OutputDriver: "json"}, invalid: true, errSubstr: "--event-name is for --input-driver gha-event"},
 		{name: "gha-event by default under Actions", o: Options{OutputDriver: "json"}, env: map[string]string{"GITHUB_EVENT_PATH": "/nonexistent/event.json"}, invalid: true},
 		{name: "unknown output", o: Options{OutputDriver: "carrier-pigeon"}, stdin: string(ev), invalid: true, errSubstr: "carrier-pigeon"},

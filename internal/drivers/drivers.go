@@ -9,9 +9,10 @@ import "slices"
 
 // Input driver names.
 const (
-	JiraPoll = "jira-poll" // polls Jira issues (poll.input_drivers)
-	JSONIn   = "json"      // one NormalizedEvent document (dispatch)
-	GHAEvent = "gha-event" // one GitHub Actions event (dispatch)
+	JiraPoll    = "jira-poll"    // polls Jira issues (poll.input_drivers)
+	JSONIn      = "json"         // one NormalizedEvent document (dispatch)
+	GHAEvent    = "gha-event"    // one GitHub Actions event (dispatch)
+	GitLabEvent = "gitlab-event" // one GitLab webhook body, re-verified through the API (dispatch)
 )
 
 // Output driver names.
@@ -61,6 +62,7 @@ var inputs = []Input{
 	{Name: JiraPoll, Polls: true},
 	{Name: JSONIn},
 	{Name: GHAEvent},
+	{Name: GitLabEvent},
 }
 
 // outputs is in documentation order.

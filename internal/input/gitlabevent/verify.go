@@ -10,6 +10,8 @@ import (
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+
+	"github.com/fullsend-dev/fullsend/internal/input"
 )
 
 // API is what the driver reads from GitLab to confirm a webhook body.
@@ -32,7 +34,7 @@ var ErrNotConfirmed = errors.New("the payload does not match GitLab")
 
 // ErrUnavailable marks a failed API read (after retries): the payload could
 // not be confirmed either way.
-var ErrUnavailable = errors.New("GitLab API unavailable")
+var ErrUnavailable = fmt.Errorf("GitLab API: %w", input.ErrUnavailable)
 
 // unavailable wraps an API read error.
 func unavailable(what string, err error) error {
