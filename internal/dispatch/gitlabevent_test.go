@@ -2,8 +2,8 @@ package dispatch
 
 import (
 	"bytes"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,4 +124,3 @@ func TestGitLabEventRefusesForgedAndOutsiders(t *testing.T) {
 		t.Fatalf("%d pipelines started, want 0", n)
 	}
 }
-
