@@ -15,7 +15,7 @@ import (
 const (
 	RawIssue     = "issue"     // raw_action created: the issue was created
 	RawComment   = "comment"   // raw_action created or updated (an edit)
-	RawChangelog = "changelog" // raw_action: the changed field's id
+	RawChangelog = "changelog" // raw_action: the changed field ids (rawAction)
 )
 
 // unknownActor stands for a change whose author Jira no longer reports.
@@ -135,7 +135,7 @@ func (m *mapper) history(h jira.History) ([]*event.Event, error) {
 		if len(g.fields) == 0 {
 			continue
 		}
-		ev, err := m.event(&h.Author, event.Transition{Kind: g.kind}, RawChangelog, strings.Join(g.fields, ","))
+		ev, err := m.event(&h.Author, event.Transition{Kind: g.kind}, RawChangelog, rawAction(g.fields))
 		if err != nil {
 			return nil, err
 		}
