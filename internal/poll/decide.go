@@ -71,6 +71,7 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 		ev := c.Event
 		if ev.Actor.Kind == event.ActorBot {
 			st.EventsBot++
+			log.Debug("change dropped by the bot loop guard: bots never start runs", "item", it.ID, "actor", ev.Actor.ID)
 			continue
 		}
 		if validate != nil {
