@@ -54,10 +54,9 @@ func (m *mapper) changes(hs []jira.History, cs []jira.Comment) ([]poll.Change, e
 			}
 			at, action = c.Updated.Time, "updated"
 		}
-		cmd, instr := event.ParseCommand(c.Text)
-		tr := event.Transition{Kind: event.CommentAdded, Comment: &event.Comment{
-			Body: event.Truncate(c.Text, event.MaxCommentBody), ID: c.ID, ParentID: c.ParentID,
-			Command: cmd, Instruction: instr}}
+		cm := event.CommentOf(c.Text) // a long body is cut and marked truncated
+		cm.ID, cm.ParentID = c.ID, c.ParentID
+		tr := event.Transition{Kind: event.CommentAdded, Comment: cm}
 		author := c.Author
 		ev, err := m.event(&author, tr, RawComment, action)
 		if err != nil {
