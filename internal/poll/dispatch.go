@@ -3,6 +3,7 @@ package poll
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -66,7 +67,12 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 	for i := range idx {
 		idx[i] = i
 	}
-	Each(c.o.Concurrency, idx, func(i int) { c.checkpoint(ctx, plans[i], outs[i]) })
+	Each(c.o.Concurrency, idx, func(i int) {
+		if !plans[i].killed {
+			c.quarantineInvalid(ctx, plans[i])
+		}
+		c.checkpoint(ctx, plans[i], outs[i])
+	})
 }
 
 // start admits runs (owner[k] is the index in plans of runs[k]'s item),
@@ -79,11 +85,15 @@ func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, ow
 	}
 	var refund []plan.Run
 	defer func() { c.refund(refund) }()
+	healthy := slices.ContainsFunc(results, func(r outputResult) bool { return r.err == nil })
 	for k, res := range results {
 		o := &outs[owner[k]]
 		if res.err != nil {
 			refund = append(refund, runs[k])
 			c.st.DispatchesFailed++
+			if c.giveUp(ctx, plans[owner[k]], runs[k], res.err, healthy) {
+				continue // quarantined: the harness counts as handled
+			}
 			if o.failed == nil {
 				o.failed = map[string]bool{}
 			}
