@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -56,22 +57,32 @@ func LoadLenient(dir string, getenv func(string) string) (*Config, Errors) {
 	return parse(dir, file, src, getenv)
 }
 
-// readLimited reads a whole file of at most maxFileSize bytes.
+// readLimited reads a whole file of at most maxFileSize bytes. Only a
+// regular file is read: a FIFO, device or socket (which could block the
+// open or the read forever, beyond any signal) is refused before it is
+// opened, and the file is opened without blocking and checked again, so a
+// path swapped for a FIFO in between cannot hang the caller either.
 func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	st, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("file not found (looked for %s)", path)
 		}
 		return nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	if !st.Mode().IsRegular() {
+		return nil, notRegular(path, st.Mode())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, err
+	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
+		return nil, notRegular(path, st.Mode())
 	}
 	src, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
@@ -81,6 +92,22 @@ func readLimited(path string) ([]byte, error) {
 		return nil, fmt.Errorf("file is larger than %d bytes", maxFileSize)
 	}
 	return src, nil
+}
+
+// notRegular names what path is instead of a regular file.
+func notRegular(path string, m fs.FileMode) error {
+	kind := "not a regular file"
+	switch {
+	case m.IsDir():
+		kind = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	}
+	return fmt.Errorf("%s is %s, not a regular file: refusing to read it", path, kind)
 }
 
 // parse decodes src (the contents of file, in config directory dir).

@@ -8,7 +8,8 @@ import (
 )
 
 // Breaker is the per-scope rate-limit circuit breaker: at most Limit runs
-// per scope key in any sliding hour. A single pending slot does not bound
+// per scope key in any sliding hour. Only runs that started count: Allow
+// takes a slot and Refund returns it when the dispatch failed. A single pending slot does not bound
 // consecutive runs; this does.
 //
 // Memory is O(keys that ran in the last hour): each key keeps at most Limit
@@ -26,8 +27,11 @@ type Breaker struct {
 
 // NewBreaker allows limit runs per scope per hour; limit <= 0 disables it
 // (Allow always returns true).
-func NewBreaker(limit int) *Breaker {
-	return &Breaker{limit: limit, window: time.Hour, now: time.Now, starts: map[scope.Key][]time.Time{}}
+func NewBreaker(limit int) *Breaker { return NewBreakerClock(limit, time.Now) }
+
+// NewBreakerClock is NewBreaker reading the time from now (tests).
+func NewBreakerClock(limit int, now func() time.Time) *Breaker {
+	return &Breaker{limit: limit, window: time.Hour, now: now, starts: map[scope.Key][]time.Time{}}
 }
 
 // Allow records a run start for key and reports true, or reports false
@@ -47,6 +51,20 @@ func (b *Breaker) Allow(key scope.Key) bool {
 	}
 	b.starts[key] = append(ts, now)
 	return true
+}
+
+// Refund gives back the newest start recorded for key: the run Allow
+// admitted did not start (its dispatch failed), and only runs that
+// started count against the limit.
+func (b *Breaker) Refund(key scope.Key) {
+	if b == nil || b.limit <= 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if ts := b.starts[key]; len(ts) > 0 {
+		b.starts[key] = ts[:len(ts)-1]
+	}
 }
 
 // Keys reports how many scope keys the breaker currently tracks.

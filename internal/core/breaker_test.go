@@ -75,3 +75,27 @@ func TestBreakerConcurrent(t *testing.T) {
 		t.Fatalf("allowed %d, want 5", allowed)
 	}
 }
+
+// A refunded slot (a dispatch that failed) does not count: seven failures
+// in a row leave the scope its whole budget.
+func TestBreakerRefund(t *testing.T) {
+	now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	b := NewBreakerClock(2, func() time.Time { return now })
+	k := scope.Key("triage:acme/p:jira:work_item:1")
+	for i := range 7 {
+		if !b.Allow(k) {
+			t.Fatalf("attempt %d refused after refunds", i+1)
+		}
+		b.Refund(k)
+		now = now.Add(time.Minute)
+	}
+	if !b.Allow(k) || !b.Allow(k) {
+		t.Fatal("the two real starts were refused")
+	}
+	if b.Allow(k) {
+		t.Fatal("a third start within the hour was allowed")
+	}
+	b.Refund("unknown") // no slot to return: no effect, no panic
+	NewBreaker(0).Refund(k)
+	(*Breaker)(nil).Refund(k)
+}

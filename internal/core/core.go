@@ -153,18 +153,29 @@ func (e *Engine) RunFor(h *harness.Harness, ev *event.Event) plan.Run {
 }
 
 // Admit applies the per-scope hourly circuit breaker to runs about to be
-// dispatched. Skipped runs are logged and must be counted by the caller.
+// dispatched: each admitted run takes a slot, which Refund returns if its
+// dispatch fails. Skipped runs are logged and must be counted by the
+// caller; a poller defers them (its checkpoint holds them until the
+// window allows), it never drops them.
 func (e *Engine) Admit(runs []plan.Run) (admitted, skipped []plan.Run) {
 	for _, r := range runs {
 		if e.breaker.Allow(r.Key) {
 			admitted = append(admitted, r)
 			continue
 		}
-		e.log.Warn("run skipped by circuit breaker: scope exceeded runs_per_scope_per_hour",
+		e.log.Warn("run held back by circuit breaker: scope reached runs_per_scope_per_hour",
 			"harness", r.Harness, "serialization_key", string(r.Key), "limit", e.breaker.limit)
 		skipped = append(skipped, r)
 	}
 	return admitted, skipped
+}
+
+// Refund returns the breaker slots of admitted runs that did not start
+// (their dispatch failed): only started runs count against the limit.
+func (e *Engine) Refund(runs []plan.Run) {
+	for _, r := range runs {
+		e.breaker.Refund(r.Key)
+	}
 }
 
 // LogDecision writes one structured record for d.

@@ -56,3 +56,27 @@ func ParseCommand(body string) (command, instruction string) {
 	instruction = strings.TrimSpace(line[end:])
 	return Truncate(command, MaxCommand), Truncate(instruction, MaxInstruction)
 }
+
+// CommentOf builds a comment from its full text: the body cut to
+// MaxCommentBody code points (then marked Truncated, with the text's
+// OriginalLength), the command and instruction parsed from that body.
+func CommentOf(text string) *Comment {
+	c := &Comment{Body: text}
+	c.Shorten(MaxCommentBody)
+	c.Command, c.Instruction = ParseCommand(c.Body)
+	return c
+}
+
+// Shorten cuts the body and the instruction to at most n code points (the
+// command is kept). When anything is cut the comment is marked Truncated;
+// OriginalLength keeps the length of the body before its first cut.
+func (c *Comment) Shorten(n int) {
+	body, instr := Truncate(c.Body, n), Truncate(c.Instruction, n)
+	if body == c.Body && instr == c.Instruction {
+		return
+	}
+	if !c.Truncated {
+		c.Truncated, c.OriginalLength = true, utf8.RuneCountInString(c.Body)
+	}
+	c.Body, c.Instruction = body, instr
+}

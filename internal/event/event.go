@@ -90,6 +90,10 @@ type Comment struct {
 	ParentID    string `json:"parent_id,omitempty"`
 	Command     string `json:"command,omitempty"`
 	Instruction string `json:"instruction,omitempty"`
+	// Truncated is set when Body (and Instruction) were cut to fit a
+	// limit; OriginalLength is then the full body's length in code points.
+	Truncated      bool `json:"truncated,omitempty"`
+	OriginalLength int  `json:"original_length,omitempty"`
 }
 
 // Review is present exactly when Transition.Kind is review_submitted.

@@ -79,13 +79,14 @@ func normalize(ps []Problem) []Problem {
 // depending on another field (the schema's if/then/else rules), keyed by
 // the field's JSON pointer.
 var conditional = map[string]struct{ required, forbidden string }{
-	"/entity/key":                    {required: "required when source.system is jira"},
-	"/entity/linked_change_proposal": {forbidden: "not allowed when entity.kind is change_proposal"},
-	"/transition/label":              {"required when transition.kind is label_changed", "allowed only when transition.kind is label_changed"},
-	"/transition/comment":            {"required when transition.kind is comment_added", "allowed only when transition.kind is comment_added"},
-	"/transition/review":             {"required when transition.kind is review_submitted", "allowed only when transition.kind is review_submitted"},
-	"/transition/comment/command":    {required: "required when instruction is set"},
-	"/state/conversation":            {"required when entity.kind is conversation", "allowed only when entity.kind is conversation"},
+	"/entity/key":                         {required: "required when source.system is jira"},
+	"/entity/linked_change_proposal":      {forbidden: "not allowed when entity.kind is change_proposal"},
+	"/transition/label":                   {"required when transition.kind is label_changed", "allowed only when transition.kind is label_changed"},
+	"/transition/comment":                 {"required when transition.kind is comment_added", "allowed only when transition.kind is comment_added"},
+	"/transition/review":                  {"required when transition.kind is review_submitted", "allowed only when transition.kind is review_submitted"},
+	"/transition/comment/command":         {required: "required when instruction is set"},
+	"/transition/comment/original_length": {"required when truncated is true", "allowed only when truncated is true"},
+	"/state/conversation":                 {"required when entity.kind is conversation", "allowed only when entity.kind is conversation"},
 }
 
 // patternHelp explains the schema's patterns in words, keyed by JSON pointer.

@@ -87,7 +87,7 @@ func (c *Client) bulkChunk(ctx context.Context, keys []string, asked map[string]
 			return err
 		}
 		var page bulkChangelogResponse
-		if err := decode(cl, raw, &page); err != nil {
+		if err := decodeStrict(cl, raw, &page, "issueChangeLogs"); err != nil {
 			return err
 		}
 		for _, icl := range page.IssueChangeLogs {
@@ -215,7 +215,7 @@ func (c *Client) Changelog(ctx context.Context, issueKey string) ([]History, err
 			Total  int       `json:"total"`
 			IsLast *bool     `json:"isLast"`
 		}
-		if err := decode(cl, raw, &page); err != nil {
+		if err := decodeStrict(cl, raw, &page, "values"); err != nil {
 			return nil, err
 		}
 		out = append(out, page.Values...)

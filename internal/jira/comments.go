@@ -33,7 +33,7 @@ func (c *Client) CommentsSince(ctx context.Context, issueKey string, since time.
 			Comments []Comment `json:"comments"`
 			Total    int       `json:"total"`
 		}
-		if err := decode(cl, raw, &page); err != nil {
+		if err := decodeStrict(cl, raw, &page, "comments", "total", "startAt"); err != nil {
 			return nil, err
 		}
 		reached := false

@@ -65,7 +65,7 @@ func (c *Client) Search(ctx context.Context, req SearchRequest, limit int) ([]Is
 			return nil, err
 		}
 		var page searchPage
-		if err := decode(cl, raw, &page); err != nil {
+		if err := decodeStrict(cl, raw, &page, "issues"); err != nil {
 			return nil, err
 		}
 		for i := range page.Issues {

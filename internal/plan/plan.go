@@ -71,9 +71,20 @@ func WorkItemOf(ev *event.Event) WorkItem {
 	return WorkItem{URL: ev.Entity.URL, Source: ev.Source.System, Key: ev.Entity.Key}
 }
 
-// Inputs renders r as the nine string dispatch inputs.
+// Inputs renders r as the nine string dispatch inputs, within
+// MaxInputsSize: a comment too long for them is cut and marked truncated
+// (FitInputs). Inputs that cannot fit are rendered whole; the platform
+// then refuses the dispatch, and the poller counts the failure.
 func (r Run) Inputs() map[string]string {
-	ne := compact(r.Event)
+	if in, err := r.FitInputs(MaxInputsSize); err == nil {
+		return in
+	}
+	return r.render(r.Event)
+}
+
+// render renders r with ev as the nine string dispatch inputs.
+func (r Run) render(ev *event.Event) map[string]string {
+	ne := compact(ev)
 	wi := compact(r.WorkItem)
 	lock := ""
 	if r.PollLock != nil {
@@ -82,9 +93,9 @@ func (r Run) Inputs() map[string]string {
 	return map[string]string{
 		InAgent:            r.Harness,
 		InRole:             r.Role,
-		InSourceRepo:       r.Event.Repo,
-		InEventType:        r.Event.Transition.Kind,
-		InEventPayload:     Payload(r.Event),
+		InSourceRepo:       ev.Repo,
+		InEventType:        ev.Transition.Kind,
+		InEventPayload:     Payload(ev),
 		InNormalizedEvent:  ne,
 		InSerializationKey: string(r.Key),
 		InWorkItem:         wi,

@@ -133,6 +133,12 @@ func (d decider) Decide(ev *event.Event) Decision {
 
 func (d decider) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return d.e.Admit(runs) }
 
+// decider refunds the breaker slots of failed dispatches (a compile-time check).
+var _ Refunder = decider{}
+
+// Refund hands back the breaker slots of runs whose dispatch failed.
+func (d decider) Refund(runs []plan.Run) { d.e.Refund(runs) }
+
 // closeOutput finishes drivers that buffer or run work in process.
 func closeOutput(ctx context.Context, d output.Driver) error {
 	if f, ok := d.(output.Finisher); ok {

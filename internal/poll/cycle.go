@@ -67,8 +67,9 @@ type cycle struct {
 // starting new work, rolls back the locks of items not yet dispatched,
 // finishes a dispatch already under way (with its checkpoint) and returns
 // with Stats.Interrupted set and a nil error. An error means the cycle
-// failed as a whole (discovery failed, ErrAuth, ErrQuery); it is also in
-// Stats.Error. The stats are logged as one record and sent to the Observer.
+// failed as a whole (discovery failed, ErrAuth, ErrQuery) or, matching
+// ErrItemsFailed (*ItemsError), that it completed with failed items or
+// quarantined changes; it is also in Stats.Error. The stats are logged as one record and sent to the Observer.
 func Run(ctx context.Context, o Options) (Result, error) {
 	o = withDefaults(o)
 	c := &cycle{o: o}
@@ -81,6 +82,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	planned, err := c.run(ctx)
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrAuth) && !errors.Is(err, ErrQuery) {
 		c.st.Interrupted, err = true, nil
+	}
+	if err == nil {
+		err = c.st.itemsError() // per-item failures fail the cycle too
 	}
 	after := o.Driver.Usage()
 	c.st.APICalls = after.Calls - before.Calls

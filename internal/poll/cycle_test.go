@@ -59,10 +59,10 @@ func TestCycleOutcomes(t *testing.T) {
 			items: []*poll.Item{item("P-1", "/run")},
 			core:  fakeCore{killed: true},
 			want:  []string{"lock P-1", "release P-1"}},
-		{name: "circuit breaker skip counts as handled",
+		{name: "circuit breaker skip defers: checkpoint held, lock released",
 			items: []*poll.Item{item("P-1", "/run")},
 			core:  fakeCore{skip: true},
-			want:  []string{"lock P-1", "advance P-1 10:00:01 retry=0", "release P-1"}, matched: 1},
+			want:  []string{"lock P-1", "release P-1"}, matched: 1},
 		{name: "lost lock: hands off",
 			items: []*poll.Item{item("P-1", "/run")},
 			lose:  []string{"P-1"},
@@ -242,8 +242,8 @@ func TestFailedLockWriteIsRolledBack(t *testing.T) {
 	d := &lockFailDriver{fakeDriver: fd, failLock: map[string]bool{"P-2": true}}
 	out := &fakeOut{}
 	res, err := poll.Run(context.Background(), opts(d, fakeCore{}, out))
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, poll.ErrItemsFailed) { // the failed item fails the cycle (exit 1)
+		t.Fatalf("err = %v, want ErrItemsFailed", err)
 	}
 	if !slices.Contains(fd.writes(), "release P-2") {
 		t.Errorf("writes = %q: the failed lock write on P-2 was not rolled back", fd.writes())

@@ -36,9 +36,11 @@ type Decider interface {
 // itemPlan is what the core decided for one item.
 type itemPlan struct {
 	it     *Item
-	runs   []plan.Run // newest matching event per harness, harness order of first match
-	killed bool       // the kill switch is on: leave the item untouched
-	newAt  time.Time  // the checkpoint every handled harness advances to
+	runs   []plan.Run  // newest matching event per harness, harness order of first match
+	killed bool        // the kill switch is on: leave the item untouched
+	newAt  time.Time   // the checkpoint every handled harness advances to
+	at     []time.Time // when the change of runs[i] happened
+	poison []Poison    // invalid events: quarantined, never offered to the core
 }
 
 // window returns the changes of it that are newer than its checkpoint's
@@ -71,12 +73,13 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 		ev := c.Event
 		if ev.Actor.Kind == event.ActorBot {
 			st.EventsBot++
+			log.Debug("change dropped by the bot loop guard: bots never start runs", "item", it.ID, "actor", ev.Actor.ID)
 			continue
 		}
 		if validate != nil {
 			if err := validate(ev); err != nil {
 				st.EventsInvalid++
-				log.Error("detected change is not a valid event; skipped", "item", it.ID, "error", err.Error())
+				p.poison = append(p.poison, Poison{Change: ChangeID(ev, c.At), At: c.At, Reason: "invalid event: " + err.Error()})
 				continue
 			}
 		}
@@ -84,7 +87,7 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 		switch dec.Verdict {
 		case VerdictKilled:
 			p.killed = true
-			p.runs = nil
+			p.runs, p.at, p.poison = nil, nil, nil
 			return p
 		case VerdictDenied:
 			st.EventsDenied++
@@ -101,11 +104,12 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 			st.RunsMatched++
 			if i, ok := pos[r.Harness]; ok {
 				st.RunsCoalesced++
-				p.runs[i] = r
+				p.runs[i], p.at[i] = r, c.At
 				continue
 			}
 			pos[r.Harness] = len(p.runs)
 			p.runs = append(p.runs, r)
+			p.at = append(p.at, c.At)
 		}
 	}
 	return p

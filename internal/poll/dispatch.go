@@ -3,6 +3,7 @@ package poll
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -66,23 +67,33 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 	for i := range idx {
 		idx[i] = i
 	}
-	Each(c.o.Concurrency, idx, func(i int) { c.checkpoint(ctx, plans[i], outs[i]) })
+	Each(c.o.Concurrency, idx, func(i int) {
+		if !plans[i].killed {
+			c.quarantineInvalid(ctx, plans[i])
+		}
+		c.checkpoint(ctx, plans[i], outs[i])
+	})
 }
 
 // start admits runs (owner[k] is the index in plans of runs[k]'s item),
 // dispatches the admitted ones and records each result in outs.
 func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, owner []int, outs []outcome) {
-	admitted, skipped := c.o.Core.Admit(runs)
-	c.st.RunsRateLimited += len(skipped)
-	runs, owner = keepAdmitted(runs, owner, admitted)
+	runs, owner = c.admit(plans, runs, owner, outs)
 	var results []outputResult
 	if len(runs) > 0 {
 		results = c.callOutput(ctx, runs)
 	}
+	var refund []plan.Run
+	defer func() { c.refund(refund) }()
+	healthy := slices.ContainsFunc(results, func(r outputResult) bool { return r.err == nil })
 	for k, res := range results {
 		o := &outs[owner[k]]
 		if res.err != nil {
+			refund = append(refund, runs[k])
 			c.st.DispatchesFailed++
+			if c.giveUp(ctx, plans[owner[k]], runs[k], res.err, healthy) {
+				continue // quarantined: the harness counts as handled
+			}
 			if o.failed == nil {
 				o.failed = map[string]bool{}
 			}
@@ -116,25 +127,6 @@ func (c *cycle) callOutput(ctx context.Context, runs []plan.Run) []outputResult 
 		out[k] = outputResult{ref: res[k].Ref, err: res[k].Err}
 	}
 	return out
-}
-
-// keepAdmitted filters runs (and their owners) to those admitted, which the
-// core returns in order.
-func keepAdmitted(runs []plan.Run, owner []int, admitted []plan.Run) ([]plan.Run, []int) {
-	if len(admitted) == len(runs) {
-		return runs, owner
-	}
-	var keptRuns []plan.Run
-	var keptOwner []int
-	j := 0
-	for k, r := range runs {
-		if j < len(admitted) && admitted[j].Key == r.Key && admitted[j].Harness == r.Harness {
-			keptRuns = append(keptRuns, r)
-			keptOwner = append(keptOwner, owner[k])
-			j++
-		}
-	}
-	return keptRuns, keptOwner
 }
 
 func (c *cycle) checkpoint(ctx context.Context, p itemPlan, o outcome) {

@@ -25,6 +25,10 @@ type CycleStats struct {
 	LocksStaleRemoved int // stale locks overwritten or deleted
 	ItemsGone         int // items deleted mid-cycle
 	ItemsFailed       int // items skipped after a per-item error
+	// ChangesQuarantined counts changes given up on (an invalid event, or
+	// a dispatch that failed MaxDispatchAttempts cycles): recorded on the
+	// item, logged, and passed by the checkpoint.
+	ChangesQuarantined int
 
 	Events        int // changes detected inside the cycle's windows
 	EventsBot     int // changes by bots (never trigger runs)
@@ -66,6 +70,7 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 		slog.Int("locks_stale_removed", s.LocksStaleRemoved),
 		slog.Int("items_gone", s.ItemsGone),
 		slog.Int("items_failed", s.ItemsFailed),
+		slog.Int("changes_quarantined", s.ChangesQuarantined),
 		slog.Int("events", s.Events),
 		slog.Int("events_bot", s.EventsBot),
 		slog.Int("events_invalid", s.EventsInvalid),

@@ -3,13 +3,13 @@ package ghadispatch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
@@ -198,17 +198,17 @@ func TestNewNeedsToken(t *testing.T) {
 }
 
 // GitHub accepts at most 65,535 characters of workflow_dispatch inputs. A
-// comment full of characters that JSON escapes (<, >, &) makes the inputs
-// larger than that; the driver must say so instead of sending a request
-// GitHub rejects with a 422 that reads like a workflow problem.
+// comment too long for them is cut (plan.FitInputs); inputs that stay too
+// large (here 300 labels of 255 characters) must be refused by the driver
+// instead of sending a request GitHub rejects with a 422 that reads like a
+// workflow problem.
 func TestInputsTooLargeForGitHub(t *testing.T) {
 	e := newEnv(t, githubsim.Options{})
 	d := e.driver(t, nil)
 	run := jiraRun(t)
-	// Control characters cost six characters each once JSON-escaped
-	// (\u0001), and the body travels in two inputs plus its instruction.
-	line := strings.Repeat("\x01", 4096-len("/fs-triage "))
-	run.Event.Transition.Comment = &event.Comment{Body: "/fs-triage " + line, Command: "/fs-triage", Instruction: line}
+	for i := range 300 {
+		run.Event.State.Labels = append(run.Event.State.Labels, fmt.Sprintf("%03d", i)+strings.Repeat("a", 252))
+	}
 	if err := run.Event.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 const (
 	RawIssue     = "issue"     // raw_action created: the issue was created
 	RawComment   = "comment"   // raw_action created or updated (an edit)
-	RawChangelog = "changelog" // raw_action: the changed field's id
+	RawChangelog = "changelog" // raw_action: the changed field ids (rawAction)
 )
 
 // unknownActor stands for a change whose author Jira no longer reports.
@@ -54,10 +54,9 @@ func (m *mapper) changes(hs []jira.History, cs []jira.Comment) ([]poll.Change, e
 			}
 			at, action = c.Updated.Time, "updated"
 		}
-		cmd, instr := event.ParseCommand(c.Text)
-		tr := event.Transition{Kind: event.CommentAdded, Comment: &event.Comment{
-			Body: event.Truncate(c.Text, event.MaxCommentBody), ID: c.ID, ParentID: c.ParentID,
-			Command: cmd, Instruction: instr}}
+		cm := event.CommentOf(c.Text) // a long body is cut and marked truncated
+		cm.ID, cm.ParentID = c.ID, c.ParentID
+		tr := event.Transition{Kind: event.CommentAdded, Comment: cm}
 		author := c.Author
 		ev, err := m.event(&author, tr, RawComment, action)
 		if err != nil {
@@ -135,7 +134,7 @@ func (m *mapper) history(h jira.History) ([]*event.Event, error) {
 		if len(g.fields) == 0 {
 			continue
 		}
-		ev, err := m.event(&h.Author, event.Transition{Kind: g.kind}, RawChangelog, strings.Join(g.fields, ","))
+		ev, err := m.event(&h.Author, event.Transition{Kind: g.kind}, RawChangelog, rawAction(g.fields))
 		if err != nil {
 			return nil, err
 		}

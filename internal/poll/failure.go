@@ -1,0 +1,53 @@
+package poll
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrItemsFailed matches (errors.Is) the error of a cycle that ran to its
+// end but in which some work item failed: an item skipped after an error
+// or a change quarantined. The cycle's other items were handled; the
+// command still exits non-zero (1) so that a scheduler notices an issue
+// that stays unprocessable (docs/polling.md). Failed dispatches alone do
+// not make this error (the caller reports CycleStats.DispatchesFailed);
+// when it is returned, the message counts them too.
+var ErrItemsFailed = errors.New("some work items failed")
+
+// ItemsError is the error Run returns with ErrItemsFailed.
+type ItemsError struct {
+	Driver      string
+	Failed      int // CycleStats.ItemsFailed
+	Quarantined int // CycleStats.ChangesQuarantined
+	Dispatches  int // CycleStats.DispatchesFailed
+}
+
+func (e *ItemsError) Error() string {
+	var parts []string
+	add := func(n int, one, many string) {
+		switch {
+		case n == 1:
+			parts = append(parts, "1 "+one)
+		case n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		}
+	}
+	add(e.Failed, "item failed", "items failed")
+	add(e.Quarantined, "change quarantined", "changes quarantined")
+	add(e.Dispatches, "dispatch failed", "dispatches failed")
+	return fmt.Sprintf("%s: %s (failed items and dispatches are retried next cycle; quarantined changes are recorded on their items)",
+		e.Driver, strings.Join(parts, ", "))
+}
+
+// Is makes errors.Is(err, ErrItemsFailed) true.
+func (e *ItemsError) Is(target error) bool { return target == ErrItemsFailed }
+
+// itemsError is the error of a cycle that completed with per-item
+// failures, or nil.
+func (s CycleStats) itemsError() error {
+	if s.Interrupted || s.ItemsFailed+s.ChangesQuarantined == 0 {
+		return nil
+	}
+	return &ItemsError{Driver: s.Driver, Failed: s.ItemsFailed, Quarantined: s.ChangesQuarantined, Dispatches: s.DispatchesFailed}
+}
