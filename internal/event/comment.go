@@ -1,6 +1,7 @@
 package event
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -64,6 +65,16 @@ func CommentOf(text string) *Comment {
 	c := &Comment{Body: text}
 	c.Shorten(MaxCommentBody)
 	c.Command, c.Instruction = ParseCommand(c.Body)
+	return c
+}
+
+// CommentWithID is CommentOf with the platform's numeric comment id
+// (0: none).
+func CommentWithID(text string, id int64) *Comment {
+	c := CommentOf(text)
+	if id != 0 {
+		c.ID = strconv.FormatInt(id, 10)
+	}
 	return c
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	gogithub "github.com/google/go-github/v90/github"
@@ -158,7 +157,7 @@ func (d *Driver) fromIssueComment(ctx context.Context, p *gogithub.IssueCommentE
 	if c == nil {
 		return nil, errors.New("payload has no comment")
 	}
-	ev.Transition.Comment = commentOf(c.GetBody(), c.GetID())
+	ev.Transition.Comment = event.CommentWithID(c.GetBody(), c.GetID())
 	if links := is.GetPullRequestLinks(); links != nil {
 		prURL := links.GetHTMLURL()
 		if prURL == "" {
@@ -228,16 +227,6 @@ func (d *Driver) newEvent(b base, action, kind string) *event.Event {
 		State:      event.State{Labels: []string{}},
 		Source:     event.Source{System: event.SystemGitHub, RawType: d.o.EventName, RawAction: action},
 	}
-}
-
-func commentOf(body string, id int64) *event.Comment {
-	body = event.Truncate(body, event.MaxCommentBody)
-	cmd, instr := event.ParseCommand(body)
-	c := &event.Comment{Body: body, Command: cmd, Instruction: instr}
-	if id != 0 {
-		c.ID = strconv.FormatInt(id, 10)
-	}
-	return c
 }
 
 func labelOf(action string, l *gogithub.Label) (*event.Label, error) {

@@ -3,7 +3,6 @@ package gitlabevent
 import (
 	"errors"
 	"regexp"
-	"strconv"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
@@ -63,7 +62,7 @@ func Build(repo string, s Subject, ch Change, actor event.Actor) (*event.Event, 
 		return nil, errors.New("no issue or merge request to build the event from")
 	}
 	if ch.Note != nil {
-		ev.Transition.Comment = commentOf(ch.Note.Body, ch.Note.ID)
+		ev.Transition.Comment = event.CommentWithID(ch.Note.Body, ch.Note.ID)
 	}
 	return ev, nil
 }
@@ -89,12 +88,6 @@ func ChangeProposalOf(mr *gitlab.MergeRequest, repo, sourcePath string) *event.C
 		cp.HeadSHA = mr.SHA
 	}
 	return cp
-}
-
-func commentOf(body string, id int64) *event.Comment {
-	body = event.Truncate(body, event.MaxCommentBody)
-	cmd, instr := event.ParseCommand(body)
-	return &event.Comment{Body: body, ID: strconv.FormatInt(id, 10), Command: cmd, Instruction: instr}
 }
 
 func labelNames(ls gitlab.Labels) []string {
