@@ -7,6 +7,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Verdicts of a Decision (the same words as package core).
@@ -36,9 +37,15 @@ type Decider interface {
 // itemPlan is what the core decided for one item.
 type itemPlan struct {
 	it     *Item
-	runs   []plan.Run // newest matching event per harness, harness order of first match
-	killed bool       // the kill switch is on: leave the item untouched
-	newAt  time.Time  // the checkpoint every handled harness advances to
+	runs   []plan.Run  // newest matching event per harness, harness order of first match
+	at     []time.Time // at[i] is the time of the change runs[i] is for
+	killed bool        // the kill switch is on: leave the item untouched
+	newAt  time.Time   // the checkpoint every handled harness advances to
+
+	// Filled in by the dispatch stage (intent.go).
+	blocked bool                       // leave the item untouched (a platform lookup or intent write failed)
+	found   int                        // runs of stale intents the platform already had
+	intents map[string]polllock.Intent // intents written this cycle, by harness
 }
 
 // window returns the changes of it that are newer than its checkpoint's
@@ -84,7 +91,7 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 		switch dec.Verdict {
 		case VerdictKilled:
 			p.killed = true
-			p.runs = nil
+			p.runs, p.at = nil, nil
 			return p
 		case VerdictDenied:
 			st.EventsDenied++
@@ -101,11 +108,12 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 			st.RunsMatched++
 			if i, ok := pos[r.Harness]; ok {
 				st.RunsCoalesced++
-				p.runs[i] = r
+				p.runs[i], p.at[i] = r, c.At
 				continue
 			}
 			pos[r.Harness] = len(p.runs)
 			p.runs = append(p.runs, r)
+			p.at = append(p.at, c.At)
 		}
 	}
 	return p
