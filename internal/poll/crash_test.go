@@ -15,6 +15,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output/jsonout"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // world is one work item as pollers and a platform see it: its lock, its
@@ -319,3 +320,81 @@ func (p printLog) Write(b []byte) (int, error) {
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("stdout closed") }
+
+// failingFinder is a platform whose lookups fail.
+type failingFinder struct{ platform }
+
+func (failingFinder) FindDispatched(context.Context, plan.Run, time.Time) (*plan.Ref, bool, error) {
+	return nil, false, errors.New("HTTP 502")
+}
+
+// intentFailDriver fails the intent write.
+type intentFailDriver struct{ *poller }
+
+func (d intentFailDriver) Advance(ctx context.Context, it *poll.Item, cp poll.Checkpoint) error {
+	if len(cp.Intents) > 0 {
+		return errors.New("HTTP 503")
+	}
+	return d.poller.Advance(ctx, it, cp)
+}
+
+// When the platform cannot be asked, or the intent cannot be written, the
+// item is left for the next cycle: nothing dispatched, checkpoint and
+// intents untouched, lock removed.
+func TestIntentFailuresLeaveTheItem(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(w *world, p *poller) (poll.Driver, output.Driver)
+	}{
+		{"platform lookup fails", func(w *world, p *poller) (poll.Driver, output.Driver) {
+			w.check.Intents = map[string]polllock.Intent{"a": {Key: "k", Change: t0.Add(time.Second), TS: t0}}
+			return p, failingFinder{platform{p}}
+		}},
+		{"intent write fails", func(w *world, p *poller) (poll.Driver, output.Driver) {
+			return intentFailDriver{p}, finder{platform{p}}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &world{check: poll.Checkpoint{At: t0}, changes: []poll.Change{comment(time.Second, "/run both")}}
+			d, out := tc.setup(w, &poller{w: w, id: "A"})
+			before := w.check.Clone()
+			o := opts(d, fakeCore{}, nil)
+			o.Output = out
+			if _, err := poll.Run(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			if len(w.runs) != 0 || w.lockID != "" || !w.check.At.Equal(before.At) || len(w.check.Intents) != len(before.Intents) {
+				t.Errorf("runs %d lock %q checkpoint %+v, want nothing dispatched, no lock, checkpoint %+v", len(w.runs), w.lockID, w.check, before)
+			}
+		})
+	}
+}
+
+// A harness whose dispatch failed keeps its intent in the checkpoint
+// (the request may have started the run), the other harness's is cleared.
+func TestFailedDispatchKeepsItsIntent(t *testing.T) {
+	w := &world{check: poll.Checkpoint{At: t0}, changes: []poll.Change{comment(time.Second, "/run both")}}
+	p := &poller{w: w, id: "A"}
+	o := opts(p, fakeCore{}, nil)
+	o.Output = failB{finder{platform{p}}}
+	if _, err := poll.Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.check.Intents["b"]; !ok || len(w.check.Intents) != 1 || w.check.Pos("b") != t0 {
+		t.Errorf("checkpoint %+v, want b's intent and retry position kept", w.check)
+	}
+}
+
+// failB fails harness b's runs after starting them (an ambiguous answer).
+type failB struct{ finder }
+
+func (o failB) Dispatch(ctx context.Context, runs []plan.Run) []output.Result {
+	res := o.finder.Dispatch(ctx, runs)
+	for i := range res {
+		if res[i].Run.Harness == "b" {
+			res[i].Ref, res[i].Err = nil, errors.New("timeout after sending")
+		}
+	}
+	return res
+}
