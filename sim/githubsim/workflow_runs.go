@@ -17,7 +17,7 @@ import (
 const EndpointWorkflowRuns = "workflow_runs" // GET /repos/{o}/{r}/actions/workflows/{w}/runs
 
 // DisplayTitle is the title GitHub shows for a run of the shipped run
-// workflows, whose `run-name` is
+// workflows (Workflow.RunName overrides it), whose `run-name` is
 // "fullsend ${{ inputs.agent }} ${{ inputs.serialization_key }}".
 func DisplayTitle(inputs map[string]string) string {
 	return "fullsend " + inputs["agent"] + " " + inputs["serialization_key"]
@@ -63,7 +63,11 @@ func (s *Server) handleWorkflowRuns(w http.ResponseWriter, r *http.Request) {
 		out := []map[string]any{}
 		for i := (page - 1) * perPage; i < len(match) && i < page*perPage; i++ {
 			m := s.runJSON(r, match[i])
-			m["display_title"] = DisplayTitle(match[i].Inputs)
+			title := DisplayTitle
+			if wf.RunName != nil {
+				title = wf.RunName
+			}
+			m["display_title"] = title(match[i].Inputs)
 			out = append(out, m)
 		}
 		if link := pageLinks(r, page, (len(match)+perPage-1)/perPage); link != "" {
