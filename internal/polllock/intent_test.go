@@ -44,6 +44,13 @@ func TestLastCheckIntents(t *testing.T) {
 	if err != nil || old.Intents != nil {
 		t.Errorf("old value: %+v %v", old, err)
 	}
+	first, err := ParseLastCheck([]byte(`{"ts":"0001-01-01T00:00:00Z","intents":{"triage":{"key":"k@1","change":"2026-05-01T10:00:00Z","ts":"2026-05-01T10:00:01Z"}}}`))
+	if err != nil || !first.TS.IsZero() || first.Intents["triage"].Key != "k@1" {
+		t.Errorf("intents before the first checkpoint: %+v %v", first, err)
+	}
+	if _, err := ParseLastCheck([]byte(`{"ts":"0001-01-01T00:00:00Z"}`)); err == nil {
+		t.Error("a zero ts without intents was accepted")
+	}
 	if UTCIntents(map[string]Intent{}) != nil {
 		t.Error("UTCIntents of none is not nil")
 	}

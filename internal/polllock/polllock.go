@@ -111,7 +111,9 @@ func ParseLastCheck(raw []byte) (LastCheck, error) {
 	if err := json.Unmarshal(raw, &lc); err != nil {
 		return LastCheck{}, fmt.Errorf("lastCheck: not a lastCheck object: %v", err)
 	}
-	if lc.TS.IsZero() {
+	if lc.TS.IsZero() && len(lc.Intents) == 0 {
+		// A zero ts is valid only with intents: the first dispatch of an
+		// item that has no checkpoint yet.
 		return LastCheck{}, fmt.Errorf("lastCheck: missing ts")
 	}
 	return lc, nil

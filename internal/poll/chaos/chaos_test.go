@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/runner"
@@ -28,6 +29,7 @@ var (
 	pKill    = flag.Float64("chaos.kill", 0.7, "probability that a poller process is killed during its cycle")
 	pollers  = flag.Int("chaos.pollers", 4, "poller processes running at once")
 	issues   = flag.Int("chaos.issues", 30, "Jira issues")
+	logDir   = flag.String("chaos.logs", "", "directory for each poller process's log (default: discarded)")
 	keyTitle = flag.Bool("chaos.key-title", true, "the run workflow's run-name shows the idempotency key (else the shipped run-name)")
 )
 
@@ -132,10 +134,18 @@ func BenchmarkChaos(b *testing.B) {
 func pollOnce(bin, dir string, env []string, rng *rand.Rand, kill bool, c *counts) {
 	cmd := exec.Command(bin, "--config-dir", dir, "--log-format", "json", "poll")
 	cmd.Env = env
+	n := c.processes.Add(1)
+	if *logDir != "" {
+		f, err := os.Create(filepath.Join(*logDir, fmt.Sprintf("poll-%05d.log", n)))
+		if err != nil {
+			panic(err)
+		}
+		defer f.Close()
+		cmd.Stderr = f
+	}
 	if err := cmd.Start(); err != nil {
 		panic(err)
 	}
-	c.processes.Add(1)
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	if kill && rng.Float64() < *pKill {
@@ -202,31 +212,37 @@ func drainUntilQuiet(gs *githubsim.Server, max time.Duration) {
 	}
 }
 
-// report counts, per issue and harness, the runs per idempotency key
-// (duplicates: a key run more than once) and the comments newer than the
-// newest change any run was dispatched for (lost).
+// report counts duplicates (a comment run more than once for one
+// harness) and lost changes (per issue and harness, the comments newer
+// than the newest comment any run was dispatched for). Runs are told
+// apart by their event's comment id, so that the figures do not depend on
+// idempotency keys.
 func report(b *testing.B, js *jirasim.Server, client *jira.Client, gs *githubsim.Server, keys []string, c *counts) {
+	created := map[string]int64{} // comment id → Unix ms
+	for _, key := range keys {
+		for id, at := range commentTimes(b, client, key) {
+			created[id] = at
+		}
+	}
 	runs := gs.Runs()
-	perKey := map[string]int{}
-	byKey := map[string][]string{}
-	newest := map[string]int64{} // issue/harness → newest change dispatched (Unix ms)
+	perChange := map[string][]string{}
+	newest := map[string]int64{} // issue/harness → newest comment dispatched (Unix ms)
 	for _, r := range runs {
-		var wi plan.WorkItem
-		_ = json.Unmarshal([]byte(r.Inputs[plan.InWorkItem]), &wi)
-		perKey[wi.IdempotencyKey]++
-		byKey[wi.IdempotencyKey] = append(byKey[wi.IdempotencyKey], fmt.Sprintf("run %d at %s by %.8s",
-			r.ID, r.CreatedAt.Format("15:04:05.000"), r.Inputs[plan.InPollLock][7:]))
-		at := wi.IdempotencyKey[strings.LastIndex(wi.IdempotencyKey, "@")+1:]
-		var ms int64
-		fmt.Sscan(at, &ms)
-		k := wi.Key + "/" + r.Inputs[plan.InAgent]
-		newest[k] = max(newest[k], ms)
+		var ev event.Event
+		_ = json.Unmarshal([]byte(r.Inputs[plan.InNormalizedEvent]), &ev)
+		if ev.Transition.Comment == nil {
+			continue
+		}
+		k := ev.Entity.Key + "/" + r.Inputs[plan.InAgent]
+		change := k + "/" + ev.Transition.Comment.ID
+		perChange[change] = append(perChange[change], fmt.Sprintf("run %d at %s", r.ID, r.CreatedAt.Format("15:04:05.000")))
+		newest[k] = max(newest[k], created[ev.Transition.Comment.ID])
 	}
 	dups := 0
-	for k, n := range perKey {
-		dups += n - 1
-		if n > 1 {
-			fmt.Printf("chaos: duplicate %s: %s\n", k, strings.Join(byKey[k], "; "))
+	for change, rs := range perChange {
+		dups += len(rs) - 1
+		if len(rs) > 1 {
+			fmt.Printf("chaos: duplicate %s: %s\n", change, strings.Join(rs, "; "))
 		}
 	}
 	lost, locks := 0, 0
@@ -234,12 +250,11 @@ func report(b *testing.B, js *jirasim.Server, client *jira.Client, gs *githubsim
 		if _, ok := js.Property(key, lockProp); ok {
 			locks++
 		}
-		times := commentTimes(b, client, key)
+	}
+	for id, at := range created {
 		for _, h := range harnesses {
-			for _, at := range times {
-				if at > newest[key+"/"+h] {
-					lost++
-				}
+			if at > newest[issueOf[id]+"/"+h] {
+				lost++
 			}
 		}
 	}
@@ -255,18 +270,23 @@ func report(b *testing.B, js *jirasim.Server, client *jira.Client, gs *githubsim
 		c.processes.Load(), c.kills.Load(), c.changes.Load(), len(runs), lost, dups, locks, c.aborted.Load())
 }
 
-// commentTimes are the creation times (Unix ms) of the issue's comments.
-func commentTimes(b *testing.B, client *jira.Client, key string) []int64 {
+// commentTimes are the creation times (Unix ms) of the issue's comments
+// by comment id; issueOf records each comment's issue.
+func commentTimes(b *testing.B, client *jira.Client, key string) map[string]int64 {
 	cs, err := client.CommentsSince(context.Background(), key, time.Time{})
 	if err != nil {
 		b.Fatalf("reading the comments of %s: %v", key, err)
 	}
-	out := make([]int64, len(cs))
-	for i, cm := range cs {
-		out[i] = cm.Created.UnixMilli()
+	out := make(map[string]int64, len(cs))
+	for _, cm := range cs {
+		out[cm.ID] = cm.Created.UnixMilli()
+		issueOf[cm.ID] = key
 	}
 	return out
 }
+
+// issueOf maps a comment id to its issue key (filled by commentTimes).
+var issueOf = map[string]string{}
 
 // build compiles the fullsend binary once.
 func build(b *testing.B) string {
