@@ -216,35 +216,45 @@ func comment(at time.Duration, text string) poll.Change {
 }
 
 // A poller is killed at each point of the delivery contract; a second
-// poller then runs a cycle once the lock is stale. Every change gets
-// exactly one run per harness, nothing is lost and no lock is left.
+// poller (and, when it is killed too, a third) then runs a cycle once the
+// lock is stale. Every change gets exactly one run per harness, nothing is
+// lost and no lock is left.
 func TestCrashAtEachPointDispatchesOnce(t *testing.T) {
 	cases := []struct {
 		crash     string
+		crashB    string // the second poller is killed too
 		find      bool
-		newChange bool // a newer change arrives before the second poller
-		runs      int  // runs per harness in the end
-		recovered int  // runs the second poller found on the platform
+		newChange string // a newer comment arrives before the second poller
+		runsA     int    // runs of harness a in the end
+		runsB     int    // runs of harness b in the end
+		recovered int    // runs the second poller found on the platform
 	}{
-		{crash: "", find: true, runs: 1},
-		{crash: "intent", find: true, runs: 1},
-		{crash: "dispatch", find: true, runs: 1, recovered: 2},
-		{crash: "record", find: true, runs: 1, recovered: 2},
-		{crash: "checkpoint", find: true, runs: 1},
-		{crash: "dispatch", find: true, newChange: true, runs: 2},
+		{crash: "", find: true, runsA: 1, runsB: 1},
+		{crash: "intent", find: true, runsA: 1, runsB: 1},
+		{crash: "dispatch", find: true, runsA: 1, runsB: 1, recovered: 2},
+		{crash: "record", find: true, runsA: 1, runsB: 1, recovered: 2},
+		{crash: "checkpoint", find: true, runsA: 1, runsB: 1},
+		{crash: "dispatch", find: true, newChange: "/run both", runsA: 2, runsB: 2},
+		// The second poller finds b's run, dispatches a's newer change and
+		// dies too: the third must still know about b's run.
+		{crash: "dispatch", crashB: "dispatch", find: true, newChange: "/run", runsA: 2, runsB: 1, recovered: 1},
+		{crash: "record", crashB: "intent", find: true, newChange: "/run", runsA: 2, runsB: 1, recovered: 1},
 		// An output that cannot be asked dispatches again (documented).
-		{crash: "dispatch", find: false, runs: 2},
+		{crash: "dispatch", find: false, runsA: 2, runsB: 2},
 	}
 	for _, tc := range cases {
-		t.Run(fmt.Sprintf("%s/find=%v/new=%v", tc.crash, tc.find, tc.newChange), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/find=%v/new=%q", tc.crash, tc.crashB, tc.find, tc.newChange), func(t *testing.T) {
 			w := &world{check: poll.Checkpoint{At: t0}, changes: []poll.Change{comment(time.Second, "/run both")}}
 			w.cycle(t, &poller{w: w, id: "A", crash: tc.crash, find: tc.find})
-			if tc.newChange {
-				w.changes = append(w.changes, comment(2*time.Second, "/run both"))
+			if tc.newChange != "" {
+				w.changes = append(w.changes, comment(2*time.Second, tc.newChange))
 			}
-			st := w.cycle(t, &poller{w: w, id: "B", find: tc.find})
+			st := w.cycle(t, &poller{w: w, id: "B", crash: tc.crashB, find: tc.find})
 			if st.DispatchesRecovered != tc.recovered {
 				t.Errorf("recovered %d, want %d", st.DispatchesRecovered, tc.recovered)
+			}
+			if tc.crashB != "" {
+				w.cycle(t, &poller{w: w, id: "C", find: tc.find})
 			}
 			perHarness := map[string]int{}
 			keys := map[string]int{}
@@ -252,8 +262,8 @@ func TestCrashAtEachPointDispatchesOnce(t *testing.T) {
 				perHarness[r.Harness]++
 				keys[r.WorkItem.IdempotencyKey]++
 			}
-			if perHarness["a"] != tc.runs || perHarness["b"] != tc.runs {
-				t.Errorf("runs per harness %v, want %d each", perHarness, tc.runs)
+			if perHarness["a"] != tc.runsA || perHarness["b"] != tc.runsB {
+				t.Errorf("runs per harness %v, want a:%d b:%d", perHarness, tc.runsA, tc.runsB)
 			}
 			for k, n := range keys {
 				if tc.find && (n != 1 || !strings.Contains(k, "@")) {

@@ -7,6 +7,7 @@ package poll
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -104,7 +105,7 @@ func (c *cycle) keyRuns(p *itemPlan) {
 }
 
 // writeIntents records, with one checkpoint write per item, an intent for
-// each admitted run (runs[k] belongs to plans[owner[k]]) before any is
+// each admitted run (added to the intents already there) (runs[k] belongs to plans[owner[k]]) before any is
 // dispatched. Runs of items whose write failed are dropped (the item is
 // blocked). It returns the runs and owners still to dispatch.
 func (c *cycle) writeIntents(ctx context.Context, plans []itemPlan, runs []plan.Run, owner []int) ([]plan.Run, []int) {
@@ -123,8 +124,13 @@ func (c *cycle) writeIntents(ctx context.Context, plans []itemPlan, runs []plan.
 	}
 	Each(c.o.Concurrency, items, func(i int) {
 		p := &plans[i]
+		// Earlier intents stay until the checkpoint: one whose run was
+		// found must still cover its harness if this poller dies too.
 		cp := p.it.Base.Clone()
-		cp.Intents = p.intents
+		if cp.Intents == nil {
+			cp.Intents = map[string]polllock.Intent{}
+		}
+		maps.Copy(cp.Intents, p.intents)
 		if err := c.o.Driver.Advance(ctx, p.it, cp); err != nil {
 			c.log.Error("could not record the dispatch intent; item left for the next cycle", "item", p.it.ID, "error", err.Error())
 			p.blocked = true
