@@ -67,11 +67,16 @@ func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) 
 	var at []time.Time
 	for i, r := range p.runs {
 		in, ok := p.it.Base.Intents[r.Harness]
+		if ok && p.at[i].After(in.Change) {
+			c.log.Info("interrupted dispatch superseded by a newer change", "item", p.it.ID, "harness", r.Harness, "key", in.Key)
+		}
 		if !ok || p.at[i].After(in.Change) {
 			runs, at = append(runs, r), append(at, p.at[i])
 			continue // no intent, or a newer change supersedes it
 		}
 		r.WorkItem.IdempotencyKey = in.Key
+		c.log.Info("interrupted dispatch: asking the platform whether its run exists", "item", p.it.ID,
+			"harness", r.Harness, "key", in.Key, "since", in.TS.UTC().Format(time.RFC3339Nano))
 		ref, found, err := f.FindDispatched(ctx, r, in.TS)
 		if err != nil {
 			c.log.Error("could not ask the platform whether an interrupted dispatch started; item left for the next cycle",
