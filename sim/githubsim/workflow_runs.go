@@ -30,51 +30,53 @@ func (s *Server) handleWorkflowRuns(w http.ResponseWriter, r *http.Request) {
 			notFound(w)
 			return
 		}
-		q := r.URL.Query()
-		created, err := parseCreated(q.Get("created"))
+		created, err := parseCreated(r.URL.Query().Get("created"))
 		if err != nil {
 			writeError(w, http.StatusUnprocessableEntity, err.Error())
 			return
 		}
-		var match []*Run
-		for i := len(s.runs) - 1; i >= 0; i-- { // newest first
-			run := s.runs[i]
-			if run.Repo != repo || run.Workflow != wf.File || !created(run.CreatedAt) {
-				continue
-			}
-			if v := q.Get("status"); v != "" && v != run.Status && v != run.Conclusion {
-				continue
-			}
-			if v := q.Get("branch"); v != "" && v != run.Ref {
-				continue
-			}
-			if v := q.Get("event"); v != "" && v != "workflow_dispatch" {
-				continue
-			}
-			match = append(match, run)
-		}
-		perPage, _ := strconv.Atoi(q.Get("per_page"))
-		if perPage <= 0 {
-			perPage = 30
-		}
-		perPage = min(perPage, 100)
-		page, _ := strconv.Atoi(q.Get("page"))
-		page = max(page, 1)
-		out := []map[string]any{}
-		for i := (page - 1) * perPage; i < len(match) && i < page*perPage; i++ {
-			m := s.runJSON(r, match[i])
-			title := DisplayTitle
-			if wf.RunName != nil {
-				title = wf.RunName
-			}
-			m["display_title"] = title(match[i].Inputs)
-			out = append(out, m)
-		}
-		if link := pageLinks(r, page, (len(match)+perPage-1)/perPage); link != "" {
-			w.Header().Set("Link", link)
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"total_count": len(match), "workflow_runs": out})
+		s.listRuns(w, r, st, repo, func(run *Run) bool { return run.Workflow == wf.File && created(run.CreatedAt) })
 	})
+}
+
+// listRuns answers one page of the repo's runs that keep accepts and that
+// pass the query's status, branch and event filters, newest first, with
+// their display titles and a Link header. The caller holds the state lock.
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, st *repoState, repo string, keep func(*Run) bool) {
+	q := r.URL.Query()
+	var match []*Run
+	for i := len(s.runs) - 1; i >= 0; i-- { // newest first
+		run := s.runs[i]
+		switch {
+		case run.Repo != repo, !keep(run),
+			q.Get("status") != "" && q.Get("status") != run.Status && q.Get("status") != run.Conclusion,
+			q.Get("branch") != "" && q.Get("branch") != run.Ref,
+			q.Get("event") != "" && q.Get("event") != "workflow_dispatch":
+			continue
+		}
+		match = append(match, run)
+	}
+	perPage, _ := strconv.Atoi(q.Get("per_page"))
+	if perPage <= 0 {
+		perPage = 30
+	}
+	perPage = min(perPage, 100)
+	page, _ := strconv.Atoi(q.Get("page"))
+	page = max(page, 1)
+	out := []map[string]any{}
+	for i := (page - 1) * perPage; i < len(match) && i < page*perPage; i++ {
+		m := s.runJSON(r, match[i])
+		title := DisplayTitle
+		if wf, ok := st.workflows[match[i].Workflow]; ok && wf.RunName != nil {
+			title = wf.RunName
+		}
+		m["display_title"] = title(match[i].Inputs)
+		out = append(out, m)
+	}
+	if link := pageLinks(r, page, (len(match)+perPage-1)/perPage); link != "" {
+		w.Header().Set("Link", link)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(match), "workflow_runs": out})
 }
 
 // pageLinks is the Link header of page out of last pages.

@@ -3,7 +3,7 @@ package gitlabpipeline
 import (
 	"context"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,14 +14,6 @@ import (
 )
 
 var _ poll.DispatchFinder = (*Driver)(nil)
-
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) tick()          { c.mu.Lock(); c.t = c.t.Add(time.Second); c.mu.Unlock() }
 
 func withKey(r plan.Run, at time.Time) plan.Run {
 	r.WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(r.Key), at)
@@ -46,11 +38,11 @@ func TestFindDispatched(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &clock{t: t0}
-			e := newEnv(t, gitlabsim.Options{Now: c.now})
+			var secs atomic.Int64 // the emulator's clock: t0 plus this many seconds
+			e := newEnv(t, gitlabsim.Options{Now: func() time.Time { return t0.Add(time.Duration(secs.Load()) * time.Second) }})
 			d := e.driver(t)
 			for _, r := range tc.runs {
-				c.tick()
+				secs.Add(1)
 				dispatch1(t, d, r)
 			}
 			ref, found, err := d.FindDispatched(context.Background(), ours, t0.Add(tc.since))
