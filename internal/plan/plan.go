@@ -28,6 +28,9 @@ type WorkItem struct {
 	URL    string `json:"url"`
 	Source string `json:"source"`
 	Key    string `json:"key"`
+	// IdempotencyKey is set on runs a poller dispatches
+	// (polllock.IdempotencyKey), so that the platform records it.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
 // PollLock is what a runner needs to find and maintain the poll lock.

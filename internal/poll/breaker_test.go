@@ -61,6 +61,10 @@ func TestFailedDispatchesDoNotUseTheBreakerBudget(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
+		if r.Method == http.MethodGet { // the intent lookup: no run was started by a failed dispatch
+			_, _ = w.Write([]byte(`{"total_count":0,"workflow_runs":[]}`))
+			return
+		}
 		calls++
 		if calls <= fails {
 			http.Error(w, `{"message":"boom"}`, http.StatusInternalServerError)

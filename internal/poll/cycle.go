@@ -49,6 +49,8 @@ type Options struct {
 	Rand *rand.Rand
 	// Sleep waits d or until ctx ends (tests replace it).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Now stamps dispatch intents; nil uses time.Now.
+	Now func() time.Time
 }
 
 // Result is what one cycle did.
@@ -118,6 +120,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.Sleep == nil {
 		o.Sleep = httpx.Sleep
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return o
 }

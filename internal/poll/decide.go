@@ -7,6 +7,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Verdicts of a Decision (the same words as package core).
@@ -37,10 +38,15 @@ type Decider interface {
 type itemPlan struct {
 	it     *Item
 	runs   []plan.Run  // newest matching event per harness, harness order of first match
+	at     []time.Time // at[i] is the time of the change runs[i] is for
 	killed bool        // the kill switch is on: leave the item untouched
 	newAt  time.Time   // the checkpoint every handled harness advances to
-	at     []time.Time // when the change of runs[i] happened
 	poison []Poison    // invalid events: quarantined, never offered to the core
+
+	// Filled in by the dispatch stage (intent.go).
+	blocked bool                       // leave the item untouched (a platform lookup or intent write failed)
+	found   int                        // runs of stale intents the platform already had
+	intents map[string]polllock.Intent // intents written this cycle, by harness
 }
 
 // window returns the changes of it that are newer than its checkpoint's

@@ -18,23 +18,30 @@ type outcome struct {
 }
 
 // dispatch admits and dispatches the planned runs of all items in one
-// output call, then checkpoints every item (ARCHITECTURE.md, lock protocol):
+// output call, then records and checkpoints every item in the order of the
+// delivery contract (docs/polling.md): intent → dispatch → (plan printers:
+// flush) → record → checkpoint.
+//   - a stale intent whose run the platform has: not dispatched again, the
+//     harness counts as handled (recoverIntents);
 //   - some run started: lock phase dispatched with the run references
 //     (one batch for all items), then the checkpoint advances (a failed
-//     harness keeps its position);
+//     harness keeps its position and its intent);
 //   - every run failed: the lock is removed and the checkpoint is left, so
 //     the next cycle retries;
 //   - nothing to run: the checkpoint advances past the evaluated changes
 //     and the lock is removed;
-//   - kill switch: the lock is removed, the checkpoint is left.
+//   - kill switch, or a failed platform lookup or intent write: the lock
+//     is removed, the checkpoint is left.
 func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
+	c.recoverIntents(ctx, plans)
 	var runs []plan.Run
 	var owner []int
 	for i := range plans {
 		p := &plans[i]
-		if p.killed {
+		if p.killed || p.blocked {
 			continue
 		}
+		c.keyRuns(p)
 		lock := c.o.Driver.PollLock(p.it)
 		for _, r := range p.runs {
 			r.PollLock = lock
@@ -48,21 +55,12 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 	}
 	var started []*Item
 	for i, p := range plans {
-		if !p.killed && outs[i].succeeded > 0 {
+		if !p.killed && !p.blocked && outs[i].succeeded > 0 {
 			p.it.Refs = outs[i].refs
 			started = append(started, p.it)
 		}
 	}
-	if len(started) > 0 {
-		if err := c.o.Driver.Dispatched(ctx, started); err != nil {
-			c.log.Error("could not record dispatched runs on the locks", "error", err.Error())
-		}
-		for _, it := range started {
-			if it.Err() != nil {
-				c.log.Error("could not record dispatched runs on the lock", "item", it.ID, "error", it.Err().Error())
-			}
-		}
-	}
+	c.record(ctx, started)
 	idx := make([]int, len(plans))
 	for i := range idx {
 		idx[i] = i
@@ -75,13 +73,30 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 	})
 }
 
+// record marks the locks of started items dispatched with their runs.
+func (c *cycle) record(ctx context.Context, started []*Item) {
+	if len(started) == 0 {
+		return
+	}
+	if err := c.o.Driver.Dispatched(ctx, started); err != nil {
+		c.log.Error("could not record dispatched runs on the locks", "error", err.Error())
+	}
+	for _, it := range started {
+		if it.Err() != nil {
+			c.log.Error("could not record dispatched runs on the lock", "item", it.ID, "error", it.Err().Error())
+		}
+	}
+}
+
 // start admits runs (owner[k] is the index in plans of runs[k]'s item),
 // dispatches the admitted ones and records each result in outs.
 func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, owner []int, outs []outcome) {
 	runs, owner = c.admit(plans, runs, owner, outs)
+	runs, owner = c.writeIntents(ctx, plans, runs, owner)
 	var results []outputResult
 	if len(runs) > 0 {
 		results = c.callOutput(ctx, runs)
+		c.flush(ctx, results)
 	}
 	var refund []plan.Run
 	defer func() { c.refund(refund) }()
@@ -136,18 +151,18 @@ func (c *cycle) checkpoint(ctx context.Context, p itemPlan, o outcome) {
 		c.log.Info("kill switch is on: item left unchanged", "item", it.ID)
 		c.release(ctx, it, false)
 		return
-	case o.succeeded == 0 && len(o.failed) > 0:
+	case p.blocked, o.succeeded == 0 && p.found == 0 && len(o.failed) > 0:
 		c.release(ctx, it, true)
 		return
 	}
-	cp := Checkpoint{At: p.newAt}
+	cp := Checkpoint{At: p.newAt, Intents: checkpointIntents(p, o.failed)}
 	for h := range o.failed {
 		if cp.Retry == nil {
 			cp.Retry = map[string]time.Time{}
 		}
 		cp.Retry[h] = it.Base.Pos(h)
 	}
-	if cp.At.After(it.Base.At) || it.Base.Pending() || len(cp.Retry) > 0 {
+	if cp.At.After(it.Base.At) || it.Base.Pending() || len(cp.Retry) > 0 || len(it.Base.Intents) > 0 || len(p.intents) > 0 {
 		if err := c.o.Driver.Advance(ctx, it, cp); err != nil {
 			c.log.Error("could not advance the checkpoint; changes may be dispatched again", "item", it.ID, "error", err.Error())
 		}

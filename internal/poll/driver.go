@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Driver is a poll input driver as the cycle uses it: one interface per
@@ -105,9 +106,16 @@ type Discovery struct {
 // another harness's succeeded: they stay at their older position so that
 // the next cycle retries only them. A zero At means nothing was handled
 // yet (the item's creation is its first change).
+//
+// Intents are the dispatches a poller was about to make (per harness,
+// written right before dispatching, cleared by the checkpoint after it);
+// a driver that cannot store them drops them, and the cycle then falls
+// back to dispatching again after a crash (docs/polling.md, "Delivery
+// contract").
 type Checkpoint struct {
-	At    time.Time
-	Retry map[string]time.Time
+	At      time.Time
+	Retry   map[string]time.Time
+	Intents map[string]polllock.Intent
 }
 
 // Pos is the position of harness h.
@@ -135,6 +143,7 @@ func (c Checkpoint) Pending() bool { return c.Min().Before(c.At) }
 // Clone returns a deep copy.
 func (c Checkpoint) Clone() Checkpoint {
 	c.Retry = maps.Clone(c.Retry)
+	c.Intents = maps.Clone(c.Intents)
 	return c
 }
 

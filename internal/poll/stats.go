@@ -42,6 +42,7 @@ type CycleStats struct {
 
 	DispatchesScheduled int // runs handed to the output driver successfully
 	DispatchesFailed    int // runs the output driver failed to start
+	DispatchesRecovered int // runs of interrupted dispatches found on the platform (not dispatched again)
 
 	APICalls       int // tracker API calls (retries included)
 	RateLimitWaits int // times a call waited for the rate limiter or Retry-After
@@ -81,6 +82,7 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 		slog.Int("runs_rate_limited", s.RunsRateLimited),
 		slog.Int("dispatches_scheduled", s.DispatchesScheduled),
 		slog.Int("dispatches_failed", s.DispatchesFailed),
+		slog.Int("dispatches_recovered", s.DispatchesRecovered),
 		slog.Int("api_calls", s.APICalls),
 		slog.Int("rate_limit_waits", s.RateLimitWaits),
 		slog.Int64("duration_ms", s.Duration.Milliseconds()),

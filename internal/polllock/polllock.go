@@ -87,10 +87,12 @@ func Keys(repo string) (lock, lastCheck string) {
 
 // LastCheck is the value of the lastCheck property: the timestamp of the
 // last successfully dispatched change, plus per-harness progress so that a
-// partially failed multi-harness dispatch retries only what failed.
+// partially failed multi-harness dispatch retries only what failed, plus
+// the dispatches about to be made (per harness, see Intent).
 type LastCheck struct {
 	TS      time.Time            `json:"ts"`
 	Harness map[string]time.Time `json:"harness,omitempty"`
+	Intents map[string]Intent    `json:"intents,omitempty"`
 }
 
 // ParseLastCheck decodes a lastCheck value. A bare JSON string timestamp is
@@ -109,7 +111,9 @@ func ParseLastCheck(raw []byte) (LastCheck, error) {
 	if err := json.Unmarshal(raw, &lc); err != nil {
 		return LastCheck{}, fmt.Errorf("lastCheck: not a lastCheck object: %v", err)
 	}
-	if lc.TS.IsZero() {
+	if lc.TS.IsZero() && len(lc.Intents) == 0 {
+		// A zero ts is valid only with intents: the first dispatch of an
+		// item that has no checkpoint yet.
 		return LastCheck{}, fmt.Errorf("lastCheck: missing ts")
 	}
 	return lc, nil

@@ -214,36 +214,7 @@ func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) {
 	s.withRepo(w, r, func(st *repoState, repo string) {
-		q := r.URL.Query()
-		perPage, _ := strconv.Atoi(q.Get("per_page"))
-		if perPage <= 0 {
-			perPage = 30
-		}
-		perPage = min(perPage, 100)
-		page, _ := strconv.Atoi(q.Get("page"))
-		page = max(page, 1)
-		var match []*Run
-		for i := len(s.runs) - 1; i >= 0; i-- { // newest first
-			run := s.runs[i]
-			if run.Repo != repo {
-				continue
-			}
-			if v := q.Get("status"); v != "" && v != run.Status && v != run.Conclusion {
-				continue
-			}
-			if v := q.Get("branch"); v != "" && v != run.Ref {
-				continue
-			}
-			if v := q.Get("event"); v != "" && v != "workflow_dispatch" {
-				continue
-			}
-			match = append(match, run)
-		}
-		out := []map[string]any{}
-		for i := (page - 1) * perPage; i < len(match) && i < page*perPage; i++ {
-			out = append(out, s.runJSON(r, match[i]))
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"total_count": len(match), "workflow_runs": out})
+		s.listRuns(w, r, st, repo, func(*Run) bool { return true })
 	})
 }
 

@@ -139,6 +139,7 @@ func (s *Server) Handler() http.Handler {
 	route("POST /repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches", EndpointDispatch, s.handleDispatch)
 	route("GET /repos/{owner}/{repo}/actions/runs/{id}", EndpointGetRun, s.handleGetRun)
 	route("GET /repos/{owner}/{repo}/actions/runs", EndpointListRuns, s.handleListRuns)
+	route("GET /repos/{owner}/{repo}/actions/workflows/{workflow}/runs", EndpointWorkflowRuns, s.handleWorkflowRuns)
 	route("POST /repos/{owner}/{repo}/actions/runs/{id}/cancel", EndpointCancelRun, s.handleCancel)
 	route("GET /repos/{owner}/{repo}/collaborators/{user}/permission", EndpointPermission, s.handlePermission)
 	route("GET /repos/{owner}/{repo}/pulls/{number}", EndpointPull, s.handlePull)

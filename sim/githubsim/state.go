@@ -36,6 +36,9 @@ type Workflow struct {
 	// inputs that must be present.
 	Inputs   []string
 	Required []string
+	// RunName renders a run's display title from its inputs (the
+	// workflow's `run-name`); nil uses DisplayTitle.
+	RunName func(inputs map[string]string) string
 }
 
 // PullRequest seeds one pull request for GET /repos/{o}/{r}/pulls/{n}.

@@ -27,6 +27,7 @@ const (
 	VarPollLockID       = "FULLSEND_POLL_LOCK_ID"
 	VarPollLockDriver   = "FULLSEND_POLL_LOCK_DRIVER"
 	VarPollLockProperty = "FULLSEND_POLL_LOCK_PROPERTY"
+	VarIdempotencyKey   = "FULLSEND_IDEMPOTENCY_KEY" // plan.WorkItem.IdempotencyKey, empty outside polling
 )
 
 // Naming of a scope's pipelines and resource group. The generated
@@ -90,5 +91,6 @@ func Variables(run plan.Run) [][2]string {
 		{VarPollLockID, lock.ID},
 		{VarPollLockDriver, lock.Driver},
 		{VarPollLockProperty, lock.Property},
+		{VarIdempotencyKey, run.WorkItem.IdempotencyKey},
 	}
 }

@@ -199,7 +199,7 @@ func (d *Driver) checkpoint(key string, raw json.RawMessage, now time.Time) (cp 
 		d.o.Log.Warn("corrupt lastCheck value; using the issue's creation as baseline", "issue", key, "property", d.checkKey, "error", err.Error())
 		return poll.Checkpoint{}, true
 	}
-	cp = poll.Checkpoint{At: lc.TS}
+	cp = poll.Checkpoint{At: lc.TS, Intents: lc.Intents}
 	for h, t := range lc.Harness {
 		if t.Before(lc.TS) {
 			if cp.Retry == nil {
@@ -213,7 +213,7 @@ func (d *Driver) checkpoint(key string, raw json.RawMessage, now time.Time) (cp 
 
 // lastCheckValue encodes a checkpoint as a lastCheck value.
 func lastCheckValue(cp poll.Checkpoint) json.RawMessage {
-	lc := polllock.LastCheck{TS: cp.At.UTC(), Harness: nil}
+	lc := polllock.LastCheck{TS: cp.At.UTC(), Intents: polllock.UTCIntents(cp.Intents)}
 	for h, t := range cp.Retry {
 		if lc.Harness == nil {
 			lc.Harness = map[string]time.Time{}

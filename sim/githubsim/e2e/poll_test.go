@@ -254,7 +254,16 @@ dispatch:
 	if _, ok := w.jira.Property(key, lockProp); ok {
 		t.Error("lock left after a failed dispatch")
 	}
-	if after, _ := w.jira.Property(key, checkProp); !bytes.Equal(after, seeded) {
-		t.Errorf("lastCheck advanced after a failed dispatch: %s", after)
+	// The position stays; the dispatch intent stays too, so that the next
+	// poller asks GitHub before dispatching again (docs/polling.md,
+	// "Delivery contract").
+	after, _ := w.jira.Property(key, checkProp)
+	before, _ := polllock.ParseLastCheck(seeded)
+	lc, err := polllock.ParseLastCheck(after)
+	if err != nil || !lc.TS.Equal(before.TS) || len(lc.Harness) != len(before.Harness) {
+		t.Errorf("lastCheck advanced after a failed dispatch: %s → %s (%v)", seeded, after, err)
+	}
+	if _, ok := lc.Intents["triage"]; !ok {
+		t.Errorf("lastCheck lost the dispatch intent: %s", after)
 	}
 }

@@ -1,0 +1,91 @@
+package ghadispatch
+
+// Finding a dispatched run by its idempotency key (poll.DispatchFinder).
+//
+// GitHub's run listing does not return a run's inputs; it returns its
+// display title, which the run workflow's `run-name` renders from them.
+// The shipped workflows name a run "fullsend <agent> <serialization_key>"
+// (RunName); a run workflow whose run-name also shows the idempotency key
+// (the work_item input's idempotency_key) is matched by the key itself.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	gogithub "github.com/google/go-github/v90/github"
+
+	"github.com/fullsend-dev/fullsend/internal/github"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+// MaxFindPages bounds the pages of runs (100 each) read per lookup.
+const MaxFindPages = 10
+
+// RunName is the display title the shipped run workflows give a run:
+// `run-name: fullsend ${{ inputs.agent }} ${{ inputs.serialization_key }}`.
+func RunName(agent, serializationKey string) string {
+	return "fullsend " + agent + " " + serializationKey
+}
+
+// FindDispatched reports whether a workflow_dispatch run of run's
+// workflow created at or after since (to the second, GitHub's precision)
+// carries run's idempotency key in its display title, or, with the
+// shipped run-name, is run's harness and scope. The newest match is
+// returned. More than MaxFindPages pages of runs since then is an error
+// (the answer would be a guess).
+func (d *Driver) FindDispatched(ctx context.Context, run plan.Run, since time.Time) (*plan.Ref, bool, error) {
+	owner, repo, full, err := d.repoFor(run)
+	if err != nil {
+		return nil, false, fmt.Errorf("gha-dispatch %s: %v", run.Harness, err)
+	}
+	wf := run.Workflow
+	if wf == "" {
+		wf = d.opts.DefaultWorkflow
+	}
+	from := since.UTC().Truncate(time.Second)
+	opts := &gogithub.ListWorkflowRunsOptions{Event: "workflow_dispatch", Created: ">=" + from.Format(time.RFC3339),
+		ListOptions: gogithub.ListOptions{PerPage: 100}}
+	for page := 1; page <= MaxFindPages; page++ {
+		var runs *gogithub.WorkflowRuns
+		resp, err := github.Call(ctx, d.policy(true, "list runs of "+wf), func(ctx context.Context) (*gogithub.Response, error) {
+			var resp *gogithub.Response
+			var err error
+			runs, resp, err = d.client.Actions.ListWorkflowRunsByFileName(ctx, owner, repo, wf, opts)
+			return resp, err
+		})
+		if err != nil {
+			return nil, false, fmt.Errorf("gha-dispatch %s: listing runs of %s in %s since %s: %w", run.Harness, wf, full, from.Format(time.RFC3339), err)
+		}
+		if runs == nil || runs.WorkflowRuns == nil {
+			return nil, false, fmt.Errorf("gha-dispatch %s: listing runs of %s in %s: the answer has no workflow_runs; cannot tell whether the run was dispatched", run.Harness, wf, full)
+		}
+		for _, r := range runs.WorkflowRuns {
+			if matches(r, run, from) {
+				return &plan.Ref{Driver: Name, ID: strconv.FormatInt(r.GetID(), 10), URL: r.GetHTMLURL()}, true, nil
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return nil, false, nil
+		}
+		opts.Page = resp.NextPage
+	}
+	return nil, false, fmt.Errorf("gha-dispatch %s: more than %d runs of %s in %s since %s; cannot tell whether the run was dispatched",
+		run.Harness, MaxFindPages*100, wf, full, from.Format(time.RFC3339))
+}
+
+// matches reports whether r is run: created at or after from, and its
+// title carries run's idempotency key or is the shipped run-name of run.
+func matches(r *gogithub.WorkflowRun, run plan.Run, from time.Time) bool {
+	if r.CreatedAt != nil && r.CreatedAt.Before(from) {
+		return false
+	}
+	title := r.GetDisplayTitle()
+	if key := run.WorkItem.IdempotencyKey; key != "" && slices.Contains(strings.Fields(title), key) {
+		return true
+	}
+	return title == RunName(run.Harness, string(run.Key))
+}

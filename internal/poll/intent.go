@@ -1,0 +1,188 @@
+package poll
+
+// Crash-safe dispatch (docs/polling.md, "Delivery contract"): before an
+// item's runs are dispatched, an intent per harness is written into the
+// item's checkpoint; a poller that later finds an intent there asks the
+// execution platform whether the run exists before dispatching again.
+
+import (
+	"context"
+	"maps"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+// DispatchFinder is implemented by output drivers whose platform records
+// the idempotency key a run carries (run.WorkItem.IdempotencyKey) and can
+// be asked for it: FindDispatched reports whether a run with that key
+// was started at or after since, with its reference when the platform
+// gives one. With such an output the cycle writes intents and recovers
+// from them; with any other output it does not (a crash between dispatch
+// and checkpoint dispatches again).
+type DispatchFinder interface {
+	FindDispatched(ctx context.Context, run plan.Run, since time.Time) (ref *plan.Ref, found bool, err error)
+}
+
+// Flusher is implemented by output drivers that print a plan instead of
+// starting runs: Flush writes every entry dispatched so far where its
+// consumer reads it. The cycle calls it after dispatching and before
+// recording and checkpointing, so that a crash can print a plan entry
+// twice but never lose one; a Flush error fails every run of the call.
+type Flusher interface {
+	Flush(ctx context.Context) error
+}
+
+func (c *cycle) finder() DispatchFinder {
+	f, _ := c.o.Output.(DispatchFinder)
+	return f
+}
+
+// recoverIntents asks the platform about the intents a previous holder of
+// each item's lock left behind. A run of the intent's change (or an older
+// one) that the platform has is not dispatched again: the harness counts
+// as handled. A failed lookup blocks the item for this cycle (its lock is
+// removed, its checkpoint left), since dispatching could start the run
+// twice.
+func (c *cycle) recoverIntents(ctx context.Context, plans []itemPlan) {
+	f := c.finder()
+	if f == nil {
+		return
+	}
+	idx := make([]int, 0, len(plans))
+	for i, p := range plans {
+		if !p.killed && len(p.it.Base.Intents) > 0 && len(p.runs) > 0 {
+			idx = append(idx, i)
+		}
+	}
+	Each(c.o.Concurrency, idx, func(i int) { c.recoverItem(ctx, f, &plans[i]) })
+	for _, i := range idx {
+		c.st.DispatchesRecovered += plans[i].found
+	}
+}
+
+func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) {
+	var runs []plan.Run
+	var at []time.Time
+	for i, r := range p.runs {
+		in, ok := p.it.Base.Intents[r.Harness]
+		if ok && p.at[i].After(in.Change) {
+			c.log.Info("interrupted dispatch superseded by a newer change", "item", p.it.ID, "harness", r.Harness, "key", in.Key)
+		}
+		if !ok || p.at[i].After(in.Change) {
+			runs, at = append(runs, r), append(at, p.at[i])
+			continue // no intent, or a newer change supersedes it
+		}
+		r.WorkItem.IdempotencyKey = in.Key
+		c.log.Info("interrupted dispatch: asking the platform whether its run exists", "item", p.it.ID,
+			"harness", r.Harness, "key", in.Key, "since", in.TS.UTC().Format(time.RFC3339Nano))
+		ref, found, err := f.FindDispatched(ctx, r, in.TS)
+		if err != nil {
+			c.log.Error("could not ask the platform whether an interrupted dispatch started; item left for the next cycle",
+				"item", p.it.ID, "harness", r.Harness, "key", in.Key, "error", err.Error())
+			p.blocked = true
+			return
+		}
+		if !found {
+			runs, at = append(runs, r), append(at, p.at[i])
+			continue
+		}
+		p.found++
+		attrs := []any{"item", p.it.ID, "harness", r.Harness, "key", in.Key}
+		if ref != nil {
+			attrs = append(attrs, "run_id", ref.ID, "url", ref.URL)
+		}
+		c.log.Info("run of an interrupted dispatch found on the platform; not dispatched again", attrs...)
+	}
+	p.runs, p.at = runs, at
+}
+
+// keyRuns gives every run the idempotency key of its change when the
+// output can find runs by it.
+func (c *cycle) keyRuns(p *itemPlan) {
+	if c.finder() == nil {
+		return
+	}
+	for i := range p.runs {
+		p.runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(p.runs[i].Key), p.at[i])
+	}
+}
+
+// writeIntents records, with one checkpoint write per item, an intent for
+// each admitted run (added to the intents already there) (runs[k] belongs to plans[owner[k]]) before any is
+// dispatched. Runs of items whose write failed are dropped (the item is
+// blocked). It returns the runs and owners still to dispatch.
+func (c *cycle) writeIntents(ctx context.Context, plans []itemPlan, runs []plan.Run, owner []int) ([]plan.Run, []int) {
+	if c.finder() == nil || len(runs) == 0 {
+		return runs, owner
+	}
+	now := c.o.Now()
+	var items []int
+	for k, r := range runs {
+		p := &plans[owner[k]]
+		if p.intents == nil {
+			p.intents = map[string]polllock.Intent{}
+			items = append(items, owner[k])
+		}
+		p.intents[r.Harness] = polllock.Intent{Key: r.WorkItem.IdempotencyKey, Change: p.changeAt(r.Harness), TS: now}
+	}
+	Each(c.o.Concurrency, items, func(i int) {
+		p := &plans[i]
+		// Earlier intents stay until the checkpoint: one whose run was
+		// found must still cover its harness if this poller dies too.
+		cp := p.it.Base.Clone()
+		if cp.Intents == nil {
+			cp.Intents = map[string]polllock.Intent{}
+		}
+		maps.Copy(cp.Intents, p.intents)
+		if err := c.o.Driver.Advance(ctx, p.it, cp); err != nil {
+			c.log.Error("could not record the dispatch intent; item left for the next cycle", "item", p.it.ID, "error", err.Error())
+			p.blocked = true
+		}
+	})
+	var keptRuns, dropped []plan.Run
+	var keptOwner []int
+	for k, r := range runs {
+		if plans[owner[k]].blocked {
+			dropped = append(dropped, r)
+			continue
+		}
+		keptRuns, keptOwner = append(keptRuns, r), append(keptOwner, owner[k])
+	}
+	c.refund(dropped) // admitted, but never dispatched: they started nothing
+	return keptRuns, keptOwner
+}
+
+// flush makes a plan printer write its plan before anything is recorded;
+// on failure every result becomes an error (nothing was printed).
+func (c *cycle) flush(ctx context.Context, results []outputResult) {
+	f, ok := c.o.Output.(Flusher)
+	if !ok {
+		return
+	}
+	if err := f.Flush(ctx); err != nil {
+		for k := range results {
+			if results[k].err == nil {
+				results[k] = outputResult{err: err}
+			}
+		}
+	}
+}
+
+// checkpointIntents is what the checkpoint after dispatch keeps of the
+// intents: those of the harnesses whose dispatch failed, since a failure
+// after the request was sent may have started the run; the next holder
+// asks the platform.
+func checkpointIntents(p itemPlan, failed map[string]bool) map[string]polllock.Intent {
+	var out map[string]polllock.Intent
+	for h := range failed {
+		if in, ok := p.intents[h]; ok {
+			if out == nil {
+				out = map[string]polllock.Intent{}
+			}
+			out[h] = in
+		}
+	}
+	return out
+}

@@ -1,0 +1,60 @@
+package polllock
+
+import (
+	"strconv"
+	"time"
+)
+
+// An intent is written into the lastCheck document, with a consistent
+// write, right before a poller dispatches a harness's run, and cleared by
+// the checkpoint that follows the dispatch. It lives in lastCheck rather
+// than in the lock because a run that ends deletes the lock: a poller
+// killed between the dispatch and the checkpoint would otherwise leave no
+// trace of the dispatch once the run is over. A poller that finds an
+// intent in lastCheck while it holds the item's lock knows the previous
+// holder died (or failed) before checkpointing, and asks the execution
+// platform whether a run carrying the intent's key exists before
+// dispatching again (docs/polling.md, "Delivery contract").
+
+// Intent records a dispatch about to be made for one harness.
+type Intent struct {
+	// Key is the idempotency key the dispatched run carries (IdempotencyKey).
+	Key string `json:"key"`
+	// Change is the time of the newest change the run was dispatched for:
+	// once the run is found, the harness's position advances to it.
+	Change time.Time `json:"change"`
+	// TS is when the intent was written (the poller's clock): the run, if
+	// it was started, was created at or after it.
+	TS time.Time `json:"ts"`
+}
+
+// ChangeID identifies a change of a work item by its time on the
+// tracker's clock, in Unix milliseconds. Every poller detects the same
+// time for the same change (a Jira comment's or changelog entry's
+// creation), and a harness is dispatched for the newest change at most
+// once, so the time identifies the change dispatched.
+func ChangeID(at time.Time) string { return strconv.FormatInt(at.UnixMilli(), 10) }
+
+// IdempotencyKey is the key of one harness's run for one change: the
+// run's scope key (which names the harness, the repository and the work
+// item), "@" and the ChangeID of the newest change dispatched. A run
+// carries it (gha-dispatch: inside the work_item input; gitlab-pipeline:
+// the FULLSEND_IDEMPOTENCY_KEY variable) so that the platform records it.
+func IdempotencyKey(scopeKey string, change time.Time) string {
+	return scopeKey + "@" + ChangeID(change)
+}
+
+// UTCIntents returns intents with every time in UTC at millisecond
+// precision (as written), or nil when there are none.
+func UTCIntents(in map[string]Intent) map[string]Intent {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]Intent, len(in))
+	for h, it := range in {
+		it.Change = it.Change.UTC()
+		it.TS = it.TS.UTC().Truncate(time.Millisecond)
+		out[h] = it
+	}
+	return out
+}

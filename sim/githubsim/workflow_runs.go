@@ -1,0 +1,147 @@
+package githubsim
+
+// GET /repos/{o}/{r}/actions/workflows/{w}/runs: a workflow's runs, newest
+// first, with the `created`, `event`, `status` and `branch` filters and
+// pages linked by a Link header, as GitHub answers it.
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EndpointWorkflowRuns is the Calls/Fail name of the workflow runs list.
+const EndpointWorkflowRuns = "workflow_runs" // GET /repos/{o}/{r}/actions/workflows/{w}/runs
+
+// DisplayTitle is the title GitHub shows for a run of the shipped run
+// workflows (Workflow.RunName overrides it), whose `run-name` is
+// "fullsend ${{ inputs.agent }} ${{ inputs.serialization_key }}".
+func DisplayTitle(inputs map[string]string) string {
+	return "fullsend " + inputs["agent"] + " " + inputs["serialization_key"]
+}
+
+func (s *Server) handleWorkflowRuns(w http.ResponseWriter, r *http.Request) {
+	s.withRepo(w, r, func(st *repoState, repo string) {
+		wf, ok := st.workflows[r.PathValue("workflow")]
+		if !ok {
+			notFound(w)
+			return
+		}
+		created, err := parseCreated(r.URL.Query().Get("created"))
+		if err != nil {
+			writeError(w, http.StatusUnprocessableEntity, err.Error())
+			return
+		}
+		s.listRuns(w, r, st, repo, func(run *Run) bool { return run.Workflow == wf.File && created(run.CreatedAt) })
+	})
+}
+
+// listRuns answers one page of the repo's runs that keep accepts and that
+// pass the query's status, branch and event filters, newest first, with
+// their display titles and a Link header. The caller holds the state lock.
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, st *repoState, repo string, keep func(*Run) bool) {
+	q := r.URL.Query()
+	var match []*Run
+	for i := len(s.runs) - 1; i >= 0; i-- { // newest first
+		run := s.runs[i]
+		switch {
+		case run.Repo != repo, !keep(run),
+			q.Get("status") != "" && q.Get("status") != run.Status && q.Get("status") != run.Conclusion,
+			q.Get("branch") != "" && q.Get("branch") != run.Ref,
+			q.Get("event") != "" && q.Get("event") != "workflow_dispatch":
+			continue
+		}
+		match = append(match, run)
+	}
+	perPage, _ := strconv.Atoi(q.Get("per_page"))
+	if perPage <= 0 {
+		perPage = 30
+	}
+	perPage = min(perPage, 100)
+	page, _ := strconv.Atoi(q.Get("page"))
+	page = max(page, 1)
+	out := []map[string]any{}
+	for i := (page - 1) * perPage; i < len(match) && i < page*perPage; i++ {
+		m := s.runJSON(r, match[i])
+		title := DisplayTitle
+		if wf, ok := st.workflows[match[i].Workflow]; ok && wf.RunName != nil {
+			title = wf.RunName
+		}
+		m["display_title"] = title(match[i].Inputs)
+		out = append(out, m)
+	}
+	if link := pageLinks(r, page, (len(match)+perPage-1)/perPage); link != "" {
+		w.Header().Set("Link", link)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(match), "workflow_runs": out})
+}
+
+// pageLinks is the Link header of page out of last pages.
+func pageLinks(r *http.Request, page, last int) string {
+	link := func(p int, rel string) string {
+		u := url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path}
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(p))
+		u.RawQuery = q.Encode()
+		return fmt.Sprintf("<%s>; rel=%q", u.String(), rel)
+	}
+	var parts []string
+	if page < last {
+		parts = append(parts, link(page+1, "next"), link(last, "last"))
+	}
+	if page > 1 {
+		parts = append(parts, link(1, "first"), link(page-1, "prev"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// parseCreated parses GitHub's `created` search qualifier: >=T, >T, <=T,
+// <T, A..B or a bare date or time (T an ISO 8601 date or RFC 3339 time).
+func parseCreated(v string) (func(time.Time) bool, error) {
+	if v == "" {
+		return func(time.Time) bool { return true }, nil
+	}
+	bad := fmt.Errorf("created: %q is not a date qualifier", v)
+	for _, op := range []string{">=", "<=", ">", "<"} {
+		if rest, ok := strings.CutPrefix(v, op); ok {
+			t, err := parseWhen(rest)
+			if err != nil {
+				return nil, bad
+			}
+			return func(c time.Time) bool {
+				switch op {
+				case ">=":
+					return !c.Before(t)
+				case "<=":
+					return !c.After(t)
+				case ">":
+					return c.After(t)
+				}
+				return c.Before(t)
+			}, nil
+		}
+	}
+	if a, b, ok := strings.Cut(v, ".."); ok {
+		ta, err1 := parseWhen(a)
+		tb, err2 := parseWhen(b)
+		if err1 != nil || err2 != nil {
+			return nil, bad
+		}
+		return func(c time.Time) bool { return !c.Before(ta) && !c.After(tb) }, nil
+	}
+	t, err := parseWhen(v)
+	if err != nil {
+		return nil, bad
+	}
+	return func(c time.Time) bool { return !c.Before(t) && c.Before(t.Add(24*time.Hour)) }, nil
+}
+
+func parseWhen(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	return time.Parse(time.DateOnly, s)
+}
