@@ -28,6 +28,7 @@ const (
 type world struct {
 	jira    *jirasim.Server
 	gh      *githubsim.Server
+	gl      *gitlabWorld
 	jiraURL string
 	ghURL   string
 	dir     string // temporary .fullsend
@@ -81,10 +82,17 @@ func newWorld() (*world, error) {
 		w.close()
 		return nil, err
 	}
+	if w.gl, err = newGitLabWorld(w.dir); err != nil {
+		w.close()
+		return nil, err
+	}
 	return w, nil
 }
 
 func (w *world) close() {
+	if w.gl != nil {
+		w.gl.close()
+	}
 	w.gh.Close()
 	w.jira.Close()
 	if w.dir != "" {
