@@ -79,16 +79,7 @@ run:
   timeout: 1m
 `,
 	}
-	for name, content := range files {
-		p := filepath.Join(g.dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeFiles(g.dir, files)
 }
 
 // triggerEnv is the environment of the generated fullsend-dispatch job in

@@ -158,8 +158,13 @@ run:
   timeout: 1m
 `,
 	}
+	return writeFiles(w.dir, files)
+}
+
+// writeFiles writes name → content below dir, creating folders.
+func writeFiles(dir string, files map[string]string) error {
 	for name, content := range files {
-		p := filepath.Join(w.dir, name)
+		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return err
 		}
