@@ -191,7 +191,8 @@ func newWorkflowsCheckCmd(app *App) *cobra.Command {
 			"A .gitlab-ci.yml in the directory or the current directory is checked too\n" +
 			"(resource_group fullsend-$FULLSEND_RESOURCE_KEY, interruptible in the job, its\n" +
 			"templates, default and rules, workflow:auto_cancel including overrides in\n" +
-			"workflow:rules, and workflow:name). Exit code 2 when anything is found.",
+			"workflow:rules, workflow:name, and a webhook `fullsend dispatch` job that can run\n" +
+			"outside trigger pipelines). Exit code 2 when anything is found.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			gl, err := checkGitLabCI(dir)

@@ -33,7 +33,7 @@ func checkGitLabCI(dir string) (gitlabCheck, error) {
 		if err != nil {
 			return gitlabCheck{}, UserError(err)
 		}
-		return gitlabCheck{files: 1, jobs: rep.AgentJobs, findings: rep.Findings}, nil
+		return gitlabCheck{files: 1, jobs: rep.AgentJobs + rep.DispatchJobs, findings: rep.Findings}, nil
 	}
 	return gitlabCheck{}, nil
 }

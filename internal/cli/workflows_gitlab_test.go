@@ -14,7 +14,7 @@ func TestWorkflowsGitLab(t *testing.T) {
 		t.Fatalf("generate: %d %q %q", code, out, errs)
 	}
 	code, out, errs = runCLI(t, "", nil, "workflows", "check", "--dir", dir)
-	if code != 0 || !strings.Contains(out, "ok: 1 files, 1 jobs checked") {
+	if code != 0 || !strings.Contains(out, "ok: 1 files, 2 jobs checked") {
 		t.Fatalf("check generated: %d %q %q", code, out, errs)
 	}
 	p := filepath.Join(dir, ".gitlab-ci.yml")
@@ -24,7 +24,7 @@ func TestWorkflowsGitLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ = runCLI(t, "", nil, "workflows", "check", "--dir", dir)
-	if code != 2 || !strings.Contains(out, p+":18: workflow:auto_cancel:on_new_commit is \"interruptible\"") {
+	if code != 2 || !strings.Contains(out, p+":19: workflow:auto_cancel:on_new_commit is \"interruptible\"") {
 		t.Fatalf("check broken: %d %q", code, out)
 	}
 }

@@ -2,8 +2,10 @@
 // pipeline on in-process emulators: a Jira project polled by three
 // concurrent pollers, runs dispatched to an emulated GitHub Actions and
 // executed by `fullsend run` (lock handoff and release), an outsider
-// denied, a burst coalesced, a label trigger, and one harness through the
-// local executor. Every fullsend step goes through the real command line
+// denied, a burst coalesced, a label trigger, one harness through the
+// local executor, and a GitLab merge request note delivered as a project
+// webhook through a pipeline trigger (an agent pipeline started, a
+// redelivery coalesced, an outsider denied, a forged payload refused). Every fullsend step goes through the real command line
 // (Options.Exec), so the demo shows exactly what an operator would run.
 package demo
 
@@ -61,7 +63,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	}
 	defer w.close()
 	d := &demo{out: o.Out, exec: o.Exec, pollers: o.Pollers, w: w, executed: map[int64]bool{}}
-	d.printf("fullsend demo: Jira emulator %s, GitHub emulator %s, config %s\n", w.jiraURL, w.ghURL, w.dir)
+	d.printf("fullsend demo: Jira emulator %s, GitHub emulator %s, GitLab emulator %s, config %s\n", w.jiraURL, w.ghURL, w.gl.url, w.dir)
 	d.printf("project %s: issues %v; accounts: Ada (admin), Dana (developer), Oscar (no project role), the fullsend bot\n\n", project, w.issues)
 	if err := d.story(ctx); err != nil {
 		return nil, err
@@ -69,8 +71,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	s := d.summary(time.Since(start))
 	s.Print(d.out)
 	if o.Keep {
-		d.printf("\n--keep: emulators stay up until interrupted (Ctrl-C).\n  JIRA_BASE_URL=%s JIRA_TOKEN=%s\n  GITHUB_API_URL=%s GITHUB_TOKEN=%s\n  config: %s\n",
-			w.jiraURL, jiraToken, w.ghURL, gitHubToken, w.dir)
+		d.printf("\n--keep: emulators stay up until interrupted (Ctrl-C).\n  JIRA_BASE_URL=%s JIRA_TOKEN=%s\n  GITHUB_API_URL=%s GITHUB_TOKEN=%s\n"+
+			"  CI_API_V4_URL=%s/api/v4 GITLAB_TOKEN=%s\n  config: %s (GitLab: %s)\n",
+			w.jiraURL, jiraToken, w.ghURL, gitHubToken, w.gl.url, glToken, w.dir, w.gl.dir)
 		<-ctx.Done()
 	}
 	if !s.AllOK() {
@@ -99,7 +102,12 @@ func (d *demo) check(name string, ok bool, detail string, args ...any) {
 // synchronized output buffers (a command's logger and its child processes
 // may write at once) and returns the exit code and both outputs.
 func (d *demo) run(ctx context.Context, env map[string]string, args ...string) (int, string, string) {
+	return d.runIn(ctx, d.w.dir, env, args...)
+}
+
+// runIn is run with another config directory.
+func (d *demo) runIn(ctx context.Context, dir string, env map[string]string, args ...string) (int, string, string) {
 	var stdout, stderr syncio.Buffer
-	code := d.exec(ctx, append([]string{"--config-dir", d.w.dir, "--log-format", "json"}, args...), env, &stdout, &stderr)
+	code := d.exec(ctx, append([]string{"--config-dir", dir, "--log-format", "json"}, args...), env, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }

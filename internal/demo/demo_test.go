@@ -39,12 +39,16 @@ func TestDemoStoryHolds(t *testing.T) {
 	if s.Dispatched != 3 || s.Duplicates != 0 || s.Denied < 1 || s.Coalesced < 4 || !s.AllOK() {
 		t.Fatalf("summary = %+v\n%s", s, out.String())
 	}
-	for _, want := range []string{"below min_role write", "attempt 5", "checks               9 of 9 held", "triage agent: working on DEMO-1"} {
+	if len(s.GitLabPipelines) != 3 {
+		t.Errorf("GitLab pipelines %v, want the first delivery's and two redeliveries'", s.GitLabPipelines)
+	}
+	for _, want := range []string{"below min_role write", "attempt 5", "checks               13 of 13 held", "triage agent: working on DEMO-1",
+		"review:acme/platform:gitlab:change_proposal:1", "pending, canceled, waiting_for_resource"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	for _, secret := range []string{"demo-jira-token", "ghs_demoToken"} {
+	for _, secret := range []string{"demo-jira-token", "ghs_demoToken", "demo-gitlab-token"} {
 		if strings.Contains(out.String(), secret) {
 			t.Errorf("demo printed a token")
 		}

@@ -70,7 +70,10 @@ func (d *demo) story(ctx context.Context) error {
 	d.check("every poller cycle succeeded", len(d.t.failed) == 0, "%d failed %v", len(d.t.failed), d.t.failed)
 
 	d.printf("\n7. The local executor: `fullsend dispatch --output-driver local` runs the triage harness on this machine.\n")
-	return d.local(ctx)
+	if err := d.local(ctx); err != nil {
+		return err
+	}
+	return d.gitlab(ctx)
 }
 
 // local dispatches one NormalizedEvent through the local executor.

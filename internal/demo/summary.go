@@ -18,8 +18,11 @@ type Summary struct {
 	JiraCallsAvg float64 // per cycle
 	JiraCallsMax int
 	Runs         []string // where each run went
-	Checks       []Check
-	Duration     time.Duration
+	// GitLabPipelines are the agent pipelines the GitLab scene's webhook
+	// deliveries started, with their status.
+	GitLabPipelines []string
+	Checks          []Check
+	Duration        time.Duration
 }
 
 func (d *demo) summary(dur time.Duration) *Summary {
@@ -45,6 +48,10 @@ func (d *demo) summary(dur time.Duration) *Summary {
 	s.Duplicates = duplicates(all)
 	for _, r := range all {
 		s.Runs = append(s.Runs, fmt.Sprintf("%-13s %-7s → %s workflow %s on %s (%s)", r.agent, r.key, r.run.Repo, r.run.Workflow, r.run.Ref, r.run.HTMLURL))
+	}
+	for _, p := range d.w.gl.sim.Pipelines(glProject) {
+		s.GitLabPipelines = append(s.GitLabPipelines, fmt.Sprintf("%-13s !%d     → %s pipeline %d on %s: %s",
+			p.Variables["FULLSEND_AGENT"], d.w.gl.mrIID, glProject, p.ID, p.Ref, p.Status))
 	}
 	return s
 }
@@ -74,7 +81,7 @@ func (s *Summary) Print(w io.Writer) {
 	fmt.Fprintf(w, "  duplicates           %d\n", s.Duplicates)
 	fmt.Fprintf(w, "  Jira calls per cycle %.1f on average, %d at most\n", s.JiraCallsAvg, s.JiraCallsMax)
 	fmt.Fprintf(w, "  where each run went:\n")
-	for _, r := range s.Runs {
+	for _, r := range append(append([]string(nil), s.Runs...), s.GitLabPipelines...) {
 		fmt.Fprintf(w, "    %s\n", r)
 	}
 	ok := len(s.Checks) - s.Failed()

@@ -28,6 +28,7 @@ const (
 type world struct {
 	jira    *jirasim.Server
 	gh      *githubsim.Server
+	gl      *gitlabWorld
 	jiraURL string
 	ghURL   string
 	dir     string // temporary .fullsend
@@ -81,10 +82,17 @@ func newWorld() (*world, error) {
 		w.close()
 		return nil, err
 	}
+	if w.gl, err = newGitLabWorld(w.dir); err != nil {
+		w.close()
+		return nil, err
+	}
 	return w, nil
 }
 
 func (w *world) close() {
+	if w.gl != nil {
+		w.gl.close()
+	}
 	w.gh.Close()
 	w.jira.Close()
 	if w.dir != "" {
@@ -150,8 +158,13 @@ run:
   timeout: 1m
 `,
 	}
+	return writeFiles(w.dir, files)
+}
+
+// writeFiles writes name → content below dir, creating folders.
+func writeFiles(dir string, files map[string]string) error {
 	for name, content := range files {
-		p := filepath.Join(w.dir, name)
+		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return err
 		}

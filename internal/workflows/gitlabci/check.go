@@ -12,9 +12,10 @@ import (
 
 // Report is the result of checking one configuration file.
 type Report struct {
-	Jobs      int // jobs examined (hidden templates excluded)
-	AgentJobs int // jobs that run `fullsend run`
-	Findings  []workflows.Finding
+	Jobs         int // jobs examined (hidden templates excluded)
+	AgentJobs    int // jobs that run `fullsend run`
+	DispatchJobs int // jobs that run `fullsend dispatch` on webhook bodies
+	Findings     []workflows.Finding
 }
 
 // reserved top-level keys that are not jobs.
@@ -25,6 +26,9 @@ var reserved = map[string]bool{
 
 var (
 	runsFullsend = regexp.MustCompile(`(^|[\s;&|(/])fullsend\s+run(\s|$)`)
+	runsDispatch = regexp.MustCompile(`(^|[\s;&|(/])fullsend\s+dispatch(\s|$)`)
+	namesInput   = regexp.MustCompile(`--input-driver[\s=]`)
+	triggerOnly  = regexp.MustCompile(`\$CI_PIPELINE_SOURCE\s*==\s*["']trigger["']|["']trigger["']\s*==\s*\$CI_PIPELINE_SOURCE`)
 	scopeKeyed   = regexp.MustCompile(`\$(\{FULLSEND_RESOURCE_KEY\}|FULLSEND_RESOURCE_KEY\b)`)
 	pipelineName = regexp.MustCompile(`^fullsend:\$(\{FULLSEND_RESOURCE_KEY\}|FULLSEND_RESOURCE_KEY)$`)
 	driverGroup  = regexp.MustCompile(`^fullsend-\$(\{FULLSEND_RESOURCE_KEY\}|FULLSEND_RESOURCE_KEY)$`)
@@ -36,8 +40,9 @@ var (
 // or with `interruptible: true` (directly, through `extends` or from
 // `default`), and — when such a job exists — a workflow without
 // `auto_cancel:on_new_commit: none` or without the pipeline name
-// `fullsend:$FULLSEND_RESOURCE_KEY`. Files pulled in with `include` are
-// not followed. A file that is not YAML is an error naming file and line.
+// `fullsend:$FULLSEND_RESOURCE_KEY`; and a job running `fullsend dispatch`
+// on webhook bodies that can run outside trigger pipelines. Files pulled
+// in with `include` are not followed. A file that is not YAML is an error naming file and line.
 func Check(file string, data []byte) ([]workflows.Finding, error) {
 	r, err := Inspect(file, data)
 	return r.Findings, err
@@ -64,7 +69,11 @@ func Inspect(file string, data []byte) (Report, error) {
 			continue
 		}
 		rep.Jobs++
-		if !c.runsFullsend(v, 0) {
+		if c.scriptMatches(v, webhookDispatch) {
+			rep.DispatchJobs++
+			c.checkDispatchJob(k, v)
+		}
+		if !c.scriptMatches(v, runsFullsend.MatchString) {
 			continue
 		}
 		rep.AgentJobs++
@@ -131,29 +140,61 @@ func (c *checker) extends(j *yaml.Node) []*yaml.Node {
 	return out
 }
 
-// runsFullsend reports whether the job's scripts (own or inherited) run
-// `fullsend run`.
-func (c *checker) runsFullsend(j *yaml.Node, depth int) bool {
+// scriptMatches reports whether a line of the job's scripts (own or
+// inherited) satisfies match.
+func (c *checker) scriptMatches(j *yaml.Node, match func(string) bool) bool {
 	for _, key := range []string{"script", "before_script", "after_script"} {
-		if _, v := c.lookup(j, key, depth, false); v != nil && scriptRuns(v) {
+		if _, v := c.lookup(j, key, 0, false); v != nil && scriptRuns(v, match) {
 			return true
 		}
 	}
 	return false
 }
 
-func scriptRuns(n *yaml.Node) bool {
+func scriptRuns(n *yaml.Node, match func(string) bool) bool {
 	switch n.Kind {
 	case yaml.ScalarNode:
-		return runsFullsend.MatchString(n.Value)
+		return match(n.Value)
 	case yaml.SequenceNode:
 		for _, s := range n.Content {
-			if scriptRuns(s) {
+			if scriptRuns(s, match) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// webhookDispatch matches a script line that runs `fullsend dispatch` on a
+// GitLab webhook body: with --input-driver gitlab-event, or with no input
+// driver, which in a trigger pipeline means gitlab-event.
+func webhookDispatch(line string) bool {
+	return runsDispatch.MatchString(line) && (strings.Contains(line, "gitlab-event") || !namesInput.MatchString(line))
+}
+
+// checkDispatchJob reports a webhook dispatch job that is not confined to
+// trigger pipelines: every rule that can run it must require
+// $CI_PIPELINE_SOURCE == "trigger" (and no `||` may widen it).
+func (c *checker) checkDispatchJob(k, j *yaml.Node) {
+	if _, only := c.lookup(j, "only", 0, false); onlyTriggers(only) {
+		return
+	}
+	_, rules := c.lookup(j, "rules", 0, false)
+	if rules == nil || rules.Kind != yaml.SequenceNode || len(rules.Content) == 0 {
+		c.add(k.Line, "job %q runs `fullsend dispatch` on every pipeline source; add `rules: [{if: '%s'}]` "+
+			"so it runs only in trigger pipelines that carry a webhook", k.Value, TriggerRule)
+		return
+	}
+	for _, r := range rules.Content {
+		if _, when := workflows.MapEntry(r, "when"); when != nil && when.Value == "never" {
+			continue
+		}
+		_, iv := workflows.MapEntry(r, "if")
+		if iv == nil || !triggerOnly.MatchString(iv.Value) || strings.Contains(iv.Value, "||") {
+			c.add(r.Line, "job %q: this rule runs `fullsend dispatch` outside trigger pipelines; use `if: '%s'`",
+				k.Value, TriggerRule)
+		}
+	}
 }
 
 func (c *checker) checkJob(k, j *yaml.Node) {
@@ -177,6 +218,19 @@ func (c *checker) checkJob(k, j *yaml.Node) {
 			}
 		}
 	}
+}
+
+// onlyTriggers reports whether an `only:` value is the list [triggers].
+func onlyTriggers(n *yaml.Node) bool {
+	if n == nil || n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		return false
+	}
+	for _, v := range n.Content {
+		if v.Kind != yaml.ScalarNode || v.Value != "triggers" {
+			return false
+		}
+	}
+	return true
 }
 
 // yamlTrue reports whether GitLab, which reads YAML 1.1, takes v as true.

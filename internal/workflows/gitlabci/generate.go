@@ -4,7 +4,9 @@
 // `fullsend-$FULLSEND_RESOURCE_KEY`, is not interruptible, new commits do
 // not auto-cancel pipelines, and pipelines are named
 // `fullsend:$FULLSEND_RESOURCE_KEY` so the gitlab-pipeline output can find
-// and coalesce the waiting pipelines of one scope.
+// and coalesce the waiting pipelines of one scope. Besides the agent job
+// it writes the scheduled poll job and the dispatch job that turns a
+// project webhook, delivered through a pipeline trigger, into agent runs.
 package gitlabci
 
 import (
@@ -42,6 +44,12 @@ const (
 	// AgentEnvironment the agent job's read_api token when AgentToken is set.
 	PollEnvironment  = "fullsend-poll"
 	AgentEnvironment = "fullsend-agent"
+	// DispatchEnvironment scopes the dispatch job's GITLAB_TOKEN (api):
+	// it re-reads webhook bodies and starts agent pipelines.
+	DispatchEnvironment = "fullsend-dispatch"
+	// TriggerRule is the rules:if of the dispatch job: a trigger pipeline
+	// that carries a webhook body.
+	TriggerRule = `$CI_PIPELINE_SOURCE == "trigger" && $TRIGGER_PAYLOAD`
 )
 
 // Options shape the generated configuration. Zero values take the
@@ -117,10 +125,10 @@ func Generate(opts Options) (map[string][]byte, error) {
 	}
 	data := struct {
 		Options
-		Source                            bool
-		Script                            string
-		PollEnvironment, AgentEnvironment string
-	}{opts, opts.Install.Mode == release.Source, release.Script, PollEnvironment, AgentEnvironment}
+		Source                                                 bool
+		Script, TriggerRule                                    string
+		PollEnvironment, AgentEnvironment, DispatchEnvironment string
+	}{opts, opts.Install.Mode == release.Source, release.Script, TriggerRule, PollEnvironment, AgentEnvironment, DispatchEnvironment}
 	var b bytes.Buffer
 	if err := tmpl.Execute(&b, data); err != nil {
 		return nil, fmt.Errorf("gitlab workflows: render %s: %w", FileName, err)

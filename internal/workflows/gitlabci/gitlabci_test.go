@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/workflows/release"
 )
@@ -42,7 +44,7 @@ func TestGenerateGolden(t *testing.T) {
 		t.Fatalf("generated %s differs from %s (run with -update after review)\n%s", FileName, golden, got)
 	}
 	rep, err := Inspect(FileName, got)
-	if err != nil || len(rep.Findings) != 0 || rep.Jobs != 2 || rep.AgentJobs != 1 {
+	if err != nil || len(rep.Findings) != 0 || rep.Jobs != 3 || rep.AgentJobs != 1 || rep.DispatchJobs != 1 {
 		t.Fatalf("generated file: %+v, %v", rep, err)
 	}
 }
@@ -81,6 +83,10 @@ func TestGenerateOptions(t *testing.T) {
 		{"source with the Go image", Options{Install: release.Pin{Mode: release.Source, Version: "abc123"}, AllowUnpinnedImage: true},
 			`go install "github.com/fullsend-dev/fullsend/cmd/fullsend@${FULLSEND_VERSION}"`, ""},
 		{"agent token", Options{Install: testPin, AgentToken: true}, "name: " + AgentEnvironment, ""},
+		{"dispatch pins the install and the API", Options{Install: testPin},
+			`export FULLSEND_VERSION="v1.2.3" FULLSEND_RELEASE_URL="` + release.DefaultBaseURL + `" GITLAB_API_URL="$CI_API_V4_URL"`, ""},
+		{"dispatch pins the source build", Options{Install: release.Pin{Mode: release.Source, Version: "abc123"}, AllowUnpinnedImage: true},
+			"unset GOFLAGS GONOSUMDB GONOSUMCHECK GOPRIVATE GOINSECURE", ""},
 		{"no version", Options{}, "", "--install"},
 		{"shell in version", Options{Install: release.Pin{Mode: release.Source, Version: "v1; rm -rf /"}}, "", "--version"},
 		{"bad image", Options{Install: testPin, Image: "a b"}, "", "image"},
@@ -123,6 +129,8 @@ func TestCheckBrokenVariants(t *testing.T) {
 		{"interruptible-in-rules.yml", []string{"10: a rule sets interruptible: On"}},
 		{"interruptible-in-inherited-rules.yml", []string{`8: a rule sets interruptible: yes`, "9: a rule sets interruptible: YES"}},
 		{"auto-cancel-in-rules.yml", []string{`8: workflow:rules sets auto_cancel:on_new_commit "interruptible"`}},
+		{"dispatch-every-source.yml", []string{`5: job "dispatch" runs ` + "`fullsend dispatch`" + ` on every pipeline source`}},
+		{"dispatch-wide-rules.yml", []string{"9: this rule runs `fullsend dispatch` outside trigger pipelines", "10: outside trigger pipelines"}},
 		{"wrong-group-prefix.yml", []string{`6: resource_group "agents-$FULLSEND_RESOURCE_KEY" is not the group the gitlab-pipeline output looks up`}},
 	}
 	for _, tc := range tests {
@@ -196,4 +204,40 @@ func FuzzCheck(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestGeneratedJobSources pins which pipeline source runs which job: the
+// dispatch job only trigger pipelines carrying a webhook, the poll and
+// agent jobs never those.
+func TestGeneratedJobSources(t *testing.T) {
+	for name, o := range schemaVariants {
+		files, err := Generate(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]yaml.Node
+		if err := yaml.Unmarshal(files[FileName], &doc); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{
+			"fullsend-dispatch": TriggerRule,
+			"fullsend-poll":     `$CI_PIPELINE_SOURCE == "schedule"`,
+			"fullsend-agent":    `$CI_PIPELINE_SOURCE == "api" && $FULLSEND_AGENT`,
+		}
+		for job, rule := range want {
+			var j struct {
+				Rules []struct {
+					If string `yaml:"if"`
+				} `yaml:"rules"`
+			}
+			n := doc[job]
+			if err := n.Decode(&j); err != nil {
+				t.Fatal(err)
+			}
+			rs := j.Rules
+			if len(rs) != 1 || rs[0].If != rule {
+				t.Errorf("%s: %s rules %+v, want only %q", name, job, rs, rule)
+			}
+		}
+	}
 }

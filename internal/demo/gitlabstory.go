@@ -1,0 +1,143 @@
+package demo
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
+)
+
+// dispatchArgs is the command line of the generated fullsend-dispatch job.
+var dispatchArgs = []string{"dispatch", "--input-driver", "gitlab-event", "--output-driver", "gitlab-pipeline"}
+
+// deliver plays one webhook delivery: GitLab's trigger pipeline runs the
+// dispatch job on body. It returns the exit code and the job's log.
+func (d *demo) deliver(ctx context.Context, body []byte) (int, string, error) {
+	g := d.w.gl
+	env, err := g.triggerEnv(d.w.env, body)
+	if err != nil {
+		return 0, "", err
+	}
+	code, _, errs := d.runIn(ctx, g.dir, env, dispatchArgs...)
+	return code, errs, nil
+}
+
+// gitlab is the GitLab scene: a maintainer's /fs-review note on a merge
+// request reaches fullsend as a webhook body in a trigger pipeline.
+func (d *demo) gitlab(ctx context.Context) error {
+	g := d.w.gl
+	d.printf("\n8. GitLab: Mia (maintainer) notes \"/fs-review please\" on merge request !%d; the project webhook calls the\n"+
+		"   pipeline trigger and the trigger pipeline runs `fullsend %s`.\n", g.mrIID, strings.Join(dispatchArgs, " "))
+	_, hook, err := g.sim.AddNote(glProject, gitlabsim.NoteableMergeRequest, g.mrIID, g.mia.ID, "/fs-review please")
+	if err != nil {
+		return err
+	}
+	code, log, err := d.deliver(ctx, hook)
+	if err != nil {
+		return err
+	}
+	ps := g.sim.Pipelines(glProject)
+	key, agent := "", ""
+	if len(ps) == 1 {
+		key, agent = ps[0].Variables["FULLSEND_SERIALIZATION_KEY"], ps[0].Variables["FULLSEND_AGENT"]
+		d.printf("    agent pipeline %d (%s): FULLSEND_AGENT=%s FULLSEND_SERIALIZATION_KEY=%s\n", ps[0].ID, ps[0].Status, agent, key)
+	}
+	d.check("GitLab note started one agent pipeline in the merge request's scope",
+		code == 0 && len(ps) == 1 && key == glScopeKey && agent == "review",
+		"exit %d, %d pipeline(s), scope %q%s", code, len(ps), key, failTail(code, log))
+
+	d.printf("\n9. GitLab delivers the same webhook twice more (a retry, then \"Resend request\"). Not deduplicated yet (that\n" +
+		"   needs the intent mechanism): each delivery dispatches again, and the gitlab-pipeline output keeps one\n" +
+		"   active and one waiting pipeline per scope by cancelling the superseded waiting one.\n")
+	for i := 0; i < 2; i++ {
+		if code, log, err = d.deliver(ctx, hook); err != nil {
+			return err
+		}
+		if code != 0 {
+			break
+		}
+	}
+	st := strings.Join(g.statuses(), ", ")
+	d.printf("    pipelines of %s, oldest first: %s\n", glProject, st)
+	d.check("redelivered webhook coalesced: the active run kept, one waiting, the superseded one cancelled",
+		code == 0 && st == "pending, canceled, waiting_for_resource", "exit %d, statuses %s%s", code, st, failTail(code, log))
+	return d.gitlabRefusals(ctx)
+}
+
+// gitlabRefusals shows an outsider's note denied and a forged payload
+// refused before anything is dispatched.
+func (d *demo) gitlabRefusals(ctx context.Context) error {
+	g := d.w.gl
+	before := len(g.sim.Pipelines(glProject))
+	d.printf("\n10. Oscar (not a project member) notes \"/fs-review\" on !%d.\n", g.mrIID)
+	_, hook, err := g.sim.AddNote(glProject, gitlabsim.NoteableMergeRequest, g.mrIID, g.osc.ID, "/fs-review")
+	if err != nil {
+		return err
+	}
+	code, log, err := d.deliver(ctx, hook)
+	if err != nil {
+		return err
+	}
+	verdict, reason := decision(log)
+	n := len(g.sim.Pipelines(glProject)) - before
+	d.check("GitLab outsider denied", code == 0 && verdict == "denied" && n == 0,
+		"exit %d, verdict %s (%s), %d new pipeline(s)", code, verdict, reason, n)
+
+	d.printf("\n11. Someone holding the trigger token posts Oscar's note again, edited to claim Mia wrote it.\n")
+	forged, err := forgeAuthor(hook, g.mia)
+	if err != nil {
+		return err
+	}
+	code, log, err = d.deliver(ctx, forged)
+	if err != nil {
+		return err
+	}
+	n = len(g.sim.Pipelines(glProject)) - before
+	d.printf("    %s\n", lastLine(log))
+	d.check("forged GitLab payload refused with exit 2", code == 2 && n == 0, "exit %d, %d new pipeline(s)", code, n)
+	return nil
+}
+
+// forgeAuthor rewrites a note webhook body so that it claims u wrote it.
+func forgeAuthor(hook []byte, u gitlabsim.User) ([]byte, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(hook, &doc); err != nil {
+		return nil, err
+	}
+	attrs, ok := doc["object_attributes"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("note webhook without object_attributes")
+	}
+	attrs["author_id"] = u.ID
+	doc["user"] = map[string]any{"id": u.ID, "username": u.Username, "name": u.Name}
+	return json.Marshal(doc)
+}
+
+// decision returns the verdict and reason of the "decision" log record.
+func decision(log string) (verdict, reason string) {
+	sc := bufio.NewScanner(strings.NewReader(log))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		var r struct {
+			Msg     string `json:"msg"`
+			Verdict string `json:"verdict"`
+			Reason  string `json:"reason"`
+		}
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Msg == "decision" {
+			return r.Verdict, r.Reason
+		}
+	}
+	return "", ""
+}
+
+// failTail is the last log line of a command that failed, for a check's
+// detail.
+func failTail(code int, log string) string {
+	if code == 0 {
+		return ""
+	}
+	return "; " + lastLine(log)
+}
