@@ -58,7 +58,8 @@ func ClientOptions(id config.InputDriver, getenv func(string) string, log *slog.
 		return jira.Options{}, config.Invalid(fmt.Errorf("%s: $%s is empty: it must hold the Jira API token (connection.token_env)", Name, conn.TokenEnv))
 	}
 	return jira.Options{BaseURL: conn.BaseURL, Email: getenv(conn.EmailEnv), Token: token,
-		RPS: id.RateLimit.RPS, Burst: id.RateLimit.Burst, Logger: log}, nil
+		RPS: id.RateLimit.RPS, Burst: id.RateLimit.Burst, Logger: log,
+		Timeout: conn.Timeout, RetryBudget: conn.RetryBudget, MaxRetries: conn.MaxRetries}, nil
 }
 
 // FromConfig builds the input of cfg.Poll.InputDrivers[index]; it is the
