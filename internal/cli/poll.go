@@ -17,6 +17,9 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 )
 
+// watchSleep, when set, replaces the wait between watch cycles (tests).
+var watchSleep func(ctx context.Context, d time.Duration) error
+
 // pollInputs are the poll input drivers this build knows, by type.
 var pollInputs = map[string]poll.InputFactory{drivers.JiraPoll: jirapoll.FromConfig}
 
@@ -85,6 +88,7 @@ func (app *App) controllerOptions(o *pollOptions) poll.ControllerOptions {
 		Output:      app.outputEnv(),
 		InputDriver: o.inputDriver, OutputDriver: o.outputDriver, DryRun: o.dryRun,
 		Watch: o.watch, Interval: o.interval, CycleTimeout: o.cycleTimeout, MetricsAddr: o.metricsAddr,
+		Sleep: watchSleep,
 	}
 }
 

@@ -13,15 +13,20 @@ import (
 const DefaultCycleTimeout = 4 * time.Minute
 
 // WatchCycleShare is the share of --interval a watch cycle may take by
-// default, so that it ends before the next one is due.
-const WatchCycleShare = 0.8
+// default, so that it ends before the next one is due; never less than
+// MinWatchCycleTimeout, since a watch starts its next cycle only after
+// this one ended and the wait (a very short interval only delays it).
+const (
+	WatchCycleShare      = 0.8
+	MinWatchCycleTimeout = 10 * time.Second
+)
 
 // errCycleDeadline is the cause of a cycle context whose deadline passed.
 var errCycleDeadline = errors.New("poll cycle deadline")
 
 // CycleTimeout is the deadline of one cycle: the option, else
-// poll.cycle_timeout, else 80% of the interval with Watch and
-// DefaultCycleTimeout without.
+// poll.cycle_timeout, else 80% of the interval (at least
+// MinWatchCycleTimeout) with Watch and DefaultCycleTimeout without.
 func (c *Controller) CycleTimeout() time.Duration {
 	switch {
 	case c.o.CycleTimeout > 0:
@@ -29,7 +34,7 @@ func (c *Controller) CycleTimeout() time.Duration {
 	case c.cfg.Poll.CycleTimeout > 0:
 		return c.cfg.Poll.CycleTimeout
 	case c.o.Watch:
-		return time.Duration(float64(c.o.Interval) * WatchCycleShare)
+		return max(time.Duration(float64(c.o.Interval)*WatchCycleShare), MinWatchCycleTimeout)
 	}
 	return DefaultCycleTimeout
 }

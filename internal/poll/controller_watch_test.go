@@ -109,7 +109,8 @@ func TestCycleDeadline(t *testing.T) {
 	}
 }
 
-// The cycle deadline defaults below the interval with --watch and to 4m
+// The cycle deadline defaults to 80% of the interval (at least 10s) with
+// --watch and to 4m
 // otherwise; an option beats poll.cycle_timeout.
 func TestCycleTimeoutDefaults(t *testing.T) {
 	cases := []struct {
@@ -118,6 +119,7 @@ func TestCycleTimeoutDefaults(t *testing.T) {
 	}{
 		{poll.ControllerOptions{}, 4 * time.Minute},
 		{poll.ControllerOptions{Watch: true, Interval: time.Minute}, 48 * time.Second},
+		{poll.ControllerOptions{Watch: true, Interval: time.Second}, 10 * time.Second},
 		{poll.ControllerOptions{Watch: true, Interval: time.Minute, CycleTimeout: 10 * time.Second}, 10 * time.Second},
 	}
 	for _, tc := range cases {
