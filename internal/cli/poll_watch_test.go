@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -133,5 +134,59 @@ func TestPollWatchBadStart(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d after the stop, want 0", code)
+	}
+}
+
+// silentJira accepts connections and never answers.
+func silentJira(t *testing.T) string {
+	t.Helper()
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	t.Cleanup(func() { close(stop); srv.Close() })
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// A Jira that never answers fails `fullsend poll` within the configured
+// per-request timeout and retry budget, or the cycle deadline, each retry
+// logged at info with the attempt, the wait and the reason; nothing waits
+// anywhere near the defaults.
+func TestPollSilentJira(t *testing.T) {
+	cases := []struct {
+		name    string
+		conn    string
+		args    []string
+		errHas  string
+		retried bool
+	}{
+		{"request timeout", "timeout: 50ms\n        max_retries: 1", nil, "context deadline exceeded", true},
+		{"cycle deadline", "timeout: 10s", []string{"--cycle-timeout", "100ms"}, "exceeded its deadline of 100ms", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newPollFixture(t)
+			f.pointAt(t, silentJira(t))
+			p := filepath.Join(f.dir, "config.yaml")
+			b, _ := os.ReadFile(p)
+			if err := os.WriteFile(p, []byte(strings.Replace(string(b), "max_retries: 0", tc.conn, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			code, _, errs := f.run(t, append([]string{"poll"}, tc.args...)...)
+			if code != 1 || !strings.Contains(errs, tc.errHas) {
+				t.Fatalf("exit %d, want 1 with %q: %s", code, tc.errHas, errs)
+			}
+			retry := regexp.MustCompile(`"level":"INFO","msg":"jira request failed; retrying","endpoint":"GET /rest/api/3/myself","attempt":1,"wait":[0-9]+,"reason":"[^"]+"`)
+			if retry.MatchString(errs) != tc.retried {
+				t.Errorf("retry logged: %v, want %v: %s", !tc.retried, tc.retried, errs)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("poll took %s against a silent Jira", d)
+			}
+		})
 	}
 }
