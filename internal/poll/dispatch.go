@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
@@ -83,6 +84,9 @@ func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, ow
 		o := &outs[owner[k]]
 		if res.err != nil {
 			c.st.DispatchesFailed++
+			if c.refused == nil && errors.Is(res.err, output.ErrCredentials) {
+				c.refused = res.err
+			}
 			if o.failed == nil {
 				o.failed = map[string]bool{}
 			}
