@@ -74,6 +74,11 @@ func TestExitCodes(t *testing.T) {
 		{"dispatch", "workflow missing", 1, "1 of 1 dispatches failed", dispatchTo(func(t *testing.T) map[string]string {
 			return githubFor(t, "ghs_right", "ghs_right", true)
 		})},
+		{"dispatch", "GitLab refuses the token", 2, "GitLab rejected the token", func(t *testing.T) (string, map[string]string, []string) {
+			_, base := startGitLabSim(t)
+			env := map[string]string{"GITLAB_API_URL": base + "/api/v4", "GITLAB_TOKEN": "wrong-token"}
+			return "", env, []string{"dispatch", "--config-dir", examples, "--input-file", ev, "--output-driver", "gitlab-pipeline"}
+		}},
 		{"event", "valid", 0, "", fixed("", nil, "event", "validate", ev)},
 		{"event", "invalid", 2, "invalid NormalizedEvent", fixed(`{}`, nil, "event", "validate", "-")},
 		{"poll", "cycle ok", 0, "", pollWith("s3cret-token")},
