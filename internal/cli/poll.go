@@ -110,7 +110,14 @@ func (app *App) runPoll(ctx context.Context, o *pollOptions) error {
 		}
 		defer stop()
 	}
-	return poll.Poll(ctx, co)
+	err := poll.Poll(ctx, co)
+	var sig Signal
+	if err == nil && !o.watch && errors.As(context.Cause(ctx), &sig) {
+		// One cycle cut short: it rolled back what it had not
+		// dispatched, and says so with 128+signal (docs/cli.md).
+		return fmt.Errorf("poll cycle %s; the locks of undispatched items were released", sig)
+	}
+	return err
 }
 
 // serveMetrics serves m on addr until the returned stop is called.

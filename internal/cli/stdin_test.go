@@ -113,3 +113,25 @@ func TestSignalExitKeepsChosenCodes(t *testing.T) {
 		t.Error("no signal: signalExit must not apply")
 	}
 }
+
+// A signal ends one `poll` cycle with 128+signal, while `poll --watch`
+// stops gracefully with 0 (docs/cli.md).
+func TestSignalPollExit(t *testing.T) {
+	cases := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"poll"}, ExitTerminated},
+		{[]string{"poll", "--watch", "--interval", "1s"}, ExitOK},
+	}
+	for _, tc := range cases {
+		f := newPollFixture(t)
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(Signal{Signal: syscall.SIGTERM})
+		var errb bytes.Buffer
+		app := &App{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &errb, Getenv: func(k string) string { return f.env[k] }}
+		if got := Run(ctx, app, append([]string{"--config-dir", f.dir}, tc.args...)); got != tc.want {
+			t.Errorf("%v: exit %d, want %d: %s", tc.args, got, tc.want, errb.String())
+		}
+	}
+}
