@@ -127,22 +127,29 @@ func TestSignalWhileReadingStdin(t *testing.T) {
 			}
 			defer w.Close()
 			defer stdin.Close()
-			cmd.Stdin = stdin
-			cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			waitFor(t, stderr, "waiting for the event on standard input")
-			if err := cmd.Process.Signal(tc.sig); err != nil {
-				t.Fatal(err)
-			}
-			if got := exitCode(t, cmd); got != tc.want {
-				t.Errorf("exit code %d, want %d", got, tc.want)
-			}
+			signalWhen(t, cmd, stdin, "waiting for the event on standard input", tc.sig, tc.want)
 		})
+	}
+}
+
+// signalWhen starts cmd with stdin, waits until its stderr shows want,
+// sends sig and checks the exit code is code.
+func signalWhen(t *testing.T, cmd *exec.Cmd, stdin *os.File, want string, sig syscall.Signal, code int) {
+	t.Helper()
+	cmd.Stdin = stdin
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, stderr, want)
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	if got := exitCode(t, cmd); got != code {
+		t.Errorf("exit code %d, want %d", got, code)
 	}
 }

@@ -50,20 +50,5 @@ func ioctl(f *os.File, req uintptr, arg unsafe.Pointer) error {
 func TestDispatchOnTerminal(t *testing.T) {
 	_, pts := openPTY(t)
 	cmd := exec.Command(binary, "--config-dir", configDir(t), "dispatch")
-	cmd.Stdin = pts
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, stderr, "reading a NormalizedEvent from standard input; end with Ctrl-D, or pass --input-file FILE")
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if got := exitCode(t, cmd); got != 130 {
-		t.Errorf("exit code %d, want 130", got)
-	}
+	signalWhen(t, cmd, pts, "reading a NormalizedEvent from standard input; end with Ctrl-D, or pass --input-file FILE", syscall.SIGINT, 130)
 }
