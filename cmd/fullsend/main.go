@@ -12,11 +12,37 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	app := &cli.App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, IsTerminal: isTerminal(os.Stderr)}
+	ctx, stop := notifyContext()
+	app := &cli.App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
+		IsTerminal: isTerminal(os.Stderr), StdinIsTerminal: isTerminal(os.Stdin)}
 	code := cli.Run(ctx, app, os.Args[1:])
 	stop()
 	os.Exit(code)
+}
+
+// notifyContext returns a context that the first SIGINT or SIGTERM
+// cancels with a cli.Signal cause (the exit code becomes 128+signal,
+// docs/cli.md). After that first signal the default action is restored
+// (unless a command listens itself, as `fullsend run` does to forward
+// signals to the agent): a second one ends a graceful shutdown at once.
+func notifyContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			signal.Stop(ch)
+			cancel(cli.Signal{Signal: s})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		signal.Stop(ch)
+		cancel(nil)
+	}
 }
 
 func isTerminal(f *os.File) bool {

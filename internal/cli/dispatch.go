@@ -49,13 +49,24 @@ the output driver (json prints the plan).`,
 func (app *App) runDispatch(ctx context.Context, o *dispatchOptions) error {
 	err := dispatch.Run(ctx, dispatch.Options{
 		ConfigDir: app.ConfigDir, InputDriver: o.inputDriver, InputFile: o.inputFile, EventName: o.eventName,
-		OutputDriver: o.outputDriver, Repo: o.repo, Stdin: app.Stdin, Output: app.outputEnv(),
+		OutputDriver: o.outputDriver, Repo: o.repo, Output: app.outputEnv(),
+		Stdin: app.eventStdin(ctx, app.dispatchReadsStdin(o), "pass --input-file FILE"),
 	})
 	var ee *dispatch.EventError
 	if errors.As(err, &ee) {
 		return UserError(app.eventProblems(ee.Err))
 	}
 	return err
+}
+
+// dispatchReadsStdin reports whether the event comes from standard input:
+// a NormalizedEvent with no --input-file, or --input-file -.
+func (app *App) dispatchReadsStdin(o *dispatchOptions) bool {
+	driver := o.inputDriver
+	if driver == "" && app.Getenv("GITHUB_EVENT_PATH") == "" {
+		driver = drivers.JSONIn
+	}
+	return o.inputFile == "-" || (o.inputFile == "" && driver == drivers.JSONIn)
 }
 
 // eventProblems prints the problems of an invalid event on stderr, one

@@ -31,7 +31,7 @@ func newEventCmd(app *App, runF func(context.Context, string) error) *cobra.Comm
 // stderr and exits 2.
 func newEventValidateCmd(app *App, runF func(ctx context.Context, file string) error) *cobra.Command {
 	if runF == nil {
-		runF = func(_ context.Context, file string) error { return validateEventFile(app, file) }
+		runF = func(ctx context.Context, file string) error { return validateEventFile(ctx, app, file) }
 	}
 	return &cobra.Command{
 		Use:   "validate FILE|-",
@@ -46,8 +46,8 @@ func newEventValidateCmd(app *App, runF func(ctx context.Context, file string) e
 	}
 }
 
-func validateEventFile(app *App, arg string) error {
-	name, r := arg, app.Stdin
+func validateEventFile(ctx context.Context, app *App, arg string) error {
+	name, r := arg, app.eventStdin(ctx, arg == "-", "give a FILE instead of -")
 	if arg == "-" {
 		name = "<stdin>"
 	} else {

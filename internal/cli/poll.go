@@ -17,6 +17,9 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 )
 
+// watchSleep, when set, replaces the wait between watch cycles (tests).
+var watchSleep func(ctx context.Context, d time.Duration) error
+
 // pollInputs are the poll input drivers this build knows, by type.
 var pollInputs = map[string]poll.InputFactory{drivers.JiraPoll: jirapoll.FromConfig}
 
@@ -29,6 +32,7 @@ type pollOptions struct {
 	watch        bool
 	interval     time.Duration
 	intervalSet  bool // --interval was given
+	cycleTimeout time.Duration
 	metricsAddr  string
 }
 
@@ -70,6 +74,7 @@ signal finishes or rolls back the issue in flight and exits 0.
 	f.BoolVar(&o.dryRun, "dry-run", false, "discover and evaluate without writing anything; print the runs that would be dispatched")
 	f.BoolVar(&o.watch, "watch", false, "repeat cycles until SIGINT/SIGTERM")
 	f.DurationVar(&o.interval, "interval", time.Minute, "wait between cycles with --watch")
+	f.DurationVar(&o.cycleTimeout, "cycle-timeout", 0, "deadline of one cycle (default: poll.cycle_timeout, else 80% of --interval with --watch, else 4m)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "with --watch: serve Prometheus /metrics and /healthz on this address (e.g. 127.0.0.1:9090)")
 	cmd.AddCommand(newPollSeedCmd(app, o, r.seed), newPollCancelCmd(app, o, r.cancel))
 	return cmd
@@ -82,7 +87,8 @@ func (app *App) controllerOptions(o *pollOptions) poll.ControllerOptions {
 		Inputs: pollInputs, NewOutput: outputs.New,
 		Output:      app.outputEnv(),
 		InputDriver: o.inputDriver, OutputDriver: o.outputDriver, DryRun: o.dryRun,
-		Watch: o.watch, Interval: o.interval, MetricsAddr: o.metricsAddr,
+		Watch: o.watch, Interval: o.interval, CycleTimeout: o.cycleTimeout, MetricsAddr: o.metricsAddr,
+		Sleep: watchSleep,
 	}
 }
 
@@ -104,7 +110,14 @@ func (app *App) runPoll(ctx context.Context, o *pollOptions) error {
 		}
 		defer stop()
 	}
-	return poll.Poll(ctx, co)
+	err := poll.Poll(ctx, co)
+	var sig Signal
+	if err == nil && !o.watch && errors.As(context.Cause(ctx), &sig) {
+		// One cycle cut short: it rolled back what it had not
+		// dispatched, and says so with 128+signal (docs/cli.md).
+		return fmt.Errorf("poll cycle %s; the locks of undispatched items were released", sig)
+	}
+	return err
 }
 
 // serveMetrics serves m on addr until the returned stop is called.

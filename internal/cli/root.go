@@ -20,11 +20,11 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/redact"
 )
 
-// Exit codes (docs/operations.md).
+// Exit codes (the table is docs/cli.md; 130 and 143 are in signal.go).
 const (
 	ExitOK       = 0
-	ExitFailure  = 1
-	ExitUsage    = 2 // usage, configuration or input error
+	ExitFailure  = 1 // a runtime failure: a service down, a failed dispatch
+	ExitUsage    = 2 // usage, configuration, input or refused credentials
 	ExitLostLock = 3 // fullsend run: the poll lock was lost
 )
 
@@ -32,6 +32,9 @@ const (
 type ExitError struct {
 	Code int
 	Err  error
+	// Final marks a code that is the command's own answer (the agent's
+	// exit code in `fullsend run`): a signal does not replace it.
+	Final bool
 }
 
 func (e *ExitError) Error() string { return e.Err.Error() }
@@ -58,6 +61,9 @@ type App struct {
 	Log       *slog.Logger
 	// IsTerminal reports whether stderr is a terminal (text logs by default).
 	IsTerminal bool
+	// StdinIsTerminal reports whether standard input is a terminal: a
+	// command waiting there for an event then says what it expects.
+	StdinIsTerminal bool
 }
 
 // commandList is every top-level command, built for app with its real
@@ -176,6 +182,9 @@ func execute(ctx context.Context, app *App, root *cobra.Command, args []string) 
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		code = ee.Code
+	}
+	if c, ok := signalExit(ctx, err); ok {
+		code = c
 	}
 	fmt.Fprintf(app.Stderr, "fullsend: %s\n", redact.String(err.Error()))
 	return code

@@ -72,7 +72,7 @@ agent started; 1 for other failures. See docs/runner.md.`,
 
 func (app *App) runRun(ctx context.Context, o *runOptions) error {
 	req := runner.Request{Flags: o.flags, Command: o.command, ConfigDir: app.ConfigDir, Getenv: app.Getenv,
-		Stdin: app.Stdin, Stdout: app.Stdout, Stderr: app.Stderr, Log: app.Log, Signals: runSignals}
+		Stdin: app.eventStdin(ctx, o.flags.EventFile == "-", "pass --event-file FILE"), Stdout: app.Stdout, Stderr: app.Stderr, Log: app.Log, Signals: runSignals}
 	if o.refreshOnly {
 		return app.refreshLock(ctx, req, len(o.command) > 0)
 	}
@@ -81,9 +81,9 @@ func (app *App) runRun(ctx context.Context, o *runOptions) error {
 	case err != nil:
 		return runExit(err)
 	case out.TimedOut:
-		return &ExitError{Code: out.ExitCode, Err: fmt.Errorf("agent %q exceeded run.timeout %s", out.Harness.Name, out.Harness.Timeout)}
+		return &ExitError{Code: out.ExitCode, Final: true, Err: fmt.Errorf("agent %q exceeded run.timeout %s", out.Harness.Name, out.Harness.Timeout)}
 	case out.ExitCode != 0:
-		return &ExitError{Code: out.ExitCode, Err: fmt.Errorf("agent %q exited with code %d", out.Harness.Name, out.ExitCode)}
+		return &ExitError{Code: out.ExitCode, Final: true, Err: fmt.Errorf("agent %q exited with code %d", out.Harness.Name, out.ExitCode)}
 	}
 	return nil
 }

@@ -29,6 +29,9 @@ const (
 	DefaultPollOutputDriver    = drivers.GHADispatch
 	DefaultEmailEnv            = "JIRA_USER_EMAIL"
 	DefaultTokenEnv            = "JIRA_TOKEN"
+	DefaultRequestTimeout      = 15 * time.Second
+	DefaultRetryBudget         = 60 * time.Second
+	DefaultMaxRetries          = 4
 	DefaultHarnessTimeout      = 30 * time.Minute
 )
 
@@ -50,8 +53,9 @@ func Default() *Config {
 // defaultInputDriver returns the defaults of one poll input driver.
 func defaultInputDriver() InputDriver {
 	return InputDriver{
-		Connection: Connection{EmailEnv: DefaultEmailEnv, TokenEnv: DefaultTokenEnv},
-		Queries:    []string{},
+		Connection: Connection{EmailEnv: DefaultEmailEnv, TokenEnv: DefaultTokenEnv,
+			Timeout: DefaultRequestTimeout, RetryBudget: DefaultRetryBudget, MaxRetries: DefaultMaxRetries},
+		Queries: []string{},
 		Lock: Lock{
 			M: DefaultLockM, N: DefaultLockN,
 			StaleThreshold: DefaultStaleThreshold, RefreshInterval: DefaultRefreshInterval,

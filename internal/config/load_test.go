@@ -22,9 +22,10 @@ func TestLoadDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantDriver := InputDriver{
-		Type:       "jira-poll",
-		Connection: Connection{EmailEnv: "JIRA_USER_EMAIL", TokenEnv: "JIRA_TOKEN"},
-		Queries:    []string{"project = P"},
+		Type: "jira-poll",
+		Connection: Connection{EmailEnv: "JIRA_USER_EMAIL", TokenEnv: "JIRA_TOKEN",
+			Timeout: 15 * time.Second, RetryBudget: time.Minute, MaxRetries: 4},
+		Queries: []string{"project = P"},
 		Lock: Lock{M: 50, N: 5, StaleThreshold: 900 * time.Second, RefreshInterval: 300 * time.Second,
 			JitterMin: 500 * time.Millisecond, JitterMax: 1500 * time.Millisecond},
 		Concurrency: 4,
@@ -192,5 +193,19 @@ func TestSymlinkedConfigDir(t *testing.T) {
 	}
 	if _, err := Load(link, nil); err != nil {
 		t.Fatalf("a symlinked config directory must work: %v", err)
+	}
+}
+
+// The HTTP settings of a jira-poll connection and the cycle deadline are
+// read from the file; max_retries: 0 means no retry at all.
+func TestConnectionHTTPSettings(t *testing.T) {
+	dir := testfs.WriteTree(t, map[string]string{"config.yaml": "version: 1\npoll:\n  cycle_timeout: 45s\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      connection: {timeout: 5s, retry_budget: 20s, max_retries: 0}\n"})
+	c, err := Load(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Poll.InputDrivers[0].Connection
+	if got.Timeout != 5*time.Second || got.RetryBudget != 20*time.Second || got.MaxRetries != NoRetries || c.Poll.CycleTimeout != 45*time.Second {
+		t.Errorf("connection %+v, cycle_timeout %s", got, c.Poll.CycleTimeout)
 	}
 }

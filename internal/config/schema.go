@@ -121,6 +121,7 @@ func (w *configWalk) poll(n *yaml.Node) {
 	p := &w.c.Poll
 	w.fields(n, "poll", map[string]func(*yaml.Node){
 		"output_driver": func(v *yaml.Node) { w.enum(v, "poll.output_driver", &p.OutputDriver, outputDrivers...) },
+		"cycle_timeout": func(v *yaml.Node) { w.duration(v, "poll.cycle_timeout", &p.CycleTimeout) },
 		"input_drivers": func(v *yaml.Node) {
 			w.seq(v, "poll.input_drivers", func(i int, e *yaml.Node) {
 				p.InputDrivers = append(p.InputDrivers, w.inputDriver(i, e))
@@ -144,6 +145,15 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 				},
 				"email_env": func(v *yaml.Node) { w.envName(v, what+".connection.email_env", &c.EmailEnv) },
 				"token_env": func(v *yaml.Node) { w.envName(v, what+".connection.token_env", &c.TokenEnv) },
+				"timeout":   func(v *yaml.Node) { w.duration(v, what+".connection.timeout", &c.Timeout) },
+				"retry_budget": func(v *yaml.Node) {
+					w.duration(v, what+".connection.retry_budget", &c.RetryBudget)
+				},
+				"max_retries": func(v *yaml.Node) {
+					if w.intMin(v, what+".connection.max_retries", 0, &c.MaxRetries); c.MaxRetries == 0 {
+						c.MaxRetries = NoRetries
+					}
+				},
 			})
 		},
 		"project": func(v *yaml.Node) { w.str(v, what+".project", &d.Project) },

@@ -62,6 +62,9 @@ type Limits struct {
 type Poll struct {
 	InputDrivers []InputDriver `yaml:"input_drivers"`
 	OutputDriver string        `yaml:"output_driver"`
+	// CycleTimeout bounds one poll cycle; zero means the default (80% of
+	// --interval with --watch, else 4m).
+	CycleTimeout time.Duration `yaml:"cycle_timeout"`
 }
 
 // InputDriver configures one poll input driver (first: jira-poll).
@@ -81,7 +84,16 @@ type Connection struct {
 	BaseURL  string `yaml:"base_url"`  // default $JIRA_BASE_URL
 	EmailEnv string `yaml:"email_env"` // default JIRA_USER_EMAIL
 	TokenEnv string `yaml:"token_env"` // default JIRA_TOKEN
+	// Timeout bounds each HTTP attempt; RetryBudget the time one call
+	// spends retrying; MaxRetries the retries after the first attempt.
+	Timeout     time.Duration `yaml:"timeout"`      // default 15s
+	RetryBudget time.Duration `yaml:"retry_budget"` // default 60s
+	MaxRetries  int           `yaml:"max_retries"`  // default 4; 0 in the file is NoRetries here
 }
+
+// NoRetries is Connection.MaxRetries after `max_retries: 0`: zero itself
+// means "not set" to the clients, which then use their default.
+const NoRetries = -1
 
 // Lock tunes poll-lock coordination.
 type Lock struct {

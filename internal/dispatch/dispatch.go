@@ -87,28 +87,35 @@ func Run(ctx context.Context, o Options) error {
 	d := eng.Decide(ev)
 	eng.LogDecision(d)
 	runs, _ := eng.Admit(d.Runs)
-	failed := send(ctx, out, runs, log)
+	failed, refused := send(ctx, out, runs, log)
 	if err := outputs.Close(ctx, out); err != nil {
 		return err
 	}
-	if failed > 0 {
+	switch {
+	case refused != nil:
+		// Refused credentials are the operator's configuration (exit 2).
+		return config.Invalid(refused)
+	case failed > 0:
 		return fmt.Errorf("%d of %d dispatches failed", failed, len(runs))
 	}
 	return nil
 }
 
-// send dispatches runs, logs each outcome and returns how many failed.
-func send(ctx context.Context, out output.Driver, runs []plan.Run, log *slog.Logger) int {
-	failed := 0
+// send dispatches runs, logs each outcome and returns how many failed and
+// the first failure that is refused credentials (output.ErrCredentials).
+func send(ctx context.Context, out output.Driver, runs []plan.Run, log *slog.Logger) (failed int, refused error) {
 	for _, r := range out.Dispatch(ctx, runs) {
 		if r.Err != nil {
 			failed++
+			if refused == nil && errors.Is(r.Err, output.ErrCredentials) {
+				refused = r.Err
+			}
 			log.Error("dispatch failed", "harness", r.Run.Harness, "serialization_key", string(r.Run.Key), "error", r.Err.Error())
 			continue
 		}
 		log.Info("dispatched", "harness", r.Run.Harness, "serialization_key", string(r.Run.Key), "driver", out.Name(), "run", refText(r))
 	}
-	return failed
+	return failed, refused
 }
 
 func refText(r output.Result) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
@@ -55,6 +56,9 @@ type Failure struct {
 
 func (f *Failure) Error() string {
 	msg := f.Err.Error()
+	if er, ok := f.Err.(*gogithub.ErrorResponse); ok {
+		msg = errorResponseText(er)
+	}
 	if f.Attempts > 1 {
 		msg += " (after " + strconv.Itoa(f.Attempts) + " attempts)"
 	}
@@ -246,4 +250,27 @@ func retryAfter(r *http.Response) time.Duration {
 	}
 	d, _ := httpx.RetryAfter(r.Header.Get("Retry-After"), time.Now())
 	return d
+}
+
+// errorResponseText renders a GitHub error answer as "METHOD URL: HTTP
+// status: message (details)", leaving out what GitHub did not send (go-github
+// would print "401  []") and the query string.
+func errorResponseText(er *gogithub.ErrorResponse) string {
+	var b strings.Builder
+	if r := er.Response; r != nil {
+		if q := r.Request; q != nil && q.URL != nil {
+			fmt.Fprintf(&b, "%s %s://%s%s: ", q.Method, q.URL.Scheme, q.URL.Host, q.URL.EscapedPath())
+		}
+		fmt.Fprintf(&b, "HTTP %d", r.StatusCode)
+	}
+	if er.Message != "" {
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
+		b.WriteString(er.Message)
+	}
+	if len(er.Errors) > 0 {
+		fmt.Fprintf(&b, " %+v", er.Errors)
+	}
+	return b.String()
 }

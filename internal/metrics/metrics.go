@@ -147,7 +147,7 @@ type Health struct {
 
 // Health reports whether a successful cycle happened within 3 intervals.
 // Before the first cycle the process counts as healthy for 3 intervals
-// from start.
+// from start; a failed cycle before any success makes it unhealthy at once.
 func (m *Metrics) Health() Health {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -159,6 +159,12 @@ func (m *Metrics) Health() Health {
 	if m.lastOK.IsZero() {
 		h.LastSuccessAgeSec = -1
 		h.Reason = "no successful cycle yet"
+		if m.lastErr != "" {
+			// A bad start (the tracker unreachable): unhealthy at once,
+			// while the poller backs off and retries.
+			h.Reason = "no successful cycle yet; the last one failed"
+			return h
+		}
 		h.OK = m.interval <= 0 || now.Sub(m.start) <= 3*m.interval
 		return h
 	}

@@ -60,6 +60,7 @@ func TestHealthz(t *testing.T) {
 		reason string
 	}{
 		{func() {}, 200, "no successful cycle yet"},
+		{func() { m.ObserveCycle(Cycle{Driver: "d", Err: errors.New("connection refused")}) }, 503, "the last one failed"},
 		{func() { now = now.Add(4 * time.Minute) }, 503, "no successful cycle yet"},
 		{func() { m.ObserveCycle(Cycle{Driver: "d"}) }, 200, "succeeded recently"},
 		{func() { now = now.Add(2 * time.Minute); m.ObserveCycle(Cycle{Driver: "d", Err: errors.New("x")}) }, 200, "succeeded recently"},

@@ -8,9 +8,15 @@ package output
 
 import (
 	"context"
+	"errors"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
+
+// ErrCredentials is wrapped by a Result.Err when the platform refused the
+// driver's credentials (HTTP 401): the operator's configuration, exit 2
+// (docs/cli.md), for every forge alike.
+var ErrCredentials = errors.New("credentials refused")
 
 // Driver starts planned runs.
 //

@@ -65,6 +65,9 @@ type ControllerOptions struct {
 	DryRun       bool   // decide, write nothing, print the plan
 	Watch        bool   // repeat cycles until ctx is cancelled
 	Interval     time.Duration
+	// CycleTimeout bounds each cycle (0: poll.cycle_timeout, else the
+	// default, see Controller.CycleTimeout).
+	CycleTimeout time.Duration
 	MetricsAddr  string // with Watch: metrics are served (checked here, served by the caller)
 	// Observer receives each cycle's stats and OnRequest observes every
 	// API request of the inputs (metrics); both may be nil.
@@ -95,6 +98,10 @@ func CheckOptions(o ControllerOptions) error {
 		return config.Invalid(fmt.Errorf("--input-driver %q: want %s", o.InputDriver, strings.Join(drivers.PollInputNames(), ", ")))
 	case o.Watch && o.Interval <= 0:
 		return config.Invalid(fmt.Errorf("--interval %s: must be positive", o.Interval))
+	case o.CycleTimeout < 0:
+		return config.Invalid(fmt.Errorf("--cycle-timeout %s: must be positive", o.CycleTimeout))
+	case o.Watch && o.CycleTimeout > o.Interval:
+		return config.Invalid(fmt.Errorf("--cycle-timeout %s: must not exceed --interval %s, or a cycle could run into the next one", o.CycleTimeout, o.Interval))
 	case o.MetricsAddr != "" && !o.Watch:
 		return config.Invalid(errors.New("--metrics-addr needs --watch"))
 	case o.OutputDriver != "":

@@ -23,24 +23,35 @@ func Poll(ctx context.Context, o ControllerOptions) error {
 }
 
 // Run runs one cycle of every selected input, or with Watch cycles until
-// ctx is cancelled.
+// ctx is cancelled. A cycle that cannot even start (the tracker
+// unreachable while the tool's own account is read) is a failing cycle
+// like any other: with Watch it backs off and tries again; only a
+// configuration error (config.Invalid, refused credentials among them)
+// ends the watch.
 func (c *Controller) Run(ctx context.Context) error {
-	eng, err := c.engine(ctx)
-	if err != nil {
-		return err
-	}
 	name := c.OutputName()
 	// A plan printer writes its document when closed: each cycle gets its
 	// own, so that every cycle prints one array ([] when empty) as it ends
 	// instead of all plans at exit.
 	perCycle := drivers.PrintsPlan(name)
 	var out output.Driver
+	var err error
 	if !perCycle {
 		if out, err = c.NewOutput(name); err != nil {
 			return err
 		}
 	}
+	var eng *core.Engine
 	cycle := func(ctx context.Context) (err error) {
+		ctx, cancel := context.WithTimeoutCause(ctx, c.CycleTimeout(), errCycleDeadline)
+		defer cancel()
+		defer func() { err = c.deadline(ctx, err) }()
+		if eng == nil {
+			if eng, err = c.engine(ctx); err != nil {
+				c.observeStartFailure(err)
+				return err
+			}
+		}
 		out := out
 		if perCycle {
 			if out, err = c.NewOutput(name); err != nil {
@@ -56,7 +67,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 	stopRefresh := c.refreshQueued(ctx, out)
 	if c.o.Watch {
-		err = Watch(ctx, WatchOptions{Interval: c.o.Interval, Log: c.o.Log, Sleep: c.o.Sleep}, cycle)
+		err = Watch(ctx, WatchOptions{Interval: c.o.Interval, Log: c.o.Log, Sleep: c.o.Sleep, Fatal: config.IsInvalid}, cycle)
 	} else {
 		err = cycle(ctx)
 	}
@@ -103,7 +114,7 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 		res, err := Run(ctx, Options{
 			Driver: in.PollDriver(), Core: decider{eng}, Output: out, Validate: (*event.Event).Validate,
 			N: s.Lock.N, Concurrency: s.Concurrency, JitterMin: s.Lock.JitterMin, JitterMax: s.Lock.JitterMax,
-			DryRun: c.o.DryRun, Log: c.o.Log, Observer: c.o.Observer,
+			DryRun: c.o.DryRun, Log: c.o.Log, Observer: c.observer(ctx),
 		})
 		planned = append(planned, res.Planned...)
 		if err != nil {

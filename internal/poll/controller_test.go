@@ -18,11 +18,18 @@ type fakeInput struct {
 	d        *fakeDriver
 	settings config.InputDriver
 	account  error
+	// accountFn, when set, answers Account instead of account.
+	accountFn func() (string, error)
 }
 
-func (in *fakeInput) PollDriver() poll.Driver                 { return in.d }
-func (in *fakeInput) Settings() config.InputDriver            { return in.settings }
-func (in *fakeInput) Account(context.Context) (string, error) { return "bot", in.account }
+func (in *fakeInput) PollDriver() poll.Driver      { return in.d }
+func (in *fakeInput) Settings() config.InputDriver { return in.settings }
+func (in *fakeInput) Account(context.Context) (string, error) {
+	if in.accountFn != nil {
+		return in.accountFn()
+	}
+	return "bot", in.account
+}
 
 const controllerConfig = `version: 1
 repo: acme/platform

@@ -63,6 +63,10 @@ type cycle struct {
 	o   Options
 	log *slog.Logger
 	st  CycleStats
+	// refused is the first dispatch the output's platform refused for
+	// its credentials (output.ErrCredentials): the cycle then fails with
+	// ErrAuth, like refused tracker credentials.
+	refused error
 }
 
 // Run executes one cycle. Cancelling ctx asks the cycle to stop: it stops
@@ -82,6 +86,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	start := time.Now()
 	before := o.Driver.Usage()
 	planned, err := c.run(ctx)
+	if err == nil && c.refused != nil {
+		err = fmt.Errorf("dispatching: %w: %w", ErrAuth, c.refused)
+	}
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrAuth) && !errors.Is(err, ErrQuery) {
 		c.st.Interrupted, err = true, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
@@ -106,6 +107,9 @@ func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, ow
 		if res.err != nil {
 			refund = append(refund, runs[k])
 			c.st.DispatchesFailed++
+			if c.refused == nil && errors.Is(res.err, output.ErrCredentials) {
+				c.refused = res.err
+			}
 			if c.giveUp(ctx, plans[owner[k]], runs[k], res.err, healthy) {
 				continue // quarantined: the harness counts as handled
 			}

@@ -21,6 +21,7 @@ type fakeDriver struct {
 	items    []*poll.Item
 	lose     map[string]bool // Verify reports these lost
 	detected chan struct{}   // closed when Detect ran (if non-nil)
+	hang     bool            // Detect waits until its context ends
 	log      []string
 }
 
@@ -51,9 +52,13 @@ func (f *fakeDriver) Acquire(_ context.Context, items []*poll.Item) error {
 	return nil
 }
 
-func (f *fakeDriver) Detect(context.Context, []*poll.Item) error {
+func (f *fakeDriver) Detect(ctx context.Context, _ []*poll.Item) error {
 	if f.detected != nil {
 		close(f.detected)
+	}
+	if f.hang {
+		<-ctx.Done()
+		return ctx.Err()
 	}
 	return nil
 }

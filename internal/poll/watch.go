@@ -18,13 +18,17 @@ type WatchOptions struct {
 	Log      *slog.Logger
 	// Sleep waits d or until ctx ends (tests replace it).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Fatal, when set, says which cycle errors end the watch (a
+	// configuration error): Watch returns them.
+	Fatal func(error) bool
 }
 
 // Watch calls cycle repeatedly until ctx ends, waiting Interval between
 // calls. After a failing call the wait doubles with every further failure,
 // capped at MaxBackoffFactor×Interval, and resets after a success. A
 // cancelled ctx is the normal way out: Watch then returns nil (the cycle
-// itself is responsible for finishing or rolling back its work).
+// itself is responsible for finishing or rolling back its work); the only
+// other one is an error Fatal accepts, which Watch returns.
 func Watch(ctx context.Context, o WatchOptions, cycle func(ctx context.Context) error) error {
 	if o.Interval <= 0 {
 		o.Interval = time.Minute
@@ -37,9 +41,13 @@ func Watch(ctx context.Context, o WatchOptions, cycle func(ctx context.Context) 
 	}
 	failures := 0
 	for ctx.Err() == nil {
-		if err := cycle(ctx); err != nil && ctx.Err() == nil {
+		err := cycle(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil && o.Fatal != nil && o.Fatal(err):
+			return err
+		case err != nil && ctx.Err() == nil:
 			failures++
-		} else {
+		default:
 			failures = 0
 		}
 		wait := Backoff(o.Interval, failures)

@@ -261,6 +261,9 @@ func (d *Driver) resolveRef(ctx context.Context, owner, repo, full string) (stri
 		if errors.As(err, &f) && f.Status == http.StatusNotFound {
 			return "", fmt.Errorf("repository %s not found (or not visible to the token): check `repo` in config and that the token can read it: %w", full, err)
 		}
+		if errors.As(err, &f) && f.Status == http.StatusUnauthorized {
+			return "", fmt.Errorf("GitHub rejected the token (%w): set GITHUB_TOKEN or GH_TOKEN to a valid token: %w", output.ErrCredentials, err)
+		}
 		return "", fmt.Errorf("looking up the default branch of %s (set outputs.gha-dispatch.ref or GITHUB_REF_NAME to skip it): %w", full, err)
 	}
 	b := rp.GetDefaultBranch()

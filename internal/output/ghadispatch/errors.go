@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/github"
+	"github.com/fullsend-dev/fullsend/internal/output"
 )
 
 // ErrAmbiguous is wrapped by a dispatch error when the request was sent but
@@ -41,7 +42,7 @@ func dispatchError(harness, repo, wf, ref string, err error) error {
 	case f.Status == http.StatusUnprocessableEntity:
 		hint = fmt.Sprintf("GitHub rejected the dispatch of %s on %s: check that the ref exists and that the workflow declares the nine fullsend inputs (`fullsend workflows check`)", wf, ref)
 	case f.Status == http.StatusUnauthorized:
-		hint = "GitHub rejected the token: set GITHUB_TOKEN or GH_TOKEN to a valid token"
+		return fmt.Errorf("gha-dispatch %s: GitHub rejected the token (%w): set GITHUB_TOKEN or GH_TOKEN to a valid token: %w", harness, output.ErrCredentials, err)
 	case f.Status == http.StatusForbidden && f.Class == github.Permanent:
 		hint = fmt.Sprintf("the token may not dispatch workflows in %s: it needs the actions: write permission", repo)
 	case f.Class == github.Retryable && f.Status == 0:

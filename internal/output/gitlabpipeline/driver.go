@@ -97,6 +97,9 @@ func (d *Driver) dispatchOne(ctx context.Context, run plan.Run) (*plan.Ref, erro
 	p, _, err := d.gl.Pipelines.CreatePipeline(d.o.Project, &gitlab.CreatePipelineOptions{
 		Ref: gitlab.Ptr(d.o.Ref), Variables: &opts}, gitlab.WithContext(writeCtx(ctx)))
 	if err != nil {
+		if isUnauthorized(err) {
+			return nil, fmt.Errorf("gitlab-pipeline: GitLab rejected the token (%w): set GITLAB_TOKEN to a valid token: %w", output.ErrCredentials, err)
+		}
 		return nil, fmt.Errorf("gitlab-pipeline: create pipeline for %s in project %s on %s%s: %w", run.Key, d.o.Project, d.o.Ref, createNote(err), err)
 	}
 	ref := &plan.Ref{Driver: Name, ID: strconv.FormatInt(p.ID, 10), URL: p.WebURL}
@@ -178,6 +181,12 @@ func createNote(err error) string {
 		return ""
 	}
 	return " (no answer after sending" + mayExist
+}
+
+// isUnauthorized reports whether GitLab refused the token (HTTP 401).
+func isUnauthorized(err error) bool {
+	var er *gitlab.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnauthorized
 }
 
 // isTimeout reports whether err is a request timeout.

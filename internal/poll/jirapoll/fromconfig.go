@@ -18,6 +18,7 @@ type Input struct {
 	*Driver
 	client   *jira.Client
 	settings config.InputDriver
+	bearer   bool // no e-mail: the token is sent as a Bearer token
 }
 
 // PollDriver implements poll.Input.
@@ -35,13 +36,22 @@ func (in *Input) Account(ctx context.Context) (string, error) {
 	me, err := in.client.Myself(ctx)
 	if err != nil {
 		if jira.IsAuth(err) {
-			c := in.settings.Connection
-			return "", config.Invalid(fmt.Errorf("%s: %s refused the credentials ($%s/$%s): %w",
-				Name, c.BaseURL, c.EmailEnv, c.TokenEnv, err))
+			return "", config.Invalid(fmt.Errorf("%s: %s refused the credentials (%s): %w",
+				Name, in.settings.Connection.BaseURL, in.credentials(), err))
 		}
 		return "", fmt.Errorf("%s: reading the tool's own account: %w", Name, err)
 	}
 	return me.AccountID, nil
+}
+
+// credentials names the variables whose values Jira refused: the e-mail
+// and token for Basic auth, the token alone in Bearer mode (no e-mail).
+func (in *Input) credentials() string {
+	c := in.settings.Connection
+	if in.bearer {
+		return fmt.Sprintf("$%s, sent as a Bearer token since $%s is empty", c.TokenEnv, c.EmailEnv)
+	}
+	return fmt.Sprintf("$%s/$%s", c.EmailEnv, c.TokenEnv)
 }
 
 // ClientOptions returns the Jira client options of a jira-poll entry: its
@@ -58,7 +68,8 @@ func ClientOptions(id config.InputDriver, getenv func(string) string, log *slog.
 		return jira.Options{}, config.Invalid(fmt.Errorf("%s: $%s is empty: it must hold the Jira API token (connection.token_env)", Name, conn.TokenEnv))
 	}
 	return jira.Options{BaseURL: conn.BaseURL, Email: getenv(conn.EmailEnv), Token: token,
-		RPS: id.RateLimit.RPS, Burst: id.RateLimit.Burst, Logger: log}, nil
+		RPS: id.RateLimit.RPS, Burst: id.RateLimit.Burst, Logger: log,
+		Timeout: conn.Timeout, RetryBudget: conn.RetryBudget, MaxRetries: conn.MaxRetries}, nil
 }
 
 // FromConfig builds the input of cfg.Poll.InputDrivers[index]; it is the
@@ -91,5 +102,5 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 	if err != nil {
 		return nil, config.Invalid(err)
 	}
-	return &Input{Driver: drv, client: client, settings: id}, nil
+	return &Input{Driver: drv, client: client, settings: id, bearer: opts.Email == ""}, nil
 }

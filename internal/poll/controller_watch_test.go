@@ -1,0 +1,145 @@
+package poll_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+// flakyInput fails to read its account (the tracker unreachable) failures
+// times, then succeeds.
+func flakyInput(failures int) *fakeInput {
+	var mu sync.Mutex
+	return &fakeInput{d: &fakeDriver{}, accountFn: func() (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if failures > 0 {
+			failures--
+			return "", errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+		}
+		return "bot", nil
+	}}
+}
+
+// watchController builds a watching controller over in; its Sleep records
+// each wait and ends the watch after stopAfter waits.
+func watchController(t *testing.T, in *fakeInput, o poll.ControllerOptions, stopAfter int) (*poll.Controller, context.Context, *[]time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	var waits []time.Duration
+	o.Watch, o.Interval = true, time.Second
+	o.Sleep = func(ctx context.Context, d time.Duration) error {
+		if waits = append(waits, d); len(waits) >= stopAfter {
+			cancel()
+		}
+		return ctx.Err()
+	}
+	c, err := controller(t, "false", in, o, func() output.Driver { return &fakeOut{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, ctx, &waits
+}
+
+// A watch whose tracker refuses connections at start backs off like any
+// failing cycle (2s, 4s, 8s … capped at 10 intervals), reports each failed
+// start to the observer, and resets to the interval after a good cycle.
+func TestWatchBadStartBacksOff(t *testing.T) {
+	in := flakyInput(5)
+	var mu sync.Mutex
+	var results []string
+	obs := func(s poll.CycleStats) {
+		mu.Lock()
+		defer mu.Unlock()
+		results = append(results, map[bool]string{true: "error", false: "ok"}[s.Error != ""])
+	}
+	c, ctx, waits := watchController(t, in, poll.ControllerOptions{Observer: obs}, 7)
+	if err := c.Run(ctx); err != nil {
+		t.Fatalf("Run = %v, want nil after the stop", err)
+	}
+	s := time.Second
+	want := []time.Duration{2 * s, 4 * s, 8 * s, 10 * s, 10 * s, s, s}
+	if strings.Join(durations(*waits), " ") != strings.Join(durations(want), " ") {
+		t.Errorf("waits %v, want %v", *waits, want)
+	}
+	if got := strings.Join(results, " "); got != "error error error error error ok ok" {
+		t.Errorf("observed %s", got)
+	}
+}
+
+// Credentials the tracker refuses are the operator's configuration: the
+// watch ends at once with that error (exit 2), without backing off.
+func TestWatchRefusedCredentialsEnd(t *testing.T) {
+	refused := config.Invalid(errors.New("refused the credentials"))
+	in := &fakeInput{d: &fakeDriver{}, account: refused}
+	c, ctx, waits := watchController(t, in, poll.ControllerOptions{}, 3)
+	if err := c.Run(ctx); !errors.Is(err, refused) || !config.IsInvalid(err) || len(*waits) != 0 {
+		t.Fatalf("Run = %v after waits %v, want the refusal at once", err, *waits)
+	}
+}
+
+// A cycle that overruns its deadline stops, releases the locks it holds
+// without runs, and fails; its stats say so.
+func TestCycleDeadline(t *testing.T) {
+	in := &fakeInput{d: &fakeDriver{items: []*poll.Item{item("PROJ-1", "/run")}, hang: true}}
+	var stats []poll.CycleStats
+	out := &fakeOut{}
+	c, err := controller(t, "false", in, poll.ControllerOptions{CycleTimeout: 20 * time.Millisecond,
+		Observer: func(s poll.CycleStats) { stats = append(stats, s) }}, func() output.Driver { return out })
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "exceeded its deadline of 20ms") {
+		t.Fatalf("Run = %v, want the deadline error", err)
+	}
+	if w := strings.Join(in.d.writes(), ","); w != "lock PROJ-1,release PROJ-1" || len(out.runs) != 0 {
+		t.Errorf("writes %s, runs %d: want the lock taken and released, nothing dispatched", w, len(out.runs))
+	}
+	if len(stats) != 1 || !strings.Contains(stats[0].Error, "deadline") {
+		t.Errorf("stats %+v, want one failed cycle", stats)
+	}
+}
+
+// The cycle deadline defaults to 80% of the interval (at least 10s) with
+// --watch and to 4m
+// otherwise; an option beats poll.cycle_timeout.
+func TestCycleTimeoutDefaults(t *testing.T) {
+	cases := []struct {
+		o    poll.ControllerOptions
+		want time.Duration
+	}{
+		{poll.ControllerOptions{}, 4 * time.Minute},
+		{poll.ControllerOptions{Watch: true, Interval: time.Minute}, 48 * time.Second},
+		{poll.ControllerOptions{Watch: true, Interval: time.Second}, 10 * time.Second},
+		{poll.ControllerOptions{Watch: true, Interval: time.Minute, CycleTimeout: 10 * time.Second}, 10 * time.Second},
+	}
+	for _, tc := range cases {
+		c, err := controller(t, "false", &fakeInput{d: &fakeDriver{}}, tc.o, func() output.Driver { return &fakeOut{} })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.CycleTimeout(); got != tc.want {
+			t.Errorf("%+v: cycle timeout %s, want %s", tc.o, got, tc.want)
+		}
+	}
+	if err := poll.CheckOptions(poll.ControllerOptions{Watch: true, Interval: time.Second, CycleTimeout: 2 * time.Second}); !config.IsInvalid(err) {
+		t.Errorf("a cycle timeout above the interval: %v, want a usage error", err)
+	}
+}
+
+func durations(ds []time.Duration) []string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = d.String()
+	}
+	return s
+}
