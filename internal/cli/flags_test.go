@@ -144,7 +144,7 @@ func TestDemoAndSimFlags(t *testing.T) {
 func TestValidateAndEventArgs(t *testing.T) {
 	called := false
 	app := &App{}
-	if code, errs := parse(t, app, newValidateCmd(app, func(context.Context) error { called = true; return nil }), "--config-dir", "c", "validate"); code != 0 || !called || app.ConfigDir != "c" {
+	if code, errs := parse(t, app, newValidateCmd(app, func(context.Context, *validateOptions) error { called = true; return nil }), "--config-dir", "c", "validate"); code != 0 || !called || app.ConfigDir != "c" {
 		t.Fatalf("validate: exit %d, called %v, config dir %q: %s", code, called, app.ConfigDir, errs)
 	}
 	var file string

@@ -96,7 +96,8 @@ func newRoot(app *App, cmds ...*cobra.Command) *cobra.Command {
 	pf.StringVar(&app.ConfigDir, "config-dir", ".fullsend", "directory holding config.yaml and harness files")
 	pf.StringVar(&app.LogFormat, "log-format", "", "log format: text or json (default: text on a terminal, json otherwise)")
 	pf.StringVar(&app.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UserError(err) })
+	root.SetFlagErrorFunc(flagError)
+	registerRootCompletions(root)
 	root.AddCommand(cmds...)
 	markRunErrors(root)
 	return root
