@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,14 +22,27 @@ var (
 // completeValues makes the shell offer values for cmd's flag called name
 // instead of file names.
 func completeValues(cmd *cobra.Command, name string, values ...string) {
-	_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc(name, func(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		return withPrefix(values, prefix), cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// withPrefix returns the values that start with prefix.
+func withPrefix(values []string, prefix string) []string {
+	var out []string
+	for _, v := range values {
+		if strings.HasPrefix(v, prefix) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // completeHarness makes the shell offer the agents registered in the
 // configuration directory for cmd's flag called name; when the
 // configuration cannot be read it offers nothing.
 func completeHarness(app *App, cmd *cobra.Command, name string) {
-	_ = cmd.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	_ = cmd.RegisterFlagCompletionFunc(name, func(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		cfg, err := config.Load(app.ConfigDir, app.getenv)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -39,7 +53,7 @@ func completeHarness(app *App, cmd *cobra.Command, name string) {
 				names = append(names, a.Name)
 			}
 		}
-		return names, cobra.ShellCompDirectiveNoFileComp
+		return withPrefix(names, prefix), cobra.ShellCompDirectiveNoFileComp
 	})
 }
 
@@ -68,31 +82,26 @@ func flagError(cmd *cobra.Command, err error) error {
 	if !ok {
 		return UserError(err)
 	}
-	if s := suggestFlag(cmd, name); s != "" {
-		return UserError(fmt.Errorf("%w\n\nDid you mean this?\n\t--%s", err, s))
+	if s := suggestFlags(cmd, name); len(s) > 0 {
+		return UserError(fmt.Errorf("%w\n\nDid you mean this?\n\t--%s", err, strings.Join(s, "\n\t--")))
 	}
 	return UserError(err)
 }
 
-// suggestFlag returns the flag of cmd closest to name: one that name is a
-// prefix of, or one within cobra's suggestion distance (2 edits).
-func suggestFlag(cmd *cobra.Command, name string) string {
-	best, bestD := "", 3
+// suggestFlags returns the flags of cmd close to name, in name order: those
+// name is a prefix of, and those within cobra's suggestion distance (2
+// edits).
+func suggestFlags(cmd *cobra.Command, name string) []string {
+	var out []string
 	visit := func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		d := levenshtein(name, f.Name)
-		if strings.HasPrefix(f.Name, name) {
-			d = 0
-		}
-		if d < bestD {
-			best, bestD = f.Name, d
+		if !f.Hidden && !slices.Contains(out, f.Name) && (strings.HasPrefix(f.Name, name) || levenshtein(name, f.Name) <= 2) {
+			out = append(out, f.Name)
 		}
 	}
 	cmd.Flags().VisitAll(visit)
 	cmd.InheritedFlags().VisitAll(visit)
-	return best
+	slices.Sort(out)
+	return out
 }
 
 // levenshtein is the edit distance between a and b.

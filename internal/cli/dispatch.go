@@ -13,6 +13,9 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
+// dispatchInputs are the input drivers `fullsend dispatch` reads one event with.
+var dispatchInputs = []string{drivers.JSONIn, drivers.GHAEvent}
+
 type dispatchOptions struct {
 	inputDriver  string
 	inputFile    string
@@ -34,6 +37,11 @@ Actions event with --input-driver gha-event, chosen automatically when
 GITHUB_EVENT_PATH is set), runs it through the kill switch, the
 authorization gate and every harness trigger, and hands the matching runs to
 the output driver (json prints the plan).`,
+		Example: `  fullsend dispatch --input-file events/triage-comment.json
+  fullsend dispatch --input-file events/triage-comment.json --output-driver local
+  GITHUB_TOKEN=... fullsend dispatch --input-driver gha-event --event-name issue_comment \
+      --input-file events/github-issue-comment.json
+  fullsend dispatch --output-driver gha-dispatch   # in a GitHub workflow: reads $GITHUB_EVENT_PATH`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
@@ -43,6 +51,8 @@ the output driver (json prints the plan).`,
 	f.StringVar(&o.eventName, "event-name", "", "GitHub event name for gha-event (default $GITHUB_EVENT_NAME)")
 	f.StringVar(&o.outputDriver, "output-driver", drivers.JSON, strings.Join(drivers.OutputNames(), ", "))
 	f.StringVar(&o.repo, "repo", "", "target repository (overrides config repo)")
+	completeValues(cmd, "input-driver", dispatchInputs...)
+	completeValues(cmd, "output-driver", drivers.OutputNames()...)
 	return cmd
 }
 

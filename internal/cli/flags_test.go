@@ -60,7 +60,7 @@ func TestPollFlags(t *testing.T) {
 }
 
 func TestPollSubcommandFlags(t *testing.T) {
-	var seed *pollOptions
+	var seed *pollSeedOptions
 	var cancel *pollCancelOptions
 	app := &App{}
 	cmd := newPollCmd(app, &pollRunners{seed: capture(&seed), cancel: capture(&cancel)})

@@ -35,8 +35,9 @@ type pollOptions struct {
 // pollRunners are the runF seams of `poll` and its subcommands; nil ones
 // do the real work.
 type pollRunners struct {
-	poll, seed func(context.Context, *pollOptions) error
-	cancel     func(context.Context, *pollCancelOptions) error
+	poll   func(context.Context, *pollOptions) error
+	seed   func(context.Context, *pollSeedOptions) error
+	cancel func(context.Context, *pollCancelOptions) error
 }
 
 func newPollCmd(app *App, r *pollRunners) *cobra.Command {
@@ -58,6 +59,10 @@ record progress on the issues. With --watch, cycles repeat every --interval
 until SIGINT/SIGTERM (failing cycles back off, capped at 10 intervals); a
 signal finishes or rolls back the issue in flight and exits 0.
 --dry-run reads and decides but writes nothing and prints the plan.`,
+		Example: `  fullsend poll --dry-run
+  fullsend poll --watch --interval 2m --metrics-addr 127.0.0.1:9090
+  fullsend poll seed
+  fullsend poll cancel --issue PROJ-123`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.intervalSet = cmd.Flags().Changed("interval")
@@ -71,6 +76,8 @@ signal finishes or rolls back the issue in flight and exits 0.
 	f.BoolVar(&o.watch, "watch", false, "repeat cycles until SIGINT/SIGTERM")
 	f.DurationVar(&o.interval, "interval", time.Minute, "wait between cycles with --watch")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "with --watch: serve Prometheus /metrics and /healthz on this address (e.g. 127.0.0.1:9090)")
+	completeValues(cmd, "input-driver", drivers.PollInputNames()...)
+	completeValues(cmd, "output-driver", drivers.OutputNames()...)
 	cmd.AddCommand(newPollSeedCmd(app, o, r.seed), newPollCancelCmd(app, o, r.cancel))
 	return cmd
 }

@@ -60,6 +60,9 @@ func newSimCmd(app *App, runF func(context.Context, *simFlags) error) *cobra.Com
 		Long: "Serve local API emulators on loopback until SIGINT or SIGTERM.\n" +
 			"With a fixed --addr port, the emulators use consecutive ports in flag order.\n" +
 			"--seed loads a Jira world from a JSON file (see docs/jira.md).",
+		Example: `  fullsend sim
+  fullsend sim --seed examples/sim/seed.yaml
+  fullsend sim --jira --addr 127.0.0.1:18080 --seed examples/rehearsal/seed.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)

@@ -25,8 +25,10 @@ func newWorkflowsCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "workflows",
 		Short: "Generate and check CI workflows that keep the serialize-and-coalesce rule",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Example: `  fullsend workflows generate --platform github
+  fullsend workflows check`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newWorkflowsGenerateCmd(app), newWorkflowsCheckCmd(app))
 	return cmd
@@ -48,7 +50,9 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "generate --platform github|gitlab [--dir D]",
 		Short: "Write the poll and run workflows for a CI platform",
-		Args:  cobra.NoArgs,
+		Example: `  fullsend workflows generate --platform github --reusable
+  fullsend workflows generate --platform gitlab --dir .`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.cronSet = cmd.Flags().Changed("cron")
 			files, dir, err := generateWorkflows(app, f)
@@ -65,6 +69,7 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 	fl.BoolVar(&f.reusable, "reusable", false, "github: make fullsend-run.yml call a reusable fullsend-run-reusable.yml")
 	fl.StringVar(&f.cron, "cron", ghactions.DefaultCron, "github: poll schedule (five-field cron)")
 	fl.BoolVar(&f.force, "force", false, "overwrite existing files that differ")
+	completeValues(cmd, "platform", "github", "gitlab")
 	return cmd
 }
 
@@ -165,6 +170,8 @@ func newWorkflowsCheckCmd(app *App) *cobra.Command {
 			"group prefix collides with its caller's. A .gitlab-ci.yml in the directory or\n" +
 			"the current directory is checked too (resource_group, interruptible,\n" +
 			"workflow:auto_cancel and workflow:name). Exit code 2 when anything is found.",
+		Example: `  fullsend workflows check
+  fullsend workflows check --dir .github/workflows`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			gl, err := checkGitLabCI(dir)
