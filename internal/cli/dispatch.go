@@ -22,6 +22,8 @@ type dispatchOptions struct {
 	eventName    string
 	outputDriver string
 	repo         string
+	pretty       prettyFlag
+	indent       bool // resolved --pretty
 }
 
 func newDispatchCmd(app *App, runF func(context.Context, *dispatchOptions) error) *cobra.Command {
@@ -43,8 +45,12 @@ the output driver (json prints the plan).`,
       --input-file events/github-issue-comment.json
   fullsend dispatch --output-driver gha-dispatch   # in a GitHub workflow: reads $GITHUB_EVENT_PATH`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.indent = o.pretty.resolve(cmd, app.Stdout)
+			return runF(cmd.Context(), o)
+		},
 	}
+	addPrettyFlag(cmd, &o.pretty)
 	f := cmd.Flags()
 	f.StringVar(&o.inputDriver, "input-driver", "", "json or gha-event (default: gha-event when GITHUB_EVENT_PATH is set, else json)")
 	f.StringVar(&o.inputFile, "input-file", "", "event file, or - for stdin (default: stdin; $GITHUB_EVENT_PATH for gha-event)")
@@ -57,9 +63,13 @@ the output driver (json prints the plan).`,
 }
 
 func (app *App) runDispatch(ctx context.Context, o *dispatchOptions) error {
+	out := app.outputEnv()
+	if o.indent && drivers.PrintsPlan(o.outputDriver) {
+		out.Stdout = indentWriter{app.Stdout}
+	}
 	err := dispatch.Run(ctx, dispatch.Options{
 		ConfigDir: app.ConfigDir, InputDriver: o.inputDriver, InputFile: o.inputFile, EventName: o.eventName,
-		OutputDriver: o.outputDriver, Repo: o.repo, Stdin: app.Stdin, Output: app.outputEnv(),
+		OutputDriver: o.outputDriver, Repo: o.repo, Stdin: app.Stdin, Output: out,
 	})
 	var ee *dispatch.EventError
 	if errors.As(err, &ee) {

@@ -30,6 +30,8 @@ type pollOptions struct {
 	interval     time.Duration
 	intervalSet  bool // --interval was given
 	metricsAddr  string
+	pretty       prettyFlag
+	indent       bool // resolved --pretty
 }
 
 // pollRunners are the runF seams of `poll` and its subcommands; nil ones
@@ -66,6 +68,7 @@ signal finishes or rolls back the issue in flight and exits 0.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.intervalSet = cmd.Flags().Changed("interval")
+			o.indent = o.pretty.resolve(cmd, app.Stdout)
 			return runF(cmd.Context(), o)
 		},
 	}
@@ -75,6 +78,7 @@ signal finishes or rolls back the issue in flight and exits 0.
 	f.BoolVar(&o.dryRun, "dry-run", false, "discover and evaluate without writing anything; print the runs that would be dispatched")
 	f.BoolVar(&o.watch, "watch", false, "repeat cycles until SIGINT/SIGTERM")
 	f.DurationVar(&o.interval, "interval", time.Minute, "wait between cycles with --watch")
+	addPrettyFlag(cmd, &o.pretty)
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "with --watch: serve Prometheus /metrics and /healthz on this address (e.g. 127.0.0.1:9090)")
 	completeValues(cmd, "input-driver", drivers.PollInputNames()...)
 	completeValues(cmd, "output-driver", drivers.OutputNames()...)
@@ -84,10 +88,14 @@ signal finishes or rolls back the issue in flight and exits 0.
 
 // controllerOptions maps the poll flags to the controller's options.
 func (app *App) controllerOptions(o *pollOptions) poll.ControllerOptions {
+	out := app.outputEnv()
+	if o.indent && (o.outputDriver == "" || o.dryRun || drivers.PrintsPlan(o.outputDriver)) {
+		out.Stdout = indentWriter{app.Stdout} // only whole JSON documents are indented
+	}
 	return poll.ControllerOptions{
 		ConfigDir: app.ConfigDir, Getenv: app.Getenv, Log: app.Log,
 		Inputs: pollInputs, NewOutput: outputs.New,
-		Output:      app.outputEnv(),
+		Output:      out,
 		InputDriver: o.inputDriver, OutputDriver: o.outputDriver, DryRun: o.dryRun,
 		Watch: o.watch, Interval: o.interval, MetricsAddr: o.metricsAddr,
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
@@ -37,5 +38,28 @@ func TestPollSeedAndCancelJSON(t *testing.T) {
 	}
 	if code, _, errs = f.run(t, "poll", "seed", "-o", "yaml"); code != ExitUsage {
 		t.Errorf("-o yaml: exit %d, stderr %s", code, errs)
+	}
+}
+
+// A dry run shows where each lock would live but no lock id (none was
+// taken), and its cycle record counts planned runs, not dispatches.
+func TestPollDryRunClaimsNothing(t *testing.T) {
+	f := newPollFixture(t)
+	key := f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
+	f.sim.AddComment(key, "acct-dev", "/fs-triage")
+	code, out, errs := f.run(t, "poll", "--dry-run")
+	var plan []map[string]string
+	if code != 0 || json.Unmarshal([]byte(out), &plan) != nil || len(plan) != 1 {
+		t.Fatalf("dry run: %d %q %s", code, out, errs)
+	}
+	var lock map[string]string
+	if err := json.Unmarshal([]byte(plan[0]["poll_lock"]), &lock); err != nil || lock["id"] != "" ||
+		lock["property"] != key+"/fullsend.poll.acme.platform.lock" {
+		t.Errorf("dry-run poll_lock %q (%v)", plan[0]["poll_lock"], err)
+	}
+	for _, want := range []string{`"dry_run":true`, `"dispatches_scheduled":0`, `"runs_planned":1`, `"duration_ms":`} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("cycle record lacks %s: %s", want, errs)
+		}
 	}
 }

@@ -148,7 +148,8 @@ func (app *App) setupLogging() error {
 	case "text":
 		app.Log = slog.New(redact.Handler(slog.NewTextHandler(app.Stderr, opts), redact.Global()))
 	case "json":
-		app.Log = slog.New(redact.Handler(slog.NewJSONHandler(app.Stderr, opts), redact.Global()))
+		jsonOpts := &slog.HandlerOptions{Level: level, ReplaceAttr: durationsInMS}
+		app.Log = slog.New(redact.Handler(slog.NewJSONHandler(app.Stderr, jsonOpts), redact.Global()))
 	default:
 		return UserError(fmt.Errorf("--log-format %q: want text or json", app.LogFormat))
 	}
