@@ -15,13 +15,15 @@ import (
 // "/") is looked up relative to the working directory, where agents start
 // (docs/runner.md), a bare name on $PATH. Warnings, not errors: CI may
 // install the program later.
-func commandWarnings(hs []*harness.Harness, getenv func(string) string) config.Errors {
+// When a relative program is missing here but present next to the
+// configuration directory, the warning says to run fullsend from there.
+func commandWarnings(hs []*harness.Harness, configDir string, getenv func(string) string) config.Errors {
 	var warns config.Errors
 	for _, h := range hs {
 		if len(h.Command) == 0 {
 			continue
 		}
-		if msg := findProgram(h.Command[0], getenv("PATH")); msg != "" {
+		if msg := findProgram(h.Command[0], getenv("PATH"), filepath.Dir(configDir)); msg != "" {
 			warns = append(warns, config.Problem{File: h.File, Line: h.CommandLine, Col: h.CommandCol,
 				Msg: "WARNING: run.command: " + msg})
 		}
@@ -29,18 +31,23 @@ func commandWarnings(hs []*harness.Harness, getenv func(string) string) config.E
 	return warns
 }
 
-// findProgram returns why prog cannot be started, or "" when it can.
-func findProgram(prog, path string) string {
+// findProgram returns why prog cannot be started, or "" when it can; root
+// is the directory holding the configuration directory.
+func findProgram(prog, path, root string) string {
 	if strings.Contains(prog, "/") {
-		where := prog
-		if !filepath.IsAbs(prog) {
-			wd, _ := os.Getwd()
-			where = fmt.Sprintf("%s (relative to the working directory %s, where agents start)", prog, wd)
+		err := executable(prog)
+		if err == nil {
+			return ""
 		}
-		if err := executable(prog); err != nil {
-			return fmt.Sprintf("%s: %s", where, err)
+		if filepath.IsAbs(prog) {
+			return fmt.Sprintf("%s: %s", prog, err)
 		}
-		return ""
+		wd, _ := os.Getwd()
+		msg := fmt.Sprintf("%s (relative to the working directory %s, where agents start): %s", prog, wd, err)
+		if abs, _ := filepath.Abs(root); abs != wd && executable(filepath.Join(root, prog)) == nil {
+			msg += fmt.Sprintf("; it exists in %s: run fullsend from there", root)
+		}
+		return msg
 	}
 	for _, dir := range filepath.SplitList(path) {
 		if dir == "" {

@@ -87,3 +87,21 @@ func TestValidateJSON(t *testing.T) {
 		t.Errorf("json mode printed problems on stderr too: %q", errb.String())
 	}
 }
+
+// Run from elsewhere, the warning points at the directory the example's
+// relative agent paths work from.
+func TestValidateWarningNamesTheDirectoryThatWorks(t *testing.T) {
+	examples, err := filepath.Abs(filepath.Join("..", "..", "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	code, out, errs := runValidate(t, filepath.Join(examples, ".fullsend"), nil)
+	if code != ExitOK || out != "ok: 3 agents, 3 triggers compiled, 3 warning(s)\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	want := filepath.Join(examples, ".fullsend", "harness", "triage.yaml") + ":10:13: WARNING: run.command: ./agents/triage.sh"
+	if !strings.HasPrefix(errs, want) || strings.Count(errs, "; it exists in "+examples+": run fullsend from there\n") != 3 {
+		t.Errorf("stderr %q", errs)
+	}
+}
