@@ -71,6 +71,7 @@ func commandList(app *App) []*cobra.Command {
 		newRunCmd(app, nil),
 		newSimCmd(app, nil),
 		newValidateCmd(app, nil),
+		newVersionCmd(app, nil),
 		newWorkflowsCmd(app),
 	}
 }
