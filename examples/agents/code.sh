@@ -1,13 +1,3 @@
 #!/bin/sh
-# Example code agent: prints what fullsend handed it (docs/runner.md) and
-# exits 0. A real agent reads the event, works on the subject and reports.
-set -eu
-echo "code agent: harness=${FULLSEND_HARNESS:-} args=$*"
-echo "  work item: ${FULLSEND_WORK_ITEM_SOURCE:-} ${FULLSEND_WORK_ITEM_KEY:-} ${FULLSEND_WORK_ITEM_URL:-}"
-echo "  scope: ${FULLSEND_SERIALIZATION_KEY:-}"
-echo "  poll lock: ${FULLSEND_POLL_LOCK_ID:-none}"
-echo "  event (${FULLSEND_EVENT_FILE:-no event file}):"
-if [ -n "${FULLSEND_EVENT_FILE:-}" ] && [ -r "$FULLSEND_EVENT_FILE" ]; then
-	sed 's/^/    /' "$FULLSEND_EVENT_FILE"
-	echo
-fi
+# Example code agent (see show-event.sh).
+exec "$(dirname "$0")/show-event.sh" code "$@"

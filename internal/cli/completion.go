@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/textdist"
 )
 
 // Shell integration: value completion for enumerated flags and harness
@@ -94,7 +95,7 @@ func flagError(cmd *cobra.Command, err error) error {
 func suggestFlags(cmd *cobra.Command, name string) []string {
 	var out []string
 	visit := func(f *pflag.Flag) {
-		if !f.Hidden && !slices.Contains(out, f.Name) && (strings.HasPrefix(f.Name, name) || levenshtein(name, f.Name) <= 2) {
+		if !f.Hidden && !slices.Contains(out, f.Name) && (strings.HasPrefix(f.Name, name) || textdist.Levenshtein(name, f.Name) <= 2) {
 			out = append(out, f.Name)
 		}
 	}
@@ -102,25 +103,4 @@ func suggestFlags(cmd *cobra.Command, name string) []string {
 	cmd.InheritedFlags().VisitAll(visit)
 	slices.Sort(out)
 	return out
-}
-
-// levenshtein is the edit distance between a and b.
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
