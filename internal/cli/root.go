@@ -71,7 +71,6 @@ func commandList(app *App) []*cobra.Command {
 		newRunCmd(app, nil),
 		newSimCmd(app, nil),
 		newValidateCmd(app, nil),
-		newVersionCmd(app, nil),
 		newWorkflowsCmd(app),
 	}
 }
