@@ -66,8 +66,13 @@ func (app *App) getenv(k string) string {
 	return app.Getenv(k)
 }
 
-// registerRootCompletions completes the root's persistent flags.
+// registerRootCompletions completes the root's persistent flags and gives
+// the root its examples.
 func registerRootCompletions(root *cobra.Command) {
+	root.Example = `  fullsend validate
+  fullsend dispatch --input-file events/triage-comment.json
+  fullsend poll --dry-run
+  fullsend demo`
 	completeValues(root, "log-level", logLevels...)
 	completeValues(root, "log-format", logFormats...)
 	_ = root.RegisterFlagCompletionFunc("config-dir", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

@@ -81,12 +81,8 @@ func NewRoot(app *App) *cobra.Command { return newRoot(app, commandList(app)...)
 // newRoot builds the root command with the given subcommands.
 func newRoot(app *App, cmds ...*cobra.Command) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "fullsend",
-		Short: "Turn activity on Jira issues, GitHub issues/PRs and GitLab MRs into serialized, coalesced agent runs",
-		Example: `  fullsend validate
-  fullsend dispatch --input-file events/triage-comment.json
-  fullsend poll --dry-run
-  fullsend demo`,
+		Use:           "fullsend",
+		Short:         "Turn activity on Jira issues, GitHub issues/PRs and GitLab MRs into serialized, coalesced agent runs",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

@@ -21,13 +21,13 @@ type Harness struct {
 	// manually (empty trigger text).
 	Trigger     *trigger.Trigger
 	TriggerText string
-	Workflow    string   // per-harness gha-dispatch workflow; "" means the config default
-	Command     []string // what `fullsend run` and the local executor start
+	Workflow    string        // per-harness gha-dispatch workflow; "" means the config default
+	Command     []string      // what `fullsend run` and the local executor start
+	Timeout     time.Duration // run timeout, default 30m
+	Env         []string      // names of extra environment variables passed to the agent
+	Enabled     bool          // from the agents entry; Registry holds enabled harnesses only
 	// CommandLine and CommandCol locate Command[0] in File (0 when unset).
 	CommandLine, CommandCol int
-	Timeout                 time.Duration // run timeout, default 30m
-	Env                     []string      // names of extra environment variables passed to the agent
-	Enabled                 bool          // from the agents entry; Registry holds enabled harnesses only
 }
 
 // Matches evaluates the trigger against a prepared event. A manual-only
