@@ -25,7 +25,7 @@ func addOutputFlag(cmd *cobra.Command, p *string) {
 // checkFormat rejects an -o value other than text or json (exit 2).
 func checkFormat(f string) error {
 	if f != formatText && f != formatJSON {
-		return UserError(fmt.Errorf("-o %q: want text or json", f))
+		return UserError(fmt.Errorf("--output %q: want text or json", f))
 	}
 	return nil
 }
