@@ -105,3 +105,16 @@ func TestValidateWarningNamesTheDirectoryThatWorks(t *testing.T) {
 		t.Errorf("stderr %q", errs)
 	}
 }
+
+func TestBadOutputFormat(t *testing.T) {
+	for _, args := range [][]string{
+		{"validate", "-o", "yaml"},
+		{"poll", "seed", "--output", "yaml"},
+		{"poll", "cancel", "--issue", "PROJ-1", "-o", "yaml"},
+	} {
+		code, out, errs := runCLI(t, "", nil, append([]string{"--config-dir", t.TempDir()}, args...)...)
+		if code != ExitUsage || out != "" || errs != "fullsend: --output \"yaml\": want text or json\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+}
