@@ -4,6 +4,9 @@ package examples
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/harness"
@@ -36,5 +39,39 @@ func TestRehearsalSeedApplies(t *testing.T) {
 	keys, err := jirasim.New(jirasim.Options{}).ApplySeed(sd)
 	if err != nil || len(keys) != 3 {
 		t.Fatalf("ApplySeed = %v, %v", keys, err)
+	}
+}
+
+// TestExampleAgentsRun starts every agent program the example harnesses
+// name, from examples/ as the README does, with the environment `fullsend
+// run` gives an agent, and checks it reports what it got.
+func TestExampleAgentsRun(t *testing.T) {
+	cfg, _, err := harness.LoadDir(".fullsend", func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, err := harness.LoadAll(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(event, []byte(`{"repo":"acme/platform"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hs {
+		t.Run(h.Name, func(t *testing.T) {
+			cmd := exec.Command(h.Command[0], h.Command[1:]...)
+			cmd.Env = append(os.Environ(), "FULLSEND_HARNESS="+h.Name, "FULLSEND_WORK_ITEM_KEY=PROJ-123",
+				"FULLSEND_EVENT_FILE="+event)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v: %v\n%s", h.Command, err, out)
+			}
+			for _, want := range []string{"harness=" + h.Name, "PROJ-123", `{"repo":"acme/platform"}`} {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+		})
 	}
 }

@@ -34,6 +34,8 @@ a temporary .fullsend/, then plays a short story while concurrent pollers
 run: a developer asks for triage, an outsider is denied, a burst of
 comments is coalesced, a label triggers a harness, and one harness runs
 through the local executor. Exits 0 only if every check held.`,
+		Example: `  fullsend demo
+  fullsend demo --keep    # then use the emulators: the exports are printed at the end`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}

@@ -13,12 +13,17 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
+// dispatchInputs are the input drivers `fullsend dispatch` reads one event with.
+var dispatchInputs = []string{drivers.JSONIn, drivers.GHAEvent}
+
 type dispatchOptions struct {
 	inputDriver  string
 	inputFile    string
 	eventName    string
 	outputDriver string
 	repo         string
+	pretty       prettyFlag
+	indent       bool // resolved --pretty
 }
 
 func newDispatchCmd(app *App, runF func(context.Context, *dispatchOptions) error) *cobra.Command {
@@ -34,22 +39,37 @@ Actions event with --input-driver gha-event, chosen automatically when
 GITHUB_EVENT_PATH is set), runs it through the kill switch, the
 authorization gate and every harness trigger, and hands the matching runs to
 the output driver (json prints the plan).`,
+		Example: `  fullsend dispatch --input-file events/triage-comment.json
+  fullsend dispatch --input-file events/triage-comment.json --output-driver local
+  GITHUB_TOKEN=... fullsend dispatch --input-driver gha-event --event-name issue_comment \
+      --input-file events/github-issue-comment.json
+  fullsend dispatch --output-driver gha-dispatch   # in a GitHub workflow: reads $GITHUB_EVENT_PATH`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.indent = o.pretty.resolve(cmd, app.Stdout)
+			return runF(cmd.Context(), o)
+		},
 	}
+	addPrettyFlag(cmd, &o.pretty)
 	f := cmd.Flags()
 	f.StringVar(&o.inputDriver, "input-driver", "", "json, gha-event or gitlab-event (default: gha-event when GITHUB_EVENT_PATH is set, gitlab-event in a GitLab trigger pipeline, else json)")
 	f.StringVar(&o.inputFile, "input-file", "", "event file, or - for stdin (default: stdin; $GITHUB_EVENT_PATH for gha-event, $TRIGGER_PAYLOAD for gitlab-event)")
 	f.StringVar(&o.eventName, "event-name", "", "GitHub event name for gha-event (default $GITHUB_EVENT_NAME)")
 	f.StringVar(&o.outputDriver, "output-driver", drivers.JSON, strings.Join(drivers.OutputNames(), ", "))
 	f.StringVar(&o.repo, "repo", "", "target repository (overrides config repo)")
+	completeValues(cmd, "input-driver", dispatchInputs...)
+	completeValues(cmd, "output-driver", drivers.OutputNames()...)
 	return cmd
 }
 
 func (app *App) runDispatch(ctx context.Context, o *dispatchOptions) error {
+	out := app.outputEnv()
+	if o.indent && drivers.PrintsPlan(o.outputDriver) {
+		out.Stdout = indentWriter{app.Stdout}
+	}
 	err := dispatch.Run(ctx, dispatch.Options{
 		ConfigDir: app.ConfigDir, InputDriver: o.inputDriver, InputFile: o.inputFile, EventName: o.eventName,
-		OutputDriver: o.outputDriver, Repo: o.repo, Output: app.outputEnv(),
+		OutputDriver: o.outputDriver, Repo: o.repo, Output: out,
 		Stdin: app.eventStdin(ctx, app.dispatchReadsStdin(o), "pass --input-file FILE"),
 	})
 	var ee *dispatch.EventError

@@ -16,10 +16,11 @@ import (
 // NormalizedEvent documents.
 func newEventCmd(app *App, runF func(context.Context, string) error) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "event",
-		Short: "Work with NormalizedEvent v1 documents",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Use:     "event",
+		Short:   "Work with NormalizedEvent v1 documents",
+		Example: `  fullsend event validate events/label-added.json`,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newEventValidateCmd(app, runF))
 	return cmd
@@ -36,6 +37,8 @@ func newEventValidateCmd(app *App, runF func(ctx context.Context, file string) e
 	return &cobra.Command{
 		Use:   "validate FILE|-",
 		Short: "Check a NormalizedEvent v1 JSON document (- reads standard input)",
+		Example: `  fullsend event validate events/label-added.json
+  fullsend event validate - < events/triage-comment.json`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return UserError(fmt.Errorf("event validate: want one FILE, or - for standard input (got %d arguments)", len(args)))

@@ -60,7 +60,7 @@ func TestPollFlags(t *testing.T) {
 }
 
 func TestPollSubcommandFlags(t *testing.T) {
-	var seed *pollOptions
+	var seed *pollSeedOptions
 	var cancel *pollCancelOptions
 	app := &App{}
 	cmd := newPollCmd(app, &pollRunners{seed: capture(&seed), cancel: capture(&cancel)})
@@ -144,7 +144,7 @@ func TestDemoAndSimFlags(t *testing.T) {
 func TestValidateAndEventArgs(t *testing.T) {
 	called := false
 	app := &App{}
-	if code, errs := parse(t, app, newValidateCmd(app, func(context.Context) error { called = true; return nil }), "--config-dir", "c", "validate"); code != 0 || !called || app.ConfigDir != "c" {
+	if code, errs := parse(t, app, newValidateCmd(app, func(context.Context, *validateOptions) error { called = true; return nil }), "--config-dir", "c", "validate"); code != 0 || !called || app.ConfigDir != "c" {
 		t.Fatalf("validate: exit %d, called %v, config dir %q: %s", code, called, app.ConfigDir, errs)
 	}
 	var file string

@@ -34,13 +34,16 @@ type pollOptions struct {
 	intervalSet  bool // --interval was given
 	cycleTimeout time.Duration
 	metricsAddr  string
+	pretty       prettyFlag
+	indent       bool // resolved --pretty
 }
 
 // pollRunners are the runF seams of `poll` and its subcommands; nil ones
 // do the real work.
 type pollRunners struct {
-	poll, seed func(context.Context, *pollOptions) error
-	cancel     func(context.Context, *pollCancelOptions) error
+	poll   func(context.Context, *pollOptions) error
+	seed   func(context.Context, *pollSeedOptions) error
+	cancel func(context.Context, *pollCancelOptions) error
 }
 
 func newPollCmd(app *App, r *pollRunners) *cobra.Command {
@@ -62,9 +65,14 @@ record progress on the issues. With --watch, cycles repeat every --interval
 until SIGINT/SIGTERM (failing cycles back off, capped at 10 intervals); a
 signal finishes or rolls back the issue in flight and exits 0.
 --dry-run reads and decides but writes nothing and prints the plan.`,
+		Example: `  fullsend poll --dry-run
+  fullsend poll --watch --interval 2m --metrics-addr 127.0.0.1:9090
+  fullsend poll seed
+  fullsend poll cancel --issue PROJ-123`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.intervalSet = cmd.Flags().Changed("interval")
+			o.indent = o.pretty.resolve(cmd, app.Stdout)
 			return runF(cmd.Context(), o)
 		},
 	}
@@ -75,17 +83,24 @@ signal finishes or rolls back the issue in flight and exits 0.
 	f.BoolVar(&o.watch, "watch", false, "repeat cycles until SIGINT/SIGTERM")
 	f.DurationVar(&o.interval, "interval", time.Minute, "wait between cycles with --watch")
 	f.DurationVar(&o.cycleTimeout, "cycle-timeout", 0, "deadline of one cycle (default: poll.cycle_timeout, else 80% of --interval with --watch, else 4m)")
+	addPrettyFlag(cmd, &o.pretty)
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "with --watch: serve Prometheus /metrics and /healthz on this address (e.g. 127.0.0.1:9090)")
+	completeValues(cmd, "input-driver", drivers.PollInputNames()...)
+	completeValues(cmd, "output-driver", drivers.OutputNames()...)
 	cmd.AddCommand(newPollSeedCmd(app, o, r.seed), newPollCancelCmd(app, o, r.cancel))
 	return cmd
 }
 
 // controllerOptions maps the poll flags to the controller's options.
 func (app *App) controllerOptions(o *pollOptions) poll.ControllerOptions {
+	out := app.outputEnv()
+	if o.indent && (o.outputDriver == "" || o.dryRun || drivers.PrintsPlan(o.outputDriver)) {
+		out.Stdout = indentWriter{app.Stdout} // only whole JSON documents are indented
+	}
 	return poll.ControllerOptions{
 		ConfigDir: app.ConfigDir, Getenv: app.Getenv, Log: app.Log,
 		Inputs: pollInputs, NewOutput: outputs.New,
-		Output:      app.outputEnv(),
+		Output:      out,
 		InputDriver: o.inputDriver, OutputDriver: o.outputDriver, DryRun: o.dryRun,
 		Watch: o.watch, Interval: o.interval, CycleTimeout: o.cycleTimeout, MetricsAddr: o.metricsAddr,
 		Sleep: watchSleep,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/poll"
@@ -16,27 +17,39 @@ import (
 
 // `fullsend poll seed` and `fullsend poll cancel`.
 
+// pollSeedOptions are the flags of `fullsend poll seed`.
+type pollSeedOptions struct {
+	*pollOptions // the parent's --input-driver
+	format       string
+}
+
 // pollCancelOptions are the flags of `fullsend poll cancel`.
 type pollCancelOptions struct {
 	*pollOptions // the parent's --input-driver
 	issue        string
 	outputDriver string
+	format       string
 }
 
-func newPollSeedCmd(app *App, parent *pollOptions, runF func(context.Context, *pollOptions) error) *cobra.Command {
+func newPollSeedCmd(app *App, parent *pollOptions, runF func(context.Context, *pollSeedOptions) error) *cobra.Command {
+	o := &pollSeedOptions{pollOptions: parent}
 	if runF == nil {
 		runF = app.runPollSeed
 	}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "seed",
 		Short: "Mark every issue the queries match as handled so far (first deployment)",
 		Long: `Writes lastCheck on every issue the configured queries match that has
 none, set to the issue's last update, so that the first cycles against an
 existing backlog dispatch only changes made from now on. Issues that
 already carry a lastCheck are left alone.`,
+		Example: `  fullsend poll seed
+  fullsend poll seed -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), parent) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
+	addOutputFlag(cmd, &o.format)
+	return cmd
 }
 
 // adminController builds the controller of the poll subcommands: the
@@ -52,27 +65,51 @@ type seeder interface {
 	Seed(ctx context.Context) (jirapoll.SeedReport, error)
 }
 
-func (app *App) runPollSeed(ctx context.Context, o *pollOptions) error {
-	ctl, err := app.adminController(ctx, o)
+// seedResult is one input's line of `fullsend poll seed -o json`.
+type seedResult struct {
+	Driver  string `json:"driver"`
+	Site    string `json:"site"`
+	Matched int    `json:"matched"`
+	Seeded  int    `json:"seeded"`
+	Failed  int    `json:"failed"`
+}
+
+func (app *App) runPollSeed(ctx context.Context, o *pollSeedOptions) error {
+	if err := checkFormat(o.format); err != nil {
+		return err
+	}
+	ctl, err := app.adminController(ctx, o.pollOptions)
 	if err != nil {
 		return err
 	}
-	for _, in := range ctl.Inputs() {
-		s, ok := in.(seeder)
-		if !ok {
-			continue
+	results := []seedResult{}
+	err = func() error {
+		for _, in := range ctl.Inputs() {
+			s, ok := in.(seeder)
+			if !ok {
+				continue
+			}
+			rep, err := s.Seed(ctx)
+			r := seedResult{Driver: s.Name(), Site: s.SiteURL(), Matched: rep.Matched, Seeded: rep.Seeded, Failed: rep.Failed}
+			results = append(results, r)
+			if o.format == formatText {
+				fmt.Fprintf(app.Stdout, "%s %s: %d issues matched, %d seeded, %d failed\n", r.Driver, r.Site, r.Matched, r.Seeded, r.Failed)
+			}
+			if err != nil {
+				return poll.StopErr(err)
+			}
+			if rep.Failed > 0 {
+				return fmt.Errorf("seed: %d writes failed; run it again", rep.Failed)
+			}
 		}
-		rep, err := s.Seed(ctx)
-		fmt.Fprintf(app.Stdout, "%s %s: %d issues matched, %d seeded, %d failed\n",
-			s.Name(), s.SiteURL(), rep.Matched, rep.Seeded, rep.Failed)
-		if err != nil {
-			return poll.StopErr(err)
-		}
-		if rep.Failed > 0 {
-			return fmt.Errorf("seed: %d writes failed; run it again", rep.Failed)
+		return nil
+	}()
+	if o.format == formatJSON {
+		if perr := app.printJSON(results); perr != nil && err == nil {
+			err = perr
 		}
 	}
-	return nil
+	return err
 }
 
 func newPollCancelCmd(app *App, parent *pollOptions, runF func(context.Context, *pollCancelOptions) error) *cobra.Command {
@@ -87,15 +124,22 @@ func newPollCancelCmd(app *App, parent *pollOptions, runF func(context.Context, 
 can cancel runs), then deletes the lock. lastCheck is left alone: the
 changes those runs were about stay handled, and the next change starts a
 new run.`,
+		Example: `  fullsend poll cancel --issue PROJ-123
+  fullsend poll cancel --issue PROJ-123 --output-driver gha-dispatch -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	cmd.Flags().StringVar(&o.issue, "issue", "", "issue key whose poll lock to remove, e.g. PROJ-123")
 	cmd.Flags().StringVar(&o.outputDriver, "output-driver", "", "output driver that started the runs (default: poll.output_driver)")
+	completeValues(cmd, "output-driver", drivers.OutputNames()...)
+	addOutputFlag(cmd, &o.format)
 	return cmd
 }
 
 func (app *App) runPollCancel(ctx context.Context, o *pollCancelOptions) error {
+	if err := checkFormat(o.format); err != nil {
+		return err
+	}
 	if o.issue == "" {
 		return UserError(errors.New("--issue is required (e.g. --issue PROJ-123)"))
 	}
@@ -122,19 +166,34 @@ func (app *App) runPollCancel(ctx context.Context, o *pollCancelOptions) error {
 	} else {
 		app.Log.Warn("output driver unavailable; recorded runs are reported, not cancelled", "driver", name, "error", err.Error())
 	}
-	return app.cancelLock(ctx, lockIn.Driver, o.issue, cancel)
+	rep, err := lockIn.Driver.Cancel(ctx, o.issue, cancel)
+	if o.format == formatJSON {
+		return app.cancelJSON(o.issue, rep, err)
+	}
+	return app.cancelText(o.issue, rep, err)
 }
 
-func (app *App) cancelLock(ctx context.Context, drv *jirapoll.Driver, issue string, cancel jirapoll.Canceller) error {
-	rep, err := drv.Cancel(ctx, issue, cancel)
+// cancelErr maps the outcome of jirapoll's Cancel to the command's error;
+// done reports that there is nothing more to print.
+func cancelErr(issue string, err error) (done bool, _ error) {
 	switch {
 	case errors.Is(err, jirapoll.ErrNoIssue):
-		return UserError(fmt.Errorf("poll cancel: issue %s does not exist (or the account cannot see it)", issue))
+		return true, UserError(fmt.Errorf("poll cancel: issue %s does not exist (or the account cannot see it)", issue))
 	case errors.Is(err, jirapoll.ErrNoLock):
+		return false, nil
+	case err != nil:
+		return true, poll.StopErr(err)
+	}
+	return false, nil
+}
+
+func (app *App) cancelText(issue string, rep jirapoll.CancelReport, err error) error {
+	if done, err := cancelErr(issue, err); done {
+		return err
+	}
+	if errors.Is(err, jirapoll.ErrNoLock) {
 		fmt.Fprintf(app.Stdout, "%s has no poll lock (%s): nothing to cancel\n", issue, rep.Property)
 		return nil
-	case err != nil:
-		return poll.StopErr(err)
 	}
 	if rep.Lock != nil {
 		fmt.Fprintf(app.Stdout, "%s: lock held by %s (phase %s, written %s)\n", issue, rep.Lock.ID, rep.Lock.Phase,
@@ -152,6 +211,56 @@ func (app *App) cancelLock(ctx context.Context, drv *jirapoll.Driver, issue stri
 		fmt.Fprintf(app.Stdout, "  run %s %s %s: %s\n", r.Ref.Driver, r.Ref.ID, r.Ref.URL, r.Outcome)
 	}
 	fmt.Fprintf(app.Stdout, "%s: poll lock %s deleted; lastCheck left unchanged\n", issue, rep.Property)
+	if failed > 0 {
+		return fmt.Errorf("poll cancel: %d of %d runs could not be cancelled", failed, len(rep.Runs))
+	}
+	return nil
+}
+
+// cancelResult is what `fullsend poll cancel -o json` prints.
+type cancelResult struct {
+	Issue    string          `json:"issue"`
+	Property string          `json:"property"`
+	Lock     *cancelLockInfo `json:"lock"`              // null: no lock, or a corrupt value
+	Corrupt  string          `json:"corrupt,omitempty"` // why the lock value could not be read
+	Runs     []cancelRun     `json:"runs"`
+	Deleted  bool            `json:"deleted"`
+}
+
+type cancelLockInfo struct {
+	ID      string `json:"id"`
+	Phase   string `json:"phase"`
+	Written string `json:"written"`
+}
+
+type cancelRun struct {
+	Driver  string `json:"driver"`
+	ID      string `json:"id"`
+	URL     string `json:"url,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+func (app *App) cancelJSON(issue string, rep jirapoll.CancelReport, err error) error {
+	if done, err := cancelErr(issue, err); done {
+		return err
+	}
+	res := cancelResult{Issue: issue, Property: rep.Property, Corrupt: rep.Corrupt, Runs: []cancelRun{}, Deleted: rep.Deleted}
+	if rep.Lock != nil {
+		res.Lock = &cancelLockInfo{ID: rep.Lock.ID, Phase: string(rep.Lock.Phase), Written: rep.Lock.TS.UTC().Format(time.RFC3339)}
+	}
+	failed := 0
+	for _, r := range rep.Runs {
+		cr := cancelRun{Driver: r.Ref.Driver, ID: r.Ref.ID, URL: r.Ref.URL, Outcome: r.Outcome}
+		if r.Err != nil {
+			failed++
+			cr.Error = r.Err.Error()
+		}
+		res.Runs = append(res.Runs, cr)
+	}
+	if err := app.printJSON(res); err != nil {
+		return err
+	}
 	if failed > 0 {
 		return fmt.Errorf("poll cancel: %d of %d runs could not be cancelled", failed, len(rep.Runs))
 	}

@@ -102,7 +102,8 @@ func newRoot(app *App, cmds ...*cobra.Command) *cobra.Command {
 	pf.StringVar(&app.ConfigDir, "config-dir", ".fullsend", "directory holding config.yaml and harness files")
 	pf.StringVar(&app.LogFormat, "log-format", "", "log format: text or json (default: text on a terminal, json otherwise)")
 	pf.StringVar(&app.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UserError(err) })
+	root.SetFlagErrorFunc(flagError)
+	registerRootCompletions(root)
 	root.AddCommand(cmds...)
 	markRunErrors(root)
 	return root
@@ -149,7 +150,8 @@ func (app *App) setupLogging() error {
 	case "text":
 		app.Log = slog.New(redact.Handler(slog.NewTextHandler(app.Stderr, opts), redact.Global()))
 	case "json":
-		app.Log = slog.New(redact.Handler(slog.NewJSONHandler(app.Stderr, opts), redact.Global()))
+		jsonOpts := &slog.HandlerOptions{Level: level, ReplaceAttr: durationsInMS}
+		app.Log = slog.New(redact.Handler(slog.NewJSONHandler(app.Stderr, jsonOpts), redact.Global()))
 	default:
 		return UserError(fmt.Errorf("--log-format %q: want text or json", app.LogFormat))
 	}

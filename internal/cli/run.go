@@ -51,6 +51,8 @@ run.command, or the command given after --.
 Exit codes: the agent's own code; 124 when run.timeout expired; 2 for bad
 input (the agent was not started); 3 when the poll lock was lost before the
 agent started; 1 for other failures. See docs/runner.md.`,
+		Example: `  fullsend run --harness triage --event-file events/triage-comment.json --poll-lock ''
+  fullsend run --harness triage --event-file - -- ./agents/triage.sh --verbose < event.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.flags.PollLockSet = cmd.Flags().Changed("poll-lock")
 			command, err := runCommandArgs(cmd, args)
@@ -67,6 +69,7 @@ agent started; 1 for other failures. See docs/runner.md.`,
 	fl.StringVar(&f.EventFile, "event-file", "", "NormalizedEvent JSON file, - for standard input (default $FULLSEND_NORMALIZED_EVENT, then base64 $FULLSEND_EVENT)")
 	fl.StringVar(&f.PollLock, "poll-lock", "", `poll lock {"id","driver","property"}; "" for none (default $FULLSEND_POLL_LOCK)`)
 	fl.BoolVar(&o.refreshOnly, "refresh-only", false, "verify and refresh the poll lock, then exit without starting the agent")
+	completeHarness(app, cmd, "harness")
 	return cmd
 }
 

@@ -20,6 +20,14 @@ import (
 // waiting for want URL lines; it returns name → base URL.
 func startSim(t *testing.T, want int, args ...string) (map[string]string, func() int) {
 	t.Helper()
+	urls, _, stop := startSimOut(t, want, args...)
+	return urls, stop
+}
+
+// startSimOut is startSim that also returns the command's stdout; the
+// "export …" line is not counted as an emulator.
+func startSimOut(t *testing.T, want int, args ...string) (map[string]string, *syncio.Buffer, func() int) {
+	t.Helper()
 	out, errOut := &syncio.Buffer{}, &syncio.Buffer{}
 	app := &App{Stdout: out, Stderr: errOut, Getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -35,7 +43,7 @@ func startSim(t *testing.T, want int, args ...string) (map[string]string, func()
 		case <-time.After(10 * time.Millisecond):
 		}
 		for _, line := range strings.Split(out.String(), "\n") {
-			if name, u, ok := strings.Cut(line, " "); ok {
+			if name, u, ok := strings.Cut(line, " "); ok && name != "export" {
 				urls[name] = u
 			}
 		}
@@ -44,7 +52,7 @@ func startSim(t *testing.T, want int, args ...string) (map[string]string, func()
 		cancel()
 		t.Fatalf("only %v after 5s; stderr %s", urls, errOut.String())
 	}
-	return urls, func() int { cancel(); return <-done }
+	return urls, out, func() int { cancel(); return <-done }
 }
 
 func getJSON(t *testing.T, url string) (int, string) {
@@ -103,6 +111,8 @@ func TestSimServesAllByDefault(t *testing.T) {
 func TestSimBadInputExits2(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(bad, []byte(`{"projects":[{"key":"1"}]}`), 0o600)
+	jiraOnly := filepath.Join(t.TempDir(), "jira.json")
+	os.WriteFile(jiraOnly, []byte(`{"projects":[{"key":"PROJ"}]}`), 0o600)
 	tests := []struct {
 		args []string
 		want string
@@ -114,7 +124,8 @@ func TestSimBadInputExits2(t *testing.T) {
 		{[]string{"--addr", "127.0.0.1:65534"}, "3 emulators need ports 65534 to 65536"},
 		{[]string{"--jira", "--seed", bad}, "projects[0]: invalid key"},
 		{[]string{"--jira", "--seed", filepath.Join(t.TempDir(), "missing.json")}, "--seed"},
-		{[]string{"--github", "--seed", bad}, "add --jira"},
+		{[]string{"--github", "--seed", jiraOnly}, "has a jira section; add --jira"},
+		{[]string{"--github", "--seed", bad}, "projects[0]: invalid key"},
 		{[]string{"--bogus"}, "unknown flag"},
 	}
 	for _, tc := range tests {

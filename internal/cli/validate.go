@@ -6,40 +6,98 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 )
+
+// validateOptions are the flags of `fullsend validate`.
+type validateOptions struct {
+	format string
+}
 
 // newValidateCmd builds `fullsend validate`: it checks config.yaml and
 // every registered harness file (disabled ones too) and compiles every
 // trigger, like a compiler. Problems go to stderr as file:line:col lines
 // (config.yaml first, then each harness file in agents order) and the
-// exit code is 2; otherwise a one-line summary goes to stdout.
-func newValidateCmd(app *App, runF func(context.Context) error) *cobra.Command {
+// exit code is 2; otherwise a one-line summary goes to stdout. An agent
+// program that cannot be found is a warning (exit 0): CI may install it
+// later.
+func newValidateCmd(app *App, runF func(context.Context, *validateOptions) error) *cobra.Command {
+	o := &validateOptions{}
 	if runF == nil {
 		runF = app.runValidate
 	}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Check config.yaml, every harness file and every trigger; report problems as file:line:col",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context()) },
+		Example: `  fullsend validate
+  fullsend validate --config-dir examples/.fullsend
+  fullsend validate -o json | jq '.problems'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
+	addOutputFlag(cmd, &o.format)
+	return cmd
 }
 
-func (app *App) runValidate(context.Context) error {
-	_, hs, probs := harness.Check(app.ConfigDir, app.Getenv)
-	if len(probs) > 0 {
-		for _, p := range probs {
-			fmt.Fprintln(app.Stderr, p.String())
-		}
-		return UserError(fmt.Errorf("validate: %d problem(s) in %s", len(probs), app.ConfigDir))
+// validateResult is what `fullsend validate -o json` prints.
+type validateResult struct {
+	ConfigDir string          `json:"config_dir"`
+	OK        bool            `json:"ok"`
+	Agents    int             `json:"agents"`
+	Triggers  int             `json:"triggers"`
+	Problems  []problemResult `json:"problems"`
+	Warnings  []problemResult `json:"warnings"`
+}
+
+// problemResult is one problem or warning with its position.
+type problemResult struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+	Message string `json:"message"`
+}
+
+func problemResults(ps config.Errors) []problemResult {
+	out := make([]problemResult, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, problemResult{File: p.File, Line: p.Line, Col: p.Col, Message: p.Msg})
 	}
+	return out
+}
+
+func (app *App) runValidate(_ context.Context, o *validateOptions) error {
+	if err := checkFormat(o.format); err != nil {
+		return err
+	}
+	_, hs, probs := harness.Check(app.ConfigDir, app.Getenv)
+	warns := commandWarnings(hs, app.ConfigDir, app.Getenv)
 	triggers := 0
 	for _, h := range hs {
 		if h.Trigger != nil {
 			triggers++
 		}
 	}
-	fmt.Fprintf(app.Stdout, "ok: %d agents, %d triggers compiled\n", len(hs), triggers)
+	if o.format == formatJSON {
+		res := validateResult{ConfigDir: app.ConfigDir, OK: len(probs) == 0, Agents: len(hs), Triggers: triggers,
+			Problems: problemResults(probs), Warnings: problemResults(warns)}
+		if err := app.printJSON(res); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range append(probs, warns...) {
+			fmt.Fprintln(app.Stderr, p.String())
+		}
+	}
+	if len(probs) > 0 {
+		return UserError(fmt.Errorf("validate: %d problem(s) in %s", len(probs), app.ConfigDir))
+	}
+	if o.format == formatText {
+		suffix := ""
+		if len(warns) > 0 {
+			suffix = fmt.Sprintf(", %d warning(s)", len(warns))
+		}
+		fmt.Fprintf(app.Stdout, "ok: %d agents, %d triggers compiled%s\n", len(hs), triggers, suffix)
+	}
 	return nil
 }

@@ -20,7 +20,8 @@ func runValidate(t *testing.T, dir string, env map[string]string) (int, string, 
 }
 
 func TestValidateExamples(t *testing.T) {
-	code, out, errs := runValidate(t, filepath.Join("..", "..", "examples", ".fullsend"), nil)
+	t.Chdir(filepath.Join("..", "..", "examples")) // agents start from here, as in the README
+	code, out, errs := runValidate(t, ".fullsend", nil)
 	if code != ExitOK || out != "ok: 3 agents, 3 triggers compiled\n" || errs != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}

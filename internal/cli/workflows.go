@@ -25,8 +25,10 @@ func newWorkflowsCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "workflows",
 		Short: "Generate and check CI workflows that keep the serialize-and-coalesce rule",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Example: `  fullsend workflows generate --platform github
+  fullsend workflows check`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newWorkflowsGenerateCmd(app), newWorkflowsCheckCmd(app))
 	return cmd
@@ -56,6 +58,8 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 			"release's checksums.txt; no Go toolchain. The release pinned is this binary's own version, or\n" +
 			"--version vX.Y.Z. A development build has no release to pin: pass --version vX.Y.Z, or\n" +
 			"--install source --version TAG|COMMIT to build fullsend from source in CI (cached).",
+		Example: `  fullsend workflows generate --platform github --reusable --version v1.2.3
+  fullsend workflows generate --platform gitlab --dir . --version v1.2.3`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.changed = cmd.Flags().Changed
@@ -82,6 +86,7 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 	fl.BoolVar(&f.agentToken, "gitlab-agent-token", false,
 		"gitlab: give the agent job a GITLAB_TOKEN (environment "+gitlabci.AgentEnvironment+") for the early exit of superseded runs")
 	fl.BoolVar(&f.force, "force", false, "overwrite existing files that differ")
+	completeValues(cmd, "platform", "github", "gitlab")
 	return cmd
 }
 
@@ -193,6 +198,8 @@ func newWorkflowsCheckCmd(app *App) *cobra.Command {
 			"templates, default and rules, workflow:auto_cancel including overrides in\n" +
 			"workflow:rules, workflow:name, and a webhook `fullsend dispatch` job that can run\n" +
 			"outside trigger pipelines). Exit code 2 when anything is found.",
+		Example: `  fullsend workflows check
+  fullsend workflows check --dir .github/workflows`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			gl, err := checkGitLabCI(dir)

@@ -97,6 +97,10 @@ func (d *decoder) harnessRun(n *yaml.Node, r *HarnessRun) {
 	d.fields(n, "run", map[string]func(*yaml.Node){
 		"command": func(v *yaml.Node) {
 			d.strList(v, "run.command", &r.Command, nil)
+			r.CommandLine, r.CommandCol = v.Line, v.Column
+			if v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
+				r.CommandLine, r.CommandCol = v.Content[0].Line, v.Content[0].Column
+			}
 			if v.Kind == yaml.SequenceNode && (len(v.Content) == 0 || len(r.Command) > 0 && r.Command[0] == "") {
 				d.errAt(v, "run.command: want a non-empty list whose first element is the program")
 			}

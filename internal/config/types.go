@@ -164,4 +164,6 @@ type HarnessRun struct {
 	Command []string      `yaml:"command"`
 	Timeout time.Duration `yaml:"timeout"` // default 30m
 	Env     []string      `yaml:"env"`     // extra environment variable names passed to the agent
+	// CommandLine and CommandCol locate run.command's program in the file.
+	CommandLine, CommandCol int `yaml:"-"`
 }

@@ -71,9 +71,12 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	s := d.summary(time.Since(start))
 	s.Print(d.out)
 	if o.Keep {
-		d.printf("\n--keep: emulators stay up until interrupted (Ctrl-C).\n  JIRA_BASE_URL=%s JIRA_TOKEN=%s\n  GITHUB_API_URL=%s GITHUB_TOKEN=%s\n"+
-			"  CI_API_V4_URL=%s/api/v4 GITLAB_TOKEN=%s\n  config: %s (GitLab: %s)\n",
-			w.jiraURL, jiraToken, w.ghURL, gitHubToken, w.gl.url, glToken, w.dir, w.gl.dir)
+		d.printf("\n--keep: emulators stay up until interrupted (Ctrl-C). In another shell:\n"+
+			"  unset JIRA_USER_EMAIL  # the Jira emulator is reached with Bearer auth\n"+
+			"  export JIRA_BASE_URL=%s JIRA_TOKEN=%s GITHUB_API_URL=%s GITHUB_TOKEN=%s\n"+
+			"  fullsend --config-dir %s poll --dry-run\n"+
+			"  GitLab: export CI_API_V4_URL=%s/api/v4 GITLAB_TOKEN=%s  (config: %s)\n",
+			w.jiraURL, jiraToken, w.ghURL, gitHubToken, w.dir, w.gl.url, glToken, w.gl.dir)
 		<-ctx.Done()
 	}
 	if !s.AllOK() {

@@ -26,6 +26,8 @@ type Harness struct {
 	Timeout     time.Duration // run timeout, default 30m
 	Env         []string      // names of extra environment variables passed to the agent
 	Enabled     bool          // from the agents entry; Registry holds enabled harnesses only
+	// CommandLine and CommandCol locate Command[0] in File (0 when unset).
+	CommandLine, CommandCol int
 }
 
 // Matches evaluates the trigger against a prepared event. A manual-only

@@ -334,10 +334,22 @@ func (c *cycle) dryRun(ctx context.Context, sel []*Item) ([]plan.Run, error) {
 		}
 		p := decideItem(it, c.o.Core, c.o.Validate, c.log, &c.st)
 		for _, r := range p.runs {
-			r.PollLock = c.o.Driver.PollLock(it)
+			r.PollLock = unlocked(c.o.Driver.PollLock(it))
 			planned = append(planned, r)
 		}
 	}
-	c.st.DispatchesScheduled = len(planned)
+	// Nothing was dispatched: the plan is counted apart.
+	c.st.RunsPlanned = len(planned)
 	return planned, nil
+}
+
+// unlocked is where a dry run's lock would live, without a lock id: no
+// lock was taken, so the plan must not show one.
+func unlocked(pl *plan.PollLock) *plan.PollLock {
+	if pl == nil {
+		return nil
+	}
+	cp := *pl
+	cp.ID = ""
+	return &cp
 }

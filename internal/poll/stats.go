@@ -43,6 +43,7 @@ type CycleStats struct {
 	DispatchesScheduled int // runs handed to the output driver successfully
 	DispatchesFailed    int // runs the output driver failed to start
 	DispatchesRecovered int // runs of interrupted dispatches found on the platform (not dispatched again)
+	RunsPlanned         int // dry run: runs that would have been dispatched
 
 	APICalls       int // tracker API calls (retries included)
 	RateLimitWaits int // times a call waited for the rate limiter or Retry-After
@@ -87,6 +88,9 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 		slog.Int("rate_limit_waits", s.RateLimitWaits),
 		slog.Int64("duration_ms", s.Duration.Milliseconds()),
 		slog.Bool("interrupted", s.Interrupted),
+	}
+	if s.DryRun {
+		a = append(a, slog.Int("runs_planned", s.RunsPlanned))
 	}
 	if s.Error != "" {
 		a = append(a, slog.String("error", s.Error))

@@ -126,7 +126,7 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 		case <-timeout:
 			timeout = nil
 			res.TimedOut = true
-			p.log().Warn("agent exceeded run.timeout; terminating", "timeout", p.Timeout.String(), "grace", grace.String())
+			p.log().Warn("agent exceeded run.timeout; terminating", "timeout", p.Timeout, "grace", grace)
 			terminate(syscall.SIGTERM)
 		case <-ctxDone:
 			ctxDone = nil

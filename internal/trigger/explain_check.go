@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"cel.dev/cel-go/common/types"
+
+	"github.com/fullsend-dev/fullsend/internal/textdist"
 )
 
 var (
@@ -119,32 +121,10 @@ func explainName(rs []rune, off int, name, suggest string) (string, int) {
 func closest(word string, candidates []string) string {
 	best, bestD := "", 3
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(word), strings.ToLower(c))
+		d := textdist.Levenshtein(strings.ToLower(word), strings.ToLower(c))
 		if d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -27,7 +27,10 @@ func (d *Driver) actor(ctx context.Context, b base, sender *gogithub.User, entit
 		return a, nil
 	}
 	if d.o.Permissions == nil {
-		d.log.Warn("no permission lookup configured; actor role is none", "actor", login, "repo", b.full)
+		d.log.Warn("no GitHub token, so the actor's role cannot be looked up: it is none and no run starts; "+
+			"set GITHUB_TOKEN or GH_TOKEN to a token that can read the repository's collaborator permissions "+
+			"(fine-grained: Metadata read-only; classic: repo, or public_repo for a public repository; "+
+			"a workflow's GITHUB_TOKEN has it)", "actor", login, "repo", b.full)
 		return a, nil
 	}
 	role, err := d.o.Permissions.Permission(ctx, b.owner, b.name, login)
@@ -76,7 +79,9 @@ func (d *Driver) lookupChangeProposal(ctx context.Context, b base, is *gogithub.
 	closed := &event.ChangeProposal{ID: int64(is.GetNumber()), BaseRepo: event.Truncate(b.full, maxRepoField),
 		AuthorID: event.Truncate(is.GetUser().GetLogin(), maxID), IsFork: true}
 	if d.o.Pulls == nil {
-		d.log.Warn("no pull request lookup configured; treating the pull request as a fork", "repo", b.full, "number", is.GetNumber())
+		d.log.Warn("no GitHub token, so the pull request cannot be looked up: treating it as a fork; "+
+			"set GITHUB_TOKEN or GH_TOKEN to a token that can read pull requests (fine-grained: Pull requests read-only)",
+			"repo", b.full, "number", is.GetNumber())
 		return closed
 	}
 	pr, err := d.o.Pulls.PullRequest(ctx, b.owner, b.name, is.GetNumber())

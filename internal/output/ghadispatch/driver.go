@@ -140,7 +140,7 @@ func (d *Driver) policy(idempotent bool, what string) github.Policy {
 		MaxWait: d.opts.MaxWait, Sleep: d.opts.Sleep, Idempotent: idempotent,
 		OnRetry: func(f *github.Failure, wait time.Duration) {
 			d.log.Warn("GitHub call failed, retrying", "call", what, "status", f.Status,
-				"attempt", f.Attempts, "wait", wait.String(), "error", f.Err.Error())
+				"attempt", f.Attempts, "wait", wait, "error", f.Err.Error())
 		},
 	}
 }

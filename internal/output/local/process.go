@@ -121,7 +121,7 @@ func (p *processLauncher) Launch(ctx context.Context, job Job) error {
 	err = cmd.Wait()
 	stdout.Flush()
 	stderr.Flush()
-	p.log.Debug("local run ended", "seq", job.Seq, "duration", time.Since(start).String())
+	p.log.Debug("local run ended", "seq", job.Seq, "duration", time.Since(start))
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ctx.Err() == nil {

@@ -179,6 +179,14 @@ func TestDryRunWritesNothing(t *testing.T) {
 	if len(res.Planned) != 2 || res.Planned[0].PollLock == nil {
 		t.Fatalf("planned = %+v, want triage and audit with poll locks", res.Planned)
 	}
+	for _, r := range res.Planned {
+		if r.PollLock.ID != "" || r.PollLock.Property == "" {
+			t.Errorf("dry-run poll lock %+v: want where the lock would live and no lock id (none was taken)", r.PollLock)
+		}
+	}
+	if res.Stats.DispatchesScheduled != 0 || res.Stats.RunsPlanned != 2 {
+		t.Errorf("stats: %d dispatches scheduled, %d runs planned; want 0 and 2", res.Stats.DispatchesScheduled, res.Stats.RunsPlanned)
+	}
 	if n := e.sim.Calls()[propPUT]; n != 0 {
 		t.Errorf("dry run made %d property writes", n)
 	}
