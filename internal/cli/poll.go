@@ -165,7 +165,7 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 	var onRequest func(string, int, time.Duration)
 	if o.metricsAddr != "" {
 		m = metrics.New(o.interval)
-		onRequest = func(endpoint string, status int, d time.Duration) { m.ObserveRequest("jira", endpoint, status, d) }
+		onRequest = m.RequestObserver("jira")
 		stop, err := app.serveMetrics(o.metricsAddr, m)
 		if err != nil {
 			return err
@@ -233,7 +233,7 @@ func runPoll(ctx context.Context, app *App, o *pollOptions) error {
 				Driver: in.drv, Core: decider{eng}, Output: out, Validate: (*event.Event).Validate,
 				N: in.cfg.Lock.N, Concurrency: in.cfg.Concurrency,
 				JitterMin: in.cfg.Lock.JitterMin, JitterMax: in.cfg.Lock.JitterMax,
-				DryRun: o.dryRun, Log: app.Log, Observer: observe(m),
+				DryRun: o.dryRun, Log: app.Log, Observer: m.PollObserver(outName),
 			})
 			planned = append(planned, res.Planned...)
 			if err != nil {
@@ -320,24 +320,4 @@ func (app *App) serveMetrics(addr string, m *metrics.Metrics) (stop func(), err 
 	go srv.Serve(ln) //nolint:errcheck // returns ErrServerClosed on Close
 	app.Log.Info("serving metrics", "addr", ln.Addr().String())
 	return func() { srv.Close() }, nil
-}
-
-// observe feeds cycle stats to m (nil: no observer).
-func observe(m *metrics.Metrics) poll.Observer {
-	if m == nil {
-		return nil
-	}
-	return func(s poll.CycleStats) {
-		var err error
-		if s.Error != "" {
-			err = errors.New(s.Error)
-		}
-		m.ObserveCycle(metrics.Cycle{Driver: s.Driver, Err: err, Duration: s.Duration,
-			Candidates: s.Candidates, Eligible: s.Eligible,
-			LocksAttempted: s.LocksAttempted, LocksAcquired: s.LocksAcquired, LocksLost: s.LocksLost,
-			StaleRemoved: s.LocksStaleRemoved, Events: s.Events,
-			RunsMatched: s.RunsMatched, RunsCoalesced: s.RunsCoalesced, RunsDenied: s.EventsDenied,
-			RunsRateLimited: s.RunsRateLimited, DispatchesScheduled: s.DispatchesScheduled,
-			DispatchesFailed: s.DispatchesFailed, RateLimitWaits: s.RateLimitWaits})
-	}
 }
