@@ -24,6 +24,9 @@ import (
 //	ignore-term     ignore SIGTERM
 //	trap-term=FILE  on SIGTERM or SIGINT write the signal name to FILE and exit 0
 //	exit=N          exit with N (default 0 after the last step)
+//	supervise=SH    act as `fullsend run`: run the shell script SH as the
+//	                agent under Process (PATH only), then print dumpable=N
+//	spawn=SH        the control: run SH as a plain child, then print dumpable=N
 const agentFlag = "-fullsend-test-agent"
 
 func agentMain(steps []string) int {
@@ -73,6 +76,10 @@ func agentMain(steps []string) int {
 		case "exit":
 			n, _ := strconv.Atoi(arg)
 			return n
+		case "supervise", "spawn":
+			if code := superviseScript(name == "supervise", arg); code != 0 {
+				return code
+			}
 		default:
 			fmt.Fprintf(os.Stderr, "test agent: unknown step %q\n", st)
 			return 99

@@ -74,6 +74,11 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 	if after == nil {
 		after = time.After
 	}
+	// The agent must not read our environment or memory, which hold the
+	// tokens (docs/runner.md, Secrets).
+	if err := hideFromSameUser(); err != nil {
+		p.log().Warn("could not make fullsend non-dumpable; the agent may read its environment", "error", err.Error())
+	}
 	cmd := exec.Command(p.Command[0], p.Command[1:]...)
 	cmd.Env, cmd.Dir = p.Env, p.Dir
 	cmd.Stdout, cmd.Stderr = p.Stdout, p.Stderr
