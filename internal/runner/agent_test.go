@@ -19,7 +19,8 @@ import (
 //	touch=FILE      create FILE (proves the agent ran)
 //	event=FILE      copy $FULLSEND_EVENT_FILE to FILE
 //	out=TEXT        print TEXT to stdout; err=TEXT to stderr
-//	sleep=DUR       sleep
+//	sleep=DUR       sleep (the runner and jirasim tests)
+//	hang            block until a signal ends the process
 //	waitfile=FILE   wait (up to 10s) until FILE exists
 //	ignore-term     ignore SIGTERM
 //	trap-term=FILE  on SIGTERM or SIGINT write the signal name to FILE and exit 0
@@ -55,6 +56,8 @@ func agentMain(steps []string) int {
 		case "sleep":
 			d, _ := time.ParseDuration(arg)
 			time.Sleep(d)
+		case "hang":
+			hang()
 		case "waitfile":
 			deadline := time.Now().Add(10 * time.Second)
 			for time.Now().Before(deadline) {
@@ -86,6 +89,17 @@ func agentMain(steps []string) int {
 		}
 	}
 	return 0
+}
+
+// hang blocks this thread in a read of a pipe nobody writes to, until a
+// signal ends the process.
+func hang() {
+	var p [2]int
+	if err := syscall.Pipe(p[:]); err != nil {
+		os.Exit(93)
+	}
+	_, _ = syscall.Read(p[0], make([]byte, 1))
+	os.Exit(94)
 }
 
 // agentCmd is the command line that starts the test agent with steps.
