@@ -49,7 +49,7 @@ func newProcessLauncher(o Options) (*processLauncher, error) {
 		}
 	}
 	p := &processLauncher{exe: exe, configDir: o.ConfigDir, tempDir: o.TempDir,
-		killDelay: o.KillDelay, teardown: o.Teardown, log: o.Log}
+		killDelay: o.KillDelay, teardown: o.Teardown, log: o.Log, after: o.After}
 	if p.configDir == "" {
 		p.configDir = ".fullsend"
 	}
