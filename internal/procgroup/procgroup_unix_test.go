@@ -4,6 +4,7 @@ package procgroup
 
 import (
 	"bufio"
+	"os"
 	"os/exec"
 	"sync/atomic"
 	"syscall"
@@ -19,11 +20,16 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func start(t *testing.T, script string, o Options) *Group {
 	t.Helper()
 	cmd := exec.Command("/bin/sh", "-c", script)
-	out, err := cmd.StdoutPipe()
+	// An os.Pipe, not StdoutPipe: the group's Wait runs at once and would
+	// close a StdoutPipe before the test reads it.
+	out, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer out.Close()
+	cmd.Stdout = w
 	g, err := Start(cmd, o)
+	w.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
