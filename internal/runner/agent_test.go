@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/procgroup/procgrouptest"
 )
 
 // agentFlag makes the test binary act as a tiny agent. The steps after it
@@ -57,7 +59,7 @@ func agentMain(steps []string) int {
 			d, _ := time.ParseDuration(arg)
 			time.Sleep(d)
 		case "hang":
-			hang()
+			procgrouptest.Hang()
 		case "waitfile":
 			deadline := time.Now().Add(10 * time.Second)
 			for time.Now().Before(deadline) {
@@ -89,17 +91,6 @@ func agentMain(steps []string) int {
 		}
 	}
 	return 0
-}
-
-// hang blocks this thread in a read of a pipe nobody writes to, until a
-// signal ends the process.
-func hang() {
-	var p [2]int
-	if err := syscall.Pipe(p[:]); err != nil {
-		os.Exit(93)
-	}
-	_, _ = syscall.Read(p[0], make([]byte, 1))
-	os.Exit(94)
 }
 
 // agentCmd is the command line that starts the test agent with steps.

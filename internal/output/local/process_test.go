@@ -18,6 +18,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/procgroup/procgrouptest"
 	"github.com/fullsend-dev/fullsend/internal/runner"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
@@ -45,7 +46,7 @@ func helperMain() bool {
 		os.Exit(3)
 	case "hang":
 		fmt.Println("ready")
-		hang()
+		procgrouptest.Hang()
 	case "slow-stop":
 		// Like `fullsend run` told to stop: it forwards SIGTERM to its agent,
 		// waits for it (up to its own grace) and releases the poll lock
@@ -102,17 +103,6 @@ func newTestProcessDriver(t *testing.T, o Options) (*Driver, error) {
 	}
 	o.MaxParallel, o.KillDelay, o.Executable, o.ConfigDir, o.TempDir = 2, 200*time.Millisecond, exe, "cfg", t.TempDir()
 	return New(o)
-}
-
-// hang blocks this thread in a read of a pipe nobody writes to, until a
-// signal ends the process.
-func hang() {
-	var p [2]int
-	if err := syscall.Pipe(p[:]); err != nil {
-		os.Exit(93)
-	}
-	_, _ = syscall.Read(p[0], make([]byte, 1))
-	os.Exit(94)
 }
 
 func TestProcessRunReceivesEventAndLock(t *testing.T) {
