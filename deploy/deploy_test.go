@@ -19,6 +19,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/metrics"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 func docs(t *testing.T, path string) []map[string]any {
@@ -95,7 +96,7 @@ func TestCommandsUseRealFlags(t *testing.T) {
 
 func TestAlertsNameExportedMetrics(t *testing.T) {
 	m := metrics.New(time.Minute)
-	m.ObserveCycle(metrics.Cycle{Driver: "jira-poll"})
+	m.PollObserver("gha-dispatch")(poll.CycleStats{Driver: "jira-poll"})
 	m.ObserveRequest("jira", "GET /x", 429, time.Millisecond)
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))

@@ -117,8 +117,8 @@ func (app *App) runPoll(ctx context.Context, o *pollOptions) error {
 	}
 	if o.metricsAddr != "" {
 		m := metrics.New(o.interval)
-		co.Observer = observe(m)
-		co.OnRequest = func(endpoint string, status int, d time.Duration) { m.ObserveRequest("jira", endpoint, status, d) }
+		co.Observer = m.PollObserver("")
+		co.OnRequest = m.RequestObserver("jira")
 		stop, err := app.serveMetrics(o.metricsAddr, m)
 		if err != nil {
 			return err
@@ -145,21 +145,4 @@ func (app *App) serveMetrics(addr string, m *metrics.Metrics) (stop func(), err 
 	go srv.Serve(ln) //nolint:errcheck // returns ErrServerClosed on Close
 	app.Log.Info("serving metrics", "addr", ln.Addr().String())
 	return func() { srv.Close() }, nil
-}
-
-// observe feeds cycle stats to m.
-func observe(m *metrics.Metrics) poll.Observer {
-	return func(s poll.CycleStats) {
-		var err error
-		if s.Error != "" {
-			err = errors.New(s.Error)
-		}
-		m.ObserveCycle(metrics.Cycle{Driver: s.Driver, Err: err, Duration: s.Duration,
-			Candidates: s.Candidates, Eligible: s.Eligible,
-			LocksAttempted: s.LocksAttempted, LocksAcquired: s.LocksAcquired, LocksLost: s.LocksLost,
-			StaleRemoved: s.LocksStaleRemoved, Events: s.Events,
-			RunsMatched: s.RunsMatched, RunsCoalesced: s.RunsCoalesced, RunsDenied: s.EventsDenied,
-			RunsRateLimited: s.RunsRateLimited, DispatchesScheduled: s.DispatchesScheduled,
-			DispatchesFailed: s.DispatchesFailed, RateLimitWaits: s.RateLimitWaits})
-	}
 }

@@ -180,7 +180,7 @@ func TestPollSilentJira(t *testing.T) {
 			if code != 1 || !strings.Contains(errs, tc.errHas) {
 				t.Fatalf("exit %d, want 1 with %q: %s", code, tc.errHas, errs)
 			}
-			retry := regexp.MustCompile(`"level":"INFO","msg":"jira request failed; retrying","endpoint":"GET /rest/api/3/myself","attempt":1,"wait":[0-9]+,"reason":"[^"]+"`)
+			retry := regexp.MustCompile(`"level":"INFO","msg":"jira request failed; retrying","endpoint":"GET /rest/api/3/myself","attempt":1,"wait_ms":[0-9.]+,"reason":"[^"]+"`)
 			if retry.MatchString(errs) != tc.retried {
 				t.Errorf("retry logged: %v, want %v: %s", !tc.retried, tc.retried, errs)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,7 +27,10 @@ var errPanic = errors.New("panic please")
 
 // fake is a controllable runner: every run announces itself on started and
 // blocks until the test sends its result.
-type fake struct{ started chan call }
+type fake struct {
+	started chan call
+	seen    uint64 // runs next returned; used by the test goroutine only
+}
 
 func newFake() *fake { return &fake{started: make(chan call, 64)} }
 
@@ -49,6 +53,7 @@ func (f *fake) next(t *testing.T) call {
 	t.Helper()
 	select {
 	case c := <-f.started:
+		f.seen++
 		return c
 	case <-time.After(5 * time.Second):
 		t.Fatal("no run started within 5s")
@@ -56,13 +61,19 @@ func (f *fake) next(t *testing.T) call {
 	return call{}
 }
 
-// none asserts that no run starts within a short window.
-func (f *fake) none(t *testing.T) {
+// none asserts that q started no run beyond those next returned. Runs
+// start inside Submit or when a run ends, both counted before the run's
+// goroutine exists, so at a point where no run is ending (right after
+// Submit, or after Drain) the count is final: no waiting window.
+func (f *fake) none(t *testing.T, q *Queue[string, int]) {
 	t.Helper()
+	if got := q.Stats().Started; got != f.seen {
+		t.Fatalf("%d runs started, want %d", got, f.seen)
+	}
 	select {
 	case c := <-f.started:
 		t.Fatalf("unexpected run %s/%d", c.key, c.item)
-	case <-time.After(30 * time.Millisecond):
+	default:
 	}
 }
 
@@ -93,7 +104,7 @@ func TestBurstOnActiveKeyYieldsOneFollowUpWithNewest(t *testing.T) {
 					t.Fatalf("submit %d = %v, want %v", i, got, want)
 				}
 			}
-			f.none(t) // the active run is not cancelled, no second run starts
+			f.none(t, q) // the active run is not cancelled, no second run starts
 			first.end <- nil
 			follow := f.next(t)
 			if follow.key != "a" || follow.item != k {
@@ -101,7 +112,7 @@ func TestBurstOnActiveKeyYieldsOneFollowUpWithNewest(t *testing.T) {
 			}
 			follow.end <- nil
 			drain(t, q)
-			f.none(t)
+			f.none(t, q)
 			s := q.Stats()
 			if s.Started != 2 || s.Coalesced != uint64(k-1) || s.Submitted != uint64(k+1) || s.Keys != 0 {
 				t.Fatalf("stats = %+v", s)
@@ -293,7 +304,7 @@ func TestCloseStopAbort(t *testing.T) {
 	}
 	q.Abort() // cancels the active run's context
 	drain(t, q)
-	f.none(t)
+	f.none(t, q)
 	if s := q.Stats(); s.Dropped != 2 || s.Rejected != 1 || s.Failed != 1 || s.Keys != 0 {
 		t.Fatalf("stats = %+v", s)
 	}
@@ -331,7 +342,7 @@ func TestConcurrentSubmitNeverTwoActive(t *testing.T) {
 		}
 		lastRun[key] = item
 		mu.Unlock()
-		time.Sleep(50 * time.Microsecond)
+		runtime.Gosched() // let other runs interleave while this one is active
 		active.Add(-1)
 		n.Add(-1)
 		if item%7 == 0 {

@@ -2,13 +2,16 @@ package metrics
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 func scrape(t *testing.T, h http.Handler, path string) (int, string) {
@@ -19,51 +22,130 @@ func scrape(t *testing.T, h http.Handler, path string) (int, string) {
 	return rec.Code, string(b)
 }
 
-func TestCountersMove(t *testing.T) {
+// cycle is a simulated cycle whose counts all differ, so that a count
+// copied into the wrong series shows.
+var cycle = poll.CycleStats{Driver: "jira-poll", Duration: 300 * time.Millisecond,
+	Candidates: 50, Eligible: 9, LocksAttempted: 8, LocksAcquired: 7, LocksLost: 1, LocksStaleRemoved: 2,
+	Events: 20, EventsBot: 3, EventsInvalid: 4, EventsDenied: 5, EventsNoMatch: 6,
+	RunsMatched: 11, RunsCoalesced: 12, RunsRateLimited: 13,
+	DispatchesScheduled: 10, DispatchesFailed: 14, RateLimitWaits: 15}
+
+// The exported series after one good and one failed cycle: names, labels
+// (input driver for the cycle, output driver for dispatches) and values.
+func TestPollSeries(t *testing.T) {
 	m := New(time.Minute)
-	m.ObserveCycle(Cycle{Driver: "jira-poll", Duration: 300 * time.Millisecond, Candidates: 50, Eligible: 5,
-		LocksAttempted: 5, LocksAcquired: 4, LocksLost: 1, Events: 7, RunsMatched: 3, RunsCoalesced: 2, RunsDenied: 1,
-		DispatchesScheduled: 3, RateLimitWaits: 2})
-	m.ObserveCycle(Cycle{Driver: "jira-poll", Err: errors.New("boom")})
-	m.ObserveRequest("jira", "POST /rest/api/3/search/jql", 200, 40*time.Millisecond)
-	code, body := scrape(t, m.Handler(), "/metrics")
-	if code != 200 {
-		t.Fatalf("status %d", code)
+	observe := m.PollObserver("gha-dispatch")
+	observe(cycle)
+	observe(poll.CycleStats{Driver: "jira-poll", Error: "jira: HTTP 503"})
+	want := `
+# HELP fullsend_dispatches_total Runs handed to an output driver, by result (scheduled, failed).
+# TYPE fullsend_dispatches_total counter
+fullsend_dispatches_total{output_driver="gha-dispatch",result="failed"} 14
+fullsend_dispatches_total{output_driver="gha-dispatch",result="scheduled"} 10
+# HELP fullsend_poll_candidates_total Work items returned by discovery.
+# TYPE fullsend_poll_candidates_total counter
+fullsend_poll_candidates_total{driver="jira-poll"} 50
+# HELP fullsend_poll_cycles_total Poll cycles by input driver and result (ok, error).
+# TYPE fullsend_poll_cycles_total counter
+fullsend_poll_cycles_total{driver="jira-poll",result="error"} 1
+fullsend_poll_cycles_total{driver="jira-poll",result="ok"} 1
+# HELP fullsend_poll_eligible_total Candidates that were unlocked (or stale) and changed.
+# TYPE fullsend_poll_eligible_total counter
+fullsend_poll_eligible_total{driver="jira-poll"} 9
+# HELP fullsend_poll_events_dropped_total Changes that started no run, by reason (bot, invalid, denied, no_match).
+# TYPE fullsend_poll_events_dropped_total counter
+fullsend_poll_events_dropped_total{driver="jira-poll",reason="bot"} 3
+fullsend_poll_events_dropped_total{driver="jira-poll",reason="denied"} 5
+fullsend_poll_events_dropped_total{driver="jira-poll",reason="invalid"} 4
+fullsend_poll_events_dropped_total{driver="jira-poll",reason="no_match"} 6
+# HELP fullsend_poll_events_total Changes detected and turned into events.
+# TYPE fullsend_poll_events_total counter
+fullsend_poll_events_total{driver="jira-poll"} 20
+# HELP fullsend_poll_locks_total Lock operations by outcome (attempted, acquired, lost, stale_removed).
+# TYPE fullsend_poll_locks_total counter
+fullsend_poll_locks_total{driver="jira-poll",outcome="acquired"} 7
+fullsend_poll_locks_total{driver="jira-poll",outcome="attempted"} 8
+fullsend_poll_locks_total{driver="jira-poll",outcome="lost"} 1
+fullsend_poll_locks_total{driver="jira-poll",outcome="stale_removed"} 2
+# HELP fullsend_rate_limit_waits_total Times a client waited for its rate limiter or a Retry-After.
+# TYPE fullsend_rate_limit_waits_total counter
+fullsend_rate_limit_waits_total{driver="jira-poll"} 15
+# HELP fullsend_runs_total Runs by outcome (matched, coalesced, rate_limited).
+# TYPE fullsend_runs_total counter
+fullsend_runs_total{driver="jira-poll",outcome="coalesced"} 12
+fullsend_runs_total{driver="jira-poll",outcome="matched"} 11
+fullsend_runs_total{driver="jira-poll",outcome="rate_limited"} 13
+`
+	names := []string{"fullsend_dispatches_total", "fullsend_poll_candidates_total", "fullsend_poll_cycles_total",
+		"fullsend_poll_eligible_total", "fullsend_poll_events_dropped_total", "fullsend_poll_events_total",
+		"fullsend_poll_locks_total", "fullsend_rate_limit_waits_total", "fullsend_runs_total"}
+	if err := testutil.GatherAndCompare(m.reg, strings.NewReader(want), names...); err != nil {
+		t.Fatal(err)
 	}
-	for _, want := range []string{
-		`fullsend_poll_cycles_total{driver="jira-poll",result="ok"} 1`,
-		`fullsend_poll_cycles_total{driver="jira-poll",result="error"} 1`,
-		`fullsend_poll_candidates_total{driver="jira-poll"} 50`,
-		`fullsend_poll_locks_total{driver="jira-poll",outcome="acquired"} 4`,
-		`fullsend_poll_locks_total{driver="jira-poll",outcome="lost"} 1`,
-		`fullsend_runs_total{driver="jira-poll",outcome="coalesced"} 2`,
-		`fullsend_runs_total{driver="jira-poll",outcome="denied"} 1`,
-		`fullsend_dispatches_total{driver="jira-poll",result="scheduled"} 3`,
-		`fullsend_api_requests_total{endpoint="POST /rest/api/3/search/jql",status="200",system="jira"} 1`,
-		`fullsend_rate_limit_waits_total{driver="jira-poll"} 2`,
-		`fullsend_poll_cycle_duration_seconds_count{driver="jira-poll"} 2`,
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("metrics lack %s", want)
-		}
+	if n := testutil.CollectAndCount(m.poll.cycleDuration, "fullsend_poll_cycle_duration_seconds"); n != 1 {
+		t.Errorf("cycle duration series = %d, want 1", n)
+	}
+	if n := testutil.CollectAndCount(m.poll.lastSuccess); n != 1 {
+		t.Errorf("last success series = %d, want 1 (the good cycle)", n)
+	}
+	if h := m.Health(); h.LastError != "jira: HTTP 503" {
+		t.Errorf("health last error %q, want the cycle's error", h.LastError)
+	}
+	if problems, err := testutil.GatherAndLint(m.reg, names...); err != nil || len(problems) > 0 {
+		t.Errorf("lint: %v %+v", err, problems)
+	}
+}
+
+func TestRequestSeries(t *testing.T) {
+	m := New(time.Minute)
+	m.RequestObserver("jira")("POST /rest/api/3/search/jql", 200, 40*time.Millisecond)
+	m.RequestObserver("jira")("POST /rest/api/3/search/jql", 429, time.Millisecond)
+	want := `
+# HELP fullsend_api_requests_total Outbound API requests by system, endpoint template and status.
+# TYPE fullsend_api_requests_total counter
+fullsend_api_requests_total{endpoint="POST /rest/api/3/search/jql",status="200",system="jira"} 1
+fullsend_api_requests_total{endpoint="POST /rest/api/3/search/jql",status="429",system="jira"} 1
+`
+	if err := testutil.GatherAndCompare(m.reg, strings.NewReader(want), "fullsend_api_requests_total"); err != nil {
+		t.Fatal(err)
+	}
+	if n := testutil.CollectAndCount(m.api.duration); n != 1 {
+		t.Errorf("request duration series = %d, want 1", n)
+	}
+}
+
+// Without metrics, the hooks are nil so that the components skip them.
+func TestNilMetricsGiveNilHooks(t *testing.T) {
+	var m *Metrics
+	if m.PollObserver("json") != nil || m.RequestObserver("jira") != nil {
+		t.Fatal("nil metrics returned a hook")
+	}
+}
+
+func TestHandlerServesMetrics(t *testing.T) {
+	m := New(time.Minute)
+	m.PollObserver("json")(poll.CycleStats{Driver: "jira-poll"})
+	code, body := scrape(t, m.Handler(), "/metrics")
+	if code != 200 || !strings.Contains(body, `fullsend_poll_cycles_total{driver="jira-poll",result="ok"} 1`) ||
+		!strings.Contains(body, "go_goroutines") {
+		t.Fatalf("status %d body:\n%.800s", code, body)
 	}
 }
 
 func TestHealthz(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	m := New(time.Minute)
-	m.now = func() time.Time { return now }
-	m.start = now
+	m := newMetrics(time.Minute, func() time.Time { return now })
+	observe := m.PollObserver("json")
 	cases := []struct {
 		step   func()
 		code   int
 		reason string
 	}{
 		{func() {}, 200, "no successful cycle yet"},
-		{func() { m.ObserveCycle(Cycle{Driver: "d", Err: errors.New("connection refused")}) }, 503, "the last one failed"},
+		{func() { observe(poll.CycleStats{Driver: "d", Error: "connection refused"}) }, 503, "the last one failed"},
 		{func() { now = now.Add(4 * time.Minute) }, 503, "no successful cycle yet"},
-		{func() { m.ObserveCycle(Cycle{Driver: "d"}) }, 200, "succeeded recently"},
-		{func() { now = now.Add(2 * time.Minute); m.ObserveCycle(Cycle{Driver: "d", Err: errors.New("x")}) }, 200, "succeeded recently"},
+		{func() { observe(poll.CycleStats{Driver: "d"}) }, 200, "succeeded recently"},
+		{func() { now = now.Add(2 * time.Minute); observe(poll.CycleStats{Driver: "d", Error: "x"}) }, 200, "succeeded recently"},
 		{func() { now = now.Add(2 * time.Minute) }, 503, "no successful cycle in 3 intervals"},
 	}
 	for i, c := range cases {

@@ -12,17 +12,23 @@ import (
 // values are kept): callers that must keep working after a stop signal,
 // such as lock refreshers, end it with stop. interval must be positive.
 func Every(ctx context.Context, interval time.Duration, fn func(ctx context.Context) bool) (stop func()) {
+	t := time.NewTicker(interval)
+	return onTicks(ctx, t.C, t.Stop, fn)
+}
+
+// onTicks calls fn on every tick until fn returns false or stop is
+// called; release frees the tick source when the goroutine ends.
+func onTicks(ctx context.Context, ticks <-chan time.Time, release func(), fn func(ctx context.Context) bool) (stop func()) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
+		defer release()
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-t.C:
+			case <-ticks:
 			}
 			if !fn(ctx) {
 				return

@@ -81,6 +81,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	c := &cycle{o: o}
 	c.st.CycleID = uuid.NewString()
 	c.st.Driver = o.Driver.Name()
+	if o.Output != nil {
+		c.st.Output = o.Output.Name()
+	}
 	c.st.DryRun = o.DryRun
 	c.log = o.Log.With("cycle_id", c.st.CycleID, "driver", c.st.Driver)
 	start := time.Now()

@@ -11,6 +11,7 @@ import (
 type CycleStats struct {
 	CycleID string
 	Driver  string
+	Output  string // the output driver the cycle dispatched to
 	DryRun  bool
 
 	Candidates int // work items the discovery returned

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/procgroup/procgrouptest"
 )
 
 // agentFlag makes the test binary act as a tiny agent. The steps after it
@@ -19,11 +21,15 @@ import (
 //	touch=FILE      create FILE (proves the agent ran)
 //	event=FILE      copy $FULLSEND_EVENT_FILE to FILE
 //	out=TEXT        print TEXT to stdout; err=TEXT to stderr
-//	sleep=DUR       sleep
+//	sleep=DUR       sleep (the runner and jirasim tests)
+//	hang            block until a signal ends the process
 //	waitfile=FILE   wait (up to 10s) until FILE exists
 //	ignore-term     ignore SIGTERM
 //	trap-term=FILE  on SIGTERM or SIGINT write the signal name to FILE and exit 0
 //	exit=N          exit with N (default 0 after the last step)
+//	supervise=SH    act as `fullsend run`: run the shell script SH as the
+//	                agent under Process (PATH only), then print dumpable=N
+//	spawn=SH        the control: run SH as a plain child, then print dumpable=N
 const agentFlag = "-fullsend-test-agent"
 
 func agentMain(steps []string) int {
@@ -52,6 +58,8 @@ func agentMain(steps []string) int {
 		case "sleep":
 			d, _ := time.ParseDuration(arg)
 			time.Sleep(d)
+		case "hang":
+			procgrouptest.Hang()
 		case "waitfile":
 			deadline := time.Now().Add(10 * time.Second)
 			for time.Now().Before(deadline) {
@@ -73,6 +81,10 @@ func agentMain(steps []string) int {
 		case "exit":
 			n, _ := strconv.Atoi(arg)
 			return n
+		case "supervise", "spawn":
+			if code := superviseScript(name == "supervise", arg); code != 0 {
+				return code
+			}
 		default:
 			fmt.Fprintf(os.Stderr, "test agent: unknown step %q\n", st)
 			return 99

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/procgroup"
 )
 
 // ExitTimeout is the exit code of a run whose agent exceeded run.timeout.
@@ -19,7 +21,7 @@ const ExitTimeout = 124
 const DefaultGrace = 10 * time.Second
 
 // Process supervises one agent process. The agent runs in its own process
-// group, so that signals reach the whole tree it starts and a terminal's
+// group (package procgroup, Linux and macOS), so that signals reach the whole tree it starts and a terminal's
 // Ctrl-C reaches it only through fullsend. When the agent ends, whatever
 // is left in its group is killed.
 type Process struct {
@@ -37,6 +39,9 @@ type Process struct {
 	// killed.
 	Signals <-chan os.Signal
 	Log     *slog.Logger
+	// After returns a channel that receives once d has passed (nil:
+	// time.After); it times run.timeout and Grace. Tests inject a clock.
+	After func(d time.Duration) <-chan time.Time
 }
 
 // Result is how the agent ended.
@@ -65,64 +70,60 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
+	after := p.After
+	if after == nil {
+		after = time.After
+	}
+	// The agent must not read our environment or memory, which hold the
+	// tokens (docs/runner.md, Secrets).
+	if err := hideFromSameUser(); err != nil {
+		p.log().Warn("could not make fullsend non-dumpable; the agent may read its environment", "error", err.Error())
+	}
 	cmd := exec.Command(p.Command[0], p.Command[1:]...)
 	cmd.Env, cmd.Dir = p.Env, p.Dir
 	cmd.Stdout, cmd.Stderr = p.Stdout, p.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A grandchild holding the output pipes open must not hang the run.
 	cmd.WaitDelay = grace
-	if err := cmd.Start(); err != nil {
+	g, err := procgroup.Start(cmd, procgroup.Options{After: after, OnKill: func() {
+		p.log().Warn("agent still running after grace period; killing", "grace", grace.String())
+	}})
+	if err != nil {
 		return Result{}, &StartError{Command: p.Command[0], Err: err}
 	}
-	pgid := cmd.Process.Pid
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-
 	var res Result
-	var timeout, kill <-chan time.Time
+	var timeout <-chan time.Time
 	if p.Timeout > 0 {
-		t := time.NewTimer(p.Timeout)
-		defer t.Stop()
-		timeout = t.C
+		timeout = after(p.Timeout)
 	}
-	var killTimer *time.Timer
-	defer func() {
-		if killTimer != nil {
-			killTimer.Stop()
-		}
-	}()
-	terminate := func(sig syscall.Signal) {
-		p.signalGroup(pgid, sig)
-		if killTimer == nil {
-			killTimer = time.NewTimer(grace)
-			kill = killTimer.C
+	terminating := false
+	terminate := func(sig os.Signal) {
+		terminating = true
+		if err := g.Terminate(sig, grace); err != nil {
+			p.log().Warn("signal agent", "signal", sig.String(), "error", err.Error())
 		}
 	}
 	ctxDone := ctx.Done()
 	for {
 		select {
-		case err := <-done:
-			res.ExitCode = exitCode(cmd.ProcessState, err)
+		case <-g.Done():
+			ps, _ := g.Wait()
+			res.ExitCode = procgroup.ExitCode(ps)
 			if res.TimedOut {
 				res.ExitCode = ExitTimeout
 			}
 			// Whatever the agent left running in its group goes with it:
 			// the run (and the poll lock) ends here, and the key's next
 			// run may start beside anything that outlived it.
-			if err := syscall.Kill(-pgid, syscall.SIGKILL); err == nil && killTimer == nil {
+			if found, _ := g.Kill(); found && !terminating {
 				p.log().Warn("agent left processes running in its process group; killed them")
 			}
 			return res, nil
 		case sig := <-p.Signals:
-			s, ok := sig.(syscall.Signal)
-			if !ok {
-				continue
-			}
 			if res.Signal == nil {
 				res.Signal = sig
 			}
-			p.log().Info("forwarding signal to agent", "signal", s.String())
-			terminate(s)
+			p.log().Info("forwarding signal to agent", "signal", sig.String())
+			terminate(sig)
 		case <-timeout:
 			timeout = nil
 			res.TimedOut = true
@@ -132,17 +133,7 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 			ctxDone = nil
 			p.log().Info("run cancelled; terminating agent", "grace", grace.String())
 			terminate(syscall.SIGTERM)
-		case <-kill:
-			kill = nil
-			p.log().Warn("agent still running after grace period; killing", "grace", grace.String())
-			p.signalGroup(pgid, syscall.SIGKILL)
 		}
-	}
-}
-
-func (p Process) signalGroup(pgid int, sig syscall.Signal) {
-	if err := syscall.Kill(-pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		p.log().Warn("signal agent", "signal", sig.String(), "error", err.Error())
 	}
 }
 
@@ -151,19 +142,4 @@ func (p Process) log() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return p.Log
-}
-
-// exitCode maps a finished process to a shell-style exit code.
-func exitCode(ps *os.ProcessState, waitErr error) int {
-	if ps == nil {
-		return 1
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	if c := ps.ExitCode(); c >= 0 {
-		return c
-	}
-	_ = waitErr
-	return 1
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,17 +27,22 @@ func TestProcessExitCodes(t *testing.T) {
 	}{
 		{name: "success streams output", steps: []string{"out=hello", "err=warn"}, wantCode: 0, wantOut: "hello\n", wantErrOut: "warn\n"},
 		{name: "failure code propagated", steps: []string{"exit=7"}, wantCode: 7},
-		{name: "timeout terminates", steps: []string{"sleep=20s"}, timeout: 100 * time.Millisecond, grace: 5 * time.Second, wantCode: ExitTimeout, wantTimedOut: true},
-		{name: "timeout kills after grace", steps: []string{"ignore-term", "sleep=20s"}, timeout: 100 * time.Millisecond, grace: 150 * time.Millisecond, wantCode: ExitTimeout, wantTimedOut: true},
+		{name: "timeout terminates", steps: []string{"out=ready", "hang"}, timeout: 100 * time.Millisecond, grace: 5 * time.Second, wantCode: ExitTimeout, wantTimedOut: true, wantOut: "ready\n"},
+		{name: "timeout kills after grace", steps: []string{"ignore-term", "out=ready", "hang"}, timeout: 100 * time.Millisecond, grace: 150 * time.Millisecond, wantCode: ExitTimeout, wantTimedOut: true, wantOut: "ready\n"},
 		{name: "finishes before timeout", steps: []string{"exit=3"}, timeout: 10 * time.Second, wantCode: 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var out, errOut bytes.Buffer
+			var errOut bytes.Buffer
+			out := newReadyWriter()
+			// The clock lets run.timeout and the grace expire once the
+			// agent is ready: the timeout always, the grace only where
+			// the agent ignores SIGTERM (otherwise never).
+			clock := fakeClock{ready: out.ready, fire: map[time.Duration]bool{tc.timeout: tc.wantTimedOut, tc.grace: tc.grace < time.Second}}
 			start := time.Now()
-			res, err := Process{Command: agentCmd(t, tc.steps...), Stdout: &out, Stderr: &errOut,
-				Timeout: tc.timeout, Grace: tc.grace}.Run(context.Background())
+			res, err := Process{Command: agentCmd(t, tc.steps...), Stdout: out, Stderr: &errOut,
+				Timeout: tc.timeout, Grace: tc.grace, After: clock.After}.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,16 +63,16 @@ func TestProcessForwardsSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			ready, trapped := filepath.Join(dir, "ready"), filepath.Join(dir, "trapped")
+			trapped := filepath.Join(t.TempDir(), "trapped")
 			sigs := make(chan os.Signal, 1)
 			done := make(chan Result, 1)
+			out := newReadyWriter()
 			go func() {
-				res, _ := Process{Command: agentCmd(t, "trap-term="+trapped, "touch="+ready, "sleep=20s"),
-					Signals: sigs, Grace: 5 * time.Second}.Run(context.Background())
+				res, _ := Process{Command: agentCmd(t, "trap-term="+trapped, "out=ready", "hang"),
+					Stdout: out, Signals: sigs, Grace: 5 * time.Second}.Run(context.Background())
 				done <- res
 			}()
-			waitFile(t, ready)
+			<-out.ready
 			sigs <- sig
 			res := <-done
 			got, _ := os.ReadFile(trapped)
@@ -77,15 +84,14 @@ func TestProcessForwardsSignals(t *testing.T) {
 }
 
 func TestProcessSignalDefaultActionGives128PlusN(t *testing.T) {
-	dir := t.TempDir()
-	ready := filepath.Join(dir, "ready")
 	sigs := make(chan os.Signal, 1)
 	done := make(chan Result, 1)
+	out := newReadyWriter()
 	go func() {
-		res, _ := Process{Command: agentCmd(t, "touch="+ready, "sleep=20s"), Signals: sigs, Grace: 5 * time.Second}.Run(context.Background())
+		res, _ := Process{Command: agentCmd(t, "out=ready", "hang"), Stdout: out, Signals: sigs, Grace: 5 * time.Second}.Run(context.Background())
 		done <- res
 	}()
-	waitFile(t, ready)
+	<-out.ready
 	sigs <- syscall.SIGTERM
 	if res := <-done; res.ExitCode != 128+int(syscall.SIGTERM) {
 		t.Fatalf("exit code %d, want %d", res.ExitCode, 128+int(syscall.SIGTERM))
@@ -93,9 +99,11 @@ func TestProcessSignalDefaultActionGives128PlusN(t *testing.T) {
 }
 
 func TestProcessCancelTerminates(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := Process{Command: agentCmd(t, "sleep=20s"), Grace: 5 * time.Second}.Run(ctx)
+	out := newReadyWriter()
+	go func() { <-out.ready; cancel() }()
+	res, err := Process{Command: agentCmd(t, "out=ready", "hang"), Stdout: out, Grace: 5 * time.Second}.Run(ctx)
 	if err != nil || res.ExitCode != 128+int(syscall.SIGTERM) {
 		t.Fatalf("res %+v err %v, want terminated by SIGTERM", res, err)
 	}
@@ -114,24 +122,57 @@ func TestProcessStartError(t *testing.T) {
 // sigName is how Go's os.Signal prints sig.
 func sigName(sig syscall.Signal) string { return sig.String() }
 
-func waitFile(t *testing.T, path string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
+// readyWriter collects an agent's output and closes ready once the agent
+// printed the line "ready".
+type readyWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	ready chan struct{}
+	once  sync.Once
+}
+
+func newReadyWriter() *readyWriter { return &readyWriter{ready: make(chan struct{})} }
+
+func (w *readyWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), "ready\n") {
+		w.once.Do(func() { close(w.ready) })
 	}
-	t.Fatalf("%s never appeared", path)
+	return len(p), nil
+}
+
+func (w *readyWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// fakeClock is Process.After for tests: the channels of the durations in
+// fire receive once ready is closed, the others never.
+type fakeClock struct {
+	ready <-chan struct{}
+	fire  map[time.Duration]bool
+}
+
+func (c fakeClock) After(d time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	if c.fire[d] {
+		go func() {
+			<-c.ready
+			ch <- time.Time{}
+		}()
+	}
+	return ch
 }
 
 // What the agent leaves running in its process group must not outlive the
 // run: the lock is released and the key's next run starts when the agent
 // ends, so a straggler would work on the subject beside it.
 func TestProcessKillsStragglersWhenTheAgentEnds(t *testing.T) {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("needs /proc")
+	if runtime.GOOS != "linux" {
+		t.Skip("waiting for the straggler needs Linux pidfds")
 	}
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	res, err := Process{Command: []string{"/bin/sh", "-c", `sleep 30 </dev/null >/dev/null 2>&1 & echo $! >"$1"`, "sh", pidFile},
@@ -143,19 +184,14 @@ func TestProcessKillsStragglersWhenTheAgentEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stat := "/proc/" + strings.TrimSpace(string(b)) + "/stat"
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		s, err := os.ReadFile(stat)
-		// Gone, or a zombie waiting for init to reap it.
-		if err != nil || strings.Contains(string(s), ") Z ") {
-			return
-		}
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(mustAtoi(t, strings.TrimSpace(string(b))), syscall.SIGKILL)
-			t.Fatalf("the agent's background process is still running after the run: %s", s)
-		}
-		time.Sleep(10 * time.Millisecond)
+	pid := mustAtoi(t, strings.TrimSpace(string(b)))
+	gone, err := exitedWithin(pid, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !gone {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatal("the agent's background process is still running after the run")
 	}
 }
 
@@ -166,4 +202,17 @@ func mustAtoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// waitFile waits until path exists (the jirasim tests).
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("%s never appeared", path)
 }

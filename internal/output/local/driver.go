@@ -73,6 +73,10 @@ type Options struct {
 	Stderr   io.Writer    // child stderr, each line prefixed; default os.Stderr
 	Launcher Launcher     // replaces the child-process launcher (tests)
 	Log      *slog.Logger // default: discard
+	// After returns a channel that receives once d has passed; it times
+	// Grace and the kill of a terminated child. Default time.After;
+	// tests inject a clock.
+	After func(d time.Duration) <-chan time.Time
 }
 
 // Driver is the local output driver. It implements output.Driver,
@@ -83,6 +87,7 @@ type Driver struct {
 	log   *slog.Logger
 	grace time.Duration
 	kill  time.Duration // KillDelay + Teardown: termination until SIGKILL
+	after func(time.Duration) <-chan time.Time
 	seq   atomic.Uint64
 }
 
@@ -110,6 +115,9 @@ func New(o Options) (*Driver, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	if o.After == nil {
+		o.After = time.After
+	}
 	l := o.Launcher
 	if l == nil {
 		pl, err := newProcessLauncher(o)
@@ -118,7 +126,7 @@ func New(o Options) (*Driver, error) {
 		}
 		l = pl
 	}
-	d := &Driver{log: o.Log, grace: o.Grace, kill: o.KillDelay + o.Teardown}
+	d := &Driver{log: o.Log, grace: o.Grace, kill: o.KillDelay + o.Teardown, after: o.After}
 	d.q = coalesce.New(o.MaxParallel,
 		func(ctx context.Context, _ scope.Key, j Job) error { return l.Launch(ctx, j) },
 		coalesce.Options[scope.Key, Job]{OnDone: d.done})

@@ -70,9 +70,14 @@ func (f *fakeLauncher) next(t *testing.T) launch {
 }
 
 func newFakeDriver(t *testing.T, maxPar int, grace time.Duration) (*Driver, *fakeLauncher) {
+	return newFakeDriverAfter(t, maxPar, grace, nil)
+}
+
+// newFakeDriverAfter is newFakeDriver with the clock after (nil: real).
+func newFakeDriverAfter(t *testing.T, maxPar int, grace time.Duration, after func(time.Duration) <-chan time.Time) (*Driver, *fakeLauncher) {
 	t.Helper()
 	f := &fakeLauncher{started: make(chan launch, 16)}
-	d, err := New(Options{MaxParallel: maxPar, Grace: grace, KillDelay: 50 * time.Millisecond, Launcher: f})
+	d, err := New(Options{MaxParallel: maxPar, Grace: grace, KillDelay: 50 * time.Millisecond, Launcher: f, After: after})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,13 +169,25 @@ func TestCloseShutdown(t *testing.T) {
 		{"active run terminated after grace", false, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, f := newFakeDriver(t, 1, 100*time.Millisecond)
-			d.Dispatch(context.Background(), []plan.Run{mkRun("triage", 1, "a")})
-			active := f.next(t)
-			d.Dispatch(context.Background(), []plan.Run{mkRun("triage", 1, "pending"), mkRun("triage", 2, "waiting")})
-			if tc.finishInGrace {
-				go func() { time.Sleep(20 * time.Millisecond); active.end <- nil }()
+			const grace = 100 * time.Millisecond
+			var active launch
+			// Close starts timing the grace after it dropped the pending
+			// runs: the active run then ends within the grace (which never
+			// expires), or the grace expires at once.
+			after := func(d time.Duration) <-chan time.Time {
+				ch := make(chan time.Time, 1)
+				switch {
+				case d == grace && tc.finishInGrace:
+					go func() { active.end <- nil }()
+				case d == grace:
+					ch <- time.Time{}
+				}
+				return ch
 			}
+			d, f := newFakeDriverAfter(t, 1, grace, after)
+			d.Dispatch(context.Background(), []plan.Run{mkRun("triage", 1, "a")})
+			active = f.next(t)
+			d.Dispatch(context.Background(), []plan.Run{mkRun("triage", 1, "pending"), mkRun("triage", 2, "waiting")})
 			stop, cancel := context.WithCancel(context.Background())
 			cancel() // a signal arrived
 			err := d.Close(stop)

@@ -11,20 +11,22 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/procgroup"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
 
 // processLauncher runs each job as `fullsend run --harness NAME
 // --event-file F --config-dir DIR --poll-lock JSON` with the event in a
 // private temporary file (mode 0600) that is removed when the run ends.
-// The child gets its own process group, so a Ctrl-C meant for the parent
+// The child gets its own process group (package procgroup), so a Ctrl-C meant for the parent
 // does not reach it; termination sends SIGTERM to the group. The child
 // forwards it to its agent and kills the agent after its own grace period
 // (killDelay), then releases the poll lock; only a child still running
-// killDelay+teardown after the SIGTERM is killed (SIGKILL), so that the
+// killDelay+teardown after the SIGTERM is killed (SIGKILL to its group), so that the
 // parent's kill never races the child's own and orphans the agent.
 type processLauncher struct {
 	exe       string
@@ -35,6 +37,7 @@ type processLauncher struct {
 	stdout    io.Writer
 	stderr    io.Writer
 	log       *slog.Logger
+	after     func(time.Duration) <-chan time.Time // nil: time.After
 }
 
 func newProcessLauncher(o Options) (*processLauncher, error) {
@@ -46,7 +49,7 @@ func newProcessLauncher(o Options) (*processLauncher, error) {
 		}
 	}
 	p := &processLauncher{exe: exe, configDir: o.ConfigDir, tempDir: o.TempDir,
-		killDelay: o.KillDelay, teardown: o.Teardown, log: o.Log}
+		killDelay: o.KillDelay, teardown: o.Teardown, log: o.Log, after: o.After}
 	if p.configDir == "" {
 		p.configDir = ".fullsend"
 	}
@@ -107,18 +110,29 @@ func (p *processLauncher) Launch(ctx context.Context, job Job) error {
 	prefix := fmt.Sprintf("[%s %s #%d] ", r.Harness, r.Key, job.Seq)
 	stdout := newPrefixWriter(p.stdout, prefix)
 	stderr := newPrefixWriter(p.stderr, prefix)
-	cmd := exec.CommandContext(ctx, p.exe, args...)
+	cmd := exec.Command(p.exe, args...)
 	cmd.Env = childEnv(os.Environ(), job)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// A grandchild holding the output pipes open must not hang the run.
 	cmd.WaitDelay = p.killDelay + p.teardown
-	ownProcessGroup(cmd)
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: start %s: %w", what, p.exe, err)
+	}
+	g, err := procgroup.Start(cmd, procgroup.Options{After: p.after})
+	if err != nil {
 		return fmt.Errorf("%s: start %s: %w", what, p.exe, err)
 	}
 	p.log.Info("local run started", "harness", r.Harness, "key", string(r.Key),
-		"seq", job.Seq, "pid", cmd.Process.Pid)
-	err = cmd.Wait()
+		"seq", job.Seq, "pid", g.Pid())
+	select {
+	case <-g.Done():
+	case <-ctx.Done():
+		if err := g.Terminate(syscall.SIGTERM, p.killDelay+p.teardown); err != nil {
+			p.log.Warn("terminating local run", "seq", job.Seq, "error", err.Error())
+		}
+	}
+	_, err = g.Wait()
 	stdout.Flush()
 	stderr.Flush()
 	p.log.Debug("local run ended", "seq", job.Seq, "duration", time.Since(start))

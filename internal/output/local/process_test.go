@@ -9,13 +9,16 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/procgroup/procgrouptest"
 	"github.com/fullsend-dev/fullsend/internal/runner"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
@@ -43,8 +46,7 @@ func helperMain() bool {
 		os.Exit(3)
 	case "hang":
 		fmt.Println("ready")
-		time.Sleep(time.Minute)
-		os.Exit(0)
+		procgrouptest.Hang()
 	case "slow-stop":
 		// Like `fullsend run` told to stop: it forwards SIGTERM to its agent,
 		// waits for it (up to its own grace) and releases the poll lock
@@ -53,7 +55,6 @@ func helperMain() bool {
 		signal.Notify(sigs, syscall.SIGTERM)
 		fmt.Println("ready")
 		<-sigs
-		time.Sleep(600 * time.Millisecond)
 		fmt.Println("lock released")
 		os.Exit(0)
 	}
@@ -80,6 +81,19 @@ func helperMain() bool {
 
 func newProcessDriver(t *testing.T, grace time.Duration) (*Driver, *syncio.Buffer, *syncio.Buffer, *syncio.Buffer) {
 	t.Helper()
+	out, errw, logs := &syncio.Buffer{}, &syncio.Buffer{}, &syncio.Buffer{}
+	d, err := newTestProcessDriver(t, Options{Grace: grace, Stdout: out, Stderr: errw,
+		Log: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, out, errw, logs
+}
+
+// newTestProcessDriver builds a driver whose children are this test binary
+// playing `fullsend run` (helperMain), with o's grace, output and clock.
+func newTestProcessDriver(t *testing.T, o Options) (*Driver, error) {
+	t.Helper()
 	t.Setenv(helperEnv, "1")
 	t.Setenv("FULLSEND_NORMALIZED_EVENT", `{"stale":"inherited"}`) // must not reach the child
 	t.Setenv(RunIDEnv, "inherited")                                // replaced by the run's own id
@@ -87,14 +101,8 @@ func newProcessDriver(t *testing.T, grace time.Duration) (*Driver, *syncio.Buffe
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, errw, logs := &syncio.Buffer{}, &syncio.Buffer{}, &syncio.Buffer{}
-	d, err := New(Options{MaxParallel: 2, Grace: grace, KillDelay: 200 * time.Millisecond,
-		Executable: exe, ConfigDir: "cfg", TempDir: t.TempDir(), Stdout: out, Stderr: errw,
-		Log: slog.New(slog.NewTextHandler(logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d, out, errw, logs
+	o.MaxParallel, o.KillDelay, o.Executable, o.ConfigDir, o.TempDir = 2, 200*time.Millisecond, exe, "cfg", t.TempDir()
+	return New(o)
 }
 
 func TestProcessRunReceivesEventAndLock(t *testing.T) {
@@ -144,19 +152,13 @@ func TestProcessRunFailureIsLoggedAndCounted(t *testing.T) {
 }
 
 func TestProcessTerminatedAfterGrace(t *testing.T) {
-	d, out, _, logs := newProcessDriver(t, 100*time.Millisecond)
-	d.Dispatch(context.Background(), []plan.Run{mkRun("hang", 1, "x")})
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(out.String(), "ready") {
-		if time.Now().After(deadline) {
-			t.Fatalf("child never started; logs:\n%s", logs.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	w := newWatchedProcessDriver(t, 100*time.Millisecond)
+	w.d.Dispatch(context.Background(), []plan.Run{mkRun("hang", 1, "x")})
+	<-w.ready
 	stop, cancel := context.WithCancel(context.Background())
 	cancel()
 	start := time.Now()
-	err := d.Close(stop)
+	err := w.d.Close(stop)
 	var se *CloseError
 	if !errors.As(err, &se) || se.Terminated != 1 || se.Unfinished != 0 {
 		t.Fatalf("close = %v", err)
@@ -164,8 +166,8 @@ func TestProcessTerminatedAfterGrace(t *testing.T) {
 	if el := time.Since(start); el > 3*time.Second {
 		t.Fatalf("shutdown took %v", el)
 	}
-	if !strings.Contains(logs.String(), "terminated at shutdown") {
-		t.Fatalf("logs lack the termination:\n%s", logs.String())
+	if !strings.Contains(w.logs.String(), "terminated at shutdown") {
+		t.Fatalf("logs lack the termination:\n%s", w.logs.String())
 	}
 }
 
@@ -173,28 +175,89 @@ func TestProcessTerminatedAfterGrace(t *testing.T) {
 // (which it kills after its own grace period, KillDelay) and then releases
 // the poll lock. Killing it KillDelay after SIGTERM would race its own kill
 // of the agent and cut the release short: the agent would be orphaned and
-// the lock left behind.
+// the lock left behind. So the child's kill is timed KillDelay+Teardown
+// after its SIGTERM.
 func TestProcessTerminatedChildGetsTimeToTearDown(t *testing.T) {
-	d, out, _, logs := newProcessDriver(t, 50*time.Millisecond)
-	d.Dispatch(context.Background(), []plan.Run{mkRun("slow-stop", 1, "x")})
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(out.String(), "ready") {
-		if time.Now().After(deadline) {
-			t.Fatalf("child never started; logs:\n%s", logs.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	w := newWatchedProcessDriver(t, 50*time.Millisecond)
+	w.d.Dispatch(context.Background(), []plan.Run{mkRun("slow-stop", 1, "x")})
+	<-w.ready
 	stop, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := d.Close(stop)
+	err := w.d.Close(stop)
 	var se *CloseError
 	if !errors.As(err, &se) || se.Terminated != 1 || se.Unfinished != 0 {
 		t.Fatalf("close = %v", err)
 	}
-	if !strings.Contains(out.String(), "lock released") {
-		t.Fatalf("the child was killed before its teardown; output:\n%s\nlogs:\n%s", out.String(), logs.String())
+	if !strings.Contains(w.out.String(), "lock released") {
+		t.Fatalf("the child was killed before its teardown; output:\n%s\nlogs:\n%s", w.out.String(), w.logs.String())
+	}
+	if kill := 200*time.Millisecond + DefaultTeardown; !w.clock.wasAsked(kill) {
+		t.Fatalf("the child's kill was not timed KillDelay+Teardown (%s) after SIGTERM; timers: %v", kill, w.clock.durations())
 	}
 }
+
+// watched is a process driver whose clock and output the test watches.
+type watched struct {
+	d     *Driver
+	out   *syncio.Buffer
+	logs  *syncio.Buffer
+	ready chan struct{} // closed when a child printed "ready"
+	clock *clock
+}
+
+// newWatchedProcessDriver builds a process driver whose Close grace
+// expires at once and whose other timers never expire.
+func newWatchedProcessDriver(t *testing.T, grace time.Duration) *watched {
+	t.Helper()
+	w := &watched{out: &syncio.Buffer{}, logs: &syncio.Buffer{}, ready: make(chan struct{}),
+		clock: &clock{fire: map[time.Duration]bool{grace: true}}}
+	var once sync.Once
+	stdout := writerFunc(func(p []byte) (int, error) {
+		n, err := w.out.Write(p)
+		if strings.Contains(w.out.String(), "ready\n") {
+			once.Do(func() { close(w.ready) })
+		}
+		return n, err
+	})
+	var err error
+	w.d, err = newTestProcessDriver(t, Options{Grace: grace, Stdout: stdout, Stderr: &syncio.Buffer{},
+		Log: slog.New(slog.NewTextHandler(w.logs, nil)), After: w.clock.After})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// clock is Options.After for tests: the durations in fire expire at once,
+// the others never; it records every duration asked for.
+type clock struct {
+	mu    sync.Mutex
+	fire  map[time.Duration]bool
+	asked []time.Duration
+}
+
+func (c *clock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked = append(c.asked, d)
+	ch := make(chan time.Time, 1)
+	if c.fire[d] {
+		ch <- time.Time{}
+	}
+	return ch
+}
+
+func (c *clock) durations() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.asked...)
+}
+
+func (c *clock) wasAsked(d time.Duration) bool { return slices.Contains(c.durations(), d) }
 
 // The child's run id must reach the runner under the name it reads.
 func TestRunIDEnvMatchesTheRunner(t *testing.T) {

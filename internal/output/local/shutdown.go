@@ -67,20 +67,35 @@ func (d *Driver) Close(ctx context.Context) error {
 	if active > 0 {
 		d.log.Info("waiting for active local runs", "active", active, "grace", d.grace.String())
 	}
-	gctx, cancel := context.WithTimeout(context.Background(), d.grace)
+	gctx, cancel := d.deadline(d.grace)
 	err := d.q.Wait(gctx)
 	cancel()
 	if err != nil {
 		se.Terminated = d.q.Stats().Active
 		d.log.Warn("terminating local runs after the grace period", "active", se.Terminated)
 		d.q.Abort()
-		kctx, cancel := context.WithTimeout(context.Background(), d.kill+5*time.Second)
+		kctx, cancel := d.deadline(d.kill + 5*time.Second)
 		if d.q.Wait(kctx) != nil {
 			se.Unfinished = d.q.Stats().Active
 		}
 		cancel()
 	}
 	return se.orNil(d.q.Stats().Failed)
+}
+
+// deadline returns a context that ends once wait has passed on the
+// driver's clock, or when cancel is called.
+func (d *Driver) deadline(wait time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	expired := d.after(wait)
+	go func() {
+		select {
+		case <-expired:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // orNil records the failure count and returns e, or nil when e is empty.
