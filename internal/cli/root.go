@@ -82,6 +82,7 @@ func NewRoot(app *App) *cobra.Command {
 	for _, f := range commands {
 		root.AddCommand(f(app))
 	}
+	addVersionFlag(root) // --version (version.go)
 	markRunErrors(root)
 	return root
 }
