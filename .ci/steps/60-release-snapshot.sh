@@ -2,6 +2,9 @@
 # Snapshot release with the pinned GoReleaser into dist/; check archives, checksums and the binary's version.
 # Offline: nothing is published, no image is built (no docker engine), nothing is signed.
 set -euo pipefail
+# The release workflow is not run here; lint it with a pinned actionlint.
+go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 .github/workflows/release.yml
+
 goreleaser=(go tool -modfile=tools/goreleaser/go.mod goreleaser)
 start=$(date +%s)
 "${goreleaser[@]}" check
@@ -9,7 +12,7 @@ start=$(date +%s)
 echo "goreleaser snapshot: $(($(date +%s) - start))s"
 
 fail() { echo "release snapshot: $*" >&2; exit 1; }
-version=$(grep -o '"version":"[^"]*"' dist/metadata.json | head -1 | cut -d'"' -f4)
+version=$(grep -o '"version": *"[^"]*"' dist/metadata.json | head -1 | cut -d'"' -f4)
 [[ -n "$version" ]] || fail "no version in dist/metadata.json"
 
 cd dist
