@@ -6,6 +6,12 @@ set -euo pipefail
 go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 .github/workflows/release.yml
 
 goreleaser=(go tool -modfile=tools/goreleaser/go.mod goreleaser)
+# GoReleaser drops all git information (commit, date) when the checkout
+# has no remote, as in a local worktree; lend it one for this process only.
+if ! git ls-remote --get-url >/dev/null 2>&1; then
+	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url \
+		GIT_CONFIG_VALUE_0=https://github.com/fullsend-dev/fullsend.git
+fi
 start=$(date +%s)
 "${goreleaser[@]}" check
 "${goreleaser[@]}" release --snapshot --clean --skip=publish,docker,sign,sbom
