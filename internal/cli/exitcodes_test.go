@@ -105,6 +105,8 @@ func TestExitCodes(t *testing.T) {
 		{"sim", "no system chosen", 2, "", fixed("", nil, "sim", "--nope")},
 		{"validate", "examples", 0, "", fixed("", nil, "validate", "--config-dir", examples)},
 		{"validate", "no config", 2, "config.yaml", fixed("", nil, "validate", "--config-dir", t.TempDir())},
+		{"version", "text", 0, "", fixed("", nil, "version")},
+		{"version", "bad format", 2, `--output "yaml"`, fixed("", nil, "version", "-o", "yaml")},
 		{"workflows", "unknown platform", 2, "", fixed("", nil, "workflows", "generate", "--platform", "bitbucket", "--dir", t.TempDir())},
 		{"demo", "unknown flag", 2, "unknown flag", fixed("", nil, "demo", "--nope")},
 	}

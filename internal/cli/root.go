@@ -77,6 +77,7 @@ func commandList(app *App) []*cobra.Command {
 		newRunCmd(app, nil),
 		newSimCmd(app, nil),
 		newValidateCmd(app, nil),
+		newVersionCmd(app, nil),
 		newWorkflowsCmd(app),
 	}
 }
@@ -105,6 +106,7 @@ func newRoot(app *App, cmds ...*cobra.Command) *cobra.Command {
 	root.SetFlagErrorFunc(flagError)
 	registerRootCompletions(root)
 	root.AddCommand(cmds...)
+	addVersionFlag(root) // --version (version.go)
 	markRunErrors(root)
 	return root
 }
