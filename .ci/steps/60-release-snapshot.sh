@@ -3,7 +3,7 @@
 # Offline: nothing is published, no image is built (no docker engine), nothing is signed.
 set -euo pipefail
 # The release workflow is not run here; lint it with a pinned actionlint.
-go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 .github/workflows/release.yml
+go tool -modfile=tools/actionlint/go.mod actionlint .github/workflows/release.yml
 
 goreleaser=(go tool -modfile=tools/goreleaser/go.mod goreleaser)
 # GoReleaser drops all git information (commit, date) when the checkout
