@@ -28,7 +28,8 @@ var cycle = poll.CycleStats{Driver: "jira-poll", Duration: 300 * time.Millisecon
 	Candidates: 50, Eligible: 9, LocksAttempted: 8, LocksAcquired: 7, LocksLost: 1, LocksStaleRemoved: 2,
 	Events: 20, EventsBot: 3, EventsInvalid: 4, EventsDenied: 5, EventsNoMatch: 6,
 	RunsMatched: 11, RunsCoalesced: 12, RunsRateLimited: 13,
-	DispatchesScheduled: 10, DispatchesFailed: 14, RateLimitWaits: 15}
+	DispatchesScheduled: 10, DispatchesFailed: 14, RateLimitWaits: 15,
+	ItemsFailed: 16, ChangesQuarantined: 17, DispatchesRecovered: 18}
 
 // The exported series after one good and one failed cycle: names, labels
 // (input driver for the cycle, output driver for dispatches) and values.
@@ -38,13 +39,17 @@ func TestPollSeries(t *testing.T) {
 	observe(cycle)
 	observe(poll.CycleStats{Driver: "jira-poll", Error: "jira: HTTP 503"})
 	want := `
-# HELP fullsend_dispatches_total Runs handed to an output driver, by result (scheduled, failed).
+# HELP fullsend_dispatches_total Runs handed to an output driver, by result (scheduled, failed, recovered: an interrupted dispatch found on the platform).
 # TYPE fullsend_dispatches_total counter
 fullsend_dispatches_total{output_driver="gha-dispatch",result="failed"} 14
+fullsend_dispatches_total{output_driver="gha-dispatch",result="recovered"} 18
 fullsend_dispatches_total{output_driver="gha-dispatch",result="scheduled"} 10
 # HELP fullsend_poll_candidates_total Work items returned by discovery.
 # TYPE fullsend_poll_candidates_total counter
 fullsend_poll_candidates_total{driver="jira-poll"} 50
+# HELP fullsend_poll_changes_quarantined_total Changes given up on (invalid event, or a dispatch that kept failing), recorded on the item.
+# TYPE fullsend_poll_changes_quarantined_total counter
+fullsend_poll_changes_quarantined_total{driver="jira-poll"} 17
 # HELP fullsend_poll_cycles_total Poll cycles by input driver and result (ok, error).
 # TYPE fullsend_poll_cycles_total counter
 fullsend_poll_cycles_total{driver="jira-poll",result="error"} 1
@@ -61,6 +66,9 @@ fullsend_poll_events_dropped_total{driver="jira-poll",reason="no_match"} 6
 # HELP fullsend_poll_events_total Changes detected and turned into events.
 # TYPE fullsend_poll_events_total counter
 fullsend_poll_events_total{driver="jira-poll"} 20
+# HELP fullsend_poll_items_failed_total Items skipped after a per-item error (retried next cycle).
+# TYPE fullsend_poll_items_failed_total counter
+fullsend_poll_items_failed_total{driver="jira-poll"} 16
 # HELP fullsend_poll_locks_total Lock operations by outcome (attempted, acquired, lost, stale_removed).
 # TYPE fullsend_poll_locks_total counter
 fullsend_poll_locks_total{driver="jira-poll",outcome="acquired"} 7
@@ -70,7 +78,7 @@ fullsend_poll_locks_total{driver="jira-poll",outcome="stale_removed"} 2
 # HELP fullsend_rate_limit_waits_total Times a client waited for its rate limiter or a Retry-After.
 # TYPE fullsend_rate_limit_waits_total counter
 fullsend_rate_limit_waits_total{driver="jira-poll"} 15
-# HELP fullsend_runs_total Runs by outcome (matched, coalesced, rate_limited).
+# HELP fullsend_runs_total Runs by outcome (matched, coalesced, rate_limited: deferred by the circuit breaker and retried later).
 # TYPE fullsend_runs_total counter
 fullsend_runs_total{driver="jira-poll",outcome="coalesced"} 12
 fullsend_runs_total{driver="jira-poll",outcome="matched"} 11
@@ -78,6 +86,7 @@ fullsend_runs_total{driver="jira-poll",outcome="rate_limited"} 13
 `
 	names := []string{"fullsend_dispatches_total", "fullsend_poll_candidates_total", "fullsend_poll_cycles_total",
 		"fullsend_poll_eligible_total", "fullsend_poll_events_dropped_total", "fullsend_poll_events_total",
+		"fullsend_poll_items_failed_total", "fullsend_poll_changes_quarantined_total",
 		"fullsend_poll_locks_total", "fullsend_rate_limit_waits_total", "fullsend_runs_total"}
 	if err := testutil.GatherAndCompare(m.reg, strings.NewReader(want), names...); err != nil {
 		t.Fatal(err)

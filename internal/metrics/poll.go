@@ -17,6 +17,8 @@ type pollMetrics struct {
 	locks         *prometheus.CounterVec
 	events        *prometheus.CounterVec
 	eventsDropped *prometheus.CounterVec
+	itemsFailed   *prometheus.CounterVec
+	quarantined   *prometheus.CounterVec
 	runs          *prometheus.CounterVec
 	dispatches    *prometheus.CounterVec
 	waits         *prometheus.CounterVec
@@ -33,9 +35,15 @@ func newPollMetrics(reg prometheus.Registerer, h *health) *pollMetrics {
 		locks:         counter(reg, "poll_locks_total", "Lock operations by outcome (attempted, acquired, lost, stale_removed).", "driver", "outcome"),
 		events:        counter(reg, "poll_events_total", "Changes detected and turned into events.", "driver"),
 		eventsDropped: counter(reg, "poll_events_dropped_total", "Changes that started no run, by reason (bot, invalid, denied, no_match).", "driver", "reason"),
-		runs:          counter(reg, "runs_total", "Runs by outcome (matched, coalesced, rate_limited).", "driver", "outcome"),
-		dispatches:    counter(reg, "dispatches_total", "Runs handed to an output driver, by result (scheduled, failed).", "output_driver", "result"),
-		waits:         counter(reg, "rate_limit_waits_total", "Times a client waited for its rate limiter or a Retry-After.", "driver"),
+		itemsFailed:   counter(reg, "poll_items_failed_total", "Items skipped after a per-item error (retried next cycle).", "driver"),
+		quarantined: counter(reg, "poll_changes_quarantined_total",
+			"Changes given up on (invalid event, or a dispatch that kept failing), recorded on the item.", "driver"),
+		runs: counter(reg, "runs_total",
+			"Runs by outcome (matched, coalesced, rate_limited: deferred by the circuit breaker and retried later).", "driver", "outcome"),
+		dispatches: counter(reg, "dispatches_total",
+			"Runs handed to an output driver, by result (scheduled, failed, recovered: an interrupted dispatch found on the platform).",
+			"output_driver", "result"),
+		waits: counter(reg, "rate_limit_waits_total", "Times a client waited for its rate limiter or a Retry-After.", "driver"),
 		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: "poll_last_success_timestamp_seconds",
 			Help: "Unix time of the last successful poll cycle."}, []string{"driver"}),
 		health: h,
@@ -77,9 +85,12 @@ func (p *pollMetrics) observe(s poll.CycleStats, output string) {
 	p.events.WithLabelValues(d).Add(float64(s.Events))
 	addEach(p.eventsDropped, d, map[string]int{"bot": s.EventsBot, "invalid": s.EventsInvalid,
 		"denied": s.EventsDenied, "no_match": s.EventsNoMatch})
+	p.itemsFailed.WithLabelValues(d).Add(float64(s.ItemsFailed))
+	p.quarantined.WithLabelValues(d).Add(float64(s.ChangesQuarantined))
 	addEach(p.runs, d, map[string]int{"matched": s.RunsMatched, "coalesced": s.RunsCoalesced,
 		"rate_limited": s.RunsRateLimited})
-	addEach(p.dispatches, output, map[string]int{"scheduled": s.DispatchesScheduled, "failed": s.DispatchesFailed})
+	addEach(p.dispatches, output, map[string]int{"scheduled": s.DispatchesScheduled, "failed": s.DispatchesFailed,
+		"recovered": s.DispatchesRecovered})
 	p.waits.WithLabelValues(d).Add(float64(s.RateLimitWaits))
 	if now, ok := p.health.cycle(s.Error); ok {
 		p.lastSuccess.WithLabelValues(d).Set(float64(now.Unix()))

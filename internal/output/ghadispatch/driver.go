@@ -214,10 +214,17 @@ func (d *Driver) dispatchOne(ctx context.Context, r plan.Run) (*plan.Ref, error)
 		}
 		return nil, dispatchError(r.Harness, full, wf, ref, err)
 	}
+	// A 2xx means GitHub accepted the dispatch, so the run exists: an
+	// answer without workflow_run_id (204 from a server without
+	// return_run_details, or a "200 {}") is a success without a run id,
+	// recorded as such, never dispatched again.
 	pr := &plan.Ref{Driver: Name}
-	if details != nil && details.WorkflowRunID != nil {
+	if details != nil && details.GetWorkflowRunID() > 0 {
 		pr.ID = strconv.FormatInt(details.GetWorkflowRunID(), 10)
 		pr.URL = details.GetHTMLURL()
+	} else if req.ReturnRunDetails != nil && resp != nil && resp.StatusCode != http.StatusNoContent {
+		d.log.Warn("workflow dispatched but GitHub returned no run id; the run cannot be cancelled by id", "repo", full,
+			"workflow", wf, "harness", r.Harness, "status", resp.StatusCode)
 	}
 	status := 0
 	if resp != nil {

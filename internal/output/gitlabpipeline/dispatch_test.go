@@ -78,6 +78,10 @@ func TestCreateFailures(t *testing.T) {
 		{"429 with Retry-After is retried", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, RetryAfter: "0"}, "", 2, 1},
 		{"429 twice then success", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, Times: 2}, "", 3, 1},
 		{"429 asking too long a wait fails at once", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, RetryAfter: "3600"}, "429", 1, 0},
+		{"200 {} without a pipeline id is ambiguous, not recorded", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 200, Body: `{}`},
+			"without a pipeline id (the pipeline may exist", 1, 0},
+		{"201 {} after processing is reported, not repeated", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 201, Body: `{}`, AfterProcess: true},
+			"without a pipeline id", 1, 1},
 		{"400 bad ref", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 400, Body: `{"message":{"base":["Reference not found"]}}`}, "Reference not found", 1, 0},
 	}
 	for _, tc := range tests {

@@ -102,6 +102,13 @@ func (d *Driver) dispatchOne(ctx context.Context, run plan.Run) (*plan.Ref, erro
 		}
 		return nil, fmt.Errorf("gitlab-pipeline: create pipeline for %s in project %s on %s%s: %w", run.Key, d.o.Project, d.o.Ref, createNote(err), err)
 	}
+	if p == nil || p.ID <= 0 {
+		// A success without a pipeline id (a proxy's "200 {}") cannot be
+		// recorded, and the pipeline may have been created: reported like
+		// an unanswered request, never repeated.
+		return nil, fmt.Errorf("gitlab-pipeline: create pipeline for %s in project %s on %s: %w",
+			run.Key, d.o.Project, d.o.Ref, errNoPipelineID)
+	}
 	ref := &plan.Ref{Driver: Name, ID: strconv.FormatInt(p.ID, 10), URL: p.WebURL}
 	rk := ResourceKey(run.Key)
 	log := d.o.Log.With("driver", Name, "project", d.o.Project, "pipeline", p.ID, "scope", string(run.Key))
@@ -162,6 +169,9 @@ func projectFromURL(raw, apiURL, def string) string {
 // createNote explains a failed pipeline creation: whether the pipeline may
 // exist anyway (the request reached GitLab but its answer was an error or
 // never came), or which project setting refused the pipeline variables.
+// errNoPipelineID is a successful create answer that names no pipeline.
+var errNoPipelineID = errors.New("GitLab answered success without a pipeline id (the pipeline may exist; not retried to avoid a duplicate run)")
+
 func createNote(err error) string {
 	const mayExist = ": the pipeline may exist; not retried to avoid a duplicate run)"
 	var er *gitlab.ErrorResponse
