@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/fullsend-dev/fullsend/internal/metrics"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 // ruleFile is the part of a prometheus-operator PrometheusRule fullsend
@@ -125,8 +126,9 @@ func anyContains(lines []string, s string) bool {
 func exportedSeries(t *testing.T) map[string][]string {
 	t.Helper()
 	m := metrics.New(time.Minute)
-	m.ObserveCycle(metrics.Cycle{Driver: "jira-poll", LocksAttempted: 1, LocksLost: 1, DispatchesFailed: 1})
-	m.ObserveCycle(metrics.Cycle{Driver: "jira-poll", Err: os.ErrDeadlineExceeded})
+	observe := m.PollObserver("gha-dispatch")
+	observe(poll.CycleStats{Driver: "jira-poll", LocksAttempted: 1, LocksLost: 1, DispatchesFailed: 1, ChangesQuarantined: 1})
+	observe(poll.CycleStats{Driver: "jira-poll", Error: os.ErrDeadlineExceeded.Error()})
 	m.ObserveRequest("jira", "GET /rest/api/3/myself", 429, time.Millisecond)
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
