@@ -13,17 +13,20 @@ import (
 // such as lock refreshers, end it with stop. interval must be positive.
 func Every(ctx context.Context, interval time.Duration, fn func(ctx context.Context) bool) (stop func()) {
 	t := time.NewTicker(interval)
-	return onTicks(ctx, t.C, t.Stop, fn)
+	return OnTicks(ctx, t.C, t.Stop, fn)
 }
 
-// onTicks calls fn on every tick until fn returns false or stop is
-// called; release frees the tick source when the goroutine ends.
-func onTicks(ctx context.Context, ticks <-chan time.Time, release func(), fn func(ctx context.Context) bool) (stop func()) {
+// OnTicks is Every driven by ticks instead of a ticker (tests send the
+// ticks): fn runs on every tick until fn returns false or stop is called;
+// release (may be nil) frees the tick source when the goroutine ends.
+func OnTicks(ctx context.Context, ticks <-chan time.Time, release func(), fn func(ctx context.Context) bool) (stop func()) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer release()
+		if release != nil {
+			defer release()
+		}
 		for {
 			select {
 			case <-ctx.Done():

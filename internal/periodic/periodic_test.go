@@ -26,7 +26,7 @@ func TestEveryUntilFalse(t *testing.T) {
 	var n atomic.Int32
 	ticks := make(chan time.Time)
 	released := make(chan struct{})
-	stop := onTicks(context.Background(), ticks, func() { close(released) }, func(context.Context) bool {
+	stop := OnTicks(context.Background(), ticks, func() { close(released) }, func(context.Context) bool {
 		return n.Add(1) < 3
 	})
 	for i := 0; i < 3; i++ {
@@ -47,7 +47,7 @@ func TestEveryOutlivesCancelUntilStop(t *testing.T) {
 	cancel()
 	ticks := make(chan time.Time)
 	calls := make(chan struct{}, 10)
-	stop := onTicks(ctx, ticks, func() {}, func(c context.Context) bool {
+	stop := OnTicks(ctx, ticks, func() {}, func(c context.Context) bool {
 		if c.Err() != nil {
 			t.Error("fn got a cancelled context before stop")
 		}
@@ -69,7 +69,7 @@ func TestStopWaitsForFn(t *testing.T) {
 	ticks := make(chan time.Time)
 	entered := make(chan struct{})
 	var returned atomic.Bool
-	stop := onTicks(context.Background(), ticks, func() {}, func(c context.Context) bool {
+	stop := OnTicks(context.Background(), ticks, func() {}, func(c context.Context) bool {
 		close(entered)
 		<-c.Done()
 		returned.Store(true)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +16,9 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
+
+// propertyPut is the emulator's call-count key of an issue property write.
+const propertyPut = "PUT /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}"
 
 // simRun is a run wired through the real Jira client to a Jira emulator
 // holding one issue with a fresh dispatched lock carrying testID.
@@ -77,59 +79,35 @@ func (r *simRun) spec(t *testing.T, steps ...string) Spec {
 		Getenv: envOf(map[string]string{"PATH": "/usr/bin:/bin"}), TempDir: t.TempDir(), Log: testLogger(&r.log)}
 }
 
-func TestJiraLockVerifiedThenRefreshedAtInterval(t *testing.T) {
+// The lock in the emulator is marked running, then rewritten once per
+// refresh tick (phase running, this run's id), and deleted at the end.
+func TestJiraLockVerifiedThenRefreshedOnTicks(t *testing.T) {
 	r := newSimRun(t)
-	spec := r.spec(t, "sleep=500ms")
-	spec.RefreshInterval = 60 * time.Millisecond
-	// Sample the lock in the emulator while the agent runs.
-	var (
-		mu     sync.Mutex
-		stamps []time.Time
-		phases = map[string]bool{}
-	)
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(3 * time.Millisecond):
-			}
-			if l, ok := r.lock(t); ok {
-				mu.Lock()
-				if n := len(stamps); n == 0 || !stamps[n-1].Equal(l.TS) {
-					stamps = append(stamps, l.TS)
-				}
-				phases[l.Phase] = true
-				mu.Unlock()
-			}
+	release := filepath.Join(t.TempDir(), "release")
+	ticks, _, wait := runDriven(t, r.spec(t, "waitfile="+release))
+	puts := func() int { return r.sim.Calls()[propertyPut] }
+	waitUntil(t, "the lock marked running", func() bool { l, ok := r.lock(t); return ok && l.Phase == polllock.PhaseRunning })
+	base := puts()
+	for i := 1; i <= 4; i++ {
+		ticks <- time.Now()
+		waitUntil(t, fmt.Sprintf("refresh %d", i), func() bool { return puts() >= base+i })
+		if n := puts() - base; n != i {
+			t.Fatalf("%d lock writes after %d ticks, want %d", n, i, i)
 		}
-	}()
-	res, err := Run(context.Background(), spec)
-	close(stop)
-	<-sampled
-	if err != nil || res.ExitCode != 0 {
+		if l, ok := r.lock(t); !ok || l.Phase != polllock.PhaseRunning || l.ID != testID {
+			t.Fatalf("after refresh %d the lock is %+v (present %v), want running with id %s", i, l, ok, testID)
+		}
+	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := wait(); err != nil || res.ExitCode != 0 {
 		t.Fatalf("res %+v err %v\n%s", res, err, r.log.String())
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	// stamps[0] is the dispatched lock, stamps[1] marking running, then
-	// refreshes roughly every 60ms over 500ms.
-	if len(stamps) < 6 || !phases[polllock.PhaseRunning] {
-		t.Fatalf("saw %d lock timestamps (phases %v), want dispatched + running + >= 4 refreshes", len(stamps), phases)
-	}
-	refreshes := stamps[2:]
-	mean := refreshes[len(refreshes)-1].Sub(stamps[1]) / time.Duration(len(refreshes))
-	if mean < 45*time.Millisecond || mean > 180*time.Millisecond {
-		t.Fatalf("mean refresh interval %s over %d refreshes, want about 60ms", mean, len(refreshes))
 	}
 	if _, ok := r.lock(t); ok {
 		t.Fatal("lock still present after the run")
 	}
 }
-
 func TestJiraLockDeletedWhateverTheOutcome(t *testing.T) {
 	tests := []struct {
 		name     string

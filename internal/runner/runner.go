@@ -38,6 +38,9 @@ type Spec struct {
 	// polling.
 	Locker          *Locker
 	RefreshInterval time.Duration // 0 = DefaultRefreshInterval
+	// RefreshTicks, when set, replaces the RefreshInterval ticker: each
+	// value received is one refresh (tests drive the refresher with it).
+	RefreshTicks <-chan time.Time
 	EnvAllow        []string      // harness run.env allow-list
 	Getenv          func(string) string
 	Dir             string // agent working directory; "" = current
@@ -106,7 +109,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}
 	stopRefresh := func() {}
 	if s.Locker != nil {
-		stopRefresh = startRefresher(ctx, s.Locker, s.RefreshInterval, log)
+		stopRefresh = startRefresher(ctx, s.Locker, s.RefreshInterval, s.RefreshTicks, log)
 	}
 	log.Info("starting agent", "harness", s.Harness, "command", s.Command[0], "serialization_key", string(key))
 	res, err := Process{Command: s.Command, Env: env, Dir: s.Dir, Stdout: s.Stdout, Stderr: s.Stderr,
@@ -154,13 +157,14 @@ func ReleaseLock(ctx context.Context, l *Locker, log *slog.Logger) {
 	}
 }
 
-// startRefresher refreshes l every interval until the returned stop
-// function is called (stop waits for the goroutine to end).
-func startRefresher(ctx context.Context, l *Locker, every time.Duration, log *slog.Logger) (stop func()) {
+// startRefresher refreshes l every interval (or on every value of ticks,
+// when set) until the returned stop function is called (stop waits for
+// the goroutine to end).
+func startRefresher(ctx context.Context, l *Locker, every time.Duration, ticks <-chan time.Time, log *slog.Logger) (stop func()) {
 	if every <= 0 {
 		every = DefaultRefreshInterval
 	}
-	return periodic.Every(ctx, every, func(ctx context.Context) bool {
+	refresh := func(ctx context.Context) bool {
 		ours, reason, err := l.Refresh(ctx)
 		switch {
 		case err != nil && errors.Is(err, context.Canceled):
@@ -175,5 +179,9 @@ func startRefresher(ctx context.Context, l *Locker, every time.Duration, log *sl
 			log.Debug("poll lock refreshed", "issue", l.Issue)
 		}
 		return true
-	})
+	}
+	if ticks != nil {
+		return periodic.OnTicks(ctx, ticks, nil, refresh)
+	}
+	return periodic.Every(ctx, every, refresh)
 }
