@@ -185,3 +185,25 @@ func TestCheckEventsFindings(t *testing.T) {
 		})
 	}
 }
+
+// TestRunNameShowsKey: the run workflow's title shows the idempotency key
+// of a polled change (ghadispatch.Title, which the crash lookup matches),
+// with a guard for the empty work_item of a hand-started run.
+func TestRunNameShowsKey(t *testing.T) {
+	const want = "fullsend ${{ inputs.agent }} ${{ fromJSON(inputs.work_item || '{}').idempotency_key || inputs.serialization_key }}"
+	for _, gc := range goldenCases {
+		files, err := Generate(gc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wf struct {
+			RunName string `yaml:"run-name"`
+		}
+		if err := yaml.Unmarshal(files[RunFile], &wf); err != nil {
+			t.Fatal(err)
+		}
+		if wf.RunName != want {
+			t.Errorf("%s: run-name %q, want %q", gc.dir, wf.RunName, want)
+		}
+	}
+}
