@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# actionlint (pinned in tools/actionlint/go.mod, with shellcheck) over every GitHub workflow variant `workflows generate` writes.
+# actionlint (pinned in tools/actionlint/go.mod, with shellcheck) over every GitHub workflow variant `workflows generate` writes
+# (fullsend-events.yml, fullsend-poll.yml, fullsend-run.yml and, with --reusable, fullsend-run-reusable.yml).
 set -euo pipefail
 if ! command -v shellcheck >/dev/null 2>&1; then
 	if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
@@ -21,6 +22,9 @@ for variant in "release" "release --reusable" "source" "source --reusable"; do
 	if [ "$mode" = source ]; then version=0123456789abcdef0123456789abcdef01234567; fi
 	"$tmp/fullsend" workflows generate --platform github --install "$mode" --version "$version" $reusable \
 		--dir "$dir/.github/workflows" >/dev/null
+	for f in fullsend-events.yml fullsend-poll.yml fullsend-run.yml; do
+		[ -f "$dir/.github/workflows/$f" ] || { echo "github $variant: $f not generated" >&2; exit 1; }
+	done
 	go tool -modfile=tools/actionlint/go.mod actionlint -shellcheck="$(command -v shellcheck || true)" "$dir"/.github/workflows/*.yml
 	"$tmp/fullsend" workflows check --dir "$dir/.github/workflows" >/dev/null
 	echo "actionlint and workflows check: github $variant clean"

@@ -53,7 +53,8 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "generate --platform github|gitlab [--dir D] [--version vX.Y.Z | --install source --version REF]",
 		Short: "Write the poll and run workflows for a CI platform",
-		Long: "Writes the workflows (GitHub) or .gitlab-ci.yml (GitLab). Their install step downloads the\n" +
+		Long: "Writes the workflows (GitHub: fullsend-events.yml, fullsend-poll.yml, fullsend-run.yml) or\n" +
+			".gitlab-ci.yml (GitLab). Their install step downloads the\n" +
 			"fullsend release archive for the runner's OS/arch and refuses it unless its sha256 matches the\n" +
 			"release's checksums.txt; no Go toolchain. The release pinned is this binary's own version, or\n" +
 			"--version vX.Y.Z. A development build has no release to pin: pass --version vX.Y.Z, or\n" +
@@ -192,7 +193,10 @@ func newWorkflowsCheckCmd(app *App) *cobra.Command {
 			"fullsend job it also reports ${{ }} expressions of untrusted contexts (inputs,\n" +
 			"github.event, step outputs, secrets) pasted into run: scripts, with the env:\n" +
 			"rewrite; actions not pinned to a 40-hex commit SHA; secrets in job or workflow\n" +
-			"env; checkout without persist-credentials: false; and secrets: inherit.\n" +
+			"env; checkout without persist-credentials: false; secrets: inherit; under\n" +
+			"pull_request_target a checkout of the pull request's head or a job reading\n" +
+			"secrets without a fork guard; and a `fullsend dispatch` job on pull request\n" +
+			"events that does not skip forks.\n" +
 			"A .gitlab-ci.yml in the directory or the current directory is checked too\n" +
 			"(resource_group fullsend-$FULLSEND_RESOURCE_KEY, interruptible in the job, its\n" +
 			"templates, default and rules, workflow:auto_cancel including overrides in\n" +

@@ -30,9 +30,9 @@ func TestWorkflowsGenerateThenCheck(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "wrote "+filepath.Join(dir, "fullsend-run.yml")) {
 			t.Fatalf("generate: code %d, out %q, err %q", code, out, errOut)
 		}
-		wantFiles, wantJobs := "2 files", "1 jobs"
+		wantFiles, wantJobs := "3 files", "1 jobs"
 		if reusable {
-			wantFiles, wantJobs = "3 files", "2 jobs"
+			wantFiles, wantJobs = "4 files", "2 jobs"
 		}
 		code, out, errOut = wfCLI(t, "workflows", "check", "--dir", dir)
 		if code != 0 || out != "ok: "+wantFiles+", "+wantJobs+" checked\n" {

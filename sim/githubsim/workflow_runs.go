@@ -5,6 +5,7 @@ package githubsim
 // pages linked by a Link header, as GitHub answers it.
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -18,8 +19,14 @@ const EndpointWorkflowRuns = "workflow_runs" // GET /repos/{o}/{r}/actions/workf
 
 // DisplayTitle is the title GitHub shows for a run of the shipped run
 // workflows (Workflow.RunName overrides it), whose `run-name` is
-// "fullsend ${{ inputs.agent }} ${{ inputs.serialization_key }}".
+// "fullsend ${{ inputs.agent }} ${{ fromJSON(inputs.work_item || '{}').idempotency_key || inputs.serialization_key }}".
 func DisplayTitle(inputs map[string]string) string {
+	var wi struct {
+		Key string `json:"idempotency_key"`
+	}
+	if json.Unmarshal([]byte(inputs["work_item"]), &wi) == nil && wi.Key != "" {
+		return "fullsend " + inputs["agent"] + " " + wi.Key
+	}
 	return "fullsend " + inputs["agent"] + " " + inputs["serialization_key"]
 }
 

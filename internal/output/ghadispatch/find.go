@@ -4,9 +4,11 @@ package ghadispatch
 //
 // GitHub's run listing does not return a run's inputs; it returns its
 // display title, which the run workflow's `run-name` renders from them.
-// The shipped workflows name a run "fullsend <agent> <serialization_key>"
-// (RunName); a run workflow whose run-name also shows the idempotency key
-// (the work_item input's idempotency_key) is matched by the key itself.
+// The shipped workflows name a run "fullsend <agent> <idempotency_key>"
+// when the work_item input carries an idempotency key (a polled change),
+// else "fullsend <agent> <serialization_key>" (Title). A title that shows
+// the key is matched by the key itself; one of workflows generated before
+// the key was shown (RunName) by harness and scope.
 
 import (
 	"context"
@@ -25,10 +27,19 @@ import (
 // MaxFindPages bounds the pages of runs (100 each) read per lookup.
 const MaxFindPages = 10
 
-// RunName is the display title the shipped run workflows give a run:
-// `run-name: fullsend ${{ inputs.agent }} ${{ inputs.serialization_key }}`.
+// RunName is the display title "fullsend <agent> <serializationKey>", the
+// run-name of a run without an idempotency key.
 func RunName(agent, serializationKey string) string {
 	return "fullsend " + agent + " " + serializationKey
+}
+
+// Title is the display title the shipped run workflows give run:
+// `run-name: fullsend ${{ inputs.agent }} ${{ fromJSON(inputs.work_item || '{}').idempotency_key || inputs.serialization_key }}`.
+func Title(run plan.Run) string {
+	if key := run.WorkItem.IdempotencyKey; key != "" {
+		return "fullsend " + run.Harness + " " + key
+	}
+	return RunName(run.Harness, string(run.Key))
 }
 
 // FindDispatched reports whether a workflow_dispatch run of run's

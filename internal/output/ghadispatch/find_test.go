@@ -114,11 +114,24 @@ func TestMatchesTitle(t *testing.T) {
 		created time.Time
 		want    bool
 	}{
+		{Title(run), from, true}, // the shipped run-name
 		{RunName("triage", string(run.Key)), from, true},
 		{"fullsend triage " + key, from, true},
 		{"fullsend triage " + key + "1", from, false}, // another change's key
 		{RunName("code", string(run.Key)), from, false},
 		{RunName("triage", string(run.Key)), from.Add(-time.Second), false},
+	}
+	if want := "fullsend triage " + key; Title(run) != want {
+		t.Fatalf("Title = %q, want %q", Title(run), want)
+	}
+	// A run without a key (the event path) is titled and matched by scope.
+	unkeyed := jiraRun(t)
+	if Title(unkeyed) != RunName("triage", string(unkeyed.Key)) {
+		t.Fatalf("Title without a key = %q", Title(unkeyed))
+	}
+	r := &gogithub.WorkflowRun{DisplayTitle: gogithub.Ptr(Title(unkeyed)), CreatedAt: &gogithub.Timestamp{Time: from}}
+	if !matches(r, unkeyed, from) {
+		t.Errorf("matches(%q) = false for the run it names", Title(unkeyed))
 	}
 	for _, tc := range cases {
 		r := &gogithub.WorkflowRun{DisplayTitle: gogithub.Ptr(tc.title), CreatedAt: &gogithub.Timestamp{Time: tc.created}}

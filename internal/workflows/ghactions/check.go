@@ -70,6 +70,9 @@ func Check(files []File) Report {
 				rep.Findings = append(rep.Findings, workflows.Finding{File: w.file, Line: j.usesLine, Message: fmt.Sprintf(
 					"job %q calls %s, which is not in this directory: the job fails when it starts", j.id, j.uses)})
 			}
+			if j.runsDispatch {
+				fullsend = true
+			}
 			if j.runsPoll {
 				fullsend = true
 				rep.Findings = append(rep.Findings, pollFindings(w.file, j, effective(w, j))...)

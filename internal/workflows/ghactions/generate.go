@@ -20,7 +20,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/workflows/release"
 )
 
-// File names written by Generate.
+// File names written by Generate (and EventsFile).
 const (
 	PollFile     = "fullsend-poll.yml"
 	RunFile      = "fullsend-run.yml"
@@ -141,7 +141,8 @@ func Generate(opts Options) (map[string][]byte, error) {
 		Source                     bool
 		Checkout, SetupGo          string
 		Script                     string
-	}{Options: opts, CallerPrefix: CallerPrefix, CalleePrefix: CalleePrefix, ConfigDir: ConfigDir, PollGroup: PollGroup,
+		Triggers                   []trigger
+	}{Triggers: eventTriggers, Options: opts, CallerPrefix: CallerPrefix, CalleePrefix: CalleePrefix, ConfigDir: ConfigDir, PollGroup: PollGroup,
 		JiraSecrets: jiraSecrets, Source: opts.Install.Mode == release.Source, Script: release.Script}
 	var err error
 	if data.Checkout, err = uses("actions/checkout"); err != nil {
@@ -154,7 +155,8 @@ func Generate(opts Options) (map[string][]byte, error) {
 		data.Inputs = append(data.Inputs, input{Name: n, Env: plan.EnvVar(n),
 			Description: descriptions[n], Required: required[n]})
 	}
-	files := map[string]string{PollFile: "fullsend-poll.yml.tmpl", RunFile: "fullsend-run.yml.tmpl"}
+	files := map[string]string{PollFile: "fullsend-poll.yml.tmpl", RunFile: "fullsend-run.yml.tmpl",
+		EventsFile: "fullsend-events.yml.tmpl"}
 	if opts.Reusable {
 		files[RunFile] = "fullsend-run-caller.yml.tmpl"
 		files[ReusableFile] = "fullsend-run-reusable.yml.tmpl"

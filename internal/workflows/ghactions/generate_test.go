@@ -94,9 +94,9 @@ func TestGeneratedShape(t *testing.T) {
 			names = append(names, name)
 		}
 		sort.Strings(names)
-		want := []string{PollFile, RunFile}
+		want := []string{EventsFile, PollFile, RunFile}
 		if gc.opts.Reusable {
-			want = []string{PollFile, ReusableFile, RunFile}
+			want = []string{EventsFile, PollFile, ReusableFile, RunFile}
 		}
 		if strings.Join(names, ",") != strings.Join(want, ",") {
 			t.Fatalf("%s: files %v, want %v", gc.dir, names, want)

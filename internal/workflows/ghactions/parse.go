@@ -19,21 +19,25 @@ type workflow struct {
 	reusable    bool         // triggered by workflow_call
 	concurrency *concurrency // workflow level, nil when absent
 	env         *yaml.Node   // workflow-level env, nil when absent
+	triggers    map[string]bool
 	jobs        []*job
 }
 
 // job is one entry under `jobs:`.
 type job struct {
-	id          string
-	line        int
-	concurrency *concurrency // job level, nil when absent
-	runsRun     bool         // a step's script runs `fullsend run`
-	runsPoll    bool         // a step's script runs `fullsend poll`
-	uses        string       // reusable workflow reference, "" when none
-	usesLine    int
-	env         *yaml.Node // job-level env, nil when absent
-	secrets     *yaml.Node // `secrets:` of a reusable workflow call
-	steps       []*yaml.Node
+	id           string
+	line         int
+	concurrency  *concurrency // job level, nil when absent
+	runsRun      bool         // a step's script runs `fullsend run`
+	runsPoll     bool         // a step's script runs `fullsend poll`
+	runsDispatch bool         // a step's script runs `fullsend dispatch`
+	cond         string       // the job's `if:`, "" when absent
+	condLine     int
+	uses         string // reusable workflow reference, "" when none
+	usesLine     int
+	env          *yaml.Node // job-level env, nil when absent
+	secrets      *yaml.Node // `secrets:` of a reusable workflow call
+	steps        []*yaml.Node
 }
 
 // concurrency is a `concurrency:` value in either form: a bare group
@@ -53,6 +57,9 @@ var fullsendRun = regexp.MustCompile(`(?:^|[\s/;&|("'])fullsend(?:\.exe)?\s+run(
 
 // fullsendPoll matches a `fullsend poll` invocation the same way.
 var fullsendPoll = regexp.MustCompile(`(?:^|[\s/;&|("'])fullsend(?:\.exe)?\s+poll(?:$|[\s;&|)"'])`)
+
+// fullsendDispatch matches a `fullsend dispatch` invocation the same way.
+var fullsendDispatch = regexp.MustCompile(`(?:^|[\s/;&|("'])fullsend(?:\.exe)?\s+dispatch(?:$|[\s;&|)"'])`)
 
 // yamlLine finds the line number in a yaml error message.
 var yamlLine = regexp.MustCompile(`line (\d+)`)
@@ -77,7 +84,8 @@ func parseWorkflow(file string, data []byte) (*workflow, int, error) {
 		return nil, root.Line, fmt.Errorf("not a workflow: the top level is not a mapping")
 	}
 	if _, on := workflows.MapEntry(root, "on"); on != nil {
-		w.reusable = hasTrigger(on, "workflow_call")
+		w.triggers = triggers(on)
+		w.reusable = w.triggers["workflow_call"]
 	}
 	if k, c := workflows.MapEntry(root, "concurrency"); c != nil {
 		w.concurrency = parseConcurrency(k, c)
@@ -105,29 +113,32 @@ func parseWorkflow(file string, data []byte) (*workflow, int, error) {
 			}
 			j.runsRun = stepsMatch(j.steps, fullsendRun)
 			j.runsPoll = stepsMatch(j.steps, fullsendPoll)
+			j.runsDispatch = stepsMatch(j.steps, fullsendDispatch)
+			if k, c := workflows.MapEntry(v, "if"); c != nil && c.Kind == yaml.ScalarNode {
+				j.cond, j.condLine = c.Value, k.Line
+			}
 		}
 		w.jobs = append(w.jobs, j)
 	}
 	return w, 0, nil
 }
 
-// hasTrigger reports whether an `on:` value names event, in any of its
-// three forms (string, list, mapping).
-func hasTrigger(on *yaml.Node, event string) bool {
+// triggers is the set of event names an `on:` value names.
+func triggers(on *yaml.Node) map[string]bool {
+	set := map[string]bool{}
 	switch on.Kind {
 	case yaml.ScalarNode:
-		return on.Value == event
+		set[on.Value] = true
 	case yaml.SequenceNode:
 		for _, n := range on.Content {
-			if n.Value == event {
-				return true
-			}
+			set[n.Value] = true
 		}
 	case yaml.MappingNode:
-		k, _ := workflows.MapEntry(on, event)
-		return k != nil
+		for i := 0; i < len(on.Content); i += 2 {
+			set[on.Content[i].Value] = true
+		}
 	}
-	return false
+	return set
 }
 
 // parseConcurrency reads the value n of the `concurrency:` key k.

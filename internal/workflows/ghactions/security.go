@@ -33,6 +33,7 @@ func securityFindings(w *workflow) []workflows.Finding {
 	for _, k := range secretEnv(w.env) {
 		at(k.Line, "workflow env %s holds a secret, so every step of every job sees it; set it in the env of the steps that run fullsend", k.Value)
 	}
+	out = append(out, forkFindings(w)...)
 	for _, j := range w.jobs {
 		for _, k := range secretEnv(j.env) {
 			at(k.Line, "job %q: env %s holds a secret, so every step (checkout, other actions, the agent) sees it; set it in the env of the steps that run fullsend", j.id, k.Value)
