@@ -196,7 +196,8 @@ func TestJiraLockStolenDuringRun(t *testing.T) {
 	dir := t.TempDir()
 	ready, proceed := filepath.Join(dir, "ready"), filepath.Join(dir, "proceed")
 	spec := r.spec(t, "touch="+ready, "waitfile="+proceed, "exit=6")
-	spec.RefreshInterval = 25 * time.Millisecond
+	ticks := make(chan time.Time)
+	spec.RefreshTicks = ticks
 	thief := polllock.Lock{ID: "poller-b", TS: time.Now(), Phase: polllock.PhasePending}
 	stolen := watchLog(&r.log, "taken by another owner")
 	spec.Log = testLogger(stolen)
@@ -204,7 +205,9 @@ func TestJiraLockStolenDuringRun(t *testing.T) {
 	go func() {
 		defer close(thiefDone)
 		waitFile(t, ready)
-		stolen.until(t, func() { r.setLock(thief) })
+		r.setLock(thief)
+		ticks <- time.Now() // the refresh after the theft: no refresh races the write
+		stolen.until(t, func() {})
 		_ = os.WriteFile(proceed, nil, 0o600)
 	}()
 	res, err := Run(context.Background(), spec)

@@ -191,7 +191,8 @@ func TestRunLockStolenDuringRun(t *testing.T) {
 	dir := t.TempDir()
 	ready, proceed := filepath.Join(dir, "ready"), filepath.Join(dir, "proceed")
 	spec := testSpec(t, s, &log, "touch="+ready, "waitfile="+proceed, "exit=0")
-	spec.RefreshInterval = 20 * time.Millisecond
+	ticks := make(chan time.Time)
+	spec.RefreshTicks = ticks
 	stolen := watchLog(&log, "taken by another owner")
 	spec.Log = testLogger(stolen)
 	thief := polllock.Lock{ID: "thief", TS: time.Now(), Phase: polllock.PhasePending}
@@ -199,7 +200,9 @@ func TestRunLockStolenDuringRun(t *testing.T) {
 	go func() {
 		defer close(thiefDone)
 		waitFile(t, ready)
-		stolen.until(t, func() { s.set(testKey, thief) })
+		s.set(testKey, thief)
+		ticks <- time.Now() // the refresh after the theft: no refresh races the write
+		stolen.until(t, func() {})
 		_ = os.WriteFile(proceed, nil, 0o600)
 	}()
 	res, err := Run(context.Background(), spec)
