@@ -213,9 +213,7 @@ func (e *env) poller(po pollerOpts) *poller {
 		po.queries = []string{"project = " + project + " AND statusCategory != Done"}
 	}
 	c := e.client()
-	drv, err := jirapoll.New(jirapoll.Options{API: c, Usage: func() poll.Usage {
-		return poll.Usage{Calls: c.CallsTotal(), RateLimitWaits: c.RateLimitWaits()}
-	}, SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id,
+	drv, err := jirapoll.New(jirapoll.Options{API: c, Usage: jirapoll.UsageOf(c), SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id,
 		Now: e.clock.Now})
 	if err != nil {
 		e.t.Fatal(err)
