@@ -1,9 +1,12 @@
 package jira_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -128,5 +131,22 @@ func TestRetryAfterAndResetHonoured(t *testing.T) {
 				t.Errorf("waits = %v, want first %s", clk.waits, tc.wantWait)
 			}
 		})
+	}
+}
+
+// The retry log names the limit Jira says was hit.
+func TestRetryLogNamesRateLimitReason(t *testing.T) {
+	var buf bytes.Buffer
+	clk := &worldClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	s, c, _ := newPair(t, jirasim.Options{Now: clk.Now}, func(o *jira.Options) {
+		o.Now, o.Sleep, o.Logger = clk.Now, clk.Sleep, slog.New(slog.NewTextHandler(&buf, nil))
+	})
+	s.InjectFault(jirasim.Fault{Status: 429, RetryAfter: time.Second, Header: map[string]string{"RateLimit-Reason": "jira-burst-based"}})
+	key := s.AddIssue(jirasim.IssueSpec{Project: "PROJ"})
+	if _, _, err := c.GetProperty(context.Background(), key, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `reason="HTTP 429 (jira-burst-based)"`) {
+		t.Errorf("retry log does not name the limit:\n%s", buf.String())
 	}
 }

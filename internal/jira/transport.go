@@ -98,6 +98,9 @@ func (c *Client) try(ctx context.Context, cl call, payload []byte) (int, []byte,
 		return status, body, httpx.Outcome{}, nil
 	}
 	out := httpx.Outcome{Retry: retryableStatus(status), Reason: fmt.Sprintf("HTTP %d", status)}
+	if r := hdr.Get(hdrReason); r != "" {
+		out.Reason += " (" + httpx.Snippet([]byte(r), 40) + ")" // which limit: jira-burst-based, …
+	}
 	// Jira sends Retry-After with 429 and with some transient 5xx answers
 	// (503 above all); it is honoured on any retryable status. A 429
 	// without it waits for X-RateLimit-Reset.
