@@ -117,7 +117,8 @@ func (app *App) runPoll(ctx context.Context, o *pollOptions) error {
 	}
 	if o.metricsAddr != "" {
 		m := metrics.New(o.interval)
-		co.Observer = m.PollObserver("")
+		cycles, budget := m.PollObserver(""), m.RateBudgetObserver("jira")
+		co.Observer = func(s poll.CycleStats) { cycles(s); budget(s) }
 		co.OnRequest = m.RequestObserver("jira")
 		stop, err := app.serveMetrics(o.metricsAddr, m)
 		if err != nil {

@@ -62,7 +62,9 @@ type Options struct {
 	OnRequest func(endpoint string, status int, dur time.Duration)
 	// Transport replaces http.DefaultTransport (tests).
 	Transport http.RoundTripper
-	// Sleep waits d or until ctx ends (tests replace it); Now is the clock;
+	// Sleep waits d or until ctx ends (tests replace it); Now is the clock
+	// (the limiter and rate-limit pacing run on it, so a test replacing
+	// one replaces both);
 	// Rand returns a uniform int64 in [0,n) for jitter.
 	Sleep func(ctx context.Context, d time.Duration) error
 	Now   func() time.Time
@@ -86,6 +88,8 @@ type Client struct {
 	total     int
 	waits     int
 	slowUntil time.Time
+	paused    time.Time // every call waits until then (no budget left)
+	budget    Budget
 	myself    *User
 	statuses  map[string]string
 	roles     map[string]roleCache // project key → membership

@@ -11,12 +11,9 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/redact"
@@ -37,10 +34,6 @@ type call struct {
 }
 
 func (cl call) endpoint() string { return cl.method + " " + cl.template }
-
-// nearLimitSlowdown is how long the limiter runs at a quarter of its rate
-// after Jira signals that the site is near its rate limit.
-const nearLimitSlowdown = 30 * time.Second
 
 // do performs cl with rate limiting and retries under the client's
 // httpx.Retry policy. It returns the final status and body; any status
@@ -104,13 +97,19 @@ func (c *Client) try(ctx context.Context, cl call, payload []byte) (int, []byte,
 	if status < 400 {
 		return status, body, httpx.Outcome{}, nil
 	}
-	if status == http.StatusTooManyRequests {
-		c.slowDown() // whether or not this call is retried
-	}
 	out := httpx.Outcome{Retry: retryableStatus(status), Reason: fmt.Sprintf("HTTP %d", status)}
+	if r := hdr.Get(hdrReason); r != "" {
+		out.Reason += " (" + httpx.Snippet([]byte(r), 40) + ")" // which limit: jira-burst-based, …
+	}
 	// Jira sends Retry-After with 429 and with some transient 5xx answers
-	// (503 above all); it is honoured on any retryable status.
+	// (503 above all); it is honoured on any retryable status. A 429
+	// without it waits for X-RateLimit-Reset.
 	out.Wait, out.HasWait = httpx.RetryAfter(hdr.Get("Retry-After"), c.opts.Now())
+	if !out.HasWait && status == http.StatusTooManyRequests {
+		if reset, ok := parseReset(hdr.Get(hdrReset)); ok {
+			out.Wait, out.HasWait = max(reset.Sub(c.opts.Now()), 0), true
+		}
+	}
 	return status, body, out, &APIError{Endpoint: cl.endpoint(), Status: status, Messages: errorMessages(body)}
 }
 
@@ -162,7 +161,7 @@ func (c *Client) attempt(ctx context.Context, cl call, payload []byte) (int, htt
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body) // capped by the transport
 	c.record(cl.endpoint(), resp.StatusCode, start.since())
-	c.observeRateHeaders(resp.Header)
+	c.observeRateHeaders(resp.StatusCode, resp.Header)
 	if errors.Is(err, httpx.ErrTooLarge) {
 		return 0, nil, nil, &badResponse{fmt.Sprintf("HTTP %d: %v", resp.StatusCode, err)}
 	}
@@ -214,70 +213,6 @@ func checkJSONContentType(ct string, body []byte) error {
 		ct = "none"
 	}
 	return fmt.Errorf("unexpected content type %s (want application/json; a login page or proxy?): %s", ct, httpx.Snippet(body, 80))
-}
-
-// pacer is the client's limiter as the HTTP stack sees it: every attempt
-// waits for it.
-type pacer struct{ c *Client }
-
-func (p pacer) Wait(ctx context.Context) error { return p.c.waitLimiter(ctx) }
-
-func (c *Client) waitLimiter(ctx context.Context) error {
-	c.restoreRate()
-	r := c.limiter.Reserve()
-	if !r.OK() {
-		return errors.New("rate limiter cannot grant a request")
-	}
-	d := r.Delay()
-	if d <= 0 {
-		return nil
-	}
-	c.countWait()
-	if err := c.opts.Sleep(ctx, d); err != nil {
-		r.Cancel()
-		return err
-	}
-	return nil
-}
-
-// observeRateHeaders slows the limiter down when Jira reports that the site
-// is near its limit (X-RateLimit-NearLimit: true, or fewer than a tenth of
-// X-RateLimit-Limit requests remaining).
-func (c *Client) observeRateHeaders(h http.Header) {
-	near := strings.EqualFold(h.Get("X-RateLimit-NearLimit"), "true")
-	if rem, err := strconv.Atoi(h.Get("X-RateLimit-Remaining")); err == nil {
-		limit, lerr := strconv.Atoi(h.Get("X-RateLimit-Limit"))
-		if (lerr == nil && limit > 0 && rem*10 < limit) || (lerr != nil && rem < 5) {
-			near = true
-		}
-	}
-	if near {
-		c.slowDown()
-	}
-}
-
-func (c *Client) slowDown() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.slowUntil = c.opts.Now().Add(nearLimitSlowdown)
-	c.limiter.SetLimit(rate.Limit(c.rps / 4))
-}
-
-func (c *Client) restoreRate() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.slowUntil.IsZero() && c.opts.Now().After(c.slowUntil) {
-		c.slowUntil = time.Time{}
-		c.limiter.SetLimit(rate.Limit(c.rps))
-	}
-}
-
-// Slowed reports whether the client currently runs below its configured
-// rate because Jira signalled pressure.
-func (c *Client) Slowed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return !c.slowUntil.IsZero()
 }
 
 // decode unmarshals a success body, naming the endpoint on failure.

@@ -5,18 +5,40 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 // apiMetrics are the series of outbound API requests.
 type apiMetrics struct {
-	requests *prometheus.CounterVec
-	duration *prometheus.HistogramVec
+	requests  *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	remaining *prometheus.GaugeVec
 }
 
 func newAPIMetrics(reg prometheus.Registerer) *apiMetrics {
-	return &apiMetrics{
+	a := &apiMetrics{
 		requests: counter(reg, "api_requests_total", "Outbound API requests by system, endpoint template and status.", "system", "endpoint", "status"),
 		duration: histogram(reg, "api_request_duration_seconds", "Outbound API request latency.", 0.01, "system"),
+		remaining: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: "api_rate_limit_remaining",
+			Help: "Rate-limit budget the API last reported remaining (X-RateLimit-Remaining)."}, []string{"api"}),
+	}
+	reg.MustRegister(a.remaining)
+	return a
+}
+
+// RateBudgetObserver returns a cycle hook (for poll.Options.Observer,
+// after PollObserver) that sets fullsend_api_rate_limit_remaining{api} to
+// the budget the cycle's tracker last reported; cycles without one leave
+// it alone. nil when m is nil (no metrics).
+func (m *Metrics) RateBudgetObserver(api string) poll.Observer {
+	if m == nil {
+		return nil
+	}
+	return func(s poll.CycleStats) {
+		if s.RateBudget.Known {
+			m.api.remaining.WithLabelValues(api).Set(float64(s.RateBudget.Remaining))
+		}
 	}
 }
 

@@ -101,6 +101,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	after := o.Driver.Usage()
 	c.st.APICalls = after.Calls - before.Calls
 	c.st.RateLimitWaits = after.RateLimitWaits - before.RateLimitWaits
+	c.st.RateBudget = after.RateBudget
 	c.st.Duration = time.Since(start)
 	if err != nil {
 		c.st.Error = err.Error()

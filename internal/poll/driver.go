@@ -91,6 +91,16 @@ type Checkpointer interface {
 type Usage struct {
 	Calls          int
 	RateLimitWaits int
+	RateBudget     RateBudget // the last budget the tracker reported
+}
+
+// RateBudget is the API rate-limit budget a tracker last reported:
+// Remaining of Limit until Reset (zero when not reported). Known is false
+// when the tracker reported none.
+type RateBudget struct {
+	Known            bool
+	Limit, Remaining int
+	Reset            time.Time
 }
 
 // Discovery is what Discover found.

@@ -46,8 +46,9 @@ type CycleStats struct {
 	DispatchesRecovered int // runs of interrupted dispatches found on the platform (not dispatched again)
 	RunsPlanned         int // dry run: runs that would have been dispatched
 
-	APICalls       int // tracker API calls (retries included)
-	RateLimitWaits int // times a call waited for the rate limiter or Retry-After
+	APICalls       int        // tracker API calls (retries included)
+	RateLimitWaits int        // times a call waited for the rate limiter or Retry-After
+	RateBudget     RateBudget // the tracker's rate-limit budget at the cycle's end
 	Duration       time.Duration
 	Interrupted    bool   // a stop signal ended the cycle early
 	Error          string // why the cycle failed, if it did
@@ -89,6 +90,12 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 		slog.Int("rate_limit_waits", s.RateLimitWaits),
 		slog.Int64("duration_ms", s.Duration.Milliseconds()),
 		slog.Bool("interrupted", s.Interrupted),
+	}
+	if b := s.RateBudget; b.Known {
+		a = append(a, slog.Int("rate_limit_remaining", b.Remaining), slog.Int("rate_limit_limit", b.Limit))
+		if !b.Reset.IsZero() {
+			a = append(a, slog.Time("rate_limit_reset", b.Reset))
+		}
 	}
 	if s.DryRun {
 		a = append(a, slog.Int("runs_planned", s.RunsPlanned))

@@ -41,6 +41,9 @@ type Options struct {
 	// a colon in the offset (+00:00), which the OpenAPI description's
 	// date-time format requires; clients must accept both.
 	CompactOffsets bool
+	// RateBudget, if set, limits calls per window and sends Jira's
+	// rate-limit headers on every response (see RateBudget).
+	RateBudget *RateBudget
 }
 
 // Fault makes matching calls fail. Endpoint is a template such as
@@ -77,6 +80,7 @@ type Server struct {
 	nextID   int64
 	calls    map[string]int
 	faults   []*Fault
+	budget   budgetState
 	baseURL  string
 
 	srv *http.Server
@@ -219,6 +223,9 @@ func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Re
 				writeError(w, f.Status, "Injected fault: "+http.StatusText(f.Status))
 				return
 			}
+		}
+		if !s.spend(w) {
+			return
 		}
 		if !s.authorized(r) {
 			writeError(w, http.StatusUnauthorized, "Client must be authenticated to access this resource.")

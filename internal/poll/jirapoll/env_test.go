@@ -75,6 +75,9 @@ type env struct {
 	base      string
 	transport *http.Transport
 	clock     *clock
+	// worldClient puts the pollers' Jira clients on the world's clock:
+	// their limiter, pacing and retry waits pass world time.
+	worldClient bool
 }
 
 // newEnv starts the emulator with opts on a fresh clock at epoch (opts.Now
@@ -169,8 +172,12 @@ func checkKey() string { _, c := polllock.Keys(repo); return c }
 
 func (e *env) client() *jira.Client {
 	e.t.Helper()
-	c, err := jira.New(jira.Options{BaseURL: e.base, Token: "t0ken", RPS: 10000, Burst: 10000,
-		MaxRetries: 1, BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond, Transport: e.transport})
+	o := jira.Options{BaseURL: e.base, Token: "t0ken", RPS: 10000, Burst: 10000,
+		MaxRetries: 1, BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond, Transport: e.transport}
+	if e.worldClient {
+		o.Now, o.Sleep = e.clock.Now, e.sleep
+	}
+	c, err := jira.New(o)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -213,9 +220,7 @@ func (e *env) poller(po pollerOpts) *poller {
 		po.queries = []string{"project = " + project + " AND statusCategory != Done"}
 	}
 	c := e.client()
-	drv, err := jirapoll.New(jirapoll.Options{API: c, Usage: func() poll.Usage {
-		return poll.Usage{Calls: c.CallsTotal(), RateLimitWaits: c.RateLimitWaits()}
-	}, SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id,
+	drv, err := jirapoll.New(jirapoll.Options{API: c, Usage: jirapoll.UsageOf(c), SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id,
 		Now: e.clock.Now})
 	if err != nil {
 		e.t.Fatal(err)

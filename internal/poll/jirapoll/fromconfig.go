@@ -92,9 +92,7 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 		return nil, config.Invalid(err)
 	}
 	drv, err := New(Options{
-		API: client, Usage: func() poll.Usage {
-			return poll.Usage{Calls: client.CallsTotal(), RateLimitWaits: client.RateLimitWaits()}
-		},
+		API: client, Usage: UsageOf(client),
 		SiteURL: id.Connection.BaseURL, Repo: cfg.Repo, Project: id.Project, Queries: id.Queries,
 		M: id.Lock.M, N: id.Lock.N, StaleThreshold: id.Lock.StaleThreshold, Concurrency: id.Concurrency,
 		PollerID: env.PollerID, Log: env.Log,
@@ -103,4 +101,14 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 		return nil, config.Invalid(err)
 	}
 	return &Input{Driver: drv, client: client, settings: id, bearer: opts.Email == ""}, nil
+}
+
+// UsageOf reports client's cumulative usage and its last rate-limit budget
+// (the driver's Options.Usage).
+func UsageOf(client *jira.Client) func() poll.Usage {
+	return func() poll.Usage {
+		b := client.Budget()
+		return poll.Usage{Calls: client.CallsTotal(), RateLimitWaits: client.RateLimitWaits(),
+			RateBudget: poll.RateBudget{Known: b.Known, Limit: b.Limit, Remaining: b.Remaining, Reset: b.Reset}}
+	}
 }
