@@ -7,8 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Length limits of comment fields, in Unicode code points (DESIGN.md
-// section 3).
+// Length limits of comment fields, in Unicode code points (docs/events.md).
 const (
 	MaxCommentBody = 4096
 	MaxCommand     = 64

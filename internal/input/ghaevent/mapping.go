@@ -13,7 +13,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/github"
 )
 
-// Schema limits that payload text is cut to (DESIGN.md section 3).
+// Schema limits that payload text is cut to (docs/events.md).
 const (
 	maxLabel     = 255
 	maxLabels    = 1000

@@ -1,6 +1,5 @@
 // Package jsonout implements the `json` and `gha-matrix` output drivers:
-// the dispatch plan printed on stdout instead of dispatched (DESIGN.md
-// section 6). Each entry is an object with exactly the nine dispatch inputs,
+// the dispatch plan printed on stdout instead of dispatched (docs/cli.md, "The plan: `--pretty`"). Each entry is an object with exactly the nine dispatch inputs,
 // so a plan can be fed to any runner.
 //
 // Dispatch collects entries; Close writes them once, so one invocation
