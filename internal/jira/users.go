@@ -21,7 +21,7 @@ type roleCache struct {
 	fetched time.Time
 }
 
-// Myself implements API; the first success is cached for the client's life.
+// Myself returns the authenticated account; the first success is cached for the client's life.
 func (c *Client) Myself(ctx context.Context) (User, error) {
 	c.mu.Lock()
 	if c.myself != nil {
@@ -48,7 +48,9 @@ func (c *Client) Myself(ctx context.Context) (User, error) {
 	return u, nil
 }
 
-// RoleOf implements API. Only user actors count: a role granted through a
+// RoleOf maps an account's project roles to a NormalizedEvent role:
+// Administrators→admin, Developers→write, any other role→read,
+// none→external; role membership is cached. Only user actors count: a role granted through a
 // group is not resolved (that needs group membership lookups) and the
 // account then maps to the next role it holds directly, or external.
 func (c *Client) RoleOf(ctx context.Context, projectKey, accountID string) (string, error) {
@@ -151,7 +153,8 @@ func (c *Client) roleActors(ctx context.Context, projectKey, roleID string) ([]s
 	return ids, nil
 }
 
-// StatusCategory implements API; answers are cached for the client's life.
+// StatusCategory returns the status category key (new, indeterminate,
+// done) of a status id or name; answers are cached for the client's life.
 func (c *Client) StatusCategory(ctx context.Context, idOrName string) (string, error) {
 	if idOrName == "" {
 		return "", fmt.Errorf("jira status: empty id or name")
