@@ -106,7 +106,7 @@ type Review struct {
 type Actor struct {
 	ID             string `json:"id"`
 	Kind           string `json:"kind"` // human | bot
-	Role           string `json:"role"` // one of the Role constants (ParseRole)
+	Role           Role   `json:"role"` // one of the Role constants (ParseRole)
 	IsEntityAuthor bool   `json:"is_entity_author"`
 }
 

@@ -11,10 +11,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
-// RoleExternal is the role RoleOf reports for an account that holds no
-// project role, in the string form of event.Actor.Role.
-const RoleExternal = string(event.RoleExternal)
-
 // roleCache is one project's role membership: account id → role names.
 type roleCache struct {
 	members map[string][]string
@@ -50,10 +46,11 @@ func (c *Client) Myself(ctx context.Context) (User, error) {
 
 // RoleOf maps an account's project roles to a NormalizedEvent role:
 // Administrators→admin, Developers→write, any other role→read,
-// none→external; role membership is cached. Only user actors count: a role granted through a
-// group is not resolved (that needs group membership lookups) and the
-// account then maps to the next role it holds directly, or external.
-func (c *Client) RoleOf(ctx context.Context, projectKey, accountID string) (string, error) {
+// none→external; role membership is cached. Only user actors count: a
+// role granted through a group is not resolved (that needs group
+// membership lookups) and the account then maps to the next role it holds
+// directly, or external.
+func (c *Client) RoleOf(ctx context.Context, projectKey, accountID string) (event.Role, error) {
 	if !ValidProjectKey(projectKey) {
 		return "", fmt.Errorf("jira roles: invalid project key %q", projectKey)
 	}
@@ -61,7 +58,7 @@ func (c *Client) RoleOf(ctx context.Context, projectKey, accountID string) (stri
 	if err != nil {
 		return "", err
 	}
-	return string(MapRoles(members[accountID])), nil
+	return MapRoles(members[accountID]), nil
 }
 
 // MapRoles maps Jira project role names to the highest event role:

@@ -19,7 +19,7 @@ func (d *Driver) actor(ctx context.Context, b base, sender *gogithub.User, entit
 	if login == "" {
 		return event.Actor{}, errors.New("payload has no sender.login")
 	}
-	a := event.Actor{ID: event.Truncate(login, maxID), Kind: event.ActorHuman, Role: string(event.RoleNone),
+	a := event.Actor{ID: event.Truncate(login, maxID), Kind: event.ActorHuman, Role: event.RoleNone,
 		IsEntityAuthor: entityAuthor != "" && strings.EqualFold(login, entityAuthor)}
 	if strings.HasSuffix(login, "[bot]") || strings.EqualFold(sender.GetType(), "Bot") {
 		a.Kind = event.ActorBot
@@ -38,7 +38,7 @@ func (d *Driver) actor(ctx context.Context, b base, sender *gogithub.User, entit
 	case err != nil:
 		d.log.Warn("collaborator permission lookup failed; actor role is none", "actor", login, "repo", b.full, "error", err.Error())
 	case knownRole(role):
-		a.Role = role
+		a.Role = event.Role(role)
 	default:
 		d.log.Warn("unknown collaborator permission; actor role is none", "actor", login, "repo", b.full, "permission", role)
 	}

@@ -83,7 +83,7 @@ func TestActorRole(t *testing.T) {
 		name, login, typ string
 		roles            map[string]string
 		wantKind         string
-		wantRole         string
+		wantRole         event.Role
 		wantLog          string
 		lookups          int
 	}{
@@ -266,7 +266,7 @@ func TestNewFromEnv(t *testing.T) {
 		name     string
 		env      map[string]string
 		opts     Options
-		wantRole string
+		wantRole event.Role
 		wantErr  string
 	}{
 		{"all from env", map[string]string{"GITHUB_EVENT_PATH": "testdata/issues.opened.json", "GITHUB_EVENT_NAME": "issues",

@@ -151,7 +151,7 @@ func (d *Driver) mapClaim(ctx context.Context, c *Claim) ([]*event.Event, error)
 	actor := ActorOf(v.user, v.member, v.authorID)
 	switch {
 	case v.memberErr != nil:
-		actor.Role = string(event.RoleNone)
+		actor.Role = event.RoleNone
 		d.log.Warn("membership lookup failed; actor role is none", "actor", v.user.Username, "project", c.Project, "error", v.memberErr.Error())
 	case v.member == nil:
 		d.log.Info("actor is not a member of the project; role external", "actor", v.user.Username, "project", c.Project)
