@@ -14,6 +14,17 @@ const (
 	MaxInstruction = 4096
 )
 
+// Length limits of other string fields and of the label list, as the
+// embedded schema states them (docs/events.md); input drivers cut outside
+// text to them.
+const (
+	MaxLabel     = 255  // one label name
+	MaxLabels    = 1000 // labels in state.labels
+	MaxID        = 256  // actor and author ids
+	MaxRepoField = 512  // head_repo, base_repo
+	MaxRefField  = 1024 // head_ref, base_ref
+)
+
 // Truncate returns the longest prefix of s holding at most maxCodePoints
 // code points; it never splits a multi-byte character. Each byte of an
 // invalid UTF-8 sequence counts as one code point, as it becomes one U+FFFD
