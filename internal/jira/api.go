@@ -1,9 +1,10 @@
 // Package jira is a small Jira Cloud platform REST API v3 client: exactly the
 // calls the poll driver and the runner need (enhanced JQL search with inline
 // issue properties, issue entity properties, changelogs, comments, myself,
-// project roles, statuses), over a careful transport (auth, https-only except
-// loopback, timeouts, size caps, same-origin redirects, rate limiting,
-// Retry-After, per-endpoint call counting, secret redaction).
+// project roles, statuses), the JQL it builds, and Jira's error
+// classification. Requests go through the shared httpx stack (URL policy,
+// timeouts, size caps, same-origin redirects, Retry-After, redaction); this
+// package adds Jira's auth, rate limiting and per-endpoint call counting.
 package jira
 
 import (

@@ -1,5 +1,6 @@
-// Package workflows holds types shared by the CI workflow generators and
-// checkers (one sub-package per platform, e.g. ghactions and gitlabci).
+// Package workflows holds what the CI workflow generators and checkers of
+// every platform share (one sub-package per platform: ghactions,
+// gitlabci): findings, option checks and YAML helpers.
 package workflows
 
 import (
