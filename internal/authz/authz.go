@@ -71,11 +71,10 @@ func (p Policy) Decide(ev *event.Event) Decision {
 	if min == "" {
 		min = event.RoleWrite
 	}
-	role, err := event.ParseRole(a.Role)
-	if err != nil {
+	if !a.Role.Valid() {
 		return Decision{false, fmt.Sprintf("actor %s has unknown role %q", a.ID, a.Role)}
 	}
-	if !role.AtLeast(min) {
+	if !a.Role.AtLeast(min) {
 		return Decision{false, fmt.Sprintf("actor %s has role %s, below min_role %s", a.ID, a.Role, min)}
 	}
 	return Decision{true, fmt.Sprintf("actor %s has role %s (min_role %s)", a.ID, a.Role, min)}

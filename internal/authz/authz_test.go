@@ -12,7 +12,7 @@ func ev(system, kind, actorID, actorKind, role string) *event.Event {
 		Repo:       "acme/platform",
 		Entity:     event.Entity{Kind: event.KindWorkItem, ID: 1, URL: "https://x/1"},
 		Transition: event.Transition{Kind: kind},
-		Actor:      event.Actor{ID: actorID, Kind: actorKind, Role: role},
+		Actor:      event.Actor{ID: actorID, Kind: actorKind, Role: event.Role(role)},
 		State:      event.State{Labels: []string{}},
 		Source:     event.Source{System: system, RawType: "t"},
 	}

@@ -1,5 +1,5 @@
 // Package coalesce is the preserve-and-coalesce work queue of the local
-// executor (DESIGN.md sections 2 and 8).
+// executor (docs/scheduling.md, docs/local.md).
 //
 // Guarantees, each kept by one small piece:
 //

@@ -18,7 +18,7 @@ var (
 	workflowRE    = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,254}$`)
 )
 
-// CheckRepo validates a target repository slug (DESIGN.md section 3):
+// CheckRepo validates a target repository slug (docs/events.md, `repo`):
 // 3–512 characters, one or more "/"-separated segments of [A-Za-z0-9._-],
 // no "." or ".." segment. Callers that take the repo from a flag call it
 // after overwriting Config.Repo.

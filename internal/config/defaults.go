@@ -5,6 +5,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Default values applied by Load to settings the file leaves out.
@@ -16,7 +17,6 @@ const (
 	DefaultTriggerTimeout      = 100 * time.Millisecond
 	DefaultLockM               = 50
 	DefaultLockN               = 5
-	DefaultStaleThreshold      = 900 * time.Second
 	DefaultRefreshInterval     = 300 * time.Second
 	DefaultJitterMin           = 500 * time.Millisecond
 	DefaultJitterMax           = 1500 * time.Millisecond
@@ -58,7 +58,7 @@ func defaultInputDriver() InputDriver {
 		Queries: []string{},
 		Lock: Lock{
 			M: DefaultLockM, N: DefaultLockN,
-			StaleThreshold: DefaultStaleThreshold, RefreshInterval: DefaultRefreshInterval,
+			StaleThreshold: polllock.DefaultStaleThreshold, RefreshInterval: DefaultRefreshInterval,
 			JitterMin: DefaultJitterMin, JitterMax: DefaultJitterMax,
 		},
 		Concurrency: DefaultConcurrency,

@@ -1,8 +1,9 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -48,15 +49,8 @@ func (e Errors) Err() error {
 // Sort orders problems by file, then line, then column, keeping the
 // discovery order of problems at the same position.
 func (e Errors) Sort() {
-	sort.SliceStable(e, func(i, j int) bool {
-		a, b := e[i], e[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
+	slices.SortStableFunc(e, func(a, b Problem) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
 	})
 }
 

@@ -1,5 +1,5 @@
 // Package config loads `.fullsend/config.yaml` and the harness files it
-// registers (DESIGN.md section 4): strict decoding, file:line:col in every
+// registers (docs/configuration.md): strict decoding, file:line:col in every
 // error, defaults, and environment resolution (flag > config > environment).
 package config
 

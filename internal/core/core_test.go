@@ -27,7 +27,7 @@ func commentEvent(role, actorKind, command string) *event.Event {
 		Repo:       "acme/platform",
 		Entity:     event.Entity{Kind: event.KindWorkItem, ID: 10042, Key: "PROJ-123", URL: "https://acme.atlassian.net/browse/PROJ-123"},
 		Transition: event.Transition{Kind: event.CommentAdded, Comment: &event.Comment{Body: command + " please", Command: command, Instruction: "please"}},
-		Actor:      event.Actor{ID: "557058:abc", Kind: actorKind, Role: role},
+		Actor:      event.Actor{ID: "557058:abc", Kind: actorKind, Role: event.Role(role)},
 		State:      event.State{Labels: []string{"bug"}},
 		Source:     event.Source{System: event.SystemJira, RawType: "comment", RawAction: "created"},
 	}

@@ -7,12 +7,22 @@ import (
 	"unicode/utf8"
 )
 
-// Length limits of comment fields, in Unicode code points (DESIGN.md
-// section 3).
+// Length limits of comment fields, in Unicode code points (docs/events.md).
 const (
 	MaxCommentBody = 4096
 	MaxCommand     = 64
 	MaxInstruction = 4096
+)
+
+// Length limits of other string fields and of the label list, as the
+// embedded schema states them (docs/events.md); input drivers cut outside
+// text to them.
+const (
+	MaxLabel     = 255  // one label name
+	MaxLabels    = 1000 // labels in state.labels
+	MaxID        = 256  // actor and author ids
+	MaxRepoField = 512  // head_repo, base_repo
+	MaxRefField  = 1024 // head_ref, base_ref
 )
 
 // Truncate returns the longest prefix of s holding at most maxCodePoints

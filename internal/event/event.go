@@ -1,5 +1,5 @@
 // Package event defines NormalizedEvent v1: the one forge-neutral document
-// every input driver produces and the core consumes (DESIGN.md section 3).
+// every input driver produces and the core consumes (docs/events.md).
 //
 // Optional objects are pointers; a nil pointer means "absent" and is omitted
 // from JSON. Validation (schema plus the rules a schema cannot express)
@@ -106,7 +106,7 @@ type Review struct {
 type Actor struct {
 	ID             string `json:"id"`
 	Kind           string `json:"kind"` // human | bot
-	Role           string `json:"role"` // one of the Role constants (ParseRole)
+	Role           Role   `json:"role"` // one of the Role constants (ParseRole)
 	IsEntityAuthor bool   `json:"is_entity_author"`
 }
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// exampleJSON is the example of DESIGN.md section 3.
+// exampleJSON is the example of docs/events.md.
 const exampleJSON = `{"repo":"acme/platform",
  "entity":{"kind":"work_item","id":10042,"key":"PROJ-123","url":"https://acme.atlassian.net/browse/PROJ-123"},
  "transition":{"kind":"comment_added","comment":{"command":"/fs-triage","body":"/fs-triage check acceptance criteria","instruction":"check acceptance criteria"}},

@@ -6,7 +6,7 @@ import (
 )
 
 // Role is an actor's permission level on the event's repository or project,
-// as carried in Actor.Role. The embedded JSON Schema lists the same values
+// the type of Actor.Role. The embedded JSON Schema lists the same values
 // (actor.role enum); a test keeps the two in step.
 type Role string
 

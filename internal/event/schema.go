@@ -28,7 +28,7 @@ var (
 // compiled returns the embedded schema, compiled on first use. Format
 // assertions (format "uri") are switched on, which draft 2020-12 leaves off
 // by default. The library counts string lengths in Unicode code points
-// (runes), which is what DESIGN.md section 3 asks for.
+// (runes), which is what docs/events.md specifies.
 func compiled() (*jsonschema.Schema, error) {
 	compileOnce.Do(func() {
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))

@@ -29,12 +29,14 @@ func Read(r io.Reader, limit int64) (*Event, error) {
 		return nil, fmt.Errorf("read event: %w", err)
 	}
 	if int64(len(data)) > limit {
-		return nil, newValidationError([]Problem{{Message: "event is larger than " + sizeText(limit)}})
+		return nil, newValidationError([]Problem{{Message: "event is larger than " + SizeText(limit)}})
 	}
 	return Decode(data)
 }
 
-func sizeText(n int64) string {
+// SizeText renders a byte limit the way input errors print it: MiB or KiB
+// when it is a whole number of them, else bytes.
+func SizeText(n int64) string {
 	switch {
 	case n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)

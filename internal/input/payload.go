@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
 // ReadPayload returns an event driver's payload: data when it is non-nil,
@@ -13,7 +15,7 @@ import (
 func ReadPayload(driver string, data []byte, path string, stdin io.Reader, limit int) (payload []byte, src string, err error) {
 	if data != nil {
 		if len(data) > limit {
-			return nil, "", fmt.Errorf("%s: payload is larger than %d bytes", driver, limit)
+			return nil, "", fmt.Errorf("%s: payload is larger than %s", driver, event.SizeText(int64(limit)))
 		}
 		return data, "payload", nil
 	}
@@ -33,7 +35,7 @@ func ReadPayload(driver string, data []byte, path string, stdin io.Reader, limit
 		return nil, "", fmt.Errorf("%s: reading %s: %w", driver, path, err)
 	}
 	if len(b) > limit {
-		return nil, "", fmt.Errorf("%s: %s is larger than %d bytes", driver, path, limit)
+		return nil, "", fmt.Errorf("%s: %s is larger than %s", driver, path, event.SizeText(int64(limit)))
 	}
 	return b, path, nil
 }

@@ -1,53 +1,16 @@
 // Package jira is a small Jira Cloud platform REST API v3 client: exactly the
 // calls the poll driver and the runner need (enhanced JQL search with inline
 // issue properties, issue entity properties, changelogs, comments, myself,
-// project roles, statuses), over a careful transport (auth, https-only except
-// loopback, timeouts, size caps, same-origin redirects, rate limiting,
-// Retry-After, per-endpoint call counting, secret redaction).
+// project roles, statuses), the JQL it builds, and Jira's error
+// classification. Requests go through the shared httpx stack (URL policy,
+// timeouts, size caps, same-origin redirects, Retry-After, redaction); this
+// package adds Jira's auth, rate limiting and per-endpoint call counting.
 package jira
 
 import (
-	"context"
 	"encoding/json"
 	"time"
 )
-
-// API lists every call *Client offers (client.go asserts that it does).
-// Other packages do not program against it: each declares the few calls it
-// uses, next to its use (runner.JiraProperties, jirapoll.JiraAPI), and
-// *Client satisfies those.
-type API interface {
-	// Search runs an enhanced search (POST /rest/api/3/search/jql),
-	// following nextPageToken until isLast or until limit issues were
-	// collected (limit <= 0: no limit).
-	Search(ctx context.Context, req SearchRequest, limit int) ([]Issue, error)
-	// GetProperty reads an issue entity property. found is false on 404.
-	GetProperty(ctx context.Context, issueKey, property string) (value json.RawMessage, found bool, err error)
-	// SetProperty writes an issue entity property (value marshalled to JSON).
-	SetProperty(ctx context.Context, issueKey, property string, value any) error
-	// DeleteProperty removes an issue entity property; found is false on 404.
-	DeleteProperty(ctx context.Context, issueKey, property string) (found bool, err error)
-	// BulkChangelogs fetches changelogs of many issues at once
-	// (POST /rest/api/3/changelog/bulkfetch), keyed by issue key, oldest
-	// history first. fieldIDs filters histories when non-empty.
-	BulkChangelogs(ctx context.Context, issueKeys []string, fieldIDs []string) (map[string][]History, error)
-	// Changelog is the per-issue fallback (GET /rest/api/3/issue/{key}/changelog), oldest first.
-	Changelog(ctx context.Context, issueKey string) ([]History, error)
-	// CommentsSince lists comments newest first (orderBy=-created), stopping
-	// at the first page that reaches a comment created and updated at or
-	// before since. Only comments created or updated after since are
-	// returned, with Text rendered from the ADF body. A zero since lists all.
-	CommentsSince(ctx context.Context, issueKey string, since time.Time) ([]Comment, error)
-	// Myself returns the authenticated account (cached).
-	Myself(ctx context.Context) (User, error)
-	// RoleOf maps an account's project roles to a NormalizedEvent role:
-	// Administrators→admin, Developers→write, any other role→read,
-	// none→external. Role membership is cached.
-	RoleOf(ctx context.Context, projectKey, accountID string) (string, error)
-	// StatusCategory returns the status category key (new, indeterminate,
-	// done) of a status id or name (cached).
-	StatusCategory(ctx context.Context, idOrName string) (string, error)
-}
 
 // SearchRequest is the body of an enhanced search.
 type SearchRequest struct {

@@ -32,7 +32,9 @@ type bulkChangelogResponse struct {
 	NextPageToken string `json:"nextPageToken"`
 }
 
-// BulkChangelogs implements API. Jira answers with issue ids; the client
+// BulkChangelogs fetches the changelogs of many issues at once (POST
+// /rest/api/3/changelog/bulkfetch), keyed by issue key, oldest history
+// first; fieldIDs filters histories when non-empty. Jira answers with issue ids; the client
 // maps them back to the keys asked for using ids learned from earlier
 // searches, and resolves unknown keys with one `key in (…)` search per
 // chunk. Keys Jira does not know are absent from the result. More than
@@ -196,7 +198,8 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-// Changelog implements API.
+// Changelog is the per-issue fallback of BulkChangelogs
+// (GET /rest/api/3/issue/{key}/changelog), oldest history first.
 func (c *Client) Changelog(ctx context.Context, issueKey string) ([]History, error) {
 	if issueKey == "" {
 		return nil, fmt.Errorf("jira changelog: empty issue key")

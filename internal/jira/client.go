@@ -97,8 +97,6 @@ type Client struct {
 	keyToID   map[string]string
 }
 
-var _ API = (*Client)(nil)
-
 // positive replaces a zero or negative *v with def.
 func positive[T int | int64 | float64 | time.Duration](v *T, def T) {
 	if *v <= 0 {

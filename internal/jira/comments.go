@@ -11,9 +11,9 @@ import (
 
 const commentsPageSize = 50
 
-// CommentsSince implements API. It returns only comments created or
-// updated after since (all when since is zero), newest first, with Text
-// filled from the ADF body. It stops paging at the first page holding a
+// CommentsSince lists an issue's comments (orderBy=-created). It returns
+// only comments created or updated after since (all when since is zero),
+// newest first, with Text filled from the ADF body. It stops paging at the first page holding a
 // comment created at or before since; a comment created earlier but edited
 // later is therefore only seen when it shares a page with newer ones.
 func (c *Client) CommentsSince(ctx context.Context, issueKey string, since time.Time) ([]Comment, error) {

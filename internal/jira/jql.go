@@ -56,32 +56,28 @@ func UpdatedSince(t time.Time) string { return "updated >= " + Millis(t) }
 
 // ProjectIn is `project in ("A", "B")` after validating every key.
 func ProjectIn(keys []string) (string, error) {
-	if len(keys) == 0 {
-		return "", fmt.Errorf("jql: no project keys")
-	}
-	quoted := make([]string, len(keys))
-	for i, k := range keys {
-		if !ValidProjectKey(k) {
-			return "", fmt.Errorf("jql: invalid project key %q", k)
-		}
-		quoted[i] = Quote(k)
-	}
-	return "project in (" + strings.Join(quoted, ", ") + ")", nil
+	return inList("project", "project key", ValidProjectKey, keys)
 }
 
 // KeyIn is `key in ("A-1", "B-2")` after validating every issue key.
 func KeyIn(keys []string) (string, error) {
-	if len(keys) == 0 {
-		return "", fmt.Errorf("jql: no issue keys")
+	return inList("key", "issue key", ValidIssueKey, keys)
+}
+
+// inList is `field in ("A", "B")` after checking every value with valid;
+// errors name what (e.g. "issue key") and the first invalid value.
+func inList(field, what string, valid func(string) bool, values []string) (string, error) {
+	if len(values) == 0 {
+		return "", fmt.Errorf("jql: no %ss", what)
 	}
-	quoted := make([]string, len(keys))
-	for i, k := range keys {
-		if !ValidIssueKey(k) {
-			return "", fmt.Errorf("jql: invalid issue key %q", k)
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		if !valid(v) {
+			return "", fmt.Errorf("jql: invalid %s %q", what, v)
 		}
-		quoted[i] = Quote(k)
+		quoted[i] = Quote(v)
 	}
-	return "key in (" + strings.Join(quoted, ", ") + ")", nil
+	return field + " in (" + strings.Join(quoted, ", ") + ")", nil
 }
 
 // And joins clauses as `(a) AND (b)`, skipping empty ones, so an operator's

@@ -41,7 +41,7 @@ type entityProperty struct {
 	Value json.RawMessage `json:"value"`
 }
 
-// GetProperty implements API.
+// GetProperty reads an issue entity property. found is false on 404.
 func (c *Client) GetProperty(ctx context.Context, issueKey, property string) (json.RawMessage, bool, error) {
 	if err := checkPropertyArgs(issueKey, property); err != nil {
 		return nil, false, err
@@ -64,7 +64,8 @@ func (c *Client) GetProperty(ctx context.Context, issueKey, property string) (js
 	return ep.Value, true, nil
 }
 
-// SetProperty implements API. The JSON value must be non-empty and at most
+// SetProperty writes an issue entity property (value marshalled to
+// JSON). The JSON value must be non-empty and at most
 // MaxPropertyValueChars characters.
 func (c *Client) SetProperty(ctx context.Context, issueKey, property string, value any) error {
 	if err := checkPropertyArgs(issueKey, property); err != nil {
@@ -95,7 +96,7 @@ func (c *Client) SetProperty(ctx context.Context, issueKey, property string, val
 	return err
 }
 
-// DeleteProperty implements API.
+// DeleteProperty removes an issue entity property; found is false on 404.
 func (c *Client) DeleteProperty(ctx context.Context, issueKey, property string) (bool, error) {
 	if err := checkPropertyArgs(issueKey, property); err != nil {
 		return false, err

@@ -34,7 +34,9 @@ type searchBody struct {
 	NextPageToken string `json:"nextPageToken,omitempty"`
 }
 
-// Search implements API. It never calls the retired /rest/api/3/search.
+// Search runs an enhanced search (POST /rest/api/3/search/jql), following
+// nextPageToken until isLast or until limit issues were collected (limit
+// <= 0: no limit). It never calls the retired /rest/api/3/search.
 func (c *Client) Search(ctx context.Context, req SearchRequest, limit int) ([]Issue, error) {
 	cl := call{method: "POST", template: "/rest/api/3/search/jql", path: "/rest/api/3/search/jql", retry: true}
 	if req.JQL == "" {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 	"go.uber.org/goleak"
@@ -294,7 +295,7 @@ func TestMyselfRolesStatusCached(t *testing.T) {
 			t.Fatalf("myself = %+v %v", me, err)
 		}
 	}
-	tests := map[string]string{"admin1": "admin", "dev1": "write", "user1": "read", "stranger": "external"}
+	tests := map[string]event.Role{"admin1": event.RoleAdmin, "dev1": event.RoleWrite, "user1": event.RoleRead, "stranger": event.RoleExternal}
 	for acc, want := range tests {
 		got, err := c.RoleOf(ctx, "PROJ", acc)
 		if err != nil || got != want {

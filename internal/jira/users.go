@@ -11,17 +11,13 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
-// RoleExternal is the role RoleOf reports for an account that holds no
-// project role, in the string form of event.Actor.Role.
-const RoleExternal = string(event.RoleExternal)
-
 // roleCache is one project's role membership: account id → role names.
 type roleCache struct {
 	members map[string][]string
 	fetched time.Time
 }
 
-// Myself implements API; the first success is cached for the client's life.
+// Myself returns the authenticated account; the first success is cached for the client's life.
 func (c *Client) Myself(ctx context.Context) (User, error) {
 	c.mu.Lock()
 	if c.myself != nil {
@@ -48,10 +44,13 @@ func (c *Client) Myself(ctx context.Context) (User, error) {
 	return u, nil
 }
 
-// RoleOf implements API. Only user actors count: a role granted through a
-// group is not resolved (that needs group membership lookups) and the
-// account then maps to the next role it holds directly, or external.
-func (c *Client) RoleOf(ctx context.Context, projectKey, accountID string) (string, error) {
+// RoleOf maps an account's project roles to a NormalizedEvent role:
+// Administrators→admin, Developers→write, any other role→read,
+// none→external; role membership is cached. Only user actors count: a
+// role granted through a group is not resolved (that needs group
+// membership lookups) and the account then maps to the next role it holds
+// directly, or external.
+func (c *Client) RoleOf(ctx context.Context, projectKey, accountID string) (event.Role, error) {
 	if !ValidProjectKey(projectKey) {
 		return "", fmt.Errorf("jira roles: invalid project key %q", projectKey)
 	}
@@ -59,7 +58,7 @@ func (c *Client) RoleOf(ctx context.Context, projectKey, accountID string) (stri
 	if err != nil {
 		return "", err
 	}
-	return string(MapRoles(members[accountID])), nil
+	return MapRoles(members[accountID]), nil
 }
 
 // MapRoles maps Jira project role names to the highest event role:
@@ -151,7 +150,8 @@ func (c *Client) roleActors(ctx context.Context, projectKey, roleID string) ([]s
 	return ids, nil
 }
 
-// StatusCategory implements API; answers are cached for the client's life.
+// StatusCategory returns the status category key (new, indeterminate,
+// done) of a status id or name; answers are cached for the client's life.
 func (c *Client) StatusCategory(ctx context.Context, idOrName string) (string, error) {
 	if idOrName == "" {
 		return "", fmt.Errorf("jira status: empty id or name")

@@ -1,6 +1,6 @@
 // Package plan defines a planned agent run — the unit the core hands to an
 // output driver — and its projection into the nine string dispatch inputs of
-// DESIGN.md section 6, which every output driver and `fullsend run` share.
+// docs/github.md ("Configuration"), which every output driver and `fullsend run` share.
 package plan
 
 import (
@@ -47,7 +47,7 @@ type Ref struct {
 	URL    string `json:"url"`
 }
 
-// Input names, in the order of DESIGN.md section 6.
+// Input names, in the order docs/github.md lists them.
 const (
 	InAgent            = "agent"
 	InRole             = "role"

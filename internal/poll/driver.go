@@ -4,7 +4,9 @@
 // and checkpoint. The orchestration here is shared by every poll input
 // driver; discovery, coordination (locks) and change detection are the
 // driver's job (package jirapoll for Jira), so a github-poll or gitlab-poll
-// driver plugs in without touching the cycle.
+// driver plugs in without touching the cycle. The Controller is `fullsend
+// poll` itself: it builds the inputs and the output from the configuration
+// and runs their cycles once or on a watch interval.
 package poll
 
 import (

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// CycleStats is the record of one poll cycle (DESIGN.md section 7 step 9).
+// CycleStats is the record of one poll cycle (docs/polling.md, "Reading the cycle log").
 // Every cycle logs exactly one of these and hands it to the Observer.
 type CycleStats struct {
 	CycleID string

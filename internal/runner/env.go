@@ -16,7 +16,7 @@ import (
 // names it in `run.env`.
 var BaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM"}
 
-// Variables `fullsend run` sets for the agent (DESIGN.md section 7).
+// Variables `fullsend run` sets for the agent (docs/runner.md, "The agent's environment").
 const (
 	EnvWorkItemURL      = "FULLSEND_WORK_ITEM_URL"
 	EnvWorkItemSource   = "FULLSEND_WORK_ITEM_SOURCE"

@@ -32,18 +32,15 @@ type Locker struct {
 	Now            func() time.Time
 }
 
-// DefaultStaleThreshold applies when no stale threshold is configured.
-const DefaultStaleThreshold = polllock.DefaultStaleThreshold
-
 // NewLocker builds a Locker for the reference pl. stale <= 0 means
-// DefaultStaleThreshold.
+// polllock.DefaultStaleThreshold.
 func NewLocker(store LockStore, pl *plan.PollLock, stale time.Duration, run plan.Ref) (*Locker, error) {
 	issue, prop, err := SplitProperty(pl.Property)
 	if err != nil {
 		return nil, err
 	}
 	if stale <= 0 {
-		stale = DefaultStaleThreshold
+		stale = polllock.DefaultStaleThreshold
 	}
 	return &Locker{Store: store, Issue: issue, Property: prop, ID: pl.ID,
 		StaleThreshold: stale, Run: run, Now: time.Now}, nil

@@ -1,6 +1,6 @@
 // Package scope computes the serialization scope of an event: the canonical
 // subject (system, kind, id) and the scope key
-// `{harness}:{repo}:{system}:{kind}:{id}` (DESIGN.md section 2).
+// `{harness}:{repo}:{system}:{kind}:{id}` (docs/scheduling.md).
 //
 // Two events share a scope exactly when they concern the same subject in the
 // same target repository for the same harness. A work item that is linked to

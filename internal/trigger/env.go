@@ -1,5 +1,5 @@
 // Package trigger compiles and evaluates harness triggers: CEL expressions
-// over one variable, `event`, holding a NormalizedEvent (DESIGN.md section 4).
+// over one variable, `event`, holding a NormalizedEvent (docs/triggers.md).
 //
 // The `event` variable is the Go struct event.Event exposed through cel-go's
 // native type provider, with field names taken from the JSON tags. A trigger

@@ -30,6 +30,8 @@ func TestEvalBehaviour(t *testing.T) {
 		{"entity id arithmetic", `event.entity.id % 2 == 1`, labelEvent(), true},
 		{"json names", `event.source.raw_type == "comment" && event.source.raw_action == "created" && !event.actor.is_entity_author`, commentEvent(), true},
 		{"jira key", `event.entity.key.matches("^PROJ-[0-9]+$")`, commentEvent(), true},
+		{"actor role is a string", `event.actor.role == "write" && event.actor.role in ["admin", "write"]`, commentEvent(), true},
+		{"actor role other value", `event.actor.role.startsWith("ad")`, commentEvent(), false},
 		{"pr fork", `event.entity.kind == "change_proposal" && event.state.change_proposal.is_fork`, prEvent(), true},
 		{"absent change proposal", `has(event.state.change_proposal)`, commentEvent(), false},
 		{"optional chaining", `event.transition.?comment.command.orValue("none") == "none"`, labelEvent(), true},

@@ -1,10 +1,13 @@
-// Package workflows holds types shared by the CI workflow generators and
-// checkers (one sub-package per platform, e.g. ghactions and gitlabci).
+// Package workflows holds what the CI workflow generators and checkers of
+// every platform share (one sub-package per platform: ghactions,
+// gitlabci): findings, option checks and YAML helpers.
 package workflows
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // Finding is one problem a workflow checker found in a workflow file.
@@ -26,14 +29,7 @@ func (f Finding) String() string {
 // SortFindings orders findings by file, then line, then message, so that
 // checker output is stable.
 func SortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Message < b.Message
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Message, b.Message))
 	})
 }

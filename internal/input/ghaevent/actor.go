@@ -19,7 +19,7 @@ func (d *Driver) actor(ctx context.Context, b base, sender *gogithub.User, entit
 	if login == "" {
 		return event.Actor{}, errors.New("payload has no sender.login")
 	}
-	a := event.Actor{ID: event.Truncate(login, maxID), Kind: event.ActorHuman, Role: string(event.RoleNone),
+	a := event.Actor{ID: event.Truncate(login, event.MaxID), Kind: event.ActorHuman, Role: event.RoleNone,
 		IsEntityAuthor: entityAuthor != "" && strings.EqualFold(login, entityAuthor)}
 	if strings.HasSuffix(login, "[bot]") || strings.EqualFold(sender.GetType(), "Bot") {
 		a.Kind = event.ActorBot
@@ -38,7 +38,7 @@ func (d *Driver) actor(ctx context.Context, b base, sender *gogithub.User, entit
 	case err != nil:
 		d.log.Warn("collaborator permission lookup failed; actor role is none", "actor", login, "repo", b.full, "error", err.Error())
 	case knownRole(role):
-		a.Role = role
+		a.Role = event.Role(role)
 	default:
 		d.log.Warn("unknown collaborator permission; actor role is none", "actor", login, "repo", b.full, "permission", role)
 	}
@@ -59,11 +59,11 @@ func changeProposalOf(pr *gogithub.PullRequest, base string) *event.ChangePropos
 	headRepo := head.GetRepo().GetFullName()
 	cp := &event.ChangeProposal{
 		ID:       int64(pr.GetNumber()),
-		HeadRepo: event.Truncate(headRepo, maxRepoField),
-		BaseRepo: event.Truncate(baseRepo, maxRepoField),
-		HeadRef:  event.Truncate(head.GetRef(), maxRefField),
-		BaseRef:  event.Truncate(bs.GetRef(), maxRefField),
-		AuthorID: event.Truncate(pr.GetUser().GetLogin(), maxID),
+		HeadRepo: event.Truncate(headRepo, event.MaxRepoField),
+		BaseRepo: event.Truncate(baseRepo, event.MaxRepoField),
+		HeadRef:  event.Truncate(head.GetRef(), event.MaxRefField),
+		BaseRef:  event.Truncate(bs.GetRef(), event.MaxRefField),
+		AuthorID: event.Truncate(pr.GetUser().GetLogin(), event.MaxID),
 		IsFork:   headRepo == "" || !strings.EqualFold(headRepo, baseRepo),
 	}
 	if sha := head.GetSHA(); shaPattern.MatchString(sha) {
@@ -76,8 +76,8 @@ func changeProposalOf(pr *gogithub.PullRequest, base string) *event.ChangePropos
 // the pull request's head and base. Without a lookup, or when it fails,
 // the description fails closed (fork, unknown head).
 func (d *Driver) lookupChangeProposal(ctx context.Context, b base, is *gogithub.Issue) *event.ChangeProposal {
-	closed := &event.ChangeProposal{ID: int64(is.GetNumber()), BaseRepo: event.Truncate(b.full, maxRepoField),
-		AuthorID: event.Truncate(is.GetUser().GetLogin(), maxID), IsFork: true}
+	closed := &event.ChangeProposal{ID: int64(is.GetNumber()), BaseRepo: event.Truncate(b.full, event.MaxRepoField),
+		AuthorID: event.Truncate(is.GetUser().GetLogin(), event.MaxID), IsFork: true}
 	if d.o.Pulls == nil {
 		d.log.Warn("no GitHub token, so the pull request cannot be looked up: treating it as a fork; "+
 			"set GITHUB_TOKEN or GH_TOKEN to a token that can read pull requests (fine-grained: Pull requests read-only)",

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 
 	gogithub "github.com/google/go-github/v90/github"
 
@@ -104,31 +103,7 @@ func (d *Driver) Read(ctx context.Context) (*event.Event, error) {
 }
 
 func (d *Driver) payload() ([]byte, string, error) {
-	if d.o.Payload != nil {
-		if len(d.o.Payload) > MaxPayloadBytes {
-			return nil, "", fmt.Errorf("gha-event: payload is larger than %d MiB", MaxPayloadBytes>>20)
-		}
-		return d.o.Payload, "payload", nil
-	}
-	var r io.Reader = d.o.Stdin
-	if d.o.Path != "-" {
-		f, err := os.Open(d.o.Path)
-		if err != nil {
-			return nil, "", fmt.Errorf("gha-event: event file: %w", err)
-		}
-		defer f.Close()
-		r = f
-	} else if r == nil {
-		return nil, "", errors.New("gha-event: --input-file - but no standard input")
-	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
-	if err != nil {
-		return nil, "", fmt.Errorf("gha-event: reading %s: %w", d.o.Path, err)
-	}
-	if len(data) > MaxPayloadBytes {
-		return nil, "", fmt.Errorf("gha-event: %s is larger than %d MiB", d.o.Path, MaxPayloadBytes>>20)
-	}
-	return data, d.o.Path, nil
+	return input.ReadPayload(Name, d.o.Payload, d.o.Path, d.o.Stdin, MaxPayloadBytes)
 }
 
 func (d *Driver) mapPayload(ctx context.Context, data []byte) (*event.Event, error) {

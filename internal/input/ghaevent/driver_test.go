@@ -55,7 +55,7 @@ func TestReadErrors(t *testing.T) {
 		{"no repository", "issues", mustJSON(noRepo), "", "no repository.full_name"},
 		{"labeled without label", "issues", mustJSON(noLabel), "", "has no label.name"},
 		{"missing issue", "issues", []byte(`{"action":"opened","repository":{"full_name":"acme/platform"},"sender":{"login":"a"}}`), "", "lacks number or html_url"},
-		{"missing file", "issues", nil, "testdata/nope.json", "event file"},
+		{"missing file", "issues", nil, "testdata/nope.json", "payload file"},
 		{"oversized", "issues", bytes.Repeat([]byte(" "), MaxPayloadBytes+1), "", "larger than 25 MiB"},
 	}
 	for _, tt := range tests {
@@ -83,7 +83,7 @@ func TestActorRole(t *testing.T) {
 		name, login, typ string
 		roles            map[string]string
 		wantKind         string
-		wantRole         string
+		wantRole         event.Role
 		wantLog          string
 		lookups          int
 	}{
@@ -266,7 +266,7 @@ func TestNewFromEnv(t *testing.T) {
 		name     string
 		env      map[string]string
 		opts     Options
-		wantRole string
+		wantRole event.Role
 		wantErr  string
 	}{
 		{"all from env", map[string]string{"GITHUB_EVENT_PATH": "testdata/issues.opened.json", "GITHUB_EVENT_NAME": "issues",

@@ -13,15 +13,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/github"
 )
 
-// Schema limits that payload text is cut to (DESIGN.md section 3).
-const (
-	maxLabel     = 255
-	maxLabels    = 1000
-	maxID        = 256
-	maxRepoField = 512
-	maxRefField  = 1024
-)
-
 // actions lists the supported actions per event and their transition kind.
 var actions = map[string]map[string]string{
 	"issues": {
@@ -215,7 +206,7 @@ func (d *Driver) fromReview(ctx context.Context, p *gogithub.PullRequestReviewEv
 	if reviewer == "" {
 		return nil, errors.New("payload review has no user.login")
 	}
-	ev.Transition.Review = &event.Review{State: state, ReviewerID: event.Truncate(reviewer, maxID)}
+	ev.Transition.Review = &event.Review{State: state, ReviewerID: event.Truncate(reviewer, event.MaxID)}
 	ev.Actor, err = d.actor(ctx, b, p.GetSender(), pr.GetUser().GetLogin())
 	return ev, err
 }
@@ -230,7 +221,7 @@ func (d *Driver) newEvent(b base, action, kind string) *event.Event {
 }
 
 func labelOf(action string, l *gogithub.Label) (*event.Label, error) {
-	name := event.Truncate(l.GetName(), maxLabel)
+	name := event.Truncate(l.GetName(), event.MaxLabel)
 	if name == "" {
 		return nil, fmt.Errorf("%s event has no label.name", action)
 	}
@@ -244,7 +235,7 @@ func labelOf(action string, l *gogithub.Label) (*event.Label, error) {
 func labelNames(ls []*gogithub.Label) []string {
 	out := []string{}
 	for _, l := range ls {
-		if n := event.Truncate(l.GetName(), maxLabel); n != "" && len(out) < maxLabels {
+		if n := event.Truncate(l.GetName(), event.MaxLabel); n != "" && len(out) < event.MaxLabels {
 			out = append(out, n)
 		}
 	}

@@ -51,15 +51,15 @@ func IsBot(u *gitlab.User) bool {
 // their membership's and are kind bot. authorID is the id of the issue or
 // merge request's author.
 func ActorOf(u *gitlab.User, member *gitlab.ProjectMember, authorID int64) event.Actor {
-	a := event.Actor{ID: event.Truncate(u.Username, maxID), Kind: event.ActorHuman, Role: string(event.RoleExternal),
+	a := event.Actor{ID: event.Truncate(u.Username, event.MaxID), Kind: event.ActorHuman, Role: event.RoleExternal,
 		IsEntityAuthor: authorID != 0 && authorID == u.ID}
 	if IsBot(u) {
 		a.Kind = event.ActorBot
 	}
 	if member != nil {
-		a.Role = string(RoleOf(member.AccessLevel))
+		a.Role = RoleOf(member.AccessLevel)
 		if member.State != "" && member.State != "active" {
-			a.Role = string(event.RoleNone)
+			a.Role = event.RoleNone
 		}
 	}
 	return a

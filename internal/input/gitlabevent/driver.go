@@ -29,12 +29,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input"
 )
 
 // Name is the driver name.
-const Name = "gitlab-event"
+const Name = drivers.GitLabEvent
 
 // MaxPayloadBytes bounds the payload read (GitLab caps webhook bodies at
 // 25 MB by default).
@@ -151,7 +152,7 @@ func (d *Driver) mapClaim(ctx context.Context, c *Claim) ([]*event.Event, error)
 	actor := ActorOf(v.user, v.member, v.authorID)
 	switch {
 	case v.memberErr != nil:
-		actor.Role = string(event.RoleNone)
+		actor.Role = event.RoleNone
 		d.log.Warn("membership lookup failed; actor role is none", "actor", v.user.Username, "project", c.Project, "error", v.memberErr.Error())
 	case v.member == nil:
 		d.log.Info("actor is not a member of the project; role external", "actor", v.user.Username, "project", c.Project)
@@ -166,7 +167,7 @@ func (d *Driver) mapClaim(ctx context.Context, c *Claim) ([]*event.Event, error)
 	}
 	evs := make([]*event.Event, 0, len(c.LabelChanges))
 	for _, l := range c.LabelChanges {
-		ch.Label = &event.Label{Name: event.Truncate(l.Name, maxLabel), Action: l.Action}
+		ch.Label = &event.Label{Name: event.Truncate(l.Name, event.MaxLabel), Action: l.Action}
 		ev, err := Build(repo, v.subject, ch, actor)
 		if err != nil {
 			return nil, err

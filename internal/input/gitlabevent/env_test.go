@@ -70,7 +70,7 @@ func TestAPIFailures(t *testing.T) {
 	f.sim.InjectFault(gitlabsim.Fault{Endpoint: "get_member_all", Status: 403})
 	evs, err := f.read(t, f.hooks["mr_open"])
 	must(t, err)
-	if evs[0].Actor.Role != string(event.RoleNone) {
+	if evs[0].Actor.Role != event.RoleNone {
 		t.Fatalf("role %q after a failed membership read, want none", evs[0].Actor.Role)
 	}
 	if n := f.sim.Calls("get_member_all"); n != 1 {

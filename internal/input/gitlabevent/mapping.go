@@ -9,15 +9,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
-// Schema limits that API text is cut to (see docs/events.md).
-const (
-	maxLabel     = 255
-	maxLabels    = 1000
-	maxID        = 256
-	maxRepoField = 512
-	maxRefField  = 1024
-)
-
 // Subject is the issue or merge request an event is about, as the API
 // returns it. Exactly one of Issue and MergeRequest is set. SourceProject
 // is the path of a merge request's source project ("" when unknown).
@@ -78,11 +69,11 @@ func ChangeProposalOf(mr *gitlab.MergeRequest, repo, sourcePath string) *event.C
 	if !fork {
 		sourcePath = repo
 	}
-	cp := &event.ChangeProposal{ID: mr.IID, HeadRepo: event.Truncate(sourcePath, maxRepoField),
-		BaseRepo: event.Truncate(repo, maxRepoField), HeadRef: event.Truncate(mr.SourceBranch, maxRefField),
-		BaseRef: event.Truncate(mr.TargetBranch, maxRefField), IsFork: fork}
+	cp := &event.ChangeProposal{ID: mr.IID, HeadRepo: event.Truncate(sourcePath, event.MaxRepoField),
+		BaseRepo: event.Truncate(repo, event.MaxRepoField), HeadRef: event.Truncate(mr.SourceBranch, event.MaxRefField),
+		BaseRef: event.Truncate(mr.TargetBranch, event.MaxRefField), IsFork: fork}
 	if mr.Author != nil {
-		cp.AuthorID = event.Truncate(mr.Author.Username, maxID)
+		cp.AuthorID = event.Truncate(mr.Author.Username, event.MaxID)
 	}
 	if shaPattern.MatchString(mr.SHA) {
 		cp.HeadSHA = mr.SHA
@@ -93,7 +84,7 @@ func ChangeProposalOf(mr *gitlab.MergeRequest, repo, sourcePath string) *event.C
 func labelNames(ls gitlab.Labels) []string {
 	out := []string{}
 	for _, l := range ls {
-		if n := event.Truncate(l, maxLabel); n != "" && len(out) < maxLabels {
+		if n := event.Truncate(l, event.MaxLabel); n != "" && len(out) < event.MaxLabels {
 			out = append(out, n)
 		}
 	}

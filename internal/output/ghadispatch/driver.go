@@ -1,6 +1,6 @@
 // Package ghadispatch is the gha-dispatch output driver: it starts each
 // planned run as a GitHub Actions workflow_dispatch of the harness's
-// workflow with the nine string inputs of DESIGN.md section 6, asking for
+// workflow with the nine string inputs of docs/github.md, asking for
 // run details so the run id and URL can be recorded (in poll locks) and
 // cancelled later (`fullsend poll cancel`).
 //

@@ -1,6 +1,6 @@
 // Package gitlabpipeline is the `gitlab-pipeline` output driver: it starts
 // each planned run as a GitLab pipeline through the API and then enforces
-// the serialize-and-coalesce rule of DESIGN.md section 2, which GitLab does
+// the serialize-and-coalesce rule of docs/scheduling.md, which GitLab does
 // not provide natively (it keeps every job waiting for a resource group).
 //
 // A scope's pipelines are recognised by name: the generated .gitlab-ci.yml

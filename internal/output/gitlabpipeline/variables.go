@@ -11,7 +11,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
-// Pipeline variable names (DESIGN.md section 6). `fullsend run` reads the
+// Pipeline variable names (docs/gitlab.md, "Pipeline variables"). `fullsend run` reads the
 // same names in the agent job.
 const (
 	VarAgent            = "FULLSEND_AGENT"

@@ -1,7 +1,7 @@
 // Package jsonout implements the `json` and `gha-matrix` output drivers:
-// the dispatch plan printed on stdout instead of dispatched (DESIGN.md
-// section 6). Each entry is an object with exactly the nine dispatch inputs,
-// so a plan can be fed to any runner.
+// the dispatch plan printed on stdout instead of dispatched (docs/cli.md,
+// "The plan"). Each entry is an object with exactly the nine dispatch
+// inputs, so a plan can be fed to any runner.
 //
 // Dispatch collects entries; Close writes them once, so one invocation
 // yields one document even when the caller dispatches in several steps:

@@ -1,6 +1,6 @@
 // Package local is the `local` output driver: it runs agents on this
 // machine, each run a child process of `fullsend run`, through the
-// preserve-and-coalesce queue of package coalesce (DESIGN.md section 8):
+// preserve-and-coalesce queue of package coalesce (docs/local.md):
 // one active run per scope key, one pending slot holding the newest run,
 // different keys in parallel up to MaxParallel.
 package local

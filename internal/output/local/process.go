@@ -40,6 +40,8 @@ type processLauncher struct {
 	after     func(time.Duration) <-chan time.Time // nil: time.After
 }
 
+// newProcessLauncher builds the launcher of New; o already carries New's
+// defaults (KillDelay, Teardown, Log).
 func newProcessLauncher(o Options) (*processLauncher, error) {
 	exe := o.Executable
 	if exe == "" {
@@ -52,15 +54,6 @@ func newProcessLauncher(o Options) (*processLauncher, error) {
 		killDelay: o.KillDelay, teardown: o.Teardown, log: o.Log, after: o.After}
 	if p.configDir == "" {
 		p.configDir = ".fullsend"
-	}
-	if p.killDelay <= 0 {
-		p.killDelay = DefaultKillDelay
-	}
-	if p.teardown <= 0 {
-		p.teardown = DefaultTeardown
-	}
-	if p.log == nil {
-		p.log = slog.New(slog.DiscardHandler)
 	}
 	out, errw := o.Stdout, o.Stderr
 	if out == nil {

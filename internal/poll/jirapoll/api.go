@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 )
 
@@ -50,7 +51,7 @@ type Directory interface {
 	// Myself returns the authenticated account (the tool's own).
 	Myself(ctx context.Context) (jira.User, error)
 	// RoleOf maps an account's project roles to a NormalizedEvent role.
-	RoleOf(ctx context.Context, projectKey, accountID string) (string, error)
+	RoleOf(ctx context.Context, projectKey, accountID string) (event.Role, error)
 	// StatusCategory returns the category key (new, indeterminate, done)
 	// of a status id or name.
 	StatusCategory(ctx context.Context, idOrName string) (string, error)

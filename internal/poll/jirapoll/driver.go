@@ -32,10 +32,9 @@ const Name = drivers.JiraPoll
 
 // Defaults used when an Options field is zero.
 const (
-	DefaultM              = 50
-	DefaultMaxPages       = 10
-	DefaultStaleThreshold = polllock.DefaultStaleThreshold
-	DefaultConcurrency    = 4
+	DefaultM           = 50
+	DefaultMaxPages    = 10
+	DefaultConcurrency = 4
 )
 
 // maxReconcile is how many issue ids Jira reconciles per search.
@@ -61,7 +60,8 @@ type Options struct {
 	M, MaxPages int
 	// N is the number of issues locked per cycle (sizes the page rule).
 	N int
-	// StaleThreshold: a lock older than this is abandoned.
+	// StaleThreshold: a lock older than this is abandoned (0:
+	// polllock.DefaultStaleThreshold).
 	StaleThreshold time.Duration
 	// Concurrency bounds per-issue calls made in parallel.
 	Concurrency int
@@ -112,7 +112,7 @@ func New(o Options) (*Driver, error) {
 		o.N = poll.DefaultN
 	}
 	if o.StaleThreshold <= 0 {
-		o.StaleThreshold = DefaultStaleThreshold
+		o.StaleThreshold = polllock.DefaultStaleThreshold
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = DefaultConcurrency

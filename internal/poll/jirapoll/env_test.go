@@ -253,7 +253,7 @@ type testCore struct{}
 
 func (testCore) Decide(ev *event.Event) poll.Decision {
 	if ev.Actor.Kind != event.ActorHuman || (ev.Actor.Role != "write" && ev.Actor.Role != "admin") {
-		return poll.Decision{Verdict: poll.VerdictDenied, Reason: "role " + ev.Actor.Role}
+		return poll.Decision{Verdict: poll.VerdictDenied, Reason: "role " + string(ev.Actor.Role)}
 	}
 	var runs []plan.Run
 	add := func(h string) {

@@ -216,14 +216,14 @@ func (m *mapper) event(author *jira.User, tr event.Transition, rawType, rawActio
 func (m *mapper) actor(u *jira.User) (event.Actor, error) {
 	is := m.d.issue(m.it.ID).issue
 	if u == nil || u.AccountID == "" {
-		return event.Actor{ID: unknownActor, Kind: event.ActorHuman, Role: jira.RoleExternal}, nil
+		return event.Actor{ID: unknownActor, Kind: event.ActorHuman, Role: event.RoleExternal}, nil
 	}
 	a := event.Actor{ID: u.AccountID, Kind: event.ActorHuman}
 	if r := is.Fields.Reporter; r != nil && r.AccountID == u.AccountID {
 		a.IsEntityAuthor = true
 	}
 	if u.AccountType == "app" || u.AccountID == m.me {
-		a.Kind, a.Role = event.ActorBot, "none"
+		a.Kind, a.Role = event.ActorBot, event.RoleNone
 		return a, nil
 	}
 	project := m.d.o.Project

@@ -110,12 +110,9 @@ func (o *Options) normalize() error {
 	if o.TimeoutMinutes <= 0 {
 		o.TimeoutMinutes = DefaultTimeout
 	}
-	for _, v := range []struct{ name, val string }{
-		{"Go version", o.GoVersion}, {"runs-on", o.RunsOn},
-	} {
-		if !safeValue.MatchString(v.val) {
-			return fmt.Errorf("workflows: %s %q: want letters, digits and . _ + / @ -", v.name, v.val)
-		}
+	if err := workflows.CheckValues(safeValue, "letters, digits and . _ + / @ -",
+		workflows.Value{Name: "Go version", Val: o.GoVersion}, workflows.Value{Name: "runs-on", Val: o.RunsOn}); err != nil {
+		return fmt.Errorf("workflows: %w", err)
 	}
 	if err := o.Install.Validate(); err != nil {
 		return fmt.Errorf("workflows: %w", err)

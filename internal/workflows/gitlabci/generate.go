@@ -103,12 +103,9 @@ func (o *Options) normalize() error {
 	if o.PollTimeoutMinutes <= 0 {
 		o.PollTimeoutMinutes = DefaultPollTimeout
 	}
-	for _, v := range []struct{ name, val string }{
-		{"image", o.Image}, {"ref", o.Ref},
-	} {
-		if !safeValue.MatchString(v.val) {
-			return fmt.Errorf("gitlab workflows: %s %q: want letters, digits and . _ + / @ : -", v.name, v.val)
-		}
+	if err := workflows.CheckValues(safeValue, "letters, digits and . _ + / @ : -",
+		workflows.Value{Name: "image", Val: o.Image}, workflows.Value{Name: "ref", Val: o.Ref}); err != nil {
+		return fmt.Errorf("gitlab workflows: %w", err)
 	}
 	if !digestPinned.MatchString(o.Image) && !o.AllowUnpinnedImage {
 		return fmt.Errorf("gitlab workflows: image %q is not pinned by digest: pass --image NAME@sha256:<64 hex> "+
