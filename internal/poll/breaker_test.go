@@ -86,8 +86,10 @@ func TestFailedDispatchesDoNotUseTheBreakerBudget(t *testing.T) {
 	d := &keepingDriver{all: item("P-1", "/run"), base: poll.Checkpoint{At: t0}}
 	dispatched := 0
 	for cycle := range 12 {
+		// IntentSettle off: the failed dispatches' intents are asked about
+		// at once (their settling is tested in crash_test.go).
 		res, _ := poll.Run(context.Background(), poll.Options{Driver: d, Core: breakerCore{e: eng}, Output: out,
-			JitterMax: -1, Rand: rngFor(cycle)})
+			JitterMax: -1, Rand: rngFor(cycle), IntentSettle: -1, Now: func() time.Time { return now }})
 		dispatched += res.Stats.DispatchesScheduled
 		if res.Stats.RunsRateLimited > 0 {
 			t.Errorf("cycle %d: %d runs held back by the breaker after failed dispatches", cycle+1, res.Stats.RunsRateLimited)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/core"
@@ -114,7 +115,7 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 		res, err := Run(ctx, Options{
 			Driver: in.PollDriver(), Core: decider{eng}, Output: out, Validate: (*event.Event).Validate,
 			N: s.Lock.N, Concurrency: s.Concurrency, JitterMin: s.Lock.JitterMin, JitterMax: s.Lock.JitterMax,
-			DryRun: c.o.DryRun, Log: c.o.Log, Observer: c.observer(ctx),
+			DryRun: c.o.DryRun, Log: c.o.Log, Observer: c.observer(ctx), IntentSettle: intentSettle(s.Lock.StaleThreshold),
 		})
 		planned = append(planned, res.Planned...)
 		if err != nil {
@@ -156,4 +157,14 @@ func closeOutput(ctx context.Context, d output.Driver) error {
 		return f.Close(ctx)
 	}
 	return nil
+}
+
+// intentSettle bounds how long an interrupted dispatch is left to settle:
+// DefaultIntentSettle, but never longer than the lock's stale threshold, so
+// a poller configured to take items over quickly also recovers quickly.
+func intentSettle(stale time.Duration) time.Duration {
+	if stale > 0 && stale < DefaultIntentSettle {
+		return stale
+	}
+	return DefaultIntentSettle
 }

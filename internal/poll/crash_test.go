@@ -28,8 +28,10 @@ type world struct {
 	stale   bool
 	check   poll.Checkpoint
 	changes []poll.Change
-	runs    []plan.Run // started by the platform, in order
-	live    int        // runs not ended yet (the first len(runs)-live ended)
+	runs    []plan.Run    // started by the platform, in order
+	live    int           // runs not ended yet (the first len(runs)-live ended)
+	cycles  int           // cycles run so far: each starts step after the last
+	step    time.Duration // 0: a stale threshold (15 minutes)
 }
 
 // poller is one poller process: its driver and output share dead.
@@ -195,7 +197,18 @@ func (w *world) cycle(t *testing.T, p *poller) poll.CycleStats {
 	}
 	o := opts(p, fakeCore{}, nil)
 	o.Output = out
-	o.Now = func() time.Time { return t0.Add(time.Hour) }
+	// A poller takes an item over once the previous lock went stale
+	// (15 minutes by default), so each cycle starts that much later:
+	// interrupted dispatches' intents are past IntentSettle.
+	w.mu.Lock()
+	w.cycles++
+	step := w.step
+	if step == 0 {
+		step = 15 * time.Minute
+	}
+	now := t0.Add(time.Hour + time.Duration(w.cycles)*step)
+	w.mu.Unlock()
+	o.Now = func() time.Time { return now }
 	res, err := poll.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -278,6 +291,23 @@ func TestCrashAtEachPointDispatchesOnce(t *testing.T) {
 				t.Errorf("lock of %s left", w.lockID)
 			}
 		})
+	}
+}
+
+// An intent younger than IntentSettle whose run the platform does not
+// list may still be in flight (its poller slowed down past the lock's
+// staleness): the item waits, and is dispatched once the intent settled.
+func TestRecentIntentWaitsToSettle(t *testing.T) {
+	w := &world{check: poll.Checkpoint{At: t0}, changes: []poll.Change{comment(time.Second, "/run both")},
+		step: poll.DefaultIntentSettle / 2}
+	w.cycle(t, &poller{w: w, id: "A", crash: "intent", find: true})
+	w.cycle(t, &poller{w: w, id: "B", find: true})
+	if len(w.runs) != 0 || len(w.check.Intents) != 2 {
+		t.Fatalf("a young intent: %d runs started, intents %v; want none started and the intents kept", len(w.runs), w.check.Intents)
+	}
+	w.cycle(t, &poller{w: w, id: "C", find: true}) // the intents are now as old as the settle time
+	if len(w.runs) != 2 || len(w.check.Intents) != 0 || !w.check.At.Equal(w.changes[0].At) {
+		t.Fatalf("after settling: %d runs, checkpoint %+v; want one run per harness and the change checkpointed", len(w.runs), w.check)
 	}
 }
 

@@ -51,7 +51,17 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now stamps dispatch intents; nil uses time.Now.
 	Now func() time.Time
+	// IntentSettle is how old an interrupted dispatch's intent must be
+	// before "the platform has no such run" is believed: a younger one may
+	// still be in flight (its poller slowed down past the lock's staleness,
+	// or the platform not yet listing the run), so its item waits for a
+	// later cycle. 0 means DefaultIntentSettle; negative disables it.
+	IntentSettle time.Duration
 }
+
+// DefaultIntentSettle is the default of Options.IntentSettle: longer than
+// a dispatch call with its retries takes, and than the platforms' listing lag.
+const DefaultIntentSettle = 2 * time.Minute
 
 // Result is what one cycle did.
 type Result struct {
@@ -134,6 +144,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.IntentSettle == 0 {
+		o.IntentSettle = DefaultIntentSettle
 	}
 	return o
 }

@@ -84,6 +84,12 @@ func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) 
 			p.blocked = true
 			return
 		}
+		if !found && c.o.Now().Sub(in.TS) < c.o.IntentSettle {
+			c.log.Info("interrupted dispatch too recent to tell whether its run started; item left for a later cycle",
+				"item", p.it.ID, "harness", r.Harness, "key", in.Key, "settle_ms", c.o.IntentSettle.Milliseconds())
+			p.blocked = true
+			return
+		}
 		if !found {
 			runs, at = append(runs, r), append(at, p.at[i])
 			continue
