@@ -51,6 +51,9 @@ func parseWorkRoute(method string, s []string, rt *route) bool {
 		return true
 	}
 	kind := map[string]string{"issues": NoteableIssue, "merge_requests": NoteableMergeRequest}[s[0]]
+	if parseListRoute(kind, s, rt) {
+		return true
+	}
 	if kind == "" || num(1) == 0 {
 		return false
 	}

@@ -1,0 +1,193 @@
+// Package gitlabpoll is the gitlab-poll backstop: it re-reads a GitLab
+// project's recent activity (issues and merge requests updated within a
+// lookback window, their notes and label events) and dispatches every
+// change that no pipeline records yet, so that a change the webhook path
+// (gitlab-event) dropped still runs, once. State lives in GitLab: the
+// dispatched pipelines carry the idempotency key of their change
+// (FULLSEND_IDEMPOTENCY_KEY) and are the record of what was dispatched;
+// see ARCHITECTURE.md ("GitLab backstop") and docs/gitlab.md.
+package gitlabpoll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
+)
+
+// Name is the driver name.
+const Name = "gitlab-poll"
+
+// DefaultLookback is how far back a poller that starts reads activity.
+const DefaultLookback = 2 * time.Hour
+
+// Dispatcher plans an event and starts its runs. Each run carries
+// polllock.IdempotencyKey(scope key, at); a run whose key done reports is
+// already dispatched and must be skipped.
+type Dispatcher interface {
+	Dispatch(ctx context.Context, ev *event.Event, at time.Time, done func(key string) bool) error
+}
+
+// Options configures New.
+type Options struct {
+	Client   *gitlab.Client
+	Project  string // id or path
+	Repo     string // event.repo (config `repo`)
+	Lookback time.Duration
+	Now      func() time.Time
+	Dispatch Dispatcher
+	Log      *slog.Logger
+}
+
+// Poller runs backstop cycles for one project. It is safe for one cycle
+// at a time; concurrent pollers coordinate through the pipeline list.
+type Poller struct {
+	o       Options
+	api     *gitlabevent.Lookup
+	handled map[string]time.Time // subject → updated_at fully handled
+	keys    *keyIndex
+}
+
+// New validates o and returns a Poller.
+func New(o Options) (*Poller, error) {
+	switch {
+	case o.Client == nil:
+		return nil, errors.New("gitlab-poll: no GitLab client")
+	case o.Project == "":
+		return nil, errors.New("gitlab-poll: no project: set `project` or config `repo`")
+	case o.Dispatch == nil:
+		return nil, errors.New("gitlab-poll: no dispatcher")
+	}
+	if o.Lookback <= 0 {
+		o.Lookback = DefaultLookback
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Repo == "" {
+		o.Repo = o.Project
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Poller{o: o, api: &gitlabevent.Lookup{Client: o.Client}, handled: map[string]time.Time{},
+		keys: newKeyIndex(o.Client, o.Project)}, nil
+}
+
+// Stats is what one cycle did.
+type Stats struct {
+	Candidates int // issues and merge requests updated within the window
+	New        int // of them, not yet handled by this poller
+	Changes    int // changes read within the window
+	Dispatched int // changes handed to the dispatcher (not recorded yet)
+	Known      int // changes a pipeline already records
+}
+
+// Cycle reads the window and dispatches what no pipeline records. An
+// idle cycle costs two listings. A failure leaves the subject unhandled,
+// so the next cycle reads it again (nothing is lost).
+func (p *Poller) Cycle(ctx context.Context) (Stats, error) {
+	var st Stats
+	since := p.o.Now().Add(-p.o.Lookback).UTC()
+	subs, err := p.subjects(ctx, since)
+	if err != nil {
+		return st, err
+	}
+	st.Candidates = len(subs)
+	var todo []subject
+	for _, s := range subs {
+		if t, ok := p.handled[s.key()]; !ok || s.updated.After(t) {
+			todo = append(todo, s)
+		}
+	}
+	st.New = len(todo)
+	if len(todo) == 0 {
+		return st, nil
+	}
+	if err := p.keys.refresh(ctx, since); err != nil {
+		return st, fmt.Errorf("gitlab-poll: reading the dispatched pipelines: %w", err)
+	}
+	var errs []error
+	for _, s := range todo {
+		if err := p.handle(ctx, s, since, &st); err != nil {
+			errs = append(errs, fmt.Errorf("gitlab-poll: %s: %w", s.key(), err))
+			continue
+		}
+		p.handled[s.key()] = s.updated
+	}
+	p.forget(since)
+	return st, errors.Join(errs...)
+}
+
+// forget drops handled subjects that left the window.
+func (p *Poller) forget(since time.Time) {
+	for k, t := range p.handled {
+		if t.Before(since) {
+			delete(p.handled, k)
+		}
+	}
+}
+
+// handle dispatches the subject's changes within the window, oldest first.
+func (p *Poller) handle(ctx context.Context, s subject, since time.Time, st *Stats) error {
+	chs, err := p.changes(ctx, s, since)
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(chs, func(i, j int) bool { return chs[i].at.Before(chs[j].at) })
+	st.Changes += len(chs)
+	actors := map[int64]event.Actor{}
+	for _, c := range chs {
+		actor, ok := actors[c.user]
+		if !ok {
+			if actor, err = p.actor(ctx, c.user, s.authorID()); err != nil {
+				return err
+			}
+			actors[c.user] = actor
+		}
+		ev, err := gitlabevent.Build(p.o.Repo, s.Subject, c.Change, actor)
+		if err != nil {
+			return err
+		}
+		if err := ev.Validate(); err != nil {
+			p.o.Log.Warn("gitlab-poll: skipping an invalid event", "subject", s.key(), "error", err.Error())
+			continue
+		}
+		known := true
+		err = p.o.Dispatch.Dispatch(ctx, ev, c.at, func(key string) bool {
+			ok := p.keys.has(key)
+			known = known && ok
+			return ok
+		})
+		if err != nil {
+			return err
+		}
+		if known {
+			st.Known++
+		} else {
+			st.Dispatched++
+		}
+	}
+	return nil
+}
+
+// actor describes user id as gitlab-event does.
+func (p *Poller) actor(ctx context.Context, id, authorID int64) (event.Actor, error) {
+	u, err := p.api.User(ctx, id)
+	if err != nil {
+		return event.Actor{}, fmt.Errorf("reading user %d: %w", id, err)
+	}
+	m, err := p.api.Member(ctx, p.o.Project, id)
+	a := gitlabevent.ActorOf(u, m, authorID)
+	if err != nil {
+		a.Role = string(event.RoleNone)
+	}
+	return a, nil
+}
