@@ -36,7 +36,13 @@ func parseUserRoute(method, escapedPath string) (route, bool) {
 // parseWorkRoute maps the issue, merge request, note, label event and
 // member endpoints (segments after the project) onto rt.
 func parseWorkRoute(method string, s []string, rt *route) bool {
-	if method != http.MethodGet || len(s) < 2 {
+	if method != http.MethodGet || len(s) < 1 {
+		return false
+	}
+	if parseListRoute(map[string]string{"issues": NoteableIssue, "merge_requests": NoteableMergeRequest}[s[0]], s, rt) {
+		return true
+	}
+	if len(s) < 2 {
 		return false
 	}
 	num := func(i int) int64 {
@@ -51,9 +57,6 @@ func parseWorkRoute(method string, s []string, rt *route) bool {
 		return true
 	}
 	kind := map[string]string{"issues": NoteableIssue, "merge_requests": NoteableMergeRequest}[s[0]]
-	if parseListRoute(kind, s, rt) {
-		return true
-	}
 	if kind == "" || num(1) == 0 {
 		return false
 	}

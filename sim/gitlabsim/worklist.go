@@ -132,3 +132,15 @@ func atoiOr(v string, def int) int {
 	}
 	return def
 }
+
+// CallsTotal is the number of API requests served so far, every endpoint
+// together (unknown paths excluded).
+func (s *Server) CallsTotal() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.calls {
+		n += c
+	}
+	return n
+}
