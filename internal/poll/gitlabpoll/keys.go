@@ -2,6 +2,7 @@ package gitlabpoll
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -20,10 +21,12 @@ type keyIndex struct {
 	mu      sync.Mutex
 	byID    map[int64]string // pipeline id → key ("" when it has none)
 	keys    map[string]bool
+	newestT map[string]time.Time // scope key without harness → newest change
 }
 
 func newKeyIndex(gl *gitlab.Client, project string) *keyIndex {
-	return &keyIndex{gl: gl, project: project, byID: map[int64]string{}, keys: map[string]bool{}}
+	return &keyIndex{gl: gl, project: project, byID: map[int64]string{}, keys: map[string]bool{},
+		newestT: map[string]time.Time{}}
 }
 
 // refresh reads the pipelines created at or after since (newest first,
@@ -76,8 +79,31 @@ func (k *keyIndex) read(ctx context.Context, p *gitlab.PipelineInfo) error {
 	k.byID[p.ID] = key
 	if key != "" {
 		k.keys[key] = true
+		k.note(key)
 	}
 	return nil
+}
+
+// note records the change time of key (scope key "@" Unix milliseconds)
+// under the scope key without its harness.
+func (k *keyIndex) note(key string) {
+	sk, ms, ok := strings.Cut(key, "@")
+	_, tail, ok2 := strings.Cut(sk, ":")
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if !ok || !ok2 || err != nil {
+		return
+	}
+	if t := time.UnixMilli(n).UTC(); t.After(k.newestT[tail]) {
+		k.newestT[tail] = t
+	}
+}
+
+// newest is the newest change a pipeline records for the scope tail
+// (zero when none).
+func (k *keyIndex) newest(tail string) time.Time {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.newestT[tail]
 }
 
 func (k *keyIndex) has(key string) bool {

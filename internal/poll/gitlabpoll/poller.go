@@ -20,6 +20,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 // Name is the driver name.
@@ -137,31 +138,18 @@ func (p *Poller) forget(since time.Time) {
 
 // handle dispatches the subject's changes within the window, oldest first.
 func (p *Poller) handle(ctx context.Context, s subject, since time.Time, st *Stats) error {
-	chs, err := p.changes(ctx, s, since)
+	chs, err := p.events(ctx, s, since)
 	if err != nil {
 		return err
 	}
-	sort.SliceStable(chs, func(i, j int) bool { return chs[i].at.Before(chs[j].at) })
 	st.Changes += len(chs)
-	actors := map[int64]event.Actor{}
 	for _, c := range chs {
-		actor, ok := actors[c.user]
-		if !ok {
-			if actor, err = p.actor(ctx, c.user, s.authorID()); err != nil {
-				return err
-			}
-			actors[c.user] = actor
-		}
-		ev, err := gitlabevent.Build(p.o.Repo, s.Subject, c.Change, actor)
-		if err != nil {
-			return err
-		}
-		if err := ev.Validate(); err != nil {
+		if err := c.Event.Validate(); err != nil {
 			p.o.Log.Warn("gitlab-poll: skipping an invalid event", "subject", s.key(), "error", err.Error())
 			continue
 		}
 		known := true
-		err = p.o.Dispatch.Dispatch(ctx, ev, c.at, func(key string) bool {
+		err = p.o.Dispatch.Dispatch(ctx, c.Event, c.At, func(key string) bool {
 			ok := p.keys.has(key)
 			known = known && ok
 			return ok
@@ -176,6 +164,33 @@ func (p *Poller) handle(ctx context.Context, s subject, since time.Time, st *Sta
 		}
 	}
 	return nil
+}
+
+// events reads the subject's changes within the window and maps them with
+// gitlab-event's mapping, oldest first.
+func (p *Poller) events(ctx context.Context, s subject, since time.Time) ([]poll.Change, error) {
+	chs, err := p.changes(ctx, s, since)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(chs, func(i, j int) bool { return chs[i].at.Before(chs[j].at) })
+	actors := map[int64]event.Actor{}
+	out := make([]poll.Change, 0, len(chs))
+	for _, c := range chs {
+		actor, ok := actors[c.user]
+		if !ok {
+			if actor, err = p.actor(ctx, c.user, s.authorID()); err != nil {
+				return nil, err
+			}
+			actors[c.user] = actor
+		}
+		ev, err := gitlabevent.Build(p.o.Repo, s.Subject, c.Change, actor)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, poll.Change{At: c.at, Event: ev})
+	}
+	return out, nil
 }
 
 // actor describes user id as gitlab-event does.
