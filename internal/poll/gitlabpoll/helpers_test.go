@@ -35,6 +35,8 @@ func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.
 // fixture is an emulated project with one maintainer, alice.
 type fixture struct {
 	sim   *gitlabsim.Server
+	base  string
+	tr    *http.Transport
 	gl    *gitlab.Client
 	clk   *clock
 	alice gitlabsim.User
@@ -55,7 +57,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{sim: s, gl: gl, clk: clk, alice: s.AddUser("alice", false)}
+	f := &fixture{sim: s, base: base, tr: tr, gl: gl, clk: clk, alice: s.AddUser("alice", false)}
 	must(t, s.SetMember(project, f.alice.ID, gitlabsim.AccessMaintainer))
 	f.disp = &pipelines{gl: gl, events: map[string]*event.Event{}}
 	return f
