@@ -58,7 +58,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt route) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if rt.endpoint == "get_user" {
+	if rt.endpoint == "get_user" || rt.endpoint == "current_user" {
 		s.getUser(w, rt)
 		return
 	}

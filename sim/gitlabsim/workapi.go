@@ -22,6 +22,9 @@ type workRoute struct {
 
 // parseUserRoute maps GET /api/v4/users/:id.
 func parseUserRoute(method, escapedPath string) (route, bool) {
+	if escapedPath == "/api/v4/user" && method == http.MethodGet {
+		return route{endpoint: "current_user"}, true
+	}
 	rest, ok := strings.CutPrefix(escapedPath, "/api/v4/users/")
 	if !ok || method != http.MethodGet {
 		return route{}, false
@@ -119,6 +122,9 @@ func (s *Server) workOp(w http.ResponseWriter, rt route, proj *Project) bool {
 
 func (s *Server) getUser(w http.ResponseWriter, rt route) {
 	s.wk.next()
+	if rt.endpoint == "current_user" {
+		rt.work.sub = s.wk.tokenUser
+	}
 	if s.wk.users[rt.work.sub] == nil {
 		writeMsg(w, http.StatusNotFound, "404 User Not Found")
 		return

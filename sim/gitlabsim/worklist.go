@@ -144,3 +144,12 @@ func (s *Server) CallsTotal() int {
 	}
 	return n
 }
+
+// SetTokenUser makes GET /user (the token's own account) answer with user
+// id; until then it answers 404.
+func (s *Server) SetTokenUser(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.wk.next()
+	s.wk.tokenUser = id
+}

@@ -43,7 +43,7 @@ type Options struct {
 	Repo     string // event.repo (config `repo`)
 	Lookback time.Duration
 	Now      func() time.Time
-	Dispatch Dispatcher
+	Dispatch Dispatcher // used by Cycle; the poll cycle (Driver) dispatches through its output
 	Log      *slog.Logger
 }
 
@@ -63,8 +63,6 @@ func New(o Options) (*Poller, error) {
 		return nil, errors.New("gitlab-poll: no GitLab client")
 	case o.Project == "":
 		return nil, errors.New("gitlab-poll: no project: set `project` or config `repo`")
-	case o.Dispatch == nil:
-		return nil, errors.New("gitlab-poll: no dispatcher")
 	}
 	if o.Lookback <= 0 {
 		o.Lookback = DefaultLookback
@@ -96,6 +94,9 @@ type Stats struct {
 // so the next cycle reads it again (nothing is lost).
 func (p *Poller) Cycle(ctx context.Context) (Stats, error) {
 	var st Stats
+	if p.o.Dispatch == nil {
+		return st, errors.New("gitlab-poll: no dispatcher")
+	}
 	since := p.o.Now().Add(-p.o.Lookback).UTC()
 	subs, err := p.subjects(ctx, since)
 	if err != nil {
