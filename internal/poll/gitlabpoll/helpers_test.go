@@ -72,8 +72,8 @@ func (f *fixture) poller(t *testing.T) *Poller {
 
 // webhook runs the gitlab-event path for one webhook body: the payload is
 // confirmed and mapped by gitlab-event, then dispatched like the poller's
-// events, keyed by the change's time (at).
-func (f *fixture) webhook(ctx context.Context, payload []byte, at time.Time) error {
+// events, keyed by the change time gitlab-event confirmed.
+func (f *fixture) webhook(ctx context.Context, payload []byte) error {
 	d, err := gitlabevent.New(gitlabevent.Options{Payload: payload, Project: project, Repo: project,
 		API: &gitlabevent.Lookup{Client: f.gl}})
 	if err != nil {
@@ -84,7 +84,7 @@ func (f *fixture) webhook(ctx context.Context, payload []byte, at time.Time) err
 		return err
 	}
 	for _, ev := range evs {
-		if err := f.disp.Dispatch(ctx, ev, at, func(string) bool { return false }); err != nil {
+		if err := f.disp.Dispatch(ctx, ev, d.ChangeTime(), func(string) bool { return false }); err != nil {
 			return err
 		}
 	}

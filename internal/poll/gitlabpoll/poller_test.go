@@ -30,7 +30,7 @@ func TestWebhookThenPoll(t *testing.T) {
 	m := f.openMR(t)
 	n, hook, err := f.sim.AddNote(project, gitlabsim.NoteableMergeRequest, m.IID, f.alice.ID, "/fs-review please")
 	must(t, err)
-	must(t, f.webhook(ctx, hook, n.CreatedAt))
+	must(t, f.webhook(ctx, hook))
 	webhookEv := f.disp.events
 	if len(webhookEv) != 1 {
 		t.Fatalf("webhook dispatched %d keys, want 1", len(webhookEv))
@@ -107,24 +107,21 @@ func TestRace(t *testing.T) {
 	for range 10 {
 		mrs = append(mrs, f.openMR(t))
 	}
-	type hook struct {
-		body []byte
-		at   time.Time
-	}
+	type hook struct{ body []byte }
 	var hooks []hook
 	for i := range 100 {
 		f.clk.Advance(time.Second)
-		n, body, err := f.sim.AddNote(project, gitlabsim.NoteableMergeRequest, mrs[i%10].IID, f.alice.ID, fmt.Sprintf("note %d", i))
+		_, body, err := f.sim.AddNote(project, gitlabsim.NoteableMergeRequest, mrs[i%10].IID, f.alice.ID, fmt.Sprintf("note %d", i))
 		must(t, err)
 		if i%3 != 0 { // every third webhook is dropped
-			hooks = append(hooks, hook{body, n.CreatedAt})
+			hooks = append(hooks, hook{body})
 		}
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
 	wg.Go(func() {
 		for _, h := range hooks {
-			errs <- f.webhook(ctx, h.body, h.at)
+			errs <- f.webhook(ctx, h.body)
 		}
 	})
 	for range 3 {
@@ -170,5 +167,27 @@ func TestIdleCost(t *testing.T) {
 	t.Logf("idle cycle, 1000 open merge requests and issues: %d API calls", calls)
 	if calls != 2 || st.Candidates != 0 {
 		t.Fatalf("idle cycle: %d calls, %+v; want 2 calls and no candidates", calls, st)
+	}
+}
+
+// TestWebhookLabelThenPoll: a label change and an issue note delivered by
+// the webhook path carry the change ids the poller detects, so the poller
+// dispatches nothing for them.
+func TestWebhookLabelThenPoll(t *testing.T) {
+	f, ctx := newFixture(t), context.Background()
+	is, _, err := f.sim.CreateIssue(project, f.alice.ID, "t", "d", nil)
+	must(t, err)
+	f.clk.Advance(DefaultLookback + time.Hour)
+	hook, err := f.sim.ChangeLabels(project, gitlabsim.NoteableIssue, is.IID, f.alice.ID, []string{"fs:triage"}, nil)
+	must(t, err)
+	must(t, f.webhook(ctx, hook))
+	f.clk.Advance(time.Second)
+	_, hook, err = f.sim.AddNote(project, gitlabsim.NoteableIssue, is.IID, f.alice.ID, "/fs-triage")
+	must(t, err)
+	must(t, f.webhook(ctx, hook))
+	st, err := f.poller(t).Cycle(ctx)
+	must(t, err)
+	if st.Changes != 2 || st.Known != 2 || st.Dispatched != 0 {
+		t.Fatalf("poll after webhooks: %+v, want 2 changes, both known", st)
 	}
 }
