@@ -59,9 +59,25 @@ func TestPollCycle(t *testing.T) {
 	if st := cycle(NewDriver(f.poller(t), nil)); st.DispatchesScheduled != 0 {
 		t.Fatalf("restarted poller dispatched %d runs, want 0", st.DispatchesScheduled)
 	}
-	live := f.live()
-	if len(live) != 2 {
-		t.Fatalf("pipelines per key %v, want the two notes once each", live)
+	// With a grace period a fresh note waits, then goes out once.
+	f.clk.Advance(time.Second)
+	_, _, err = f.sim.AddNote(project, gitlabsim.NoteableMergeRequest, m.IID, f.alice.ID, "third") // webhook dropped
+	must(t, err)
+	p := f.poller(t)
+	p.o.Grace = DefaultGrace
+	g := NewDriver(p, nil)
+	if st := cycle(g); st.DispatchesScheduled != 0 {
+		t.Fatalf("note within the grace period dispatched %d runs, want 0", st.DispatchesScheduled)
+	}
+	f.clk.Advance(DefaultGrace)
+	if st := cycle(g); st.DispatchesScheduled != 1 {
+		t.Fatalf("note after the grace period dispatched %d runs, want 1", st.DispatchesScheduled)
+	}
+	// gitlab-pipeline cancels a waiting pipeline that a newer one of its
+	// scope supersedes, so count every pipeline created.
+	live := f.count(true)
+	if len(live) != 3 {
+		t.Fatalf("pipelines per key %v, want the three notes once each", live)
 	}
 	for k, n := range live {
 		if n != 1 {

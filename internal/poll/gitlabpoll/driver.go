@@ -55,7 +55,8 @@ func (d *Driver) PollLock(*poll.Item) *plan.PollLock { return nil }
 // pipeline list to set each item's checkpoint.
 func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	p := d.p
-	since := p.o.Now().Add(-p.o.Lookback).UTC()
+	now := p.o.Now()
+	since, cutoff := now.Add(-p.o.Lookback).UTC(), now.Add(-p.o.Grace).UTC()
 	subs, err := p.subjects(ctx, since)
 	if err != nil {
 		return nil, err
@@ -83,10 +84,17 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		}
 		d.items[s.key()] = s
 		disc.Eligible = append(disc.Eligible, &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: base},
-			Cutoff: s.updated, Waiting: s.updated})
+			Cutoff: minTime(s.updated, cutoff), Waiting: s.updated})
 	}
 	p.forget(since)
 	return disc, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // scopeTail is the subject's scope key without its harness: what every
@@ -175,11 +183,12 @@ func settleRef(ctx context.Context, gl *gitlab.Client, project string, id int64)
 }
 
 // Advance remembers that the item was handled (every harness at its
-// newest position), so that the next cycle skips it until it changes.
+// newest position), so that the next cycle skips it until it changes. An
+// item with changes left for later (younger than Grace) is read again.
 func (d *Driver) Advance(_ context.Context, it *poll.Item, cp poll.Checkpoint) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if s, ok := d.items[it.ID]; ok && !cp.Pending() {
+	if s, ok := d.items[it.ID]; ok && !cp.Pending() && !s.updated.After(it.Cutoff) {
 		d.p.handled[it.ID] = s.updated
 	}
 	return nil

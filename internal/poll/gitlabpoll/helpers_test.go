@@ -92,10 +92,14 @@ func (f *fixture) webhook(ctx context.Context, payload []byte) error {
 }
 
 // live counts the pipelines per idempotency key that were not canceled.
-func (f *fixture) live() map[string]int {
+func (f *fixture) live() map[string]int { return f.count(false) }
+
+// count counts the pipelines per idempotency key, the canceled ones too
+// when all is set.
+func (f *fixture) count(all bool) map[string]int {
 	out := map[string]int{}
 	for _, p := range f.sim.Pipelines(project) {
-		if p.Status != gitlabsim.StatusCanceled {
+		if all || p.Status != gitlabsim.StatusCanceled {
 			out[p.Variables[gitlabpipeline.VarIdempotencyKey]]++
 		}
 	}

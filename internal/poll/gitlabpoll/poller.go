@@ -29,6 +29,9 @@ const Name = "gitlab-poll"
 // DefaultLookback is how far back a poller that starts reads activity.
 const DefaultLookback = 2 * time.Hour
 
+// DefaultGrace is the Grace of a configured gitlab-poll input.
+const DefaultGrace = 5 * time.Minute
+
 // Dispatcher plans an event and starts its runs. Each run carries
 // polllock.IdempotencyKey(scope key, at); a run whose key done reports is
 // already dispatched and must be skipped.
@@ -42,6 +45,10 @@ type Options struct {
 	Project  string // id or path
 	Repo     string // event.repo (config `repo`)
 	Lookback time.Duration
+	// Grace leaves changes younger than it to the webhook path: a poller
+	// acts on a change only once its webhook had time to dispatch it, so
+	// the two rarely race (FromConfig: DefaultGrace; zero: none).
+	Grace    time.Duration
 	Now      func() time.Time
 	Dispatch Dispatcher // used by Cycle; the poll cycle (Driver) dispatches through its output
 	Log      *slog.Logger
@@ -87,6 +94,7 @@ type Stats struct {
 	Changes    int // changes read within the window
 	Dispatched int // changes handed to the dispatcher (not recorded yet)
 	Known      int // changes a pipeline already records
+	Deferred   int // changes younger than Grace, left for a later cycle
 }
 
 // Cycle reads the window and dispatches what no pipeline records. An
@@ -117,12 +125,15 @@ func (p *Poller) Cycle(ctx context.Context) (Stats, error) {
 		return st, fmt.Errorf("gitlab-poll: reading the dispatched pipelines: %w", err)
 	}
 	var errs []error
+	cutoff := p.o.Now().Add(-p.o.Grace)
 	for _, s := range todo {
-		if err := p.handle(ctx, s, since, &st); err != nil {
+		if err := p.handle(ctx, s, since, cutoff, &st); err != nil {
 			errs = append(errs, fmt.Errorf("gitlab-poll: %s: %w", s.key(), err))
 			continue
 		}
-		p.handled[s.key()] = s.updated
+		if !s.updated.After(cutoff) {
+			p.handled[s.key()] = s.updated
+		}
 	}
 	p.forget(since)
 	return st, errors.Join(errs...)
@@ -138,13 +149,17 @@ func (p *Poller) forget(since time.Time) {
 }
 
 // handle dispatches the subject's changes within the window, oldest first.
-func (p *Poller) handle(ctx context.Context, s subject, since time.Time, st *Stats) error {
+func (p *Poller) handle(ctx context.Context, s subject, since, cutoff time.Time, st *Stats) error {
 	chs, err := p.events(ctx, s, since)
 	if err != nil {
 		return err
 	}
 	st.Changes += len(chs)
 	for _, c := range chs {
+		if c.At.After(cutoff) {
+			st.Deferred++
+			continue
+		}
 		if err := c.Event.Validate(); err != nil {
 			p.o.Log.Warn("gitlab-poll: skipping an invalid event", "subject", s.key(), "error", err.Error())
 			continue

@@ -191,3 +191,25 @@ func TestWebhookLabelThenPoll(t *testing.T) {
 		t.Fatalf("poll after webhooks: %+v, want 2 changes, both known", st)
 	}
 }
+
+// TestGrace: a change younger than Grace is left to the webhook path and
+// dispatched by the backstop once it is older.
+func TestGrace(t *testing.T) {
+	f, ctx := newFixture(t), context.Background()
+	m := f.openMR(t)
+	_, _, err := f.sim.AddNote(project, gitlabsim.NoteableMergeRequest, m.IID, f.alice.ID, "late webhook")
+	must(t, err)
+	p, err := New(Options{Client: f.gl, Project: project, Now: f.clk.Now, Dispatch: f.disp, Grace: DefaultGrace})
+	must(t, err)
+	st, err := p.Cycle(ctx)
+	must(t, err)
+	if st.Deferred != 1 || st.Dispatched != 0 {
+		t.Fatalf("young change: %+v, want it deferred", st)
+	}
+	f.clk.Advance(DefaultGrace + time.Second)
+	st, err = p.Cycle(ctx)
+	must(t, err)
+	if st.Dispatched != 1 || st.Deferred != 0 {
+		t.Fatalf("after the grace: %+v, want it dispatched", st)
+	}
+}
