@@ -57,7 +57,7 @@ type change struct {
 func (p *Poller) subjects(ctx context.Context, since time.Time) ([]subject, error) {
 	var out []subject
 	asc, by := "asc", "updated_at"
-	mrs, err := pages(func(lo gitlab.ListOptions) ([]*gitlab.BasicMergeRequest, *gitlab.Response, error) {
+	mrs, err := gitlabevent.Pages(maxPages, func(lo gitlab.ListOptions) ([]*gitlab.BasicMergeRequest, *gitlab.Response, error) {
 		return p.o.Client.MergeRequests.ListProjectMergeRequests(p.o.Project, &gitlab.ListProjectMergeRequestsOptions{
 			ListOptions: lo, UpdatedAfter: &since, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
 	})
@@ -71,7 +71,7 @@ func (p *Poller) subjects(ctx context.Context, since time.Time) ([]subject, erro
 		mr := &gitlab.MergeRequest{BasicMergeRequest: *m}
 		out = append(out, subject{gitlabevent.Subject{MergeRequest: mr}, *m.UpdatedAt})
 	}
-	iss, err := pages(func(lo gitlab.ListOptions) ([]*gitlab.Issue, *gitlab.Response, error) {
+	iss, err := gitlabevent.Pages(maxPages, func(lo gitlab.ListOptions) ([]*gitlab.Issue, *gitlab.Response, error) {
 		return p.o.Client.Issues.ListProjectIssues(p.o.Project, &gitlab.ListProjectIssuesOptions{
 			ListOptions: lo, UpdatedAfter: &since, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
 	})
@@ -131,7 +131,7 @@ func createdAt(s subject) *time.Time {
 
 func (p *Poller) notes(ctx context.Context, noteable string, iid int64) ([]*gitlab.Note, error) {
 	asc, by := "asc", "created_at"
-	return pages(func(lo gitlab.ListOptions) ([]*gitlab.Note, *gitlab.Response, error) {
+	return gitlabevent.Pages(maxPages, func(lo gitlab.ListOptions) ([]*gitlab.Note, *gitlab.Response, error) {
 		if noteable == gitlabevent.NoteableMergeRequest {
 			return p.o.Client.Notes.ListMergeRequestNotes(p.o.Project, iid, &gitlab.ListMergeRequestNotesOptions{
 				ListOptions: lo, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
@@ -139,22 +139,4 @@ func (p *Poller) notes(ctx context.Context, noteable string, iid int64) ([]*gitl
 		return p.o.Client.Notes.ListIssueNotes(p.o.Project, iid, &gitlab.ListIssueNotesOptions{
 			ListOptions: lo, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
 	})
-}
-
-// pages reads up to maxPages pages of 100.
-func pages[T any](page func(gitlab.ListOptions) ([]T, *gitlab.Response, error)) ([]T, error) {
-	var all []T
-	lo := gitlab.ListOptions{PerPage: 100, Page: 1}
-	for range maxPages {
-		items, resp, err := page(lo)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, items...)
-		if resp == nil || resp.NextPage == 0 {
-			break
-		}
-		lo.Page = resp.NextPage
-	}
-	return all, nil
 }
