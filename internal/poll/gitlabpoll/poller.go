@@ -5,7 +5,9 @@
 // (gitlab-event) dropped still runs, once. State lives in GitLab: the
 // dispatched pipelines carry the idempotency key of their change
 // (FULLSEND_IDEMPOTENCY_KEY) and are the record of what was dispatched;
-// see ARCHITECTURE.md ("GitLab backstop") and docs/gitlab.md.
+// see ARCHITECTURE.md ("GitLab backstop") and docs/gitlab.md. Driver runs
+// it in the shared poll cycle (`fullsend poll`, FromConfig); Poller.Cycle
+// runs it with a Dispatcher of the caller's.
 package gitlabpoll
 
 import (
