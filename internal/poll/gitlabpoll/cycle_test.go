@@ -50,9 +50,11 @@ func TestPollCycle(t *testing.T) {
 		return res.Stats
 	}
 	d := NewDriver(f.poller(t), nil)
+	before := f.sim.CallsTotal()
 	if st := cycle(d); st.DispatchesScheduled != 1 {
 		t.Fatalf("first cycle dispatched %d runs, want 1 (the dropped note)", st.DispatchesScheduled)
 	}
+	t.Logf("poll cycle dispatching one change (another already dispatched): %d API calls", f.sim.CallsTotal()-before)
 	if st := cycle(d); st.Eligible != 0 || st.DispatchesScheduled != 0 {
 		t.Fatalf("second cycle: %d eligible, %d dispatched; want nothing", st.Eligible, st.DispatchesScheduled)
 	}
