@@ -112,6 +112,9 @@ type pipelines struct {
 	gl     *gitlab.Client
 	mu     sync.Mutex
 	events map[string]*event.Event // the first event dispatched per key
+	// skipDone records the event without dispatching when the key is
+	// already dispatched (to compare both paths' events).
+	skipDone bool
 }
 
 const harness = "triage"
@@ -123,7 +126,7 @@ func keyOf(ev *event.Event, at time.Time) (scope.Key, string) {
 
 func (d *pipelines) Dispatch(ctx context.Context, ev *event.Event, at time.Time, done func(string) bool) error {
 	sk, key := keyOf(ev, at)
-	if done(key) {
+	if done(key) && !d.skipDone {
 		return nil
 	}
 	d.mu.Lock()
@@ -131,6 +134,9 @@ func (d *pipelines) Dispatch(ctx context.Context, ev *event.Event, at time.Time,
 		d.events[key] = ev
 	}
 	d.mu.Unlock()
+	if done(key) {
+		return nil
+	}
 	rk := gitlabpipeline.ResourceKey(sk)
 	vars := []*gitlab.PipelineVariableOptions{
 		{Key: gitlab.Ptr(gitlabpipeline.VarResourceKey), Value: gitlab.Ptr(rk)},

@@ -192,6 +192,11 @@ func (p *Poller) events(ctx context.Context, s subject, since time.Time) ([]poll
 		return nil, err
 	}
 	sort.SliceStable(chs, func(i, j int) bool { return chs[i].at.Before(chs[j].at) })
+	if mr := s.MergeRequest; mr != nil && len(chs) > 0 && mr.SourceProjectID != 0 && mr.SourceProjectID != mr.TargetProjectID {
+		// As gitlab-event does: a fork's path names the head; a failed
+		// read leaves it empty and the change proposal a fork either way.
+		s.SourceProject, _ = p.api.ProjectPath(ctx, mr.SourceProjectID)
+	}
 	actors := map[int64]event.Actor{}
 	out := make([]poll.Change, 0, len(chs))
 	for _, c := range chs {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
@@ -211,5 +212,28 @@ func TestGrace(t *testing.T) {
 	must(t, err)
 	if st.Dispatched != 1 || st.Deferred != 0 {
 		t.Fatalf("after the grace: %+v, want it dispatched", st)
+	}
+}
+
+// TestForkNote: a note on a merge request from a fork maps to the same
+// event on both paths (the head names the fork's path).
+func TestForkNote(t *testing.T) {
+	f, ctx := newFixture(t), context.Background()
+	f.sim.AddProject("mallory/platform")
+	m, _, err := f.sim.CreateMergeRequest(project, gitlabsim.MergeRequestSpec{SourceProject: "mallory/platform",
+		SourceBranch: "main", TargetBranch: "main", Title: "t", AuthorID: f.alice.ID})
+	must(t, err)
+	f.clk.Advance(DefaultLookback + time.Hour)
+	_, hook, err := f.sim.AddNote(project, gitlabsim.NoteableMergeRequest, m.IID, f.alice.ID, "/fs-review")
+	must(t, err)
+	must(t, f.webhook(ctx, hook))
+	webhookEv := f.disp.events[firstKey(f.disp.events)]
+	f.disp.events = map[string]*event.Event{}
+	f.disp.skipDone = true
+	_, err = f.poller(t).Cycle(ctx)
+	must(t, err)
+	pollEv := f.disp.events[firstKey(f.disp.events)]
+	if pollEv == nil || !reflect.DeepEqual(webhookEv, pollEv) || webhookEv.State.ChangeProposal.HeadRepo != "mallory/platform" {
+		t.Fatalf("events differ or lack the fork:\nwebhook %+v\npoller  %+v", webhookEv, pollEv)
 	}
 }
