@@ -14,6 +14,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/output/outputs"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/gitlabpoll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 )
 
@@ -21,7 +22,7 @@ import (
 var watchSleep func(ctx context.Context, d time.Duration) error
 
 // pollInputs are the poll input drivers this build knows, by type.
-var pollInputs = map[string]poll.InputFactory{drivers.JiraPoll: jirapoll.FromConfig}
+var pollInputs = map[string]poll.InputFactory{drivers.JiraPoll: jirapoll.FromConfig, drivers.GitLabPoll: gitlabpoll.FromConfig}
 
 // pollOptions are the flags of `fullsend poll` (persistent ones are shared
 // with its subcommands).

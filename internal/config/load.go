@@ -154,10 +154,13 @@ func (w *configWalk) resolveEnv(getenv func(string) string) {
 			}
 			continue
 		}
-		if env := getenv("JIRA_BASE_URL"); env != "" {
-			conn.BaseURL = env
-			if err := CheckBaseURL(env); err != nil {
-				w.probs = append(w.probs, Problem{File: "$JIRA_BASE_URL", Msg: err.Error()})
+		for _, name := range baseURLEnv(c.Poll.InputDrivers[i].Type) {
+			if env := getenv(name); env != "" {
+				conn.BaseURL = env
+				if err := CheckBaseURL(env); err != nil {
+					w.probs = append(w.probs, Problem{File: "$" + name, Msg: err.Error()})
+				}
+				break
 			}
 		}
 	}

@@ -9,9 +9,19 @@ import "github.com/fullsend-dev/fullsend/internal/drivers"
 // when no entry holds locks.
 func (p Poll) LockInput() (index int, ok bool) {
 	for i, in := range p.InputDrivers {
-		if d, known := drivers.LookupInput(in.Type); known && d.Polls {
+		if d, known := drivers.LookupInput(in.Type); known && d.Polls && !d.NoLocks {
 			return i, true
 		}
 	}
 	return -1, false
+}
+
+// baseURLEnv lists the variables a poll input's base URL defaults to, in
+// order: $CI_API_V4_URL then $GITLAB_API_URL for gitlab-poll,
+// $JIRA_BASE_URL otherwise.
+func baseURLEnv(typ string) []string {
+	if typ == drivers.GitLabPoll {
+		return []string{"CI_API_V4_URL", "GITLAB_API_URL"}
+	}
+	return []string{"JIRA_BASE_URL"}
 }

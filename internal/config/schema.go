@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -180,6 +181,7 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 			}
 		},
 		"concurrency": func(v *yaml.Node) { w.intMin(v, what+".concurrency", 1, &d.Concurrency) },
+		"lookback":    func(v *yaml.Node) { w.duration(v, what+".lookback", &d.Lookback) },
 		"rate_limit": func(v *yaml.Node) {
 			r := &d.RateLimit
 			w.fields(v, what+".rate_limit", map[string]func(*yaml.Node){
@@ -190,9 +192,9 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 	})
 	if n.Kind == yaml.MappingNode {
 		if typeNode == nil {
-			w.errAt(n, "%s: type is required (jira-poll)", what)
+			w.errAt(n, "%s: type is required (%s)", what, strings.Join(inputDrivers, " or "))
 		}
-		if queriesNode == nil || (queriesNode.Kind == yaml.SequenceNode && len(queriesNode.Content) == 0) {
+		if d.Type == drivers.JiraPoll && (queriesNode == nil || (queriesNode.Kind == yaml.SequenceNode && len(queriesNode.Content) == 0)) {
 			w.errAt(firstNode(queriesNode, n), "%s: queries: at least one query is required", what)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/core"
@@ -22,6 +23,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/outputs"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Options are what `fullsend dispatch` was asked to do.
@@ -87,6 +89,7 @@ func Run(ctx context.Context, o Options) error {
 	d := eng.Decide(ev)
 	eng.LogDecision(d)
 	runs, _ := eng.Admit(d.Runs)
+	keyRuns(in, runs)
 	failed, refused := send(ctx, out, runs, log)
 	if err := outputs.Close(ctx, out); err != nil {
 		return err
@@ -162,4 +165,17 @@ func newInput(o Options, cfg *config.Config, log *slog.Logger) (input.Driver, er
 		return d, nil
 	}
 	return nil, config.Invalid(fmt.Errorf("--input-driver %q: want %s, %s or %s", name, drivers.JSONIn, drivers.GHAEvent, drivers.GitLabEvent))
+}
+
+// keyRuns gives the runs the idempotency key of the change when the input
+// knows the change's time (gitlab-event), so that the gitlab-poll backstop
+// recognises the change as dispatched (docs/gitlab.md).
+func keyRuns(in input.Driver, runs []plan.Run) {
+	ct, ok := in.(interface{ ChangeTime() time.Time })
+	if !ok || ct.ChangeTime().IsZero() {
+		return
+	}
+	for i := range runs {
+		runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(runs[i].Key), ct.ChangeTime())
+	}
 }

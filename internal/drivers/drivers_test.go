@@ -39,11 +39,14 @@ func TestOutputCapabilities(t *testing.T) {
 }
 
 func TestInputs(t *testing.T) {
-	if got := PollInputNames(); !slices.Equal(got, []string{JiraPoll}) {
+	if got := PollInputNames(); !slices.Equal(got, []string{JiraPoll, GitLabPoll}) {
 		t.Errorf("PollInputNames = %v", got)
 	}
+	if in, ok := LookupInput(GitLabPoll); !ok || !in.Polls || !in.NoLocks {
+		t.Errorf("LookupInput(%s) = %+v, %v", GitLabPoll, in, ok)
+	}
 	for _, name := range []string{JiraPoll, JSONIn, GHAEvent} {
-		if in, ok := LookupInput(name); !ok || in.Polls != (name == JiraPoll) {
+		if in, ok := LookupInput(name); !ok || in.Polls != (name == JiraPoll) || in.NoLocks {
 			t.Errorf("LookupInput(%s) = %+v, %v", name, in, ok)
 		}
 	}

@@ -58,7 +58,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt route) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if rt.endpoint == "get_user" {
+	if rt.endpoint == "get_user" || rt.endpoint == "current_user" {
 		s.getUser(w, rt)
 		return
 	}
@@ -71,6 +71,9 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt route) {
 		return
 	}
 	base := "http://" + r.Host + "/" + proj.Path
+	if s.listWork(w, r, rt, proj) {
+		return
+	}
 	switch rt.endpoint {
 	case "get_project":
 		writeJSON(w, http.StatusOK, map[string]any{"id": proj.ID, "path_with_namespace": proj.Path, "web_url": base})

@@ -112,10 +112,11 @@ func (s *Server) AddNote(project, noteable string, iid, authorID int64, body str
 		now := s.st.now()
 		n := &Note{ID: s.wk.next(), ProjectID: p.ID, NoteableType: noteable, NoteableIID: iid, AuthorID: authorID,
 			Body: body, CreatedAt: now, UpdatedAt: now}
+		// GitLab touches the noteable: its updated_at moves to the note's.
 		if is != nil {
-			n.NoteableID = is.ID
+			n.NoteableID, is.UpdatedAt = is.ID, now
 		} else {
-			n.NoteableID = m.ID
+			n.NoteableID, m.UpdatedAt = m.ID, now
 		}
 		s.wk.notes = append(s.wk.notes, n)
 		out, hook = *n, s.noteHook(p, n)

@@ -107,6 +107,7 @@ type work struct {
 	stateEvents []*StateEvent
 	iids        map[[2]int64]int64 // project, 0 issue / 1 MR -> last iid
 	labelIDs    map[string]int64
+	tokenUser   int64 // the user GET /user answers with (SetTokenUser)
 }
 
 func (w *work) next() int64 {

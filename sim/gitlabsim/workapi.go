@@ -22,6 +22,9 @@ type workRoute struct {
 
 // parseUserRoute maps GET /api/v4/users/:id.
 func parseUserRoute(method, escapedPath string) (route, bool) {
+	if escapedPath == "/api/v4/user" && method == http.MethodGet {
+		return route{endpoint: "current_user"}, true
+	}
 	rest, ok := strings.CutPrefix(escapedPath, "/api/v4/users/")
 	if !ok || method != http.MethodGet {
 		return route{}, false
@@ -36,7 +39,13 @@ func parseUserRoute(method, escapedPath string) (route, bool) {
 // parseWorkRoute maps the issue, merge request, note, label event and
 // member endpoints (segments after the project) onto rt.
 func parseWorkRoute(method string, s []string, rt *route) bool {
-	if method != http.MethodGet || len(s) < 2 {
+	if method != http.MethodGet || len(s) < 1 {
+		return false
+	}
+	if parseListRoute(map[string]string{"issues": NoteableIssue, "merge_requests": NoteableMergeRequest}[s[0]], s, rt) {
+		return true
+	}
+	if len(s) < 2 {
 		return false
 	}
 	num := func(i int) int64 {
@@ -113,6 +122,9 @@ func (s *Server) workOp(w http.ResponseWriter, rt route, proj *Project) bool {
 
 func (s *Server) getUser(w http.ResponseWriter, rt route) {
 	s.wk.next()
+	if rt.endpoint == "current_user" {
+		rt.work.sub = s.wk.tokenUser
+	}
 	if s.wk.users[rt.work.sub] == nil {
 		writeMsg(w, http.StatusNotFound, "404 User Not Found")
 		return

@@ -96,9 +96,15 @@ func (l *Lookup) StateEvents(ctx context.Context, project, noteable string, iid 
 
 // allPages reads up to maxEventPages pages of 100.
 func allPages[T any](page func(gitlab.ListOptions) ([]T, *gitlab.Response, error)) ([]T, error) {
+	return Pages(maxEventPages, page)
+}
+
+// Pages reads up to maxPages pages of 100 of an offset-paginated listing,
+// following the next page GitLab names.
+func Pages[T any](maxPages int, page func(gitlab.ListOptions) ([]T, *gitlab.Response, error)) ([]T, error) {
 	var all []T
 	lo := gitlab.ListOptions{PerPage: 100, Page: 1}
-	for range maxEventPages {
+	for range maxPages {
 		items, resp, err := page(lo)
 		if err != nil {
 			return nil, err

@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/event"
@@ -65,7 +66,14 @@ type Options struct {
 type Driver struct {
 	o   Options
 	log *slog.Logger
+	at  time.Time // the confirmed change's time (ChangeTime)
 }
+
+// ChangeTime is the time on GitLab's clock of the change the last Read
+// confirmed (zero before): the change id that gitlab-poll detects for
+// the same change, so that runs carry the same idempotency key on both
+// paths (docs/gitlab.md, "Backstop: gitlab-poll").
+func (d *Driver) ChangeTime() time.Time { return d.at }
 
 var _ input.Driver = (*Driver)(nil)
 
@@ -149,6 +157,7 @@ func (d *Driver) mapClaim(ctx context.Context, c *Claim) ([]*event.Event, error)
 	if err != nil {
 		return nil, err
 	}
+	d.at = v.at
 	actor := ActorOf(v.user, v.member, v.authorID)
 	switch {
 	case v.memberErr != nil:

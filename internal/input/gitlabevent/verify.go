@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
@@ -54,6 +55,10 @@ type verified struct {
 	member    *gitlab.ProjectMember // nil: not a member, or memberErr
 	memberErr error
 	authorID  int64
+	// at is the change's time on GitLab's clock, the change id a poller
+	// detects for it too: a note's or label event's creation, an opening's
+	// creation, else the subject's last update.
+	at time.Time
 }
 
 // verify re-reads the subject, the note and the acting user and compares
@@ -91,6 +96,7 @@ func verify(ctx context.Context, api API, project string, c *Claim) (*verified, 
 		return nil, mismatch("user.username", "payload says %q, GitLab says %q", c.Username, v.user.Username)
 	}
 	v.member, v.memberErr = api.Member(ctx, project, actorID)
+	v.at = v.changeTime(c)
 	return v, nil
 }
 
@@ -197,7 +203,11 @@ func (v *verified) checkEntity(ctx context.Context, api API, project string, c *
 	case (c.Transition == event.Merged || c.Transition == event.Closed) && f.finisher != c.UserID:
 		return mismatch("user.id", "payload says user %d %s it, GitLab says %d", c.UserID, c.Transition, f.finisher)
 	case c.Transition == event.LabelChanged:
-		return checkLabelEvents(ctx, api, project, c)
+		at, err := checkLabelEvents(ctx, api, project, c)
+		if at.After(v.at) {
+			v.at = at
+		}
+		return err
 	case c.Transition == event.Reopened:
 		return checkReopened(ctx, api, project, c)
 	}
@@ -223,20 +233,32 @@ func checkReopened(ctx context.Context, api API, project string, c *Claim) error
 
 // checkLabelEvents confirms each label change of c with a resource label
 // event by the acting user.
-func checkLabelEvents(ctx context.Context, api API, project string, c *Claim) error {
+// It returns the time of the newest event confirming a change.
+func checkLabelEvents(ctx context.Context, api API, project string, c *Claim) (time.Time, error) {
 	evs, err := api.LabelEvents(ctx, project, c.Noteable, c.IID)
 	if err != nil {
-		return unavailable(fmt.Sprintf("label events of %s %d", c.Noteable, c.IID), err)
+		return time.Time{}, unavailable(fmt.Sprintf("label events of %s %d", c.Noteable, c.IID), err)
 	}
+	var at time.Time
 	for _, l := range c.LabelChanges {
 		act := map[string]string{"added": "add", "removed": "remove"}[l.Action]
-		if !slices.ContainsFunc(evs, func(e *gitlab.LabelEvent) bool {
+		// The newest matching event is the one this webhook reports.
+		i := slices.IndexFunc(evs, func(e *gitlab.LabelEvent) bool {
 			return e.Action == act && e.Label.Name == l.Name && e.User.ID == c.UserID
-		}) {
-			return mismatch("changes.labels", "GitLab has no event of user %d that %s label %q", c.UserID, l.Action, l.Name)
+		})
+		if i < 0 {
+			return time.Time{}, mismatch("changes.labels", "GitLab has no event of user %d that %s label %q", c.UserID, l.Action, l.Name)
+		}
+		for j := len(evs) - 1; j >= i; j-- {
+			if e := evs[j]; e.Action == act && e.Label.Name == l.Name && e.User.ID == c.UserID {
+				if e.CreatedAt != nil && e.CreatedAt.After(at) {
+					at = *e.CreatedAt
+				}
+				break
+			}
 		}
 	}
-	return nil
+	return at, nil
 }
 
 func sameSet(a []string, b gitlab.Labels) bool {
@@ -244,4 +266,25 @@ func sameSet(a []string, b gitlab.Labels) bool {
 	slices.Sort(x)
 	slices.Sort(y)
 	return slices.Equal(x, y)
+}
+
+// changeTime is the change's time (see verified.at).
+func (v *verified) changeTime(c *Claim) time.Time {
+	var created, updated *time.Time
+	if mr := v.subject.MergeRequest; mr != nil {
+		created, updated = mr.CreatedAt, mr.UpdatedAt
+	} else if is := v.subject.Issue; is != nil {
+		created, updated = is.CreatedAt, is.UpdatedAt
+	}
+	switch {
+	case v.note != nil && v.note.CreatedAt != nil:
+		return *v.note.CreatedAt
+	case c.Transition == event.LabelChanged && !v.at.IsZero():
+		return v.at
+	case c.Transition == event.Opened && created != nil:
+		return *created
+	case updated != nil:
+		return *updated
+	}
+	return time.Time{}
 }

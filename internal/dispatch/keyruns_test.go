@@ -1,0 +1,48 @@
+package dispatch
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+type timedInput struct{ at time.Time }
+
+func (timedInput) Name() string                               { return "timed" }
+func (timedInput) Read(context.Context) (*event.Event, error) { return nil, nil }
+func (i timedInput) ChangeTime() time.Time                    { return i.at }
+
+type plainInput struct{}
+
+func (plainInput) Name() string                               { return "plain" }
+func (plainInput) Read(context.Context) (*event.Event, error) { return nil, nil }
+
+// TestKeyRuns: an input that knows its change's time gives every run the
+// idempotency key scope key "@" Unix milliseconds; others leave it empty.
+func TestKeyRuns(t *testing.T) {
+	at := time.UnixMilli(1796050800123)
+	cases := []struct {
+		name string
+		in   interface {
+			Name() string
+			Read(context.Context) (*event.Event, error)
+		}
+		want string
+	}{
+		{"change time", timedInput{at}, "triage:acme/platform:gitlab:change_proposal:1@1796050800123"},
+		{"zero change time", timedInput{}, ""},
+		{"no change time", plainInput{}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			runs := []plan.Run{{Harness: "triage", Key: "triage:acme/platform:gitlab:change_proposal:1"}}
+			keyRuns(tc.in, runs)
+			if got := runs[0].WorkItem.IdempotencyKey; got != tc.want {
+				t.Errorf("key = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,195 @@
+package gitlabpoll
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
+	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/scope"
+)
+
+// Driver adapts a Poller to the poll cycle (poll.Driver). GitLab offers no
+// cheap lock, so the lock stages are no-ops: Acquire holds every item,
+// Verify and Release do nothing, and Dispatched settles the pipelines the
+// cycle started (Settle: the duplicate with the higher id is canceled).
+// An item's checkpoint is the newest change a pipeline records for its
+// scope (any harness), read from the pipeline list; Advance only
+// remembers, in memory, that the item was handled at its updated_at.
+type Driver struct {
+	p     *Poller
+	usage func() poll.Usage
+	mu    sync.Mutex
+	items map[string]subject
+	since time.Time
+}
+
+var _ poll.Driver = (*Driver)(nil)
+
+// NewDriver returns the cycle driver of p; usage reports API calls.
+func NewDriver(p *Poller, usage func() poll.Usage) *Driver {
+	if usage == nil {
+		usage = func() poll.Usage { return poll.Usage{} }
+	}
+	return &Driver{p: p, usage: usage, items: map[string]subject{}}
+}
+
+// Name returns "gitlab-poll".
+func (d *Driver) Name() string { return Name }
+
+// Usage implements poll.Driver.
+func (d *Driver) Usage() poll.Usage { return d.usage() }
+
+// PollLock implements poll.Driver: runs hold no poll lock.
+func (d *Driver) PollLock(*poll.Item) *plan.PollLock { return nil }
+
+// Discover lists the window; only when something is new does it read the
+// pipeline list to set each item's checkpoint.
+func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
+	p := d.p
+	now := p.o.Now()
+	since, cutoff := now.Add(-p.o.Lookback).UTC(), now.Add(-p.o.Grace).UTC()
+	subs, err := p.subjects(ctx, since)
+	if err != nil {
+		return nil, err
+	}
+	disc := &poll.Discovery{Candidates: len(subs)}
+	var todo []subject
+	for _, s := range subs {
+		if t, ok := p.handled[s.key()]; !ok || s.updated.After(t) {
+			todo = append(todo, s)
+		}
+	}
+	if len(todo) == 0 {
+		return disc, nil
+	}
+	if err := p.keys.refresh(ctx, since); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.since, d.items = since, map[string]subject{}
+	for _, s := range todo {
+		base := since
+		if t := p.keys.newest(p.scopeTail(s)); t.After(base) {
+			base = t
+		}
+		d.items[s.key()] = s
+		disc.Eligible = append(disc.Eligible, &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: base},
+			Cutoff: minTime(s.updated, cutoff), Waiting: s.updated})
+	}
+	p.forget(since)
+	return disc, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// scopeTail is the subject's scope key without its harness: what every
+// harness's idempotency key for it contains before "@".
+func (p *Poller) scopeTail(s subject) string {
+	ev, err := gitlabevent.Build(p.o.Repo, s.Subject, gitlabevent.Change{Kind: event.Opened}, event.Actor{})
+	if err != nil {
+		return ""
+	}
+	_, tail, _ := strings.Cut(string(scope.KeyOf("-", ev, "gitlab")), ":")
+	return tail
+}
+
+// RemoveStale implements poll.Driver: there are no locks.
+func (d *Driver) RemoveStale(context.Context, []*poll.Item) (int, error) { return 0, nil }
+
+// Acquire holds every item: coordination happens at dispatch (Settle).
+func (d *Driver) Acquire(_ context.Context, items []*poll.Item) error {
+	for _, it := range items {
+		it.Attempt()
+		it.Hold()
+	}
+	return nil
+}
+
+// Verify implements poll.Driver: there is no lock to re-read.
+func (d *Driver) Verify(context.Context, []*poll.Item) error { return nil }
+
+// Release implements poll.Driver: there is no lock to remove.
+func (d *Driver) Release(context.Context, *poll.Item, bool) error { return nil }
+
+// Detect reads each item's changes after its checkpoint, up to its cutoff.
+func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
+	for _, it := range items {
+		d.mu.Lock()
+		s, since := d.items[it.ID], d.since
+		d.mu.Unlock()
+		chs, err := d.p.events(ctx, s, since)
+		if err != nil {
+			it.Fail(err)
+			continue
+		}
+		it.Changes = nil
+		for _, c := range chs {
+			if c.At.After(it.Base.Min()) && !c.At.After(it.Cutoff) {
+				it.Changes = append(it.Changes, c)
+			}
+		}
+	}
+	return nil
+}
+
+// Dispatched settles every pipeline the cycle started for the items.
+func (d *Driver) Dispatched(ctx context.Context, items []*poll.Item) error {
+	gl, project := d.p.o.Client, d.p.o.Project
+	for _, it := range items {
+		for _, ref := range it.Refs {
+			id, err := strconv.ParseInt(ref.ID, 10, 64)
+			if err != nil || ref.Driver != gitlabpipeline.Name {
+				continue
+			}
+			if err := settleRef(ctx, gl, project, id); err != nil {
+				it.Fail(err)
+			}
+		}
+	}
+	return nil
+}
+
+func settleRef(ctx context.Context, gl *gitlab.Client, project string, id int64) error {
+	pl, _, err := gl.Pipelines.GetPipeline(project, id, gitlab.WithContext(ctx))
+	if err != nil {
+		return err
+	}
+	vars, _, err := gl.Pipelines.GetPipelineVariables(project, id, gitlab.WithContext(ctx))
+	if err != nil {
+		return err
+	}
+	for _, v := range vars {
+		if v.Key == gitlabpipeline.VarIdempotencyKey && v.Value != "" {
+			_, err = Settle(ctx, gl, project, pl.Name, v.Value, id)
+			return err
+		}
+	}
+	return nil
+}
+
+// Advance remembers that the item was handled (every harness at its
+// newest position), so that the next cycle skips it until it changes. An
+// item with changes left for later (younger than Grace) is read again.
+func (d *Driver) Advance(_ context.Context, it *poll.Item, cp poll.Checkpoint) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s, ok := d.items[it.ID]; ok && !cp.Pending() && !s.updated.After(it.Cutoff) {
+		d.p.handled[it.ID] = s.updated
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+package gitlabpoll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/httpx"
+	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+// TokenEnv holds the GitLab token of a gitlab-poll input.
+const TokenEnv = "GITLAB_TOKEN"
+
+// Input is a configured gitlab-poll input (poll.Input).
+type Input struct {
+	*Driver
+	gl       *gitlab.Client
+	settings config.InputDriver
+}
+
+// PollDriver implements poll.Input.
+func (in *Input) PollDriver() poll.Driver { return in.Driver }
+
+// Settings implements poll.Input.
+func (in *Input) Settings() config.InputDriver { return in.settings }
+
+// Account implements poll.Input: the token's own username. A refused
+// token is config.Invalid.
+func (in *Input) Account(ctx context.Context) (string, error) {
+	u, _, err := in.gl.Users.CurrentUser(gitlab.WithContext(ctx))
+	if err != nil {
+		var er *gitlab.ErrorResponse
+		if errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusUnauthorized || er.Response.StatusCode == http.StatusForbidden) {
+			return "", config.Invalid(fmt.Errorf("%s: GitLab refused $%s: %w", Name, TokenEnv, err))
+		}
+		return "", fmt.Errorf("%s: reading the tool's own account: %w", Name, err)
+	}
+	return u.Username, nil
+}
+
+// counter counts the requests sent through it.
+type counter struct {
+	next  http.RoundTripper
+	calls atomic.Int64
+}
+
+func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.calls.Add(1)
+	return c.next.RoundTrip(r)
+}
+
+// FromConfig builds the input of cfg.Poll.InputDrivers[index]; it is the
+// poll.InputFactory of gitlab-poll. Bad settings are config.Invalid.
+func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.InputEnv) (poll.Input, error) {
+	id := cfg.Poll.InputDrivers[index]
+	if id.Connection.BaseURL == "" {
+		return nil, config.Invalid(errors.New("gitlab-poll: no base URL: set connection.base_url in config.yaml, $CI_API_V4_URL or $GITLAB_API_URL"))
+	}
+	token := env.Getenv(TokenEnv)
+	if token == "" {
+		return nil, config.Invalid(fmt.Errorf("gitlab-poll: $%s is empty: it must hold a GitLab token (read_api)", TokenEnv))
+	}
+	project := id.Project
+	if project == "" {
+		project = cfg.Repo
+	}
+	return build(id, cfg.Repo, project, token, httpx.DefaultTransport(), env)
+}
+
+func build(id config.InputDriver, repo, project, token string, tr http.RoundTripper, env poll.InputEnv) (*Input, error) {
+	cnt := &counter{next: tr}
+	gl, err := gitlabevent.NewClient(id.Connection.BaseURL, token, id.Connection.Timeout, cnt)
+	if err != nil {
+		return nil, config.Invalid(fmt.Errorf("gitlab-poll: %w", err))
+	}
+	p, err := New(Options{Client: gl, Project: project, Repo: repo, Lookback: id.Lookback, Grace: DefaultGrace, Now: time.Now, Log: env.Log})
+	if err != nil {
+		return nil, config.Invalid(err)
+	}
+	usage := func() poll.Usage { return poll.Usage{Calls: int(cnt.calls.Load())} }
+	return &Input{Driver: NewDriver(p, usage), gl: gl, settings: id}, nil
+}

@@ -1,0 +1,159 @@
+package gitlabpoll
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+	"go.uber.org/goleak"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
+	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/scope"
+	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const project = "acme/platform"
+
+// clock is a fake clock shared by the emulator and the pollers.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
+
+// fixture is an emulated project with one maintainer, alice.
+type fixture struct {
+	sim   *gitlabsim.Server
+	base  string
+	tr    *http.Transport
+	gl    *gitlab.Client
+	clk   *clock
+	alice gitlabsim.User
+	disp  *pipelines
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	clk := &clock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	s := gitlabsim.New(gitlabsim.Options{Projects: []string{project}, Now: clk.Now})
+	base, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &http.Transport{}
+	t.Cleanup(func() { tr.CloseIdleConnections(); s.Close() })
+	gl, err := gitlabevent.NewClient(base, s.Token(), 5*time.Second, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{sim: s, base: base, tr: tr, gl: gl, clk: clk, alice: s.AddUser("alice", false)}
+	must(t, s.SetMember(project, f.alice.ID, gitlabsim.AccessMaintainer))
+	f.disp = &pipelines{gl: gl, events: map[string]*event.Event{}}
+	return f
+}
+
+func (f *fixture) poller(t *testing.T) *Poller {
+	t.Helper()
+	p, err := New(Options{Client: f.gl, Project: project, Now: f.clk.Now, Dispatch: f.disp})
+	must(t, err)
+	return p
+}
+
+// webhook runs the gitlab-event path for one webhook body: the payload is
+// confirmed and mapped by gitlab-event, then dispatched like the poller's
+// events, keyed by the change time gitlab-event confirmed.
+func (f *fixture) webhook(ctx context.Context, payload []byte) error {
+	d, err := gitlabevent.New(gitlabevent.Options{Payload: payload, Project: project, Repo: project,
+		API: &gitlabevent.Lookup{Client: f.gl}})
+	if err != nil {
+		return err
+	}
+	evs, err := d.ReadAll(ctx)
+	if err != nil {
+		return err
+	}
+	for _, ev := range evs {
+		if err := f.disp.Dispatch(ctx, ev, d.ChangeTime(), func(string) bool { return false }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// live counts the pipelines per idempotency key that were not canceled.
+func (f *fixture) live() map[string]int { return f.count(false) }
+
+// count counts the pipelines per idempotency key, the canceled ones too
+// when all is set.
+func (f *fixture) count(all bool) map[string]int {
+	out := map[string]int{}
+	for _, p := range f.sim.Pipelines(project) {
+		if all || p.Status != gitlabsim.StatusCanceled {
+			out[p.Variables[gitlabpipeline.VarIdempotencyKey]]++
+		}
+	}
+	return out
+}
+
+// pipelines dispatches like gitlab-pipeline for one harness: a pipeline
+// named after the scope carrying the idempotency key, then Settle.
+type pipelines struct {
+	gl     *gitlab.Client
+	mu     sync.Mutex
+	events map[string]*event.Event // the first event dispatched per key
+	// skipDone records the event without dispatching when the key is
+	// already dispatched (to compare both paths' events).
+	skipDone bool
+}
+
+const harness = "triage"
+
+func keyOf(ev *event.Event, at time.Time) (scope.Key, string) {
+	sk := scope.KeyOf(harness, ev, "gitlab")
+	return sk, polllock.IdempotencyKey(string(sk), at)
+}
+
+func (d *pipelines) Dispatch(ctx context.Context, ev *event.Event, at time.Time, done func(string) bool) error {
+	sk, key := keyOf(ev, at)
+	if done(key) && !d.skipDone {
+		return nil
+	}
+	d.mu.Lock()
+	if d.events[key] == nil {
+		d.events[key] = ev
+	}
+	d.mu.Unlock()
+	if done(key) {
+		return nil
+	}
+	rk := gitlabpipeline.ResourceKey(sk)
+	vars := []*gitlab.PipelineVariableOptions{
+		{Key: gitlab.Ptr(gitlabpipeline.VarResourceKey), Value: gitlab.Ptr(rk)},
+		{Key: gitlab.Ptr(gitlabpipeline.VarIdempotencyKey), Value: gitlab.Ptr(key)},
+	}
+	p, _, err := d.gl.Pipelines.CreatePipeline(project, &gitlab.CreatePipelineOptions{Ref: gitlab.Ptr("main"), Variables: &vars},
+		gitlab.WithContext(ctx))
+	if err != nil {
+		return err
+	}
+	_, err = Settle(ctx, d.gl, project, gitlabpipeline.PipelineName(rk), key, p.ID)
+	return err
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

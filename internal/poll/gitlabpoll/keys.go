@@ -1,0 +1,113 @@
+package gitlabpoll
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+)
+
+// keyIndex is the set of idempotency keys the project's fullsend
+// pipelines carry. A pipeline's variables never change, so each pipeline
+// costs one variables read, once.
+type keyIndex struct {
+	gl      *gitlab.Client
+	project string
+	mu      sync.Mutex
+	byID    map[int64]string // pipeline id → key ("" when it has none)
+	keys    map[string]bool
+	newestT map[string]time.Time // scope key without harness → newest change
+}
+
+func newKeyIndex(gl *gitlab.Client, project string) *keyIndex {
+	return &keyIndex{gl: gl, project: project, byID: map[int64]string{}, keys: map[string]bool{},
+		newestT: map[string]time.Time{}}
+}
+
+// refresh reads the pipelines created at or after since (newest first,
+// stopping at the first older one) and the variables of those not seen.
+func (k *keyIndex) refresh(ctx context.Context, since time.Time) error {
+	from := since.Truncate(time.Second)
+	desc, by := "desc", "id"
+	lo := gitlab.ListOptions{PerPage: 100, Page: 1}
+	for range maxPages {
+		ps, resp, err := k.gl.Pipelines.ListProjectPipelines(k.project, &gitlab.ListProjectPipelinesOptions{
+			ListOptions: lo, OrderBy: &by, Sort: &desc}, gitlab.WithContext(ctx))
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			if p.CreatedAt != nil && p.CreatedAt.Before(from) {
+				return nil
+			}
+			if err := k.read(ctx, p); err != nil {
+				return err
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return nil
+		}
+		lo.Page = resp.NextPage
+	}
+	return nil
+}
+
+func (k *keyIndex) read(ctx context.Context, p *gitlab.PipelineInfo) error {
+	k.mu.Lock()
+	_, seen := k.byID[p.ID]
+	k.mu.Unlock()
+	if seen || !strings.HasPrefix(p.Name, gitlabpipeline.NamePrefix) {
+		return nil
+	}
+	vars, _, err := k.gl.Pipelines.GetPipelineVariables(k.project, p.ID, gitlab.WithContext(ctx))
+	if err != nil {
+		return err
+	}
+	key := ""
+	for _, v := range vars {
+		if v.Key == gitlabpipeline.VarIdempotencyKey {
+			key = v.Value
+		}
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.byID[p.ID] = key
+	if key != "" {
+		k.keys[key] = true
+		k.note(key)
+	}
+	return nil
+}
+
+// note records the change time of key (scope key "@" Unix milliseconds)
+// under the scope key without its harness.
+func (k *keyIndex) note(key string) {
+	sk, ms, ok := strings.Cut(key, "@")
+	_, tail, ok2 := strings.Cut(sk, ":")
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if !ok || !ok2 || err != nil {
+		return
+	}
+	if t := time.UnixMilli(n).UTC(); t.After(k.newestT[tail]) {
+		k.newestT[tail] = t
+	}
+}
+
+// newest is the newest change a pipeline records for the scope tail
+// (zero when none).
+func (k *keyIndex) newest(tail string) time.Time {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.newestT[tail]
+}
+
+func (k *keyIndex) has(key string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.keys[key]
+}

@@ -1,0 +1,231 @@
+// Package gitlabpoll is the gitlab-poll backstop: it re-reads a GitLab
+// project's recent activity (issues and merge requests updated within a
+// lookback window, their notes and label events) and dispatches every
+// change that no pipeline records yet, so that a change the webhook path
+// (gitlab-event) dropped still runs, once. State lives in GitLab: the
+// dispatched pipelines carry the idempotency key of their change
+// (FULLSEND_IDEMPOTENCY_KEY) and are the record of what was dispatched;
+// see ARCHITECTURE.md ("GitLab backstop") and docs/gitlab.md. Driver runs
+// it in the shared poll cycle (`fullsend poll`, FromConfig); Poller.Cycle
+// runs it with a Dispatcher of the caller's.
+package gitlabpoll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+// Name is the driver name.
+const Name = "gitlab-poll"
+
+// DefaultLookback is how far back a poller that starts reads activity.
+const DefaultLookback = 2 * time.Hour
+
+// DefaultGrace is the Grace of a configured gitlab-poll input.
+const DefaultGrace = 5 * time.Minute
+
+// Dispatcher plans an event and starts its runs. Each run carries
+// polllock.IdempotencyKey(scope key, at); a run whose key done reports is
+// already dispatched and must be skipped.
+type Dispatcher interface {
+	Dispatch(ctx context.Context, ev *event.Event, at time.Time, done func(key string) bool) error
+}
+
+// Options configures New.
+type Options struct {
+	Client   *gitlab.Client
+	Project  string // id or path
+	Repo     string // event.repo (config `repo`)
+	Lookback time.Duration
+	// Grace leaves changes younger than it to the webhook path: a poller
+	// acts on a change only once its webhook had time to dispatch it, so
+	// the two rarely race (FromConfig: DefaultGrace; zero: none).
+	Grace    time.Duration
+	Now      func() time.Time
+	Dispatch Dispatcher // used by Cycle; the poll cycle (Driver) dispatches through its output
+	Log      *slog.Logger
+}
+
+// Poller runs backstop cycles for one project. It is safe for one cycle
+// at a time; concurrent pollers coordinate through the pipeline list.
+type Poller struct {
+	o       Options
+	api     *gitlabevent.Lookup
+	handled map[string]time.Time // subject → updated_at fully handled
+	keys    *keyIndex
+}
+
+// New validates o and returns a Poller.
+func New(o Options) (*Poller, error) {
+	switch {
+	case o.Client == nil:
+		return nil, errors.New("gitlab-poll: no GitLab client")
+	case o.Project == "":
+		return nil, errors.New("gitlab-poll: no project: set `project` or config `repo`")
+	}
+	if o.Lookback <= 0 {
+		o.Lookback = DefaultLookback
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Repo == "" {
+		o.Repo = o.Project
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Poller{o: o, api: &gitlabevent.Lookup{Client: o.Client}, handled: map[string]time.Time{},
+		keys: newKeyIndex(o.Client, o.Project)}, nil
+}
+
+// Stats is what one cycle did.
+type Stats struct {
+	Candidates int // issues and merge requests updated within the window
+	New        int // of them, not yet handled by this poller
+	Changes    int // changes read within the window
+	Dispatched int // changes handed to the dispatcher (not recorded yet)
+	Known      int // changes a pipeline already records
+	Deferred   int // changes younger than Grace, left for a later cycle
+}
+
+// Cycle reads the window and dispatches what no pipeline records. An
+// idle cycle costs two listings. A failure leaves the subject unhandled,
+// so the next cycle reads it again (nothing is lost).
+func (p *Poller) Cycle(ctx context.Context) (Stats, error) {
+	var st Stats
+	if p.o.Dispatch == nil {
+		return st, errors.New("gitlab-poll: no dispatcher")
+	}
+	since := p.o.Now().Add(-p.o.Lookback).UTC()
+	subs, err := p.subjects(ctx, since)
+	if err != nil {
+		return st, err
+	}
+	st.Candidates = len(subs)
+	var todo []subject
+	for _, s := range subs {
+		if t, ok := p.handled[s.key()]; !ok || s.updated.After(t) {
+			todo = append(todo, s)
+		}
+	}
+	st.New = len(todo)
+	if len(todo) == 0 {
+		return st, nil
+	}
+	if err := p.keys.refresh(ctx, since); err != nil {
+		return st, fmt.Errorf("gitlab-poll: reading the dispatched pipelines: %w", err)
+	}
+	var errs []error
+	cutoff := p.o.Now().Add(-p.o.Grace)
+	for _, s := range todo {
+		if err := p.handle(ctx, s, since, cutoff, &st); err != nil {
+			errs = append(errs, fmt.Errorf("gitlab-poll: %s: %w", s.key(), err))
+			continue
+		}
+		if !s.updated.After(cutoff) {
+			p.handled[s.key()] = s.updated
+		}
+	}
+	p.forget(since)
+	return st, errors.Join(errs...)
+}
+
+// forget drops handled subjects that left the window.
+func (p *Poller) forget(since time.Time) {
+	for k, t := range p.handled {
+		if t.Before(since) {
+			delete(p.handled, k)
+		}
+	}
+}
+
+// handle dispatches the subject's changes within the window, oldest first.
+func (p *Poller) handle(ctx context.Context, s subject, since, cutoff time.Time, st *Stats) error {
+	chs, err := p.events(ctx, s, since)
+	if err != nil {
+		return err
+	}
+	st.Changes += len(chs)
+	for _, c := range chs {
+		if c.At.After(cutoff) {
+			st.Deferred++
+			continue
+		}
+		if err := c.Event.Validate(); err != nil {
+			p.o.Log.Warn("gitlab-poll: skipping an invalid event", "subject", s.key(), "error", err.Error())
+			continue
+		}
+		known := true
+		err = p.o.Dispatch.Dispatch(ctx, c.Event, c.At, func(key string) bool {
+			ok := p.keys.has(key)
+			known = known && ok
+			return ok
+		})
+		if err != nil {
+			return err
+		}
+		if known {
+			st.Known++
+		} else {
+			st.Dispatched++
+		}
+	}
+	return nil
+}
+
+// events reads the subject's changes within the window and maps them with
+// gitlab-event's mapping, oldest first.
+func (p *Poller) events(ctx context.Context, s subject, since time.Time) ([]poll.Change, error) {
+	chs, err := p.changes(ctx, s, since)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(chs, func(i, j int) bool { return chs[i].at.Before(chs[j].at) })
+	if mr := s.MergeRequest; mr != nil && len(chs) > 0 && mr.SourceProjectID != 0 && mr.SourceProjectID != mr.TargetProjectID {
+		// As gitlab-event does: a fork's path names the head; a failed
+		// read leaves it empty and the change proposal a fork either way.
+		s.SourceProject, _ = p.api.ProjectPath(ctx, mr.SourceProjectID)
+	}
+	actors := map[int64]event.Actor{}
+	out := make([]poll.Change, 0, len(chs))
+	for _, c := range chs {
+		actor, ok := actors[c.user]
+		if !ok {
+			if actor, err = p.actor(ctx, c.user, s.authorID()); err != nil {
+				return nil, err
+			}
+			actors[c.user] = actor
+		}
+		ev, err := gitlabevent.Build(p.o.Repo, s.Subject, c.Change, actor)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, poll.Change{At: c.at, Event: ev})
+	}
+	return out, nil
+}
+
+// actor describes user id as gitlab-event does.
+func (p *Poller) actor(ctx context.Context, id, authorID int64) (event.Actor, error) {
+	u, err := p.api.User(ctx, id)
+	if err != nil {
+		return event.Actor{}, fmt.Errorf("reading user %d: %w", id, err)
+	}
+	m, err := p.api.Member(ctx, p.o.Project, id)
+	a := gitlabevent.ActorOf(u, m, authorID)
+	if err != nil {
+		a.Role = string(event.RoleNone)
+	}
+	return a, nil
+}

@@ -1,0 +1,63 @@
+package gitlabpoll
+
+import (
+	"context"
+	"fmt"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+)
+
+// Settle is the verify half of dispatch-then-verify, the coordination
+// between concurrent pollers and the webhook path (GitLab has no cheap
+// lock): after creating pipeline ours, named name and carrying key, it
+// reads the other pipelines of that name with a lower id; when one of
+// them carries key, ours is a duplicate and is
+// canceled (kept false). Of racing dispatchers exactly the one with the
+// lowest pipeline id keeps its pipeline, whatever the interleaving.
+func Settle(ctx context.Context, gl *gitlab.Client, project, name, key string, ours int64) (kept bool, err error) {
+	lo := gitlab.ListOptions{PerPage: 100, Page: 1}
+	asc, by := "asc", "id"
+	for range maxPages {
+		ps, resp, err := gl.Pipelines.ListProjectPipelines(project, &gitlab.ListProjectPipelinesOptions{
+			ListOptions: lo, Name: &name, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
+		if err != nil {
+			return true, fmt.Errorf("gitlab-poll: listing pipelines %s: %w", name, err)
+		}
+		for _, p := range ps {
+			if p.ID >= ours {
+				return true, nil
+			}
+			dup, err := carries(ctx, gl, project, p.ID, key)
+			if err != nil {
+				return true, err
+			}
+			if dup {
+				_, _, err := gl.Pipelines.CancelPipelineBuild(project, ours, gitlab.WithContext(ctx))
+				if err != nil {
+					return true, fmt.Errorf("gitlab-poll: canceling duplicate pipeline %d: %w", ours, err)
+				}
+				return false, nil
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+		lo.Page = resp.NextPage
+	}
+	return true, nil
+}
+
+func carries(ctx context.Context, gl *gitlab.Client, project string, id int64, key string) (bool, error) {
+	vars, _, err := gl.Pipelines.GetPipelineVariables(project, id, gitlab.WithContext(ctx))
+	if err != nil {
+		return false, fmt.Errorf("gitlab-poll: reading the variables of pipeline %d: %w", id, err)
+	}
+	for _, v := range vars {
+		if v.Key == gitlabpipeline.VarIdempotencyKey && v.Value == key {
+			return true, nil
+		}
+	}
+	return false, nil
+}
