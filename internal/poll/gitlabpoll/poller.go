@@ -225,7 +225,7 @@ func (p *Poller) actor(ctx context.Context, id, authorID int64) (event.Actor, er
 	m, err := p.api.Member(ctx, p.o.Project, id)
 	a := gitlabevent.ActorOf(u, m, authorID)
 	if err != nil {
-		a.Role = string(event.RoleNone)
+		a.Role = event.RoleNone
 	}
 	return a, nil
 }
