@@ -6,11 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
-
-	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
 
 // `fullsend sim --seed examples/sim/seed.yaml` serves the seeded world of
@@ -60,19 +57,19 @@ func TestSimSeedAllAndExports(t *testing.T) {
 }
 
 // exportLine waits for the "export …" line sim prints after the URLs.
-func exportLine(t *testing.T, out *syncio.Buffer) string {
+func exportLine(t *testing.T, out *notifyBuffer) string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, l := range strings.Split(out.String(), "\n") {
-			if strings.HasPrefix(l, "export ") {
-				return l
+	var line string
+	out.waitFor(t, func(s string) bool {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "export ") && strings.HasSuffix(s, "\n") {
+				line = l
+				return true
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("no export line in %q", out.String())
-	return ""
+		return false
+	})
+	return line
 }
 
 func do(t *testing.T, req *http.Request) (int, string) {

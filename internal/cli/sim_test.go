@@ -26,33 +26,34 @@ func startSim(t *testing.T, want int, args ...string) (map[string]string, func()
 
 // startSimOut is startSim that also returns the command's stdout; the
 // "export …" line is not counted as an emulator.
-func startSimOut(t *testing.T, want int, args ...string) (map[string]string, *syncio.Buffer, func() int) {
+func startSimOut(t *testing.T, want int, args ...string) (map[string]string, *notifyBuffer, func() int) {
 	t.Helper()
-	out, errOut := &syncio.Buffer{}, &syncio.Buffer{}
+	out, errOut := newNotifyBuffer(), &syncio.Buffer{}
 	app := &App{Stdout: out, Stderr: errOut, Getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() { done <- Run(ctx, app, append([]string{"sim", "--log-format", "text"}, args...)) }()
-	deadline := time.Now().Add(5 * time.Second)
+	timeout := time.After(10 * time.Second) // a safety net: every line is waited for, not timed
 	urls := map[string]string{}
-	for len(urls) < want && time.Now().Before(deadline) {
-		select {
-		case code := <-done:
-			cancel()
-			t.Fatalf("sim exited %d early: %s", code, errOut.String())
-		case <-time.After(10 * time.Millisecond):
-		}
+	for {
 		for _, line := range strings.Split(out.String(), "\n") {
 			if name, u, ok := strings.Cut(line, " "); ok && name != "export" {
 				urls[name] = u
 			}
 		}
+		if len(urls) >= want {
+			return urls, out, func() int { cancel(); return <-done }
+		}
+		select {
+		case <-out.wrote:
+		case code := <-done:
+			cancel()
+			t.Fatalf("sim exited %d early: %s", code, errOut.String())
+		case <-timeout:
+			cancel()
+			t.Fatalf("only %v after 10s; stderr %s", urls, errOut.String())
+		}
 	}
-	if len(urls) < want {
-		cancel()
-		t.Fatalf("only %v after 5s; stderr %s", urls, errOut.String())
-	}
-	return urls, out, func() int { cancel(); return <-done }
 }
 
 func getJSON(t *testing.T, url string) (int, string) {

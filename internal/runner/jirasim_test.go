@@ -84,14 +84,14 @@ func (r *simRun) spec(t *testing.T, steps ...string) Spec {
 func TestJiraLockVerifiedThenRefreshedOnTicks(t *testing.T) {
 	r := newSimRun(t)
 	release := filepath.Join(t.TempDir(), "release")
-	ticks, _, wait := runDriven(t, r.spec(t, "waitfile="+release))
-	puts := func() int { return r.sim.Calls()[propertyPut] }
-	waitUntil(t, "the lock marked running", func() bool { l, ok := r.lock(t); return ok && l.Phase == polllock.PhaseRunning })
-	base := puts()
+	ticks, puts, wait := runDriven(r.spec(t, "waitfile="+release))
+	calls := func() int { return r.sim.Calls()[propertyPut] }
+	waitPut(t, puts, "the lock marked running")
+	base := calls()
 	for i := 1; i <= 4; i++ {
 		ticks <- time.Now()
-		waitUntil(t, fmt.Sprintf("refresh %d", i), func() bool { return puts() >= base+i })
-		if n := puts() - base; n != i {
+		waitPut(t, puts, fmt.Sprintf("refresh %d", i))
+		if n := calls() - base; n != i {
 			t.Fatalf("%d lock writes after %d ticks, want %d", n, i, i)
 		}
 		if l, ok := r.lock(t); !ok || l.Phase != polllock.PhaseRunning || l.ID != testID {
@@ -127,7 +127,9 @@ func TestJiraLockDeletedWhateverTheOutcome(t *testing.T) {
 			t.Parallel()
 			r := newSimRun(t)
 			ran := filepath.Join(t.TempDir(), "ran")
-			spec := r.spec(t, append([]string{"touch=" + ran}, tc.steps...)...)
+			spec := r.spec(t, append([]string{"touch=" + ran, "out=ready"}, tc.steps...)...)
+			out := newReadyWriter()
+			spec.Stdout = out
 			if tc.timeout > 0 {
 				spec.Timeout = tc.timeout
 			}
@@ -135,7 +137,7 @@ func TestJiraLockDeletedWhateverTheOutcome(t *testing.T) {
 			spec.Signals = sigs
 			if tc.signal != nil {
 				go func() {
-					waitFile(t, ran)
+					out.wait(t)
 					if l, ok := r.lock(t); !ok || l.Phase != polllock.PhaseRunning {
 						t.Errorf("lock while the agent runs: %+v present=%v, want phase running", l, ok)
 					}
@@ -194,8 +196,10 @@ func TestJiraLockStolenBeforeStart(t *testing.T) {
 func TestJiraLockStolenDuringRun(t *testing.T) {
 	r := newSimRun(t)
 	dir := t.TempDir()
-	ready, proceed := filepath.Join(dir, "ready"), filepath.Join(dir, "proceed")
-	spec := r.spec(t, "touch="+ready, "waitfile="+proceed, "exit=6")
+	proceed := filepath.Join(dir, "proceed")
+	spec := r.spec(t, "out=ready", "waitfile="+proceed, "exit=6")
+	ready := newReadyWriter()
+	spec.Stdout = ready
 	ticks := make(chan time.Time)
 	spec.RefreshTicks = ticks
 	thief := polllock.Lock{ID: "poller-b", TS: time.Now(), Phase: polllock.PhasePending}
@@ -204,7 +208,7 @@ func TestJiraLockStolenDuringRun(t *testing.T) {
 	thiefDone := make(chan struct{})
 	go func() {
 		defer close(thiefDone)
-		waitFile(t, ready)
+		ready.wait(t)
 		r.setLock(thief)
 		ticks <- time.Now() // the refresh after the theft: no refresh races the write
 		stolen.until(t, func() {})
@@ -232,8 +236,10 @@ func TestJiraSharedLockOutlivesTheFirstRun(t *testing.T) {
 	r.setLock(polllock.Lock{ID: testID, TS: time.Now(), Phase: polllock.PhaseDispatched,
 		Runs: []plan.Ref{{Driver: "gha-dispatch", ID: "42"}, {Driver: "gha-dispatch", ID: "7"}}})
 	dir := t.TempDir()
-	ready, proceed := filepath.Join(dir, "ready"), filepath.Join(dir, "proceed")
-	long := r.spec(t, "touch="+ready, "waitfile="+proceed)
+	proceed := filepath.Join(dir, "proceed")
+	long := r.spec(t, "out=ready", "waitfile="+proceed)
+	ready := newReadyWriter()
+	long.Stdout = ready
 	long.Locker.Run = plan.Ref{Driver: "gha-dispatch", ID: "7"}
 	done := make(chan error, 1)
 	go func() {
@@ -243,7 +249,7 @@ func TestJiraSharedLockOutlivesTheFirstRun(t *testing.T) {
 		}
 		done <- err
 	}()
-	waitFile(t, ready)
+	ready.wait(t)
 	res, err := Run(context.Background(), r.spec(t, "exit=0"))
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("first run: res %+v err %v\n%s", res, err, r.log.String())

@@ -204,15 +204,13 @@ func mustAtoi(t *testing.T, s string) int {
 	return n
 }
 
-// waitFile waits until path exists (the jirasim tests).
-func waitFile(t *testing.T, path string) {
+// wait returns once the agent printed "ready"; it fails the test after
+// 10s (a safety net for a broken run, not a timing).
+func (w *readyWriter) wait(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-w.ready:
+	case <-time.After(10 * time.Second):
+		t.Errorf("the agent never printed ready; output %q", w.String())
 	}
-	t.Fatalf("%s never appeared", path)
 }

@@ -41,10 +41,10 @@ type Spec struct {
 	// RefreshTicks, when set, replaces the RefreshInterval ticker: each
 	// value received is one refresh (tests drive the refresher with it).
 	RefreshTicks <-chan time.Time
-	EnvAllow        []string      // harness run.env allow-list
-	Getenv          func(string) string
-	Dir             string // agent working directory; "" = current
-	TempDir         string // parent of the private event directory; "" = system default
+	EnvAllow     []string // harness run.env allow-list
+	Getenv       func(string) string
+	Dir          string // agent working directory; "" = current
+	TempDir      string // parent of the private event directory; "" = system default
 	// Stdout and Stderr receive the agent's output. They are written from
 	// other goroutines than Log: when they share a sink with Log, it must
 	// be safe for concurrent writes (an *os.File is).

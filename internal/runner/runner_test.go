@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,14 +64,16 @@ func TestRunReleasesLockWhateverTheOutcome(t *testing.T) {
 			var log syncio.Buffer
 			s := lockedStore()
 			ran := filepath.Join(t.TempDir(), "ran")
-			spec := testSpec(t, s, &log, append([]string{"touch=" + ran}, tc.steps...)...)
+			spec := testSpec(t, s, &log, append([]string{"touch=" + ran, "out=ready"}, tc.steps...)...)
+			out := newReadyWriter()
+			spec.Stdout = out
 			if tc.timeout > 0 {
 				spec.Timeout = tc.timeout
 			}
 			sigs := make(chan os.Signal, 1)
 			spec.Signals = sigs
 			if tc.signal {
-				go func() { waitFile(t, ran); sigs <- syscall.SIGTERM }()
+				go func() { out.wait(t); sigs <- syscall.SIGTERM }()
 			}
 			res, err := Run(context.Background(), spec)
 			code := res.ExitCode
@@ -103,12 +104,13 @@ func TestRunReleasesLockWhateverTheOutcome(t *testing.T) {
 }
 
 // runDriven starts Run in the background with refreshes driven by the
-// returned ticks channel; the agent runs until release is created. wait
-// returns Run's outcome.
-func runDriven(t *testing.T, spec Spec) (ticks chan<- time.Time, release string, wait func() (Result, error)) {
-	t.Helper()
+// returned ticks channel; puts receives once per lock write the run makes
+// (the mark-running write, then each refresh). wait returns Run's outcome.
+func runDriven(spec Spec) (ticks chan<- time.Time, puts <-chan struct{}, wait func() (Result, error)) {
 	tc := make(chan time.Time)
 	spec.RefreshTicks = tc
+	ns := &notifyStore{LockStore: spec.Locker.Store, put: make(chan struct{}, 16)}
+	spec.Locker.Store = ns
 	type outcome struct {
 		res Result
 		err error
@@ -118,20 +120,31 @@ func runDriven(t *testing.T, spec Spec) (ticks chan<- time.Time, release string,
 		res, err := Run(context.Background(), spec)
 		done <- outcome{res, err}
 	}()
-	return tc, spec.Command[len(spec.Command)-1], func() (Result, error) { o := <-done; return o.res, o.err }
+	return tc, ns.put, func() (Result, error) { o := <-done; return o.res, o.err }
 }
 
-// waitUntil waits for cond, checking it whenever the run may have written;
-// the deadline only bounds a broken run.
-func waitUntil(t *testing.T, what string, cond func() bool) {
+// notifyStore signals every successful Put of the store it wraps.
+type notifyStore struct {
+	LockStore
+	put chan struct{}
+}
+
+func (n *notifyStore) Put(ctx context.Context, issueKey, property string, raw []byte) error {
+	err := n.LockStore.Put(ctx, issueKey, property, raw)
+	if err == nil {
+		n.put <- struct{}{}
+	}
+	return err
+}
+
+// waitPut waits for the run's next lock write; it fails the test after 10s
+// (a safety net for a broken run, not a timing).
+func waitPut(t *testing.T, puts <-chan struct{}, what string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		runtime.Gosched()
-		time.Sleep(time.Millisecond) // a poll of shared state, not an ordering
+	select {
+	case <-puts:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no lock write for %s within 10s", what)
 	}
 }
 
@@ -141,11 +154,11 @@ func TestRunRefreshesOnEveryTick(t *testing.T) {
 	var log syncio.Buffer
 	s := lockedStore()
 	release := filepath.Join(t.TempDir(), "release")
-	ticks, _, wait := runDriven(t, testSpec(t, s, &log, "waitfile="+release))
-	waitUntil(t, "the lock marked running", func() bool { return len(s.puts()) == 1 })
+	ticks, puts, wait := runDriven(testSpec(t, s, &log, "waitfile="+release))
+	waitPut(t, puts, "the lock marked running")
 	for want := 2; want <= 5; want++ {
 		ticks <- time.Now() // received by the refresher: one refresh follows
-		waitUntil(t, fmt.Sprintf("refresh %d", want-1), func() bool { return len(s.puts()) >= want })
+		waitPut(t, puts, fmt.Sprintf("refresh %d", want-1))
 		if n := len(s.puts()); n != want {
 			t.Fatalf("%d writes after %d ticks, want exactly %d", n, want-1, want)
 		}
@@ -189,8 +202,10 @@ func TestRunLockStolenDuringRun(t *testing.T) {
 	var log syncio.Buffer
 	s := lockedStore()
 	dir := t.TempDir()
-	ready, proceed := filepath.Join(dir, "ready"), filepath.Join(dir, "proceed")
-	spec := testSpec(t, s, &log, "touch="+ready, "waitfile="+proceed, "exit=0")
+	proceed := filepath.Join(dir, "proceed")
+	spec := testSpec(t, s, &log, "out=ready", "waitfile="+proceed, "exit=0")
+	ready := newReadyWriter()
+	spec.Stdout = ready
 	ticks := make(chan time.Time)
 	spec.RefreshTicks = ticks
 	stolen := watchLog(&log, "taken by another owner")
@@ -199,7 +214,7 @@ func TestRunLockStolenDuringRun(t *testing.T) {
 	thiefDone := make(chan struct{})
 	go func() {
 		defer close(thiefDone)
-		waitFile(t, ready)
+		ready.wait(t)
 		s.set(testKey, thief)
 		ticks <- time.Now() // the refresh after the theft: no refresh races the write
 		stolen.until(t, func() {})
