@@ -3,50 +3,18 @@ package gitlabevent
 import (
 	"context"
 	"errors"
-	"net/http"
-	"strings"
-	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
-
-	"github.com/fullsend-dev/fullsend/internal/httpx"
-	"github.com/fullsend-dev/fullsend/internal/redact"
 )
 
-// Lookup implements API over client-go. Every call is a read (client-go
-// retries reads on 429 and 5xx); a token with read_api suffices.
+// Lookup implements API over a client of internal/gitlab. Every call is a
+// read (retried on 429 and 5xx there); a token with read_api suffices.
 type Lookup struct {
 	Client *gitlab.Client
 }
 
-// maxResponseBytes caps every API response body.
-const maxResponseBytes = 8 << 20
-
 // maxEventPages bounds the label or state event pages read (100 per page).
 const maxEventPages = 10
-
-// NewClient builds a client-go client for apiURL (…/api/v4; the suffix is
-// added when missing) on the shared HTTP stack: loopback-only plain http,
-// same-origin redirects and a per-request timeout. transport nil means the
-// shared default.
-func NewClient(apiURL, token string, timeout time.Duration, transport http.RoundTripper) (*gitlab.Client, error) {
-	u, err := httpx.ParseBaseURL(apiURL)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.HasSuffix(u.Path, "/api/v4") {
-		u.Path += "/api/v4"
-	}
-	if token == "" {
-		return nil, errors.New("no GitLab token: set GITLAB_TOKEN (read_api is enough for gitlab-event)")
-	}
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
-	redact.Add(token)
-	hc := httpx.NewClient(httpx.Options{Transport: transport, Timeout: timeout, MaxBody: maxResponseBytes})
-	return gitlab.NewClient(token, gitlab.WithBaseURL(u.String()), gitlab.WithHTTPClient(hc))
-}
 
 // Issue implements API.
 func (l *Lookup) Issue(ctx context.Context, project string, iid int64) (*gitlab.Issue, error) {

@@ -2,8 +2,9 @@ package gitlabevent
 
 import (
 	"errors"
+	"fmt"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"strings"
-	"time"
 )
 
 // Env is the connection a GitLab CI job provides.
@@ -48,7 +49,10 @@ func NewFromEnv(o Options, apiURL string, getenv func(string) string) (*Driver, 
 		if apiURL == "" {
 			return nil, errors.New("gitlab-event: no API URL: set CI_API_V4_URL (inside GitLab CI it is set) or connection.base_url")
 		}
-		c, err := NewClient(apiURL, env.Token, 30*time.Second, nil)
+		c, err := glapi.NewClient(glapi.Options{APIURL: apiURL, Token: env.Token})
+		if errors.Is(err, glapi.ErrNoToken) {
+			return nil, fmt.Errorf("gitlab-event: %w (read_api is enough)", err)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package gitlabevent
 import (
 	"context"
 	"encoding/json"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"net/http"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	tr := &http.Transport{}
 	t.Cleanup(func() { tr.CloseIdleConnections(); s.Close() })
-	c, err := NewClient(base, s.Token(), 5*time.Second, tr)
+	c, err := glapi.NewClient(glapi.Options{APIURL: base, Token: s.Token(), Timeout: 5 * time.Second, Transport: tr})
 	if err != nil {
 		t.Fatal(err)
 	}

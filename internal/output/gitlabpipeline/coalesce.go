@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"net/http"
 	"slices"
 
@@ -54,7 +55,7 @@ func (d *Driver) coalesce(ctx context.Context, rk string, newest int64) (Coalesc
 			res.Kept = append(res.Kept, id)
 			continue
 		}
-		if _, _, err := d.gl.Pipelines.CancelPipelineBuild(d.o.Project, id, gitlab.WithContext(writeCtx(ctx))); err != nil {
+		if _, _, err := d.gl.Pipelines.CancelPipelineBuild(d.o.Project, id, gitlab.WithContext(glapi.WriteCtx(ctx))); err != nil {
 			errs = append(errs, fmt.Errorf("cancel superseded pipeline %d: %w", id, err))
 			continue
 		}
@@ -134,7 +135,7 @@ func (d *Driver) ensureProcessMode(ctx context.Context, rk string) {
 	if g.ProcessMode != ProcessModeNewestFirst {
 		mode := gitlab.ResourceGroupProcessMode(ProcessModeNewestFirst)
 		if _, _, err := d.gl.ResourceGroup.EditAnExistingResourceGroup(d.o.Project, key,
-			&gitlab.EditAnExistingResourceGroupOptions{ProcessMode: &mode}, gitlab.WithContext(writeCtx(ctx))); err != nil {
+			&gitlab.EditAnExistingResourceGroupOptions{ProcessMode: &mode}, gitlab.WithContext(glapi.WriteCtx(ctx))); err != nil {
 			log.Warn("cannot set process_mode newest_first", "error", err.Error())
 			return
 		}

@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"net"
 	"net/http"
 	"strconv"
@@ -95,7 +96,7 @@ func (d *Driver) dispatchOne(ctx context.Context, run plan.Run) (*plan.Ref, erro
 			VariableType: gitlab.Ptr(gitlab.EnvVariableType)}
 	}
 	p, _, err := d.gl.Pipelines.CreatePipeline(d.o.Project, &gitlab.CreatePipelineOptions{
-		Ref: gitlab.Ptr(d.o.Ref), Variables: &opts}, gitlab.WithContext(writeCtx(ctx)))
+		Ref: gitlab.Ptr(d.o.Ref), Variables: &opts}, gitlab.WithContext(glapi.WriteCtx(ctx)))
 	if err != nil {
 		if isUnauthorized(err) {
 			return nil, fmt.Errorf("gitlab-pipeline: GitLab rejected the token (%w): set GITLAB_TOKEN to a valid token: %w", output.ErrCredentials, err)
@@ -143,7 +144,7 @@ func (d *Driver) Cancel(ctx context.Context, ref plan.Ref) (string, error) {
 	if finished(p.Status) {
 		return fmt.Sprintf("pipeline %d already %s", id, p.Status), nil
 	}
-	p, _, err = d.gl.Pipelines.CancelPipelineBuild(project, id, gitlab.WithContext(writeCtx(ctx)))
+	p, _, err = d.gl.Pipelines.CancelPipelineBuild(project, id, gitlab.WithContext(glapi.WriteCtx(ctx)))
 	if err != nil {
 		return "", fmt.Errorf("gitlab-pipeline: cancel pipeline %d in project %s: %w", id, project, err)
 	}
@@ -187,7 +188,7 @@ func createNote(err error) string {
 		return ""
 	case isTimeout(err):
 		return " (timed out after sending" + mayExist
-	case errors.Is(err, context.Canceled), neverSent(err):
+	case errors.Is(err, context.Canceled), glapi.NeverSent(err):
 		return ""
 	}
 	return " (no answer after sending" + mayExist

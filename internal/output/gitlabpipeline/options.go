@@ -26,21 +26,14 @@ type Options struct {
 	Ref     string // branch the pipelines run on
 	Log     *slog.Logger
 
-	// MaxRetries bounds retries of one request (default 3; negative: none).
-	// Only requests that are safe to repeat are retried (see client.go).
-	MaxRetries int
-	// RetryBase and RetryMax bound the exponential backoff (defaults 500ms
-	// and 10s); MaxRetryAfter is the longest Retry-After honoured before a
-	// request fails instead (default 60s). RetryBudget bounds the time one
-	// request spends retrying (zero: no bound).
+	// The HTTP settings, as in internal/gitlab.Options (defaults there):
+	// retries (only of requests safe to repeat), backoff, the longest
+	// Retry-After honoured, per-request timeout, body cap, rate limiter.
+	MaxRetries                                      int
 	RetryBase, RetryMax, MaxRetryAfter, RetryBudget time.Duration
-	// Timeout bounds each HTTP request (default 30s); MaxBody bounds
-	// response bodies (default 8 MiB).
-	Timeout time.Duration
-	MaxBody int64
-	// RateLimiter paces requests; nil uses the client library's limiter,
-	// which adapts to GitLab's RateLimit-* headers.
-	RateLimiter gitlab.RateLimiter
+	Timeout                                         time.Duration
+	MaxBody                                         int64
+	RateLimiter                                     gitlab.RateLimiter
 	// ProcessMode is enforced on each scope's resource group after its
 	// pipeline is created: newest_first (default) or "leave".
 	ProcessMode string
@@ -112,24 +105,6 @@ func (o *Options) validate() error {
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
-	}
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
-	def(&o.RetryBase, 500*time.Millisecond)
-	def(&o.RetryMax, 10*time.Second)
-	def(&o.MaxRetryAfter, time.Minute)
-	def(&o.Timeout, 30*time.Second)
-	if o.MaxBody <= 0 {
-		o.MaxBody = 8 << 20
-	}
-	if o.MaxRetries == 0 {
-		o.MaxRetries = 3
-	}
-	if o.MaxRetries < 0 {
-		o.MaxRetries = 0
 	}
 	return nil
 }

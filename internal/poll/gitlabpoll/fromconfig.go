@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
-	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
@@ -77,7 +77,7 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 
 func build(id config.InputDriver, repo, project, token string, tr http.RoundTripper, env poll.InputEnv) (*Input, error) {
 	cnt := &counter{next: tr}
-	gl, err := gitlabevent.NewClient(id.Connection.BaseURL, token, id.Connection.Timeout, cnt)
+	gl, err := glapi.NewClient(glapi.Options{APIURL: id.Connection.BaseURL, Token: token, Timeout: id.Connection.Timeout, Transport: cnt, Log: env.Log})
 	if err != nil {
 		return nil, config.Invalid(fmt.Errorf("gitlab-poll: %w", err))
 	}

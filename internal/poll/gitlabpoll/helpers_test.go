@@ -2,6 +2,7 @@ package gitlabpoll
 
 import (
 	"context"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"net/http"
 	"sync"
 	"testing"
@@ -53,7 +54,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	tr := &http.Transport{}
 	t.Cleanup(func() { tr.CloseIdleConnections(); s.Close() })
-	gl, err := gitlabevent.NewClient(base, s.Token(), 5*time.Second, tr)
+	gl, err := glapi.NewClient(glapi.Options{APIURL: base, Token: s.Token(), Timeout: 5 * time.Second, Transport: tr})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package gitlabpoll
 import (
 	"context"
 	"fmt"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
@@ -34,7 +35,7 @@ func Settle(ctx context.Context, gl *gitlab.Client, project, name, key string, o
 				return true, err
 			}
 			if dup {
-				_, _, err := gl.Pipelines.CancelPipelineBuild(project, ours, gitlab.WithContext(ctx))
+				_, _, err := gl.Pipelines.CancelPipelineBuild(project, ours, gitlab.WithContext(glapi.WriteCtx(ctx)))
 				if err != nil {
 					return true, fmt.Errorf("gitlab-poll: canceling duplicate pipeline %d: %w", ours, err)
 				}

@@ -1,0 +1,89 @@
+package gitlab
+
+// Retry policy.
+//
+//   - Reads (GET) are retried on transport errors, 429 and 5xx.
+//   - Writes (creating a pipeline, cancelling, editing a resource group)
+//     are retried only when the server certainly did not act on them: a 429
+//     (GitLab's rate limiter answers before the request is processed) or a
+//     connection that was never established (dial error). A timeout, a
+//     reset connection or a 5xx after sending is ambiguous: the write is
+//     reported as failed and never repeated, so a pipeline is never
+//     created twice by a retry. Callers mark writes with WriteCtx.
+//   - Retry-After (seconds or HTTP date), else RateLimit-Reset on a 429,
+//     sets the wait; a wait longer than MaxRetryAfter fails the request
+//     instead. Otherwise the wait is full-jitter exponential backoff.
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx"
+)
+
+type retryPolicy struct {
+	now func() time.Time
+}
+
+type writeKey struct{}
+
+// WriteCtx marks ctx as carrying a non-idempotent request.
+func WriteCtx(ctx context.Context) context.Context { return context.WithValue(ctx, writeKey{}, true) }
+
+func isWrite(ctx context.Context) bool { return ctx.Value(writeKey{}) != nil }
+
+// classify is the verdict of the policy above on one attempt; the
+// httpx retry layer under client-go applies it.
+func (p retryPolicy) classify(req *http.Request, resp *http.Response, err error, _ bool) httpx.Outcome {
+	ctx := req.Context()
+	if ctx.Err() != nil {
+		return httpx.Outcome{}
+	}
+	write := isWrite(ctx)
+	if err != nil {
+		return httpx.Outcome{Retry: !write || NeverSent(err)}
+	}
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented && !write:
+	default:
+		return httpx.Outcome{}
+	}
+	out := httpx.Outcome{Retry: true}
+	out.Wait, out.HasWait = p.serverWait(resp)
+	return out
+}
+
+// NeverSent reports whether err happened before a connection existed, so
+// the server cannot have acted on the request.
+func NeverSent(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns)
+}
+
+// serverWait is the wait the server asked for, if any.
+func (p retryPolicy) serverWait(resp *http.Response) (time.Duration, bool) {
+	if resp == nil {
+		return 0, false
+	}
+	if d, ok := httpx.RetryAfter(resp.Header.Get("Retry-After"), p.now()); ok {
+		return d, true
+	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		if s, err := strconv.ParseInt(resp.Header.Get("RateLimit-Reset"), 10, 64); err == nil && s > 0 {
+			return max(time.Unix(s, 0).Sub(p.now()), 0), true
+		}
+	}
+	return 0, false
+}
+
+// noRetry turns client-go's own retry loop off: the httpx layer retries.
+func noRetry(_ context.Context, _ *http.Response, err error) (bool, error) { return false, err }
