@@ -263,34 +263,19 @@ func tickingClock(start time.Time) func() time.Time {
 	}
 }
 
-// notifyBuffer is a goroutine-safe buffer that signals each write, so a
-// test can wait for what a command logs without polling on a timer.
-type notifyBuffer struct {
-	syncio.Buffer
-	wrote chan struct{}
-}
+// notifyBuffer is a goroutine-safe buffer a test can wait on (waitFor)
+// without polling on a timer.
+type notifyBuffer struct{ syncio.Buffer }
 
-func newNotifyBuffer() *notifyBuffer { return &notifyBuffer{wrote: make(chan struct{}, 1)} }
+func newNotifyBuffer() *notifyBuffer { return &notifyBuffer{} }
 
-func (b *notifyBuffer) Write(p []byte) (int, error) {
-	n, err := b.Buffer.Write(p)
-	select {
-	case b.wrote <- struct{}{}:
-	default: // a signal is already pending
-	}
-	return n, err
-}
-
-// waitFor returns once cond holds for the buffer's contents, re-checking
+// waitFor returns once cond holds for the buffer's contents, re-checked
 // after every write; it fails the test after 10s.
 func (b *notifyBuffer) waitFor(t *testing.T, cond func(string) bool) {
 	t.Helper()
-	timeout := time.After(10 * time.Second)
-	for !cond(b.String()) {
-		select {
-		case <-b.wrote:
-		case <-timeout:
-			t.Fatalf("condition not met within 10s; output:\n%s", b.String())
-		}
+	select {
+	case <-b.When(cond):
+	case <-time.After(10 * time.Second):
+		t.Fatalf("condition not met within 10s; output:\n%s", b.String())
 	}
 }

@@ -35,25 +35,25 @@ func startSimOut(t *testing.T, want int, args ...string) (map[string]string, *no
 	go func() { done <- Run(ctx, app, append([]string{"sim", "--log-format", "text"}, args...)) }()
 	timeout := time.After(10 * time.Second) // a safety net: every line is waited for, not timed
 	urls := map[string]string{}
-	for {
-		for _, line := range strings.Split(out.String(), "\n") {
+	parse := func(s string) bool {
+		for _, line := range strings.Split(s, "\n") {
 			if name, u, ok := strings.Cut(line, " "); ok && name != "export" {
 				urls[name] = u
 			}
 		}
-		if len(urls) >= want {
-			return urls, out, func() int { cancel(); return <-done }
-		}
-		select {
-		case <-out.wrote:
-		case code := <-done:
-			cancel()
-			t.Fatalf("sim exited %d early: %s", code, errOut.String())
-		case <-timeout:
-			cancel()
-			t.Fatalf("only %v after 10s; stderr %s", urls, errOut.String())
-		}
+		return len(urls) >= want
 	}
+	select {
+	case <-out.When(parse):
+		return urls, out, func() int { cancel(); return <-done }
+	case code := <-done:
+		cancel()
+		t.Fatalf("sim exited %d early: %s", code, errOut.String())
+	case <-timeout:
+		cancel()
+		t.Fatalf("fewer than %d emulators after 10s; stdout %q; stderr %s", want, out.String(), errOut.String())
+	}
+	return nil, nil, nil
 }
 
 func getJSON(t *testing.T, url string) (int, string) {

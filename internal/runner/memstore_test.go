@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -115,26 +114,20 @@ func testLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-// logWatch is a log sink that writes to buf and closes seen once a record
-// containing want was written: tests wait on seen instead of polling.
+// logWatch waits for a log record containing want in buf: tests wait on
+// seen instead of polling.
 type logWatch struct {
 	buf  *syncio.Buffer
 	want string
-	once sync.Once
-	seen chan struct{}
+	seen <-chan struct{}
 }
 
 func watchLog(buf *syncio.Buffer, want string) *logWatch {
-	return &logWatch{buf: buf, want: want, seen: make(chan struct{})}
+	return &logWatch{buf: buf, want: want, seen: buf.When(syncio.Contains(want))}
 }
 
-func (w *logWatch) Write(p []byte) (int, error) {
-	n, err := w.buf.Write(p)
-	if strings.Contains(string(p), w.want) {
-		w.once.Do(func() { close(w.seen) })
-	}
-	return n, err
-}
+// Write makes the watch the log's sink.
+func (w *logWatch) Write(p []byte) (int, error) { return w.buf.Write(p) }
 
 // until calls do until the record was written, again after every second
 // without it; after 10s the test fails. A lock written by another owner

@@ -3,12 +3,12 @@ package runner
 import (
 	"bytes"
 	"context"
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -122,31 +122,17 @@ func TestProcessStartError(t *testing.T) {
 // sigName is how Go's os.Signal prints sig.
 func sigName(sig syscall.Signal) string { return sig.String() }
 
-// readyWriter collects an agent's output and closes ready once the agent
+// readyWriter collects an agent's output; ready is closed once the agent
 // printed the line "ready".
 type readyWriter struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	ready chan struct{}
-	once  sync.Once
+	syncio.Buffer
+	ready <-chan struct{}
 }
 
-func newReadyWriter() *readyWriter { return &readyWriter{ready: make(chan struct{})} }
-
-func (w *readyWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	if strings.Contains(w.buf.String(), "ready\n") {
-		w.once.Do(func() { close(w.ready) })
-	}
-	return len(p), nil
-}
-
-func (w *readyWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
+func newReadyWriter() *readyWriter {
+	w := &readyWriter{}
+	w.ready = w.When(syncio.Contains("ready\n"))
+	return w
 }
 
 // fakeClock is Process.After for tests: the channels of the durations in

@@ -3,7 +3,10 @@
 // Buffer is a bytes.Buffer guarded by a mutex: Write, String and Bytes may be
 // called from any number of goroutines at once, and each Write is applied
 // whole, never interleaved with another. Its zero value is an empty buffer
-// ready to use; it must not be copied after first use.
+// ready to use; it must not be copied after first use. When lets a test
+// wait for what was written instead of polling: it returns a channel that
+// is closed once a condition holds for the contents, checked at once and
+// after every Write.
 //
 // Writer serialises the writes of many goroutines to one underlying
 // io.Writer: at most one Write of the underlying writer runs at a time, and
@@ -13,20 +16,60 @@ package syncio
 import (
 	"bytes"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 )
 
 // Buffer is a bytes.Buffer that is safe for concurrent use.
 type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	watch []watcher
 }
 
-// Write appends p to the buffer. It always returns len(p), nil.
+type watcher struct {
+	cond func(string) bool
+	ch   chan struct{}
+}
+
+// Write appends p to the buffer and closes the channels of the When
+// conditions that now hold. It always returns len(p), nil.
 func (b *Buffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.b.Write(p)
+	n, err := b.b.Write(p)
+	if len(b.watch) > 0 {
+		s := b.b.String()
+		b.watch = slices.DeleteFunc(b.watch, func(w watcher) bool { return w.fire(s) })
+	}
+	return n, err
+}
+
+// When returns a channel that is closed once cond holds for the contents
+// written so far: at once if it holds now, else after the Write that makes
+// it hold. cond runs with the buffer locked and must not use it.
+func (b *Buffer) When(cond func(string) bool) <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w := watcher{cond: cond, ch: make(chan struct{})}
+	if !w.fire(b.b.String()) {
+		b.watch = append(b.watch, w)
+	}
+	return w.ch
+}
+
+// Contains is the When condition "the contents contain sub".
+func Contains(sub string) func(string) bool {
+	return func(s string) bool { return strings.Contains(s, sub) }
+}
+
+func (w watcher) fire(s string) bool {
+	if !w.cond(s) {
+		return false
+	}
+	close(w.ch)
+	return true
 }
 
 // String returns the contents written so far.

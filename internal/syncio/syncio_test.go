@@ -85,3 +85,64 @@ func TestWriterPassesResultThrough(t *testing.T) {
 		t.Fatalf("got %d, %v; want the underlying result", n, err)
 	}
 }
+
+func TestBufferWhen(t *testing.T) {
+	var b Buffer
+	b.Write([]byte("one\n"))
+	now := b.When(Contains("one"))
+	later := b.When(Contains("ready\n"))
+	count := b.When(func(s string) bool { return strings.Count(s, "x") >= 2 })
+	isClosed := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	if !isClosed(now) {
+		t.Fatal("a condition that already holds is not closed at once")
+	}
+	steps := []struct {
+		write             string
+		wantLater, wantCt bool
+	}{
+		{"x rea", false, false},
+		{"dy", false, false},
+		{"\n", true, false},
+		{"x", true, true},
+		{"more", true, true},
+	}
+	for _, st := range steps {
+		b.Write([]byte(st.write))
+		if isClosed(later) != st.wantLater || isClosed(count) != st.wantCt {
+			t.Fatalf("after %q: later %v count %v, want %v %v", st.write, isClosed(later), isClosed(count), st.wantLater, st.wantCt)
+		}
+	}
+}
+
+func TestBufferWhenConcurrent(t *testing.T) {
+	var b Buffer
+	var wg sync.WaitGroup
+	chs := make([]<-chan struct{}, 8)
+	for i := range chs {
+		chs[i] = b.When(func(s string) bool { return strings.Count(s, ".") >= 100*(i+1) })
+	}
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				b.Write([]byte("."))
+			}
+		}()
+	}
+	wg.Wait()
+	for i, ch := range chs {
+		select {
+		case <-ch:
+		default:
+			t.Fatalf("watcher %d not closed after 800 writes", i)
+		}
+	}
+}

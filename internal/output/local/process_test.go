@@ -201,7 +201,7 @@ type watched struct {
 	d     *Driver
 	out   *syncio.Buffer
 	logs  *syncio.Buffer
-	ready chan struct{} // closed when a child printed "ready"
+	ready <-chan struct{} // closed when a child printed "ready"
 	clock *clock
 }
 
@@ -209,18 +209,11 @@ type watched struct {
 // expires at once and whose other timers never expire.
 func newWatchedProcessDriver(t *testing.T, grace time.Duration) *watched {
 	t.Helper()
-	w := &watched{out: &syncio.Buffer{}, logs: &syncio.Buffer{}, ready: make(chan struct{}),
+	w := &watched{out: &syncio.Buffer{}, logs: &syncio.Buffer{},
 		clock: &clock{fire: map[time.Duration]bool{grace: true}}}
-	var once sync.Once
-	stdout := writerFunc(func(p []byte) (int, error) {
-		n, err := w.out.Write(p)
-		if strings.Contains(w.out.String(), "ready\n") {
-			once.Do(func() { close(w.ready) })
-		}
-		return n, err
-	})
+	w.ready = w.out.When(syncio.Contains("ready\n"))
 	var err error
-	w.d, err = newTestProcessDriver(t, Options{Grace: grace, Stdout: stdout, Stderr: &syncio.Buffer{},
+	w.d, err = newTestProcessDriver(t, Options{Grace: grace, Stdout: w.out, Stderr: &syncio.Buffer{},
 		Log: slog.New(slog.NewTextHandler(w.logs, nil)), After: w.clock.After})
 	if err != nil {
 		t.Fatal(err)
