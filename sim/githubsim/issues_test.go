@@ -67,7 +67,10 @@ func must[T any](v T, _ Delivery, err error) T {
 func world(t *testing.T, s *Server, c *fakeClock) {
 	t.Helper()
 	steps := []func() error{
-		func() error { _, _, err := s.OpenIssue(repo, IssueSpec{Title: "one", Author: "alice", Labels: []string{"bug"}}); return err },
+		func() error {
+			_, _, err := s.OpenIssue(repo, IssueSpec{Title: "one", Author: "alice", Labels: []string{"bug"}})
+			return err
+		},
 		func() error {
 			_, _, err := s.OpenIssue(repo, IssueSpec{Title: "two", Author: "bob", PullRequest: true, HeadRepo: "bob/platform"})
 			return err
