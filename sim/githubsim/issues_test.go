@@ -232,8 +232,9 @@ func TestCommentsEventsReviews(t *testing.T) {
 }
 
 func TestMutationErrors(t *testing.T) {
-	s, _, c := startClocked(t)
+	s, u, c := startClocked(t)
 	world(t, s, c)
+	c.Advance(time.Hour)
 	cases := []struct {
 		name string
 		err  error
@@ -250,6 +251,10 @@ func TestMutationErrors(t *testing.T) {
 		if tc.err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
+	}
+	is, _, err := client(t, u).Issues.Get(context.Background(), "acme", "platform", 1)
+	if err != nil || !is.GetUpdatedAt().Time.Equal(newClock().Now().Add(4*time.Minute)) || len(is.Labels) != 1 {
+		t.Fatalf("failed changes touched issue 1: %v, %v", is, err)
 	}
 }
 
