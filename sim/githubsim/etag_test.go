@@ -148,9 +148,13 @@ func TestLinkPaging(t *testing.T) {
 		if _, err := s.SetLabel(repo, i+1, "b", "x", true); err != nil {
 			t.Fatal(err)
 		}
+		if code, _, body := do(t, http.MethodPost, u+"repos/acme/platform/actions/workflows/run.yml/dispatches", tok, `{"ref":"trunk"}`); code != 204 {
+			t.Fatalf("dispatch: %d %s", code, body)
+		}
 		c.Advance(time.Second)
 	}
-	for _, path := range []string{"issues?state=all&direction=asc", "issues/comments?sort=created&direction=asc", "issues/events"} {
+	for _, path := range []string{"issues?state=all&direction=asc", "issues/comments?sort=created&direction=asc", "issues/events",
+		"actions/runs", "actions/workflows/run.yml/runs?status=queued"} {
 		t.Run(path, func(t *testing.T) {
 			next := u + "repos/acme/platform/" + path + "&per_page=3"
 			if !regexp.MustCompile(`\?`).MatchString(path) {
