@@ -1,7 +1,11 @@
 // Package githubsim is a loopback emulator of the part of the GitHub REST
 // API that fullsend calls: workflow dispatch (with and without run
 // details), workflow runs (get, list, cancel), collaborator permission,
-// repository and pull request lookups. It checks authentication, sends
+// repository and pull request lookups, and the issue, pull request,
+// comment, issue event and review listings a poller reads (with since,
+// Link paging and conditional requests). A Go API opens issues and pull
+// requests, comments, labels and reviews, returning the webhook delivery
+// of each change. It checks authentication, sends
 // rate-limit headers, and injects faults (status codes with Retry-After,
 // exhausted rate limits, delays, dropped connections) per endpoint, so
 // drivers can be tested end to end without the network.
@@ -69,6 +73,10 @@ type Server struct {
 	faults  []*faultState
 	used    int
 	resetAt time.Time
+	objID   int64  // last id handed out to an issue, comment, event or review
+	apiURL  string // the REST base once listening
+
+	requests, notModified, points int // see Requests, NotModified, RatePointsUsed
 
 	httpSrv *http.Server
 	ln      net.Listener
@@ -92,7 +100,7 @@ func New(opts Options) *Server {
 		opts.FirstRunID = 1001
 	}
 	s := &Server{opts: opts, repos: map[string]*repoState{}, nextID: opts.FirstRunID,
-		calls: map[string]int{}, called: make(chan struct{}), done: make(chan struct{})}
+		calls: map[string]int{}, called: make(chan struct{}), done: make(chan struct{}), objID: 5_000_000}
 	for _, r := range opts.Repos {
 		s.addRepoLocked(r)
 	}
@@ -114,6 +122,9 @@ func (s *Server) StartOn(addr string) (string, error) {
 		return "", err
 	}
 	s.ln = ln
+	s.mu.Lock()
+	s.apiURL = "http://" + ln.Addr().String() + "/"
+	s.mu.Unlock()
 	s.httpSrv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.httpSrv.Serve(ln) }()
 	return "http://" + ln.Addr().String() + "/", nil
@@ -143,6 +154,14 @@ func (s *Server) Handler() http.Handler {
 	route("POST /repos/{owner}/{repo}/actions/runs/{id}/cancel", EndpointCancelRun, s.handleCancel)
 	route("GET /repos/{owner}/{repo}/collaborators/{user}/permission", EndpointPermission, s.handlePermission)
 	route("GET /repos/{owner}/{repo}/pulls/{number}", EndpointPull, s.handlePull)
+	route("GET /repos/{owner}/{repo}/pulls", EndpointListPulls, s.handlePulls)
+	route("GET /repos/{owner}/{repo}/pulls/{number}/reviews", EndpointListReviews, s.handleReviews)
+	route("GET /repos/{owner}/{repo}/issues", EndpointListIssues, s.handleListIssues)
+	route("GET /repos/{owner}/{repo}/issues/{number}", EndpointGetIssue, s.handleGetIssue)
+	route("GET /repos/{owner}/{repo}/issues/comments", EndpointListRepoComments, s.handleRepoComments)
+	route("GET /repos/{owner}/{repo}/issues/{number}/comments", EndpointListIssueComments, s.handleIssueComments)
+	route("GET /repos/{owner}/{repo}/issues/events", EndpointListRepoEvents, s.handleRepoEvents)
+	route("GET /repos/{owner}/{repo}/issues/{number}/events", EndpointListIssueEvents, s.handleIssueEvents)
 	route("GET /repos/{owner}/{repo}", EndpointRepo, s.handleRepo)
 	route("GET /rate_limit", EndpointRateLimit, s.handleRateLimit)
 	route("/", EndpointUnknown, func(w http.ResponseWriter, _ *http.Request) { notFound(w) })
@@ -158,11 +177,12 @@ func (s *Server) Handler() http.Handler {
 }
 
 // wrap counts the call, checks auth and the rate limit, applies faults and
-// then runs h.
+// then runs h. GETs are conditional (see serveGET).
 func (s *Server) wrap(endpoint string, h func(http.ResponseWriter, *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.calls[endpoint]++
+		s.requests++
 		close(s.called)
 		s.called = make(chan struct{})
 		f := s.takeFaultLocked(endpoint)
@@ -174,13 +194,16 @@ func (s *Server) wrap(endpoint string, h func(http.ResponseWriter, *http.Request
 		if f != nil && !f.After && !s.applyFault(w, r, f) {
 			return
 		}
+		if r.Method == http.MethodGet {
+			s.serveGET(w, r, h, f)
+			return
+		}
 		if !s.rateLimit(w) {
 			return
 		}
 		if f != nil && f.After {
 			// Perform the real action, then fail (or delay) the answer.
-			rec := &recorder{header: http.Header{}, status: http.StatusOK}
-			h(rec, r)
+			rec := record(h, r)
 			if s.applyFault(w, r, f) {
 				rec.replay(w)
 			}
@@ -198,22 +221,27 @@ func (s *Server) authorized(r *http.Request) bool {
 	return a == "Bearer "+s.opts.Token || a == "token "+s.opts.Token
 }
 
-// rateLimit sets the x-ratelimit-* headers and refuses the request when the
-// window is used up.
-func (s *Server) rateLimit(w http.ResponseWriter) bool {
+// rateLimit counts the request against the rate limit, sets the
+// x-ratelimit-* headers and refuses the request when the window is used up.
+func (s *Server) rateLimit(w http.ResponseWriter) bool { return s.rate(w, true) }
+
+// rate sets the x-ratelimit-* headers; consume counts the request first
+// (a 304 does not).
+func (s *Server) rate(w http.ResponseWriter, consume bool) bool {
 	s.mu.Lock()
 	now := s.now()
 	if s.resetAt.IsZero() || !now.Before(s.resetAt) {
 		s.resetAt, s.used = now.Add(time.Hour), 0
 	}
 	over := s.used >= s.opts.RateLimit
-	if !over {
+	if consume && !over {
 		s.used++
+		s.points++
 	}
 	used, reset := s.used, s.resetAt
 	s.mu.Unlock()
 	setRateHeaders(w.Header(), s.opts.RateLimit, s.opts.RateLimit-used, used, reset)
-	if over {
+	if consume && over {
 		writeError(w, http.StatusForbidden, "API rate limit exceeded")
 		return false
 	}
@@ -230,6 +258,13 @@ type recorder struct {
 func (r *recorder) Header() http.Header         { return r.header }
 func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
 func (r *recorder) WriteHeader(code int)        { r.status = code }
+
+// record runs h into a new recorder.
+func record(h func(http.ResponseWriter, *http.Request), r *http.Request) *recorder {
+	rec := &recorder{header: http.Header{}, status: http.StatusOK}
+	h(rec, r)
+	return rec
+}
 
 func (r *recorder) replay(w http.ResponseWriter) {
 	for k, v := range r.header {
