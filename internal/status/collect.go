@@ -19,7 +19,7 @@ func (s *snapshotter) collect(ctx context.Context, i int, m *scrape, rep *Report
 	id := s.cfg.Poll.InputDrivers[i]
 	in := Input{Driver: id.Type, Site: id.Connection.BaseURL, Repo: s.cfg.Repo,
 		Locks: []Lock{}, Quarantined: []Quarantine{}, Failing: []Failing{}, Deferred: []Deferred{}}
-	in.Poller, in.PollerNote = m.poller(id.Type, s.o.Now())
+	in.Poller, in.PollerNote = m.poller(id.Type, rep.At)
 	switch id.Type {
 	case drivers.JiraPoll:
 		return s.collectJira(ctx, i, in, rep)

@@ -64,7 +64,7 @@ func (s *snapshotter) collectJira(ctx context.Context, i int, in Input, rep *Rep
 	calls := func() int { return ji.client.CallsTotal() }
 	if s.o.Issue != "" {
 		if rep.Issue == nil {
-			rep.Issue, err = s.inspect(ctx, ji)
+			rep.Issue, err = s.inspect(ctx, ji, rep.At)
 		}
 		return in, calls(), ji.authErr(err)
 	}
@@ -75,7 +75,7 @@ func (s *snapshotter) collectJira(ctx context.Context, i int, in Input, rep *Rep
 		return in, calls(), ji.authErr(fmt.Errorf("searching the configured queries: %w", err))
 	}
 	in.Scanned, in.Truncated = len(issues), len(issues) >= s.o.Limit
-	now := s.o.Now()
+	now := rep.At
 	for _, is := range issues {
 		ji.read(&in, is, now)
 	}

@@ -42,7 +42,7 @@ type clock struct {
 	t  time.Time
 }
 
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
 
 // world is a Jira emulator and a .fullsend/ pointing at it.
@@ -191,4 +191,19 @@ func metricsServer(t *testing.T, metrics string, health string, code int) string
 // fakeCursor reads a fixed cursor and counts as no Jira call.
 func fakeCursor(c Cursor) CursorReader {
 	return func(context.Context, *jira.Client, string) (Cursor, bool, error) { return c, true, nil }
+}
+
+// snapshot takes one Report at t0 without rendering it.
+func (w *world) snapshot(t *testing.T, o Options) (*Report, error) {
+	t.Helper()
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	w.clk.Set(t0)
+	s := &snapshotter{o: o}
+	var err error
+	if s.cfg, s.reg, err = loadDir(o); err != nil {
+		return nil, err
+	}
+	return s.snapshot(context.Background(), t0)
 }

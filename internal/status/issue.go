@@ -49,10 +49,10 @@ type LastCheck struct {
 
 // inspect reads the --issue item: one search with the three properties
 // inline, then jirapoll's change detection and a dry run of the decision.
-func (s *snapshotter) inspect(ctx context.Context, ji *jiraInput) (*IssueReport, error) {
+func (s *snapshotter) inspect(ctx context.Context, ji *jiraInput, now time.Time) (*IssueReport, error) {
 	drv, err := jirapoll.New(jirapoll.Options{API: ji.client, SiteURL: ji.id.Connection.BaseURL, Repo: s.cfg.Repo,
 		Project: ji.id.Project, Queries: ji.id.Queries, StaleThreshold: ji.stale, PollerID: statusPollerID,
-		Now: s.o.Now, Log: s.o.Log})
+		Now: func() time.Time { return now }, Log: s.o.Log})
 	if err != nil {
 		return nil, config.Invalid(err)
 	}
@@ -63,7 +63,7 @@ func (s *snapshotter) inspect(ctx context.Context, ji *jiraInput) (*IssueReport,
 	if err != nil {
 		return nil, err
 	}
-	r := s.issueState(ji, is)
+	r := s.issueState(ji, is, now)
 	if it.Err() != nil {
 		r.Error = it.Err().Error()
 		return r, nil
@@ -75,8 +75,7 @@ func (s *snapshotter) inspect(ctx context.Context, ji *jiraInput) (*IssueReport,
 }
 
 // issueState is what the item's properties say.
-func (s *snapshotter) issueState(ji *jiraInput, is jira.Issue) *IssueReport {
-	now := s.o.Now()
+func (s *snapshotter) issueState(ji *jiraInput, is jira.Issue, now time.Time) *IssueReport {
 	r := &IssueReport{Item: is.Key, Summary: is.Fields.Summary, URL: ji.id.Connection.BaseURL + "/browse/" + is.Key,
 		Updated: is.Fields.Updated.UTC(), Runs: []plan.Ref{}, Changes: []Change{}, WouldDispatch: []WouldRun{}}
 	var in Input

@@ -69,7 +69,7 @@ func Run(ctx context.Context, o Options) error {
 	if err := o.defaults(); err != nil {
 		return err
 	}
-	cfg, reg, err := harness.LoadDir(o.ConfigDir, o.Getenv)
+	cfg, reg, err := loadDir(o)
 	if err != nil {
 		return err
 	}
@@ -80,11 +80,16 @@ func Run(ctx context.Context, o Options) error {
 	if o.Watch {
 		return s.watch(ctx)
 	}
-	rep, err := s.snapshot(ctx)
+	rep, err := s.snapshot(ctx, o.Now())
 	if err != nil {
 		return err
 	}
 	return s.render(rep)
+}
+
+// loadDir loads the configuration and the enabled harnesses.
+func loadDir(o Options) (*config.Config, *harness.Registry, error) {
+	return harness.LoadDir(o.ConfigDir, o.Getenv)
 }
 
 // defaults fills the zero options and checks the others.
@@ -155,9 +160,9 @@ func (s *snapshotter) checkInputs() error {
 	return config.Invalid(fmt.Errorf("%s: no %s driver under poll.input_drivers", s.cfg.File, want))
 }
 
-// snapshot collects one Report.
-func (s *snapshotter) snapshot(ctx context.Context) (*Report, error) {
-	rep := &Report{At: s.o.Now().UTC(), Inputs: []Input{}}
+// snapshot collects one Report at now (every age is relative to it).
+func (s *snapshotter) snapshot(ctx context.Context, now time.Time) (*Report, error) {
+	rep := &Report{At: now.UTC(), Inputs: []Input{}}
 	metrics := s.scrape(ctx)
 	for i, id := range s.cfg.Poll.InputDrivers {
 		if s.o.InputDriver != "" && id.Type != s.o.InputDriver {

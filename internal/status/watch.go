@@ -43,7 +43,7 @@ func (s *snapshotter) frame(ctx context.Context) error {
 	} else if s.o.Format == FormatTable {
 		fmt.Fprintf(s.o.Out, "--- %s ---\n", now.Format(time.RFC3339))
 	}
-	rep, err := s.snapshot(ctx)
+	rep, err := s.snapshot(ctx, now)
 	switch {
 	case err != nil && fatal(err):
 		return err
