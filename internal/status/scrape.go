@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/metrics"
 )
 
@@ -92,6 +93,17 @@ func (s *snapshotter) get(ctx context.Context, u string) (io.Reader, int, error)
 	return byteReader(b), resp.StatusCode, nil
 }
 
+// systemOf is the API system label of a poll input driver's calls.
+func systemOf(driver string) string {
+	switch driver {
+	case drivers.GitLabPoll:
+		return "gitlab"
+	case drivers.JiraPoll:
+		return "jira"
+	}
+	return "github"
+}
+
 // poller is the liveness of driver's cycles, or why it is unknown.
 func (sc *scrape) poller(driver string, now time.Time) (*Poller, string) {
 	if sc.families == nil {
@@ -111,9 +123,10 @@ func (sc *scrape) poller(driver string, now time.Time) (*Poller, string) {
 		t := time.Unix(int64(ts), 0).UTC()
 		p.LastSuccess = &t
 	}
-	p.APICalls = int(sum(sc.families[seriesAPI], map[string]string{"system": "jira"}))
-	if f := sc.families[seriesRemaining]; f != nil && len(f.GetMetric()) > 0 {
-		n := int(sum(f, map[string]string{"api": "jira"}))
+	system := systemOf(driver)
+	p.APICalls = int(sum(sc.families[seriesAPI], map[string]string{"system": system}))
+	if f := sc.families[seriesRemaining]; hasSeries(f, map[string]string{"api": system}) {
+		n := int(sum(f, map[string]string{"api": system}))
 		p.BudgetRemaining = &n
 	}
 	sc.applyHealth(p, now)

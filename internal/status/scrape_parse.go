@@ -24,6 +24,16 @@ func matches(m *dto.Metric, want map[string]string) bool {
 	return n == len(want)
 }
 
+// hasSeries reports whether f has a series matching want.
+func hasSeries(f *dto.MetricFamily, want map[string]string) bool {
+	for _, m := range f.GetMetric() {
+		if matches(m, want) {
+			return true
+		}
+	}
+	return false
+}
+
 // sum adds the counter, gauge or untyped values of f's series matching want.
 func sum(f *dto.MetricFamily, want map[string]string) float64 {
 	var total float64

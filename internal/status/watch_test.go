@@ -3,6 +3,8 @@ package status
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -163,10 +165,27 @@ func TestBadOptions(t *testing.T) {
 
 func TestNoLockDrivers(t *testing.T) {
 	w := newWorld(t)
+	cfg, err := os.ReadFile(filepath.Join(w.dir, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitlab := "    - type: gitlab-poll\n      connection:\n        base_url: http://127.0.0.1:1\n  output_driver:"
+	cfg = []byte(strings.Replace(string(cfg), "  output_driver:", gitlab, 1))
+	if err := os.WriteFile(filepath.Join(w.dir, "config.yaml"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
 	o := w.options(&out)
-	o.InputDriver = "gitlab-poll"
-	if _, err := w.run(o); !config.IsInvalid(err) || !strings.Contains(err.Error(), "no gitlab-poll driver") {
-		t.Errorf("err = %v", err)
+	o.MetricsURL = metricsServer(t, pollerMetrics, pollerHealth, 200)
+	got, err := w.run(o)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, got)
+	}
+	golden(t, "gitlab.golden", strings.ReplaceAll(got, strings.TrimSuffix(o.MetricsURL, "/metrics"), "http://poller.test"))
+
+	out.Reset()
+	o.InputDriver, o.Issue = "gitlab-poll", "PROJ-1"
+	if _, err := w.run(o); err == nil || !strings.Contains(err.Error(), "only a jira-poll input records work items") {
+		t.Errorf("--issue with gitlab-poll only: err = %v", err)
 	}
 }
