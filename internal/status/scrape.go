@@ -55,19 +55,27 @@ func (s *snapshotter) scrape(ctx context.Context) *scrape {
 	if err != nil {
 		return &scrape{note: "unknown: " + err.Error()}
 	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(body)
-	if err != nil {
-		return &scrape{note: "unknown: " + s.o.MetricsURL + " is not Prometheus text: " + err.Error()}
-	}
-	sc := &scrape{families: fams}
 	u, _ := url.Parse(s.o.MetricsURL)
 	u.Path, u.RawQuery = "/healthz", ""
-	if hb, code, err := s.get(ctx, u.String()); err == nil || code == http.StatusServiceUnavailable {
-		var h metrics.Health
-		if json.NewDecoder(hb).Decode(&h) == nil {
-			sc.health = &h
-		}
+	hb, code, herr := s.get(ctx, u.String())
+	if herr != nil && code != http.StatusServiceUnavailable {
+		hb = nil
+	}
+	return parseScrape(s.o.MetricsURL, body, hb)
+}
+
+// parseScrape reads a /metrics body and, when not nil, a /healthz body
+// (outside input: FuzzParseScrape).
+func parseScrape(from string, metricsBody, healthBody io.Reader) *scrape {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(metricsBody)
+	if err != nil {
+		return &scrape{note: "unknown: " + from + " is not Prometheus text: " + err.Error()}
+	}
+	sc := &scrape{families: fams}
+	var h metrics.Health
+	if healthBody != nil && json.NewDecoder(healthBody).Decode(&h) == nil {
+		sc.health = &h
 	}
 	return sc
 }
