@@ -207,3 +207,16 @@ func (w *world) snapshot(t *testing.T, o Options) (*Report, error) {
 	}
 	return s.snapshot(context.Background(), t0)
 }
+
+// editConfig rewrites the world's config.yaml through edit.
+func (w *world) editConfig(edit func(string) string) {
+	w.t.Helper()
+	p := filepath.Join(w.dir, "config.yaml")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(edit(string(b))), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}

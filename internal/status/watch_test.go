@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -165,15 +163,8 @@ func TestBadOptions(t *testing.T) {
 
 func TestNoLockDrivers(t *testing.T) {
 	w := newWorld(t)
-	cfg, err := os.ReadFile(filepath.Join(w.dir, "config.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	gitlab := "    - type: gitlab-poll\n      connection:\n        base_url: http://127.0.0.1:1\n  output_driver:"
-	cfg = []byte(strings.Replace(string(cfg), "  output_driver:", gitlab, 1))
-	if err := os.WriteFile(filepath.Join(w.dir, "config.yaml"), cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	w.editConfig(func(c string) string { return strings.Replace(c, "  output_driver:", gitlab, 1) })
 	var out bytes.Buffer
 	o := w.options(&out)
 	o.MetricsURL = metricsServer(t, pollerMetrics, pollerHealth, 200)
@@ -187,5 +178,40 @@ func TestNoLockDrivers(t *testing.T) {
 	o.InputDriver, o.Issue = "gitlab-poll", "PROJ-1"
 	if _, err := w.run(o); err == nil || !strings.Contains(err.Error(), "only a jira-poll input records work items") {
 		t.Errorf("--issue with gitlab-poll only: err = %v", err)
+	}
+}
+
+// TestWatchKeepsGoingWhenJiraIsDown: a failed snapshot is shown in its
+// frame and the loop goes on; nothing is written.
+func TestWatchKeepsGoingWhenJiraIsDown(t *testing.T) {
+	w := newWorld(t)
+	w.sim.Close()
+	// No retries: the test needs no backoff waits.
+	w.editConfig(func(c string) string { return strings.Replace(c, "        base_url:", "        max_retries: 0\n        base_url:", 1) })
+	var out bytes.Buffer
+	o := w.options(&out)
+	ft := &fakeTicker{ticks: 1}
+	o.Watch, o.Interval, o.Ticker = true, time.Second, ft.ticker
+	got, err := w.run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(got, "\nerror: "); c != 2 {
+		t.Errorf("%d error frames, want 2:\n%s", c, got)
+	}
+}
+
+func TestKillSwitchHoldsTheIssue(t *testing.T) {
+	w := issueWorld(t)
+	w.editConfig(func(c string) string { return "kill_switch: true\n" + c })
+	var out bytes.Buffer
+	o := w.options(&out)
+	o.Issue = "PROJ-1"
+	rep, err := w.snapshot(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Issue; len(r.WouldDispatch) != 0 || !strings.Contains(r.Held, "kill_switch") || r.Changes[0].Verdict != "killed" {
+		t.Errorf("issue %+v", r)
 	}
 }
