@@ -187,7 +187,9 @@ func TestWatchKeepsGoingWhenJiraIsDown(t *testing.T) {
 	w := newWorld(t)
 	w.sim.Close()
 	// No retries: the test needs no backoff waits.
-	w.editConfig(func(c string) string { return strings.Replace(c, "        base_url:", "        max_retries: 0\n        base_url:", 1) })
+	w.editConfig(func(c string) string {
+		return strings.Replace(c, "        base_url:", "        max_retries: 0\n        base_url:", 1)
+	})
 	var out bytes.Buffer
 	o := w.options(&out)
 	ft := &fakeTicker{ticks: 1}
