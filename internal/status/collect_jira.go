@@ -63,6 +63,8 @@ func (s *snapshotter) collectJira(ctx context.Context, i int, in Input, rep *Rep
 	}
 	calls := func() int { return ji.client.CallsTotal() }
 	if s.o.Issue != "" {
+		// Only the item is read: the lists are unknown (null), not empty.
+		in.Locks, in.Quarantined, in.Failing, in.Deferred = nil, nil, nil, nil
 		if rep.Issue == nil {
 			rep.Issue, err = s.inspect(ctx, ji, rep.At)
 		}

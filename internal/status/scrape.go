@@ -39,8 +39,11 @@ type scrape struct {
 // checkMetricsURL accepts an absolute http(s) URL.
 func checkMetricsURL(raw string) error {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--metrics-url %q: want an http(s) URL such as http://127.0.0.1:9090/metrics", raw)
+	if err != nil {
+		return fmt.Errorf("--metrics-url: not a URL: want an http(s) URL such as http://127.0.0.1:9090/metrics")
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--metrics-url %q: want an http(s) URL such as http://127.0.0.1:9090/metrics", u.Redacted())
 	}
 	return nil
 }
@@ -56,12 +59,13 @@ func (s *snapshotter) scrape(ctx context.Context) *scrape {
 		return &scrape{note: "unknown: " + err.Error()}
 	}
 	u, _ := url.Parse(s.o.MetricsURL)
+	from := u.Redacted()
 	u.Path, u.RawQuery = "/healthz", ""
 	hb, code, herr := s.get(ctx, u.String())
 	if herr != nil && code != http.StatusServiceUnavailable {
 		hb = nil
 	}
-	return parseScrape(s.o.MetricsURL, body, hb)
+	return parseScrape(from, body, hb)
 }
 
 // parseScrape reads a /metrics body and, when not nil, a /healthz body
@@ -86,9 +90,10 @@ func (s *snapshotter) get(ctx context.Context, u string) (io.Reader, int, error)
 	if err != nil {
 		return nil, 0, err
 	}
+	shown := req.URL.Redacted() // never a password from the URL
 	resp, err := s.o.HTTP.Do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s unreachable", u)
+		return nil, 0, fmt.Errorf("%s unreachable", shown)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxScrape))
@@ -96,7 +101,7 @@ func (s *snapshotter) get(ctx context.Context, u string) (io.Reader, int, error)
 		return nil, resp.StatusCode, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return byteReader(b), resp.StatusCode, fmt.Errorf("%s answered HTTP %d", u, resp.StatusCode)
+		return byteReader(b), resp.StatusCode, fmt.Errorf("%s answered HTTP %d", shown, resp.StatusCode)
 	}
 	return byteReader(b), resp.StatusCode, nil
 }

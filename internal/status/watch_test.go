@@ -217,3 +217,19 @@ func TestKillSwitchHoldsTheIssue(t *testing.T) {
 		t.Errorf("issue %+v", r)
 	}
 }
+
+func TestMetricsURLPasswordNeverShown(t *testing.T) {
+	srv := httptest.NewServer(nil)
+	u := strings.Replace(srv.URL, "http://", "http://ops:hunter2@", 1) + "/metrics"
+	srv.Close()
+	o := Options{MetricsURL: u}
+	if err := o.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	_, note := (&snapshotter{o: o}).scrape(context.Background()).poller("jira-poll", t0)
+	bad := Options{MetricsURL: "ftp://ops:hunter2@host/metrics"}
+	err := bad.defaults()
+	if strings.Contains(note, "hunter2") || err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("note %q, err %v", note, err)
+	}
+}
