@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -39,13 +40,17 @@ type scrape struct {
 // checkMetricsURL accepts an absolute http(s) URL.
 func checkMetricsURL(raw string) error {
 	u, err := url.Parse(raw)
-	if err != nil {
-		return fmt.Errorf("--metrics-url: not a URL: want an http(s) URL such as http://127.0.0.1:9090/metrics")
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return nil
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--metrics-url %q: want an http(s) URL such as http://127.0.0.1:9090/metrics", u.Redacted())
+	shown := raw
+	switch {
+	case err == nil:
+		shown = u.Redacted()
+	case strings.Contains(raw, "@"):
+		shown = "(hidden: it may hold a password)"
 	}
-	return nil
+	return fmt.Errorf("--metrics-url %q: want an http(s) URL such as http://127.0.0.1:9090/metrics", shown)
 }
 
 // scrape reads the poller's metrics and health once per snapshot; a
