@@ -11,8 +11,8 @@ import (
 // clearHome moves a terminal's cursor home and clears the screen.
 const clearHome = "\x1b[H\x1b[2J"
 
-// watch prints a snapshot now and at every tick until ctx ends (or the
-// ticker's channel closes). On a terminal each frame replaces the last;
+// watch prints a snapshot now and at every tick until ctx ends, which is
+// a clean stop (or the ticker's channel closes). On a terminal each frame replaces the last;
 // otherwise frames follow each other, each after a timestamp line. A
 // snapshot that fails is shown in its frame and retried at the next tick,
 // unless the configuration or the credentials are wrong.
@@ -21,6 +21,9 @@ func (s *snapshotter) watch(ctx context.Context) error {
 	defer stop()
 	for {
 		if err := s.frame(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped (SIGINT/SIGTERM) during a snapshot
+			}
 			return err
 		}
 		select {
