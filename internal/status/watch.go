@@ -12,8 +12,9 @@ import (
 const clearHome = "\x1b[H\x1b[2J"
 
 // watch prints a snapshot now and at every tick until ctx ends, which is
-// a clean stop (or the ticker's channel closes). On a terminal each frame replaces the last;
-// otherwise frames follow each other, each after a timestamp line. A
+// a clean stop (or the ticker's channel closes). On a terminal each frame
+// replaces the last; otherwise frames follow each other, each after a
+// timestamp line. A
 // snapshot that fails is shown in its frame and retried at the next tick,
 // unless the configuration or the credentials are wrong.
 func (s *snapshotter) watch(ctx context.Context) error {
