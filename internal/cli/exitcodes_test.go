@@ -101,6 +101,19 @@ func TestExitCodes(t *testing.T) {
 			return "", f.env, []string{"--config-dir", f.dir, "poll"}
 		}},
 		{"poll", "bad flag value", 2, "--interval needs --watch", pollWith("s3cret-token", "--interval", "5s")},
+		{"status", "snapshot", 0, "", func(t *testing.T) (string, map[string]string, []string) {
+			_, env, args := pollWith("s3cret-token")(t)
+			return "", env, append(args[:len(args)-1], "status")
+		}},
+		{"status", "Jira refuses the token", 2, "refused the credentials ($JIRA_USER_EMAIL/$JIRA_TOKEN", func(t *testing.T) (string, map[string]string, []string) {
+			_, env, args := pollWith("wrong")(t)
+			return "", env, append(args[:len(args)-1], "status")
+		}},
+		{"status", "Jira unreachable", 1, "connection refused", func(t *testing.T) (string, map[string]string, []string) {
+			f := newPollFixture(t)
+			f.pointAt(t, closedAddr(t))
+			return "", f.env, []string{"--config-dir", f.dir, "status"}
+		}},
 		{"run", "no event", 2, "no event", fixed("", nil, "run", "--config-dir", examples, "--harness", "triage", "--poll-lock", "")},
 		{"sim", "no system chosen", 2, "", fixed("", nil, "sim", "--nope")},
 		{"validate", "examples", 0, "", fixed("", nil, "validate", "--config-dir", examples)},

@@ -76,6 +76,7 @@ func commandList(app *App) []*cobra.Command {
 		newPollCmd(app, nil),
 		newRunCmd(app, nil),
 		newSimCmd(app, nil),
+		newStatusCmd(app, nil),
 		newValidateCmd(app, nil),
 		newVersionCmd(app, nil),
 		newWorkflowsCmd(app),

@@ -5,7 +5,8 @@
 // denied, a burst coalesced, a label trigger, one harness through the
 // local executor, and a GitLab merge request note delivered as a project
 // webhook through a pipeline trigger (an agent pipeline started, a
-// redelivery coalesced, an outsider denied, a forged payload refused). Every fullsend step goes through the real command line
+// redelivery coalesced, an outsider denied, a forged payload refused), and `fullsend status` reading what the pollers
+// left. Every fullsend step goes through the real command line
 // (Options.Exec), so the demo shows exactly what an operator would run.
 package demo
 

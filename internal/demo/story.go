@@ -73,7 +73,10 @@ func (d *demo) story(ctx context.Context) error {
 	if err := d.local(ctx); err != nil {
 		return err
 	}
-	return d.gitlab(ctx)
+	if err := d.gitlab(ctx); err != nil {
+		return err
+	}
+	return d.status(ctx)
 }
 
 // local dispatches one NormalizedEvent through the local executor.
