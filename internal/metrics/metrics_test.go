@@ -143,7 +143,7 @@ func TestHandlerServesMetrics(t *testing.T) {
 
 func TestHealthz(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	m := newMetrics(time.Minute, func() time.Time { return now })
+	m := NewClock(time.Minute, func() time.Time { return now })
 	observe := m.PollObserver("json")
 	cases := []struct {
 		step   func()
