@@ -103,7 +103,7 @@ func (d *Dashboard) Queries() ([]Query, error) {
 			errs = append(errs, fmt.Errorf("panel %q: needs a datasource and at least one target", p.Title))
 		}
 		for _, t := range p.Targets {
-			if t.Datasource == nil || t.Datasource.UID != p.Datasource.UID {
+			if t.Datasource == nil || p.Datasource == nil || t.Datasource.UID != p.Datasource.UID {
 				errs = append(errs, fmt.Errorf("panel %q target %s: datasource differs from the panel's", p.Title, t.RefID))
 			}
 			n, err := promql.Parse(t.Expr)
