@@ -39,9 +39,18 @@ type Panel struct {
 	} `json:"gridPos"`
 	FieldConfig struct {
 		Defaults struct {
-			Unit string `json:"unit"`
+			Unit       string `json:"unit"`
+			Thresholds struct {
+				Steps []Step `json:"steps"`
+			} `json:"thresholds"`
 		} `json:"defaults"`
 	} `json:"fieldConfig"`
+}
+
+// Step is a threshold: from Value (nil: the base) on, Color.
+type Step struct {
+	Color string   `json:"color"`
+	Value *float64 `json:"value"`
 }
 
 // Variable is a template variable.

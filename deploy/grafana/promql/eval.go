@@ -113,7 +113,8 @@ func (e *Env) call(c *Call, i int) (Value, error) {
 }
 
 // delta is increase (or rate) of the counters of s between samples[i] and
-// the oldest sample within s's range before it.
+// each series' oldest sample within s's range before it (no
+// extrapolation to the range's edges).
 func (e *Env) delta(s *Selector, i int, perSecond bool) (Value, error) {
 	d, err := e.rangeOf(s.Range)
 	if err != nil {
@@ -126,20 +127,27 @@ func (e *Env) delta(s *Selector, i int, perSecond bool) (Value, error) {
 	if j == i {
 		return Value{}, nil
 	}
-	base := map[string]float64{}
-	for _, p := range e.selectAt(s, j) {
-		base[key(p.Labels, "")] = p.V
+	type first struct {
+		v float64
+		t time.Time
 	}
-	dt := e.Samples[i].T.Sub(e.Samples[j].T).Seconds()
+	base := map[string]first{}
+	for ; j < i; j++ {
+		for _, p := range e.selectAt(s, j) {
+			if _, ok := base[key(p.Labels, "")]; !ok {
+				base[key(p.Labels, "")] = first{p.V, e.Samples[j].T}
+			}
+		}
+	}
 	var out []Point
 	for _, p := range e.selectAt(s, i) {
 		b, ok := base[key(p.Labels, "")]
 		if !ok {
 			continue
 		}
-		v := max(p.V-b, 0)
+		v := max(p.V-b.v, 0)
 		if perSecond {
-			v /= dt
+			v /= e.Samples[i].T.Sub(b.t).Seconds()
 		}
 		out = append(out, Point{Labels: p.Labels, V: v})
 	}
