@@ -132,7 +132,7 @@ func TestChecksFindProblems(t *testing.T) {
 	ds := &Ref{Type: "prometheus", UID: "${datasource}"}
 	for _, tc := range []struct {
 		name, expr, want string
-		panel        func(*Panel)
+		panel            func(*Panel)
 	}{
 		{"good", `sum by (driver) (rate(fullsend_x_total{outcome=~"lost"}[5m]))`, "", nil},
 		{"good histogram", `histogram_quantile(0.9, sum by (le) (rate(fullsend_h_bucket[5m])))`, "", nil},

@@ -91,7 +91,7 @@ func TestEval(t *testing.T) {
 		{`sum by (driver) (rate(c{driver=~"$driver"}[$__rate_interval]))`, 2, "driver=a,:1.1 driver=b,:0.5"},
 		{`sum(increase(c{r="ok"}[2m]))`, 2, ":150"},
 		{`sum(increase(c[2m]))`, 0, ""},
-		{`sum(increase(c{r="error"}[2m]))`, 2, ":6"}, // from the series' first sample in range
+		{`sum(increase(c{r="error"}[2m]))`, 2, ":6"},            // from the series' first sample in range
 		{`sum by (r) (rate(c{driver!="b"}[1m]))`, 1, "r=ok,:1"}, // the error series is new at 1
 		{`min by (api) (g)`, 2, "api=jira,:3"},
 		{`time() - g`, 1, "api=jira,:" + "1767225655"},
