@@ -142,7 +142,7 @@ func (p *parser) unary() (Node, error) {
 		return nil, fmt.Errorf("unexpected %q", t.text)
 	case aggregators[t.text]:
 		return p.agg(t.text)
-	case p.peek().text == "(":
+	case p.is("("):
 		return p.call(t.text)
 	}
 	return p.selector(t.text)
@@ -151,7 +151,7 @@ func (p *parser) unary() (Node, error) {
 func (p *parser) agg(op string) (Node, error) {
 	a := &Agg{Op: op}
 	var err error
-	if p.peek().text == "by" {
+	if p.peek().kind == tokIdent && p.peek().text == "by" {
 		if a.By, err = p.labels(); err != nil {
 			return nil, err
 		}
@@ -165,7 +165,7 @@ func (p *parser) agg(op string) (Node, error) {
 	if err := p.expect(")"); err != nil {
 		return nil, err
 	}
-	if p.peek().text == "by" && a.By == nil {
+	if p.peek().kind == tokIdent && p.peek().text == "by" && a.By == nil {
 		a.By, err = p.labels()
 	}
 	return a, err
@@ -178,13 +178,13 @@ func (p *parser) labels() ([]string, error) {
 		return nil, err
 	}
 	out := []string{}
-	for p.peek().text != ")" {
+	for !p.is(")") {
 		t := p.next()
 		if t.kind != tokIdent {
 			return nil, fmt.Errorf("by: label name expected, got %q", t.text)
 		}
 		out = append(out, t.text)
-		if p.peek().text == "," {
+		if p.is(",") {
 			p.pos++
 		}
 	}
@@ -199,15 +199,15 @@ func (p *parser) call(name string) (Node, error) {
 	}
 	p.pos++ // (
 	c := &Call{Func: name}
-	for p.peek().text != ")" {
+	for !p.is(")") {
 		a, err := p.expr()
 		if err != nil {
 			return nil, err
 		}
 		c.Args = append(c.Args, a)
-		if p.peek().text == "," {
+		if p.is(",") {
 			p.pos++
-		} else if p.peek().text != ")" {
+		} else if !p.is(")") {
 			return nil, fmt.Errorf("%s: unexpected %q", name, p.peek().text)
 		}
 	}
@@ -220,15 +220,15 @@ func (p *parser) call(name string) (Node, error) {
 
 func (p *parser) selector(name string) (Node, error) {
 	s := &Selector{Metric: name}
-	if p.peek().text == "{" {
+	if p.is("{") {
 		p.pos++
-		for p.peek().text != "}" {
+		for !p.is("}") {
 			l, op, v := p.next(), p.next(), p.next()
 			if l.kind != tokIdent || op.kind != tokOp || v.kind != tokString {
 				return nil, fmt.Errorf("%s: bad matcher near %q", name, l.text)
 			}
 			s.Matchers = append(s.Matchers, Matcher{Name: l.text, Op: op.text, Value: v.text})
-			if p.peek().text == "," {
+			if p.is(",") {
 				p.pos++
 			}
 		}
@@ -246,6 +246,9 @@ func (p *parser) peek() token {
 	}
 	return token{kind: tokEOF, text: "end of query"}
 }
+
+// is reports whether the next token is the punctuation s.
+func (p *parser) is(s string) bool { t := p.peek(); return t.kind == tokPunct && t.text == s }
 
 func (p *parser) next() token {
 	t := p.peek()
