@@ -32,7 +32,9 @@ func New(interval time.Duration) *Metrics { return newMetrics(interval, time.Now
 
 // NewClock is New reading the time from now (simulations on a fake clock:
 // the last-success timestamp and /healthz follow it).
-func NewClock(interval time.Duration, now func() time.Time) *Metrics { return newMetrics(interval, now) }
+func NewClock(interval time.Duration, now func() time.Time) *Metrics {
+	return newMetrics(interval, now)
+}
 
 func newMetrics(interval time.Duration, now func() time.Time) *Metrics {
 	reg := prometheus.NewRegistry()
