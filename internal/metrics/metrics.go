@@ -30,6 +30,12 @@ type Metrics struct {
 // to judge staleness (unhealthy after 3 intervals without a good cycle).
 func New(interval time.Duration) *Metrics { return newMetrics(interval, time.Now) }
 
+// NewClock is New reading the time from now (simulations on a fake clock:
+// the last-success timestamp and /healthz follow it).
+func NewClock(interval time.Duration, now func() time.Time) *Metrics {
+	return newMetrics(interval, now)
+}
+
 func newMetrics(interval time.Duration, now func() time.Time) *Metrics {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

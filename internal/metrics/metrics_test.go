@@ -143,7 +143,7 @@ func TestHandlerServesMetrics(t *testing.T) {
 
 func TestHealthz(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	m := newMetrics(time.Minute, func() time.Time { return now })
+	m := NewClock(time.Minute, func() time.Time { return now })
 	observe := m.PollObserver("json")
 	cases := []struct {
 		step   func()
@@ -167,5 +167,52 @@ func TestHealthz(t *testing.T) {
 		if code != c.code || !strings.Contains(h.Reason, c.reason) {
 			t.Fatalf("step %d: %d %+v", i, code, h)
 		}
+	}
+}
+
+// Each scheduled dispatch's latency lands in the histogram of the output
+// driver that accepted it.
+func TestDispatchLatencyHistogram(t *testing.T) {
+	m := New(time.Minute)
+	m.PollObserver("gha-dispatch")(poll.CycleStats{Driver: "jira-poll",
+		DispatchLatencies: []time.Duration{1500 * time.Millisecond, 90 * time.Second}})
+	m.PollObserver("gha-dispatch")(poll.CycleStats{Driver: "jira-poll", Output: "local",
+		DispatchLatencies: []time.Duration{3 * time.Second}})
+	want := `
+# HELP fullsend_dispatch_latency_seconds Time from a change to the output driver accepting its run, by output driver.
+# TYPE fullsend_dispatch_latency_seconds histogram
+fullsend_dispatch_latency_seconds_bucket{output_driver="gha-dispatch",le="1"} 0
+fullsend_dispatch_latency_seconds_bucket{output_driver="gha-dispatch",le="2"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="gha-dispatch",le="4"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="gha-dispatch",le="8"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="gha-dispatch",le="16"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="gha-dispatch",le="32"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="gha-dispatch",le="64"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="gha-dispatch",le="128"} 2
+fullsend_dispatch_latency_seconds_bucket{output_driver="gha-dispatch",le="256"} 2
+fullsend_dispatch_latency_seconds_bucket{output_driver="gha-dispatch",le="512"} 2
+fullsend_dispatch_latency_seconds_bucket{output_driver="gha-dispatch",le="1024"} 2
+fullsend_dispatch_latency_seconds_bucket{output_driver="gha-dispatch",le="2048"} 2
+fullsend_dispatch_latency_seconds_bucket{output_driver="gha-dispatch",le="+Inf"} 2
+fullsend_dispatch_latency_seconds_sum{output_driver="gha-dispatch"} 91.5
+fullsend_dispatch_latency_seconds_count{output_driver="gha-dispatch"} 2
+fullsend_dispatch_latency_seconds_bucket{output_driver="local",le="1"} 0
+fullsend_dispatch_latency_seconds_bucket{output_driver="local",le="2"} 0
+fullsend_dispatch_latency_seconds_bucket{output_driver="local",le="4"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="local",le="8"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="local",le="16"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="local",le="32"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="local",le="64"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="local",le="128"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="local",le="256"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="local",le="512"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="local",le="1024"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="local",le="2048"} 1
+fullsend_dispatch_latency_seconds_bucket{output_driver="local",le="+Inf"} 1
+fullsend_dispatch_latency_seconds_sum{output_driver="local"} 3
+fullsend_dispatch_latency_seconds_count{output_driver="local"} 1
+`
+	if err := testutil.GatherAndCompare(m.reg, strings.NewReader(want), "fullsend_dispatch_latency_seconds"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -21,6 +21,7 @@ type pollMetrics struct {
 	quarantined   *prometheus.CounterVec
 	runs          *prometheus.CounterVec
 	dispatches    *prometheus.CounterVec
+	latency       *prometheus.HistogramVec
 	waits         *prometheus.CounterVec
 	lastSuccess   *prometheus.GaugeVec
 	health        *health
@@ -43,6 +44,8 @@ func newPollMetrics(reg prometheus.Registerer, h *health) *pollMetrics {
 		dispatches: counter(reg, "dispatches_total",
 			"Runs handed to an output driver, by result (scheduled, failed, recovered: an interrupted dispatch found on the platform).",
 			"output_driver", "result"),
+		latency: histogram(reg, "dispatch_latency_seconds",
+			"Time from a change to the output driver accepting its run, by output driver.", 1, "output_driver"),
 		waits: counter(reg, "rate_limit_waits_total", "Times a client waited for its rate limiter or a Retry-After.", "driver"),
 		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: "poll_last_success_timestamp_seconds",
 			Help: "Unix time of the last successful poll cycle."}, []string{"driver"}),
@@ -91,6 +94,9 @@ func (p *pollMetrics) observe(s poll.CycleStats, output string) {
 		"rate_limited": s.RunsRateLimited})
 	addEach(p.dispatches, output, map[string]int{"scheduled": s.DispatchesScheduled, "failed": s.DispatchesFailed,
 		"recovered": s.DispatchesRecovered})
+	for _, l := range s.DispatchLatencies {
+		p.latency.WithLabelValues(output).Observe(l.Seconds())
+	}
 	p.waits.WithLabelValues(d).Add(float64(s.RateLimitWaits))
 	if now, ok := p.health.cycle(s.Error); ok {
 		p.lastSuccess.WithLabelValues(d).Set(float64(now.Unix()))

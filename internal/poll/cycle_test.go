@@ -252,3 +252,17 @@ func TestFailedLockWriteIsRolledBack(t *testing.T) {
 		t.Errorf("runs %d items_failed %d, want 1 and 1", len(out.runs), res.Stats.ItemsFailed)
 	}
 }
+
+// Every scheduled dispatch reports the time from the change it is for
+// (the newest one, when several coalesced) to the dispatch; failed
+// dispatches report none.
+func TestDispatchLatencies(t *testing.T) {
+	d := &fakeDriver{items: []*poll.Item{item("P-1", "/run both"), item("P-2", "/run", "/run")}}
+	o := opts(d, fakeCore{}, &fakeOut{fail: map[string]bool{"b": true}})
+	o.Now = func() time.Time { return t0.Add(time.Minute) }
+	res, _ := poll.Run(context.Background(), o)
+	got := slices.Sorted(slices.Values(res.Stats.DispatchLatencies))
+	if want := []time.Duration{58 * time.Second, 59 * time.Second}; !slices.Equal(got, want) {
+		t.Errorf("latencies = %v, want %v (stats %+v)", got, want, res.Stats)
+	}
+}

@@ -122,6 +122,7 @@ func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, ow
 			continue
 		}
 		c.st.DispatchesScheduled++
+		c.st.DispatchLatencies = append(c.st.DispatchLatencies, c.o.Now().Sub(plans[owner[k]].changeAt(runs[k].Harness)))
 		o.succeeded++
 		if res.ref != nil {
 			o.refs = append(o.refs, *res.ref)

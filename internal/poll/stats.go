@@ -45,6 +45,9 @@ type CycleStats struct {
 	DispatchesFailed    int // runs the output driver failed to start
 	DispatchesRecovered int // runs of interrupted dispatches found on the platform (not dispatched again)
 	RunsPlanned         int // dry run: runs that would have been dispatched
+	// DispatchLatencies holds, per scheduled dispatch, the time from the
+	// change it is for to the output accepting the run (Options.Now).
+	DispatchLatencies []time.Duration
 
 	APICalls       int        // tracker API calls (retries included)
 	RateLimitWaits int        // times a call waited for the rate limiter or Retry-After
