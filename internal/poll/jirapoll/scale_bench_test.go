@@ -222,6 +222,11 @@ func (r *scaleResult) print(w io.Writer, cfg scaleCfg) {
 	row("Jira calls per dispatched change (load)", fmt.Sprintf("%.1f", perChange), "≤ 6", perChange <= 6)
 	row("changes lost", fmt.Sprintf("%d of %d", lost, len(r.tr.changes)), "0", lost == 0)
 	row("duplicate dispatches", fmt.Sprint(r.duplicates), "0", r.duplicates == 0)
+	for k, n := range r.tr.runs {
+		if n > 1 {
+			fmt.Fprintf(w, "    %s dispatched %d times\n", k, n)
+		}
+	}
 	lostPct := 100 * float64(ld.lost) / float64(max(ld.attempted, 1))
 	row("locks lost to collision / lock attempts", fmt.Sprintf("%d/%d %.1f%%", ld.lost, ld.attempted, lostPct), "< 3 %", lostPct < 3)
 	skipPct := 100 * float64(ld.lost+ld.skipped) / float64(max(ld.selected, 1))
