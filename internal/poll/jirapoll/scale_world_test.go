@@ -179,6 +179,18 @@ type scaleOut struct {
 
 func (o scaleOut) Name() string { return o.rec.Name() }
 
+// FindDispatched is the platform's record of runs by idempotency key, as
+// the CI drivers have it: a poller that finds another's intent asks it
+// (poll.DispatchFinder) instead of dispatching again.
+func (o scaleOut) FindDispatched(_ context.Context, run plan.Run, _ time.Time) (*plan.Ref, bool, error) {
+	for _, r := range o.rec.all() {
+		if k := run.WorkItem.IdempotencyKey; k != "" && r.WorkItem.IdempotencyKey == k {
+			return nil, true, nil
+		}
+	}
+	return nil, false, nil
+}
+
 func (o scaleOut) Dispatch(ctx context.Context, runs []plan.Run) []output.Result {
 	res := o.rec.Dispatch(ctx, runs)
 	for _, r := range res {
