@@ -189,9 +189,13 @@ func perCycle(p phase) float64 { return float64(p.calls) / float64(max(p.cycles,
 
 // print writes the figures, each next to the target of issue 17 (docs/polling.md "Sizing").
 func (r *scaleResult) print(w io.Writer, cfg scaleCfg) {
-	fmt.Fprintf(w, "\nscale: %d issues, %d pollers, N=%d, M=%d, interval %s, jitter ≤%s, latency %s, search lag %s, budget %d/s, %d comments on %d issues over %d cycles, seed %d (%s)\n",
+	what := fmt.Sprintf("%d comments on %d issues over %d cycles", cfg.comments, cfg.commented, cfg.cycles)
+	if cfg.idleOnly {
+		what = "idle cycles only"
+	}
+	fmt.Fprintf(w, "\nscale: %d issues, %d pollers, N=%d, M=%d, interval %s, jitter ≤%s, latency %s, search lag %s, budget %d/s, %s, seed %d (%s)\n",
 		cfg.issues, cfg.pollers, cfg.n, cfg.m, cfg.interval, cfg.jitter, cfg.latency, cfg.searchLag, cfg.budget,
-		cfg.comments, cfg.commented, cfg.cycles, cfg.seed, r.elapsed.Round(time.Second))
+		what, cfg.seed, r.elapsed.Round(time.Second))
 	row := func(name, got, target string, ok bool) {
 		fmt.Fprintf(w, "  %-44s %14s   %-10s %s\n", name, got, target, mark(ok))
 	}
