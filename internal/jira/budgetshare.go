@@ -30,7 +30,7 @@ const minShare = 0.05
 // and returns the current estimate of our share, in [minShare, 1].
 func (s *budgetShare) observe(limit, remaining int, reset time.Time) float64 {
 	if reset.Before(s.reset) { // a late answer from a window already over
-		return clampShare(max(s.prior, minShare))
+		return s.estimate()
 	}
 	if !reset.Equal(s.reset) {
 		if w, ok := s.window(); ok {
@@ -40,6 +40,12 @@ func (s *budgetShare) observe(limit, remaining int, reset time.Time) float64 {
 	}
 	s.mine++
 	s.minRem = min(s.minRem, remaining)
+	return s.estimate()
+}
+
+// estimate is the current window's share blended into the carried one,
+// or the carried one while the window is no sample yet (1 with none).
+func (s *budgetShare) estimate() float64 {
 	if w, ok := s.window(); ok {
 		return clampShare(blend(s.prior, w))
 	}

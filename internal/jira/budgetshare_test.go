@@ -29,6 +29,7 @@ func TestBudgetShare(t *testing.T) {
 		{"a late answer of a past window changes nothing", 20, []obs{{16, w1, 0.25}, {12, w1, 0.25}, {19, w2, 0.25},
 			{3, w1, 0.25}, {18, w2, 0.25}}},
 		{"never below a twentieth", 100, []obs{{0, w1, minShare}}},
+		{"a late answer before any sample", 20, []obs{{19, w2, 1}, {5, w1, 1}, {18, w2, 1}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
