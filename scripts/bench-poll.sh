@@ -13,7 +13,26 @@
 #              locks left (targets: 0 lost, 0 duplicates, 0 locks left).
 #              Not part of `all`. Extra flags after DURATION go to the
 #              benchmark, e.g. -chaos.key-title=false (shipped run-name).
+#   scale    — ISSUES issues (default 2000) seeded through the emulator's Go
+#              API, POLLERS pollers (default 4) on the wall clock against
+#              the emulator with 50 ms latency, 200 ms search lag and a
+#              budget of 40 calls/s; idle cycles, 300 comments on 280
+#              issues over 20 cycles (3 s apart), a drain, idle cycles
+#              again. Prints calls per dispatched change, idle calls per
+#              cycle, lost, duplicates, p50/p95/max time to dispatch,
+#              lost-to-collision locks and the 429 share next to the
+#              targets (docs/polling.md "Sizing"). About 1.5 minutes.
+#              Extra flags go to the benchmark: -scale.idle-only (quick,
+#              e.g. at 20000 issues), -scale.n, -scale.m, -scale.interval,
+#              -scale.budget, -scale.latency, -scale.seed ... (go test
+#              -run '^$' -bench BenchmarkScale ./internal/poll/jirapoll/
+#              -args -help lists them).
+#   pacing   — the rate-budget scenario: 40 issues, 40 changes, 4 pollers,
+#              a budget of 10 calls/s, one run per SEED (default 1 2 3):
+#              the 429 share (target: at most 10 %), lost, duplicates.
 # Usage: scripts/bench-poll.sh [cost|parallel|all] [COUNT]
+#        scripts/bench-poll.sh scale [ISSUES] [POLLERS] [-scale.FLAG=VALUE...]
+#        scripts/bench-poll.sh pacing [SEED...]
 #        scripts/bench-poll.sh chaos [DURATION] [-chaos.FLAG=VALUE...]
 set -euo pipefail
 what="${1:-all}"
@@ -24,6 +43,26 @@ if [[ "$what" == chaos ]]; then
   shift $(( $# < 2 ? $# : 2 ))
   exec go test -run '^$' -bench '^BenchmarkChaos$' -benchtime 1x -timeout 30m ./internal/poll/chaos/ \
     -args -chaos.duration="$duration" "$@"
+fi
+scale() {
+  go test -run '^$' -bench '^BenchmarkScale$' -benchtime 1x -timeout 15m ./internal/poll/jirapoll/ -args "$@" |
+    grep -v -E '^(goos|goarch|pkg|cpu|PASS|ok|BenchmarkScale)'
+}
+if [[ "$what" == scale ]]; then
+  issues="${2:-2000}"
+  pollers="${3:-4}"
+  shift $(( $# < 3 ? $# : 3 ))
+  scale -scale.issues="$issues" -scale.pollers="$pollers" "$@"
+  exit
+fi
+if [[ "$what" == pacing ]]; then
+  shift
+  for seed in "${@:-1 2 3}"; do
+    for s in $seed; do
+      scale -scale.issues=40 -scale.comments=40 -scale.commented=40 -scale.budget=10 -scale.seed="$s"
+    done
+  done
+  exit
 fi
 if [[ "$what" == cost || "$what" == all ]]; then
   go test -run '^$' -bench '^BenchmarkCycleCost$' -benchtime "${count}x" ./internal/poll/jirapoll/

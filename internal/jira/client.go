@@ -90,6 +90,7 @@ type Client struct {
 	slowUntil time.Time
 	paused    time.Time // every call waits until then (no budget left)
 	budget    Budget
+	share     budgetShare // our share of a budget other clients spend too
 	myself    *User
 	statuses  map[string]string
 	roles     map[string]roleCache // project key → membership

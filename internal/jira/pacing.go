@@ -54,13 +54,16 @@ func parseReset(v string) (time.Time, bool) {
 }
 
 // observeRateHeaders records the budget a response reports and paces the
-// client by it. When Jira says the budget is near its end
-// (X-RateLimit-NearLimit: true, or fewer than a tenth of the limit
-// remaining), the limiter's rate drops so that the remaining points last
-// until X-RateLimit-Reset, one call at a time; with no points left every
-// call waits until the reset. A 429 is retried after Retry-After (or the
-// reset) by the retry policy. Without a usable reset, near-limit signals
-// and 429s run the limiter at a quarter of its rate for nearLimitSlowdown.
+// client by it, before Jira refuses anything: the limiter's rate becomes
+// our share of the remaining points spread evenly until X-RateLimit-Reset
+// (one call at a time), whenever that is below the configured rate. Our
+// share is estimated from the headers (budgetShare): pollers on one
+// account split its budget without talking to each other. With no points
+// left every call waits until the reset. A 429 is retried after
+// Retry-After (or the reset) by the retry policy. Without a usable reset,
+// near-limit signals (X-RateLimit-NearLimit: true, or fewer than a tenth
+// of the limit remaining) and 429s run the limiter at a quarter of its
+// rate for nearLimitSlowdown.
 func (c *Client) observeRateHeaders(status int, h http.Header) {
 	now := c.opts.Now()
 	near := strings.EqualFold(strings.TrimSpace(h.Get(hdrNearLimit)), "true")
@@ -68,6 +71,7 @@ func (c *Client) observeRateHeaders(status int, h http.Header) {
 	hasReset = hasReset && reset.After(now)
 	rem, rerr := strconv.Atoi(strings.TrimSpace(h.Get(hdrRemaining)))
 	limit, lerr := strconv.Atoi(strings.TrimSpace(h.Get(hdrLimit)))
+	share := 1.0
 	if rerr == nil {
 		low := (lerr == nil && limit > 0 && rem*10 < limit) || (lerr != nil && rem < 5)
 		near = near || low
@@ -77,6 +81,9 @@ func (c *Client) observeRateHeaders(status int, h http.Header) {
 		}
 		c.mu.Lock()
 		c.budget = b
+		if hasReset && lerr == nil {
+			share = c.share.observe(limit, rem, reset)
+		}
 		c.mu.Unlock()
 	}
 	quarter := rate.Limit(c.rps / 4)
@@ -86,9 +93,8 @@ func (c *Client) observeRateHeaders(status int, h http.Header) {
 	case status == http.StatusTooManyRequests:
 		// the call itself waits Retry-After (or the reset) to retry
 		c.slowDown(now, quarter, c.opts.Burst, now.Add(nearLimitSlowdown))
-	case near && rerr == nil && hasReset:
-		perSec := float64(rem) / reset.Sub(now).Seconds()
-		if perSec < c.rps {
+	case rerr == nil && hasReset:
+		if perSec := share * float64(rem) / reset.Sub(now).Seconds(); perSec < c.rps {
 			c.slowDown(now, rate.Limit(perSec), 1, reset)
 		}
 	case near:

@@ -3,6 +3,7 @@ package jira_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -149,4 +150,75 @@ func TestRetryLogNamesRateLimitReason(t *testing.T) {
 	if !strings.Contains(buf.String(), `reason="HTTP 429 (jira-burst-based)"`) {
 		t.Errorf("retry log does not name the limit:\n%s", buf.String())
 	}
+}
+
+// Paced clients on one account share a budget of 20 calls per second:
+// they take turns, a call each, gap of world time apart (4 clients 10 ms
+// apart demand 100 calls per second). Each sees only the headers; from
+// how fast Remaining falls between its own calls it estimates its share
+// and spreads that share of the remaining points until the reset. Up to
+// 4 clients, no call is refused (4 clients 10 ms apart: with pacing only
+// near the limit 8 of 208 calls were refused; planning for the whole
+// budget instead of a share, 6 of 206). 8 clients make 2 or 3 calls per
+// window each, too few for the estimate to settle within the window: a
+// few calls are refused when the window runs out, fewer than 10 %.
+func TestPacedClientsShareABudget(t *testing.T) {
+	tests := []struct {
+		clients    int
+		gap        time.Duration
+		maxRefused int
+		maxTook    time.Duration
+	}{
+		{2, 10 * time.Millisecond, 0, 11 * time.Second},
+		{4, 10 * time.Millisecond, 0, 11 * time.Second},
+		{4, 2 * time.Millisecond, 0, 11 * time.Second},
+		{8, 25 * time.Millisecond, 20, 20 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%d clients %s apart", tc.clients, tc.gap), func(t *testing.T) {
+			calls, refused, took := shareBudget(t, tc.clients, tc.gap, 200)
+			t.Logf("%d calls, %d refused, %s of world time", calls, refused, took)
+			if refused > tc.maxRefused {
+				t.Errorf("%d of %d calls refused, want at most %d", refused, calls, tc.maxRefused)
+			}
+			// 200 calls at 20 per second need 10 s.
+			if took > tc.maxTook {
+				t.Errorf("200 calls took %s of world time, want at most %s", took, tc.maxTook)
+			}
+		})
+	}
+}
+
+// shareBudget makes n calls, taking turns between clients, gap apart, and
+// returns the calls sent (retries included), the calls refused and the
+// world time they took.
+func shareBudget(t *testing.T, clients int, gap time.Duration, n int) (calls, refused int, took time.Duration) {
+	clk := &worldClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	s := jirasim.New(jirasim.Options{Now: clk.Now, RateBudget: &jirasim.RateBudget{Points: 20, Window: time.Second}})
+	base, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	var cs []*jira.Client
+	for range clients {
+		c, err := jira.New(jira.Options{BaseURL: base, Email: "bot@example.com", Token: "tok-123", RPS: 50, Burst: 5,
+			Now: clk.Now, Sleep: clk.Sleep, Rand: func(n int64) int64 { return n / 2 }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, c)
+	}
+	key := s.AddIssue(jirasim.IssueSpec{Project: "PROJ"})
+	start := clk.Now()
+	for i := range n {
+		if _, _, err := cs[i%len(cs)].GetProperty(context.Background(), key, "p"); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		clk.Advance(gap)
+	}
+	for _, c := range cs {
+		calls += c.CallsTotal()
+	}
+	return calls, s.RateLimited(), clk.Now().Sub(start)
 }

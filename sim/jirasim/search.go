@@ -9,7 +9,7 @@ import (
 	"hash/fnv"
 	"io"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -143,24 +143,26 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		is *issue
 		st issueState
 	}
-	var hits []hit
+	var hits []*hit // pointers: sorting tens of thousands of hits moves no issue state
 	for _, is := range s.issues {
 		if st, ok := s.searchState(is, reconcile[is.id]); ok && match(is, st) {
-			hits = append(hits, hit{is, st})
+			hits = append(hits, &hit{is, st})
 		}
 	}
 	order := q.order
 	if len(order) == 0 {
 		order = []orderKey{{field: "key", desc: true}}
 	}
-	sort.SliceStable(hits, func(i, j int) bool {
+	slices.SortFunc(hits, func(a, b *hit) int {
 		for _, o := range order {
-			c := compareBy(o.field, hits[i].is, hits[i].st, hits[j].is, hits[j].st)
-			if c != 0 {
-				return (c < 0) != o.desc
+			if c := compareBy(o.field, a.is, a.st, b.is, b.st); c != 0 {
+				if o.desc {
+					return -c
+				}
+				return c
 			}
 		}
-		return hits[i].is.id < hits[j].is.id
+		return cmpInt(a.is.id, b.is.id)
 	})
 	issues := []obj{}
 	end := min(offset+pageSize, len(hits))

@@ -1,0 +1,258 @@
+package jirapoll_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+// Flags of BenchmarkScale (scripts/bench-poll.sh scale passes them).
+var (
+	scaleIssues    = flag.Int("scale.issues", 2000, "issues seeded (all handled before the load)")
+	scalePollers   = flag.Int("scale.pollers", 4, "pollers running at once")
+	scaleComments  = flag.Int("scale.comments", 300, "triggering comments of the load")
+	scaleCommented = flag.Int("scale.commented", 280, "issues the comments fall on")
+	scaleCycles    = flag.Int("scale.cycles", 20, "cycles (per poller) the comments are spread over")
+	scaleN         = flag.Int("scale.n", 5, "N: items a poller works on per cycle")
+	scaleM         = flag.Int("scale.m", 50, "M: search page size")
+	scaleInterval  = flag.Duration("scale.interval", 3*time.Second, "time between a poller's cycle starts")
+	scaleJitter    = flag.Duration("scale.jitter", 300*time.Millisecond, "max lock jitter (min is half)")
+	scaleLatency   = flag.Duration("scale.latency", 50*time.Millisecond, "emulated latency per Jira call")
+	scaleLag       = flag.Duration("scale.search-lag", 200*time.Millisecond, "emulated search index lag")
+	scaleBudget    = flag.Int("scale.budget", 40, "site rate budget in calls per second (0: none)")
+	scaleRunFor    = flag.Duration("scale.run-for", 2*time.Second, "how long a dispatched run holds its lock")
+	scaleIdle      = flag.Int("scale.idle-cycles", 3, "idle cycles per poller before and after the load")
+	scaleIdleOnly  = flag.Bool("scale.idle-only", false, "measure idle cycles only (no load)")
+	scaleSeed      = flag.Uint64("scale.seed", 1, "seed of the load plan and the pollers' choices")
+)
+
+type scaleCfg struct {
+	issues, pollers, comments, commented, cycles, n, m, budget, idle int
+	interval, jitter, latency, searchLag, runFor                     time.Duration
+	idleOnly                                                         bool
+	seed                                                             uint64
+}
+
+func scaleFlags() scaleCfg {
+	return scaleCfg{issues: *scaleIssues, pollers: *scalePollers, comments: *scaleComments, commented: *scaleCommented,
+		cycles: *scaleCycles, n: *scaleN, m: *scaleM, budget: *scaleBudget, idle: *scaleIdle,
+		interval: *scaleInterval, jitter: *scaleJitter, latency: *scaleLatency, searchLag: *scaleLag,
+		runFor: *scaleRunFor, idleOnly: *scaleIdleOnly, seed: *scaleSeed}
+}
+
+// BenchmarkScale is the scale benchmark of docs/polling.md "Sizing":
+// pollers on the wall clock against the emulator with latency, search lag
+// and a rate budget; idle cycles, a load of triggering comments spread
+// over cfg.cycles cycles, a drain, idle cycles again. It prints the
+// figures next to their targets. Run it with -benchtime=1x.
+func BenchmarkScale(b *testing.B) {
+	cfg := scaleFlags()
+	for range b.N {
+		res := runScale(b, cfg)
+		res.print(os.Stdout, cfg)
+	}
+}
+
+// phase sums the cycle records of one phase.
+type phase struct {
+	cycles, calls, attempted, lost, skipped, selected, maxEligible, failed int
+}
+
+func (p *phase) add(s poll.CycleStats) {
+	p.cycles++
+	p.calls += s.APICalls
+	p.attempted += s.LocksAttempted
+	p.lost += s.LocksLost
+	p.skipped += s.LocksSkipped
+	p.selected += s.Selected
+	p.maxEligible = max(p.maxEligible, s.Eligible)
+	if s.Error != "" {
+		p.failed++
+	}
+}
+
+const (
+	idleBefore = iota
+	load
+	idleAfter
+)
+
+type scaleResult struct {
+	phases     [3]phase
+	refused    int // calls answered 429, whole run
+	tr         *tracker
+	duplicates int
+	elapsed    time.Duration
+}
+
+// runScale runs the three phases; see BenchmarkScale.
+func runScale(t testing.TB, cfg scaleCfg) *scaleResult {
+	start := time.Now()
+	e, keys := newScaleEnv(t, cfg)
+	res := &scaleResult{tr: newTracker(cfg.pollers)}
+	var mu sync.Mutex
+	var cur atomic.Int32
+	rec := &recorder{}
+	var runs sync.WaitGroup
+	opts := make([]poll.Options, cfg.pollers)
+	for p := range opts {
+		out := scaleOut{rec: rec, tr: res.tr, p: p, e: e, runFor: cfg.runFor, runs: &runs}
+		opts[p] = e.scalePoller(cfg, p, out, func(s poll.CycleStats) {
+			mu.Lock()
+			defer mu.Unlock()
+			res.phases[cur.Load()].add(s)
+		})
+	}
+	each := func(f func(p int)) {
+		var wg sync.WaitGroup
+		for p := range opts {
+			wg.Add(1)
+			go func() { defer wg.Done(); f(p) }()
+		}
+		wg.Wait()
+	}
+	cycle := func(p int) {
+		res.tr.started[p].Add(1)
+		_, _ = poll.Run(context.Background(), opts[p]) // a failed cycle shows in the phase's failed count
+	}
+	idle := func() {
+		each(func(p int) {
+			for range cfg.idle {
+				cycle(p)
+			}
+		})
+	}
+	idle()
+	if !cfg.idleOnly {
+		cur.Store(load)
+		runLoad(e, cfg, keys, res.tr, each, cycle)
+		runs.Wait() // every run ended and released its lock
+		cur.Store(idleAfter)
+		idle()
+	}
+	res.refused = e.sim.RateLimited()
+	for _, n := range res.tr.runs {
+		res.duplicates += n - 1
+	}
+	res.elapsed = time.Since(start)
+	return res
+}
+
+// runLoad writes the comments at their planned times while every poller
+// starts a cycle each interval (at once when the last one ran late), for
+// cfg.cycles cycles and then until every change was dispatched, at most
+// 3×cfg.cycles cycles in all.
+func runLoad(e *env, cfg scaleCfg, keys []string, tr *tracker, each func(func(int)), cycle func(int)) {
+	window := time.Duration(cfg.cycles) * cfg.interval
+	plan := loadPlan(cfg, keys, window)
+	begin := time.Now()
+	var commented atomic.Bool
+	go func() {
+		for _, d := range plan {
+			time.Sleep(time.Until(begin.Add(d.at.Sub(time.Time{}))))
+			tr.comment(e, d.key)
+		}
+		commented.Store(true)
+	}()
+	each(func(p int) {
+		next := begin
+		for n := 0; n < cfg.cycles || (n < 3*cfg.cycles && !(commented.Load() && tr.pending() == 0)); n++ {
+			time.Sleep(time.Until(next))
+			next = time.Now().Add(cfg.interval)
+			cycle(p)
+		}
+	})
+	for !commented.Load() { // a drain cut short: the rest counts as lost
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// mark is ✓ when ok, else ✗.
+func mark(ok bool) string {
+	if ok {
+		return "✓"
+	}
+	return "✗"
+}
+
+func perCycle(p phase) float64 { return float64(p.calls) / float64(max(p.cycles, 1)) }
+
+// print writes the figures, each next to the target of issue 17 (docs/polling.md "Sizing").
+func (r *scaleResult) print(w io.Writer, cfg scaleCfg) {
+	what := fmt.Sprintf("%d comments on %d issues over %d cycles", cfg.comments, cfg.commented, cfg.cycles)
+	if cfg.idleOnly {
+		what = "idle cycles only"
+	}
+	fmt.Fprintf(w, "\nscale: %d issues, %d pollers, N=%d, M=%d, interval %s, jitter ≤%s, latency %s, search lag %s, budget %d/s, %s, seed %d (%s)\n",
+		cfg.issues, cfg.pollers, cfg.n, cfg.m, cfg.interval, cfg.jitter, cfg.latency, cfg.searchLag, cfg.budget,
+		what, cfg.seed, r.elapsed.Round(time.Second))
+	row := func(name, got, target string, ok bool) {
+		fmt.Fprintf(w, "  %-44s %14s   %-10s %s\n", name, got, target, mark(ok))
+	}
+	before, ld, after := r.phases[idleBefore], r.phases[load], r.phases[idleAfter]
+	row("idle Jira calls per cycle (before load)", fmt.Sprintf("%.1f", perCycle(before)), "≤ 2", perCycle(before) <= 2)
+	var calls int
+	for _, p := range r.phases {
+		calls += p.calls
+	}
+	share := 100 * float64(r.refused) / float64(max(calls, 1))
+	if cfg.idleOnly {
+		row("calls answered 429", fmt.Sprintf("%.1f%%", share), "≤ 10 %", share <= 10)
+		fmt.Fprintf(w, "  %-44s %14s\n", "idle cycles (failed)", fmt.Sprintf("%d (%d)", before.cycles, before.failed))
+		return
+	}
+	row("idle Jira calls per cycle (after load)", fmt.Sprintf("%.1f", perCycle(after)), "≤ 2", perCycle(after) <= 2)
+	var secs, cyc []float64
+	lost := 0
+	for _, c := range r.tr.changes {
+		if c.done.IsZero() {
+			lost++
+			continue
+		}
+		secs = append(secs, c.done.Sub(c.at).Seconds())
+		cyc = append(cyc, float64(c.cycles))
+	}
+	perChange := float64(ld.calls) / float64(max(len(secs), 1))
+	row("Jira calls per dispatched change (load)", fmt.Sprintf("%.1f", perChange), "≤ 6", perChange <= 6)
+	row("changes lost", fmt.Sprintf("%d of %d", lost, len(r.tr.changes)), "0", lost == 0)
+	row("duplicate dispatches", fmt.Sprint(r.duplicates), "0", r.duplicates == 0)
+	for k, n := range r.tr.runs {
+		if n > 1 {
+			fmt.Fprintf(w, "    %s dispatched %d times\n", k, n)
+		}
+	}
+	lostPct := 100 * float64(ld.lost) / float64(max(ld.attempted, 1))
+	row("locks lost to collision / lock attempts", fmt.Sprintf("%d/%d %.1f%%", ld.lost, ld.attempted, lostPct), "< 3 %", lostPct < 3)
+	skipPct := 100 * float64(ld.lost+ld.skipped) / float64(max(ld.selected, 1))
+	fmt.Fprintf(w, "  %-44s %14s\n", "selected items lost or skipped (collision)", fmt.Sprintf("%d/%d %.1f%%", ld.lost+ld.skipped, ld.selected, skipPct))
+	bound := int(math.Ceil(float64(ld.maxEligible)/float64(cfg.n*cfg.pollers))) + 2
+	slices.Sort(secs)
+	slices.Sort(cyc)
+	fmt.Fprintf(w, "  %-44s %14s\n", "time to dispatch p50 / p95 / max (s)",
+		fmt.Sprintf("%.1f / %.1f / %.1f", pct(secs, 50), pct(secs, 95), pct(secs, 100)))
+	row("time to dispatch p50 / p95 / max (cycles)", fmt.Sprintf("%.0f / %.0f / %.0f", pct(cyc, 50), pct(cyc, 95), pct(cyc, 100)),
+		fmt.Sprintf("max ≤ %d", bound), pct(cyc, 100) <= float64(bound))
+	fmt.Fprintf(w, "  %-44s %14d   (bound ⌈backlog/(N·pollers)⌉+2 uses it)\n", "largest eligible backlog seen by a cycle", ld.maxEligible)
+	row("calls answered 429 (whole run)", fmt.Sprintf("%d/%d %.1f%%", r.refused, calls, share), "≤ 10 %", share <= 10)
+	fmt.Fprintf(w, "  %-44s %14s\n", "poller cycles (idle before / load / after)", fmt.Sprintf("%d / %d / %d", before.cycles, ld.cycles, after.cycles))
+	fmt.Fprintf(w, "  %-44s %14d\n", "failed cycles", before.failed+ld.failed+after.failed)
+}
+
+// pct is the p-th percentile of sorted (0 when empty).
+func pct(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p/100*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
