@@ -276,29 +276,12 @@ func (s *Server) handleRepo(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, name := s.repoOf(r)
-	n, _ := strconv.Atoi(r.PathValue("number"))
-	pr, ok := PullRequest{}, false
-	if st != nil {
-		pr, ok = st.pulls[n]
-	}
-	if !ok {
-		notFound(w)
-		return
-	}
-	var headRepo any
-	if pr.HeadRepo != "" {
-		headRepo = s.repoJSON(pr.HeadRepo)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"number":   pr.Number,
-		"state":    pr.State,
-		"html_url": fmt.Sprintf("%s/%s/pull/%d", s.opts.HTMLBase, name, pr.Number),
-		"user":     map[string]any{"login": pr.Author, "type": "User"},
-		"head":     map[string]any{"ref": pr.HeadRef, "sha": pr.HeadSHA, "repo": headRepo},
-		"base":     map[string]any{"ref": pr.BaseRef, "repo": s.repoJSON(name)},
+	s.withIssue(w, r, func(v view, is *issue) {
+		if is.Pull == nil {
+			notFound(w)
+			return
+		}
+		writeObject(w, v.pull(is), is.UpdatedAt)
 	})
 }
 

@@ -1,7 +1,11 @@
 // Package githubsim is a loopback emulator of the part of the GitHub REST
 // API that fullsend calls: workflow dispatch (with and without run
 // details), workflow runs (get, list, cancel), collaborator permission,
-// repository and pull request lookups. It checks authentication, sends
+// repository and pull request lookups, and the issue, pull request,
+// comment, issue event and review listings a poller reads (with since,
+// Link paging and conditional requests). A Go API opens issues and pull
+// requests, comments, labels and reviews, returning the webhook delivery
+// of each change. It checks authentication, sends
 // rate-limit headers, and injects faults (status codes with Retry-After,
 // exhausted rate limits, delays, dropped connections) per endpoint, so
 // drivers can be tested end to end without the network.
@@ -69,6 +73,10 @@ type Server struct {
 	faults  []*faultState
 	used    int
 	resetAt time.Time
+	objID   int64  // last id handed out to an issue, comment, event or review
+	apiURL  string // the REST base once listening
+
+	requests, notModified, points int // see Requests, NotModified, RatePointsUsed
 
 	httpSrv *http.Server
 	ln      net.Listener
@@ -92,7 +100,7 @@ func New(opts Options) *Server {
 		opts.FirstRunID = 1001
 	}
 	s := &Server{opts: opts, repos: map[string]*repoState{}, nextID: opts.FirstRunID,
-		calls: map[string]int{}, called: make(chan struct{}), done: make(chan struct{})}
+		calls: map[string]int{}, called: make(chan struct{}), done: make(chan struct{}), objID: 5_000_000}
 	for _, r := range opts.Repos {
 		s.addRepoLocked(r)
 	}
@@ -114,6 +122,9 @@ func (s *Server) StartOn(addr string) (string, error) {
 		return "", err
 	}
 	s.ln = ln
+	s.mu.Lock()
+	s.apiURL = "http://" + ln.Addr().String() + "/"
+	s.mu.Unlock()
 	s.httpSrv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.httpSrv.Serve(ln) }()
 	return "http://" + ln.Addr().String() + "/", nil
@@ -143,6 +154,14 @@ func (s *Server) Handler() http.Handler {
 	route("POST /repos/{owner}/{repo}/actions/runs/{id}/cancel", EndpointCancelRun, s.handleCancel)
 	route("GET /repos/{owner}/{repo}/collaborators/{user}/permission", EndpointPermission, s.handlePermission)
 	route("GET /repos/{owner}/{repo}/pulls/{number}", EndpointPull, s.handlePull)
+	route("GET /repos/{owner}/{repo}/pulls", EndpointListPulls, s.handlePulls)
+	route("GET /repos/{owner}/{repo}/pulls/{number}/reviews", EndpointListReviews, s.handleReviews)
+	route("GET /repos/{owner}/{repo}/issues", EndpointListIssues, s.handleListIssues)
+	route("GET /repos/{owner}/{repo}/issues/{number}", EndpointGetIssue, s.handleGetIssue)
+	route("GET /repos/{owner}/{repo}/issues/comments", EndpointListRepoComments, s.handleRepoComments)
+	route("GET /repos/{owner}/{repo}/issues/{number}/comments", EndpointListIssueComments, s.handleIssueComments)
+	route("GET /repos/{owner}/{repo}/issues/events", EndpointListRepoEvents, s.handleRepoEvents)
+	route("GET /repos/{owner}/{repo}/issues/{number}/events", EndpointListIssueEvents, s.handleIssueEvents)
 	route("GET /repos/{owner}/{repo}", EndpointRepo, s.handleRepo)
 	route("GET /rate_limit", EndpointRateLimit, s.handleRateLimit)
 	route("/", EndpointUnknown, func(w http.ResponseWriter, _ *http.Request) { notFound(w) })

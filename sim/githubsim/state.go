@@ -71,7 +71,7 @@ type repoState struct {
 	refs      map[string]bool
 	workflows map[string]Workflow
 	perms     map[string]string // login -> admin|maintain|write|triage|read|none
-	pulls     map[int]PullRequest
+	tracker                     // issues, pull requests, comments, events, reviews
 }
 
 // AddRepo adds or replaces a repository.
@@ -86,7 +86,7 @@ func (s *Server) addRepoLocked(r Repo) {
 		r.DefaultBranch = "main"
 	}
 	st := &repoState{Repo: r, refs: map[string]bool{}, workflows: map[string]Workflow{},
-		perms: map[string]string{}, pulls: map[int]PullRequest{}}
+		perms: map[string]string{}, tracker: tracker{issues: map[int]*issue{}, next: 1}}
 	st.refs[r.DefaultBranch] = true
 	for _, b := range r.Branches {
 		st.refs[b] = true
@@ -117,12 +117,26 @@ func (s *Server) SetPermission(repo, login, role string) error {
 	return s.editRepo(repo, func(st *repoState) { st.perms[login] = role })
 }
 
-// AddPullRequest registers a pull request in repo.
+// AddPullRequest registers (or replaces the head and base of) a pull
+// request in repo; it is listed like any other pull request, without a
+// delivery. OpenIssue opens one with a delivery.
 func (s *Server) AddPullRequest(repo string, pr PullRequest) error {
 	if pr.State == "" {
 		pr.State = "open"
 	}
-	return s.editRepo(repo, func(st *repoState) { st.pulls[pr.Number] = pr })
+	return s.editRepo(repo, func(st *repoState) {
+		is := st.issues[pr.Number]
+		if is == nil {
+			now := s.stamp()
+			is = &issue{ID: s.newID(), Number: pr.Number, Author: pr.Author, Title: fmt.Sprintf("Pull request %d", pr.Number),
+				CreatedAt: now, UpdatedAt: now}
+			st.insert(is)
+		}
+		is.State, is.Pull = pr.State, &pr
+		if pr.State == "closed" && is.ClosedAt.IsZero() {
+			is.ClosedAt = is.UpdatedAt
+		}
+	})
 }
 
 // editRepo runs edit on repo's state with s.mu held, or fails when there is

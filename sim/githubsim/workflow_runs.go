@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -63,46 +61,17 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, st *repoState,
 		}
 		match = append(match, run)
 	}
-	perPage, _ := strconv.Atoi(q.Get("per_page"))
-	if perPage <= 0 {
-		perPage = 30
-	}
-	perPage = min(perPage, 100)
-	page, _ := strconv.Atoi(q.Get("page"))
-	page = max(page, 1)
 	out := []map[string]any{}
-	for i := (page - 1) * perPage; i < len(match) && i < page*perPage; i++ {
-		m := s.runJSON(r, match[i])
+	for _, run := range paginate(w, r, match) {
+		m := s.runJSON(r, run)
 		title := DisplayTitle
-		if wf, ok := st.workflows[match[i].Workflow]; ok && wf.RunName != nil {
+		if wf, ok := st.workflows[run.Workflow]; ok && wf.RunName != nil {
 			title = wf.RunName
 		}
-		m["display_title"] = title(match[i].Inputs)
+		m["display_title"] = title(run.Inputs)
 		out = append(out, m)
 	}
-	if link := pageLinks(r, page, (len(match)+perPage-1)/perPage); link != "" {
-		w.Header().Set("Link", link)
-	}
 	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(match), "workflow_runs": out})
-}
-
-// pageLinks is the Link header of page out of last pages.
-func pageLinks(r *http.Request, page, last int) string {
-	link := func(p int, rel string) string {
-		u := url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path}
-		q := r.URL.Query()
-		q.Set("page", strconv.Itoa(p))
-		u.RawQuery = q.Encode()
-		return fmt.Sprintf("<%s>; rel=%q", u.String(), rel)
-	}
-	var parts []string
-	if page < last {
-		parts = append(parts, link(page+1, "next"), link(last, "last"))
-	}
-	if page > 1 {
-		parts = append(parts, link(1, "first"), link(page-1, "prev"))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // parseCreated parses GitHub's `created` search qualifier: >=T, >T, <=T,
