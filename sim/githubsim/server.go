@@ -177,11 +177,12 @@ func (s *Server) Handler() http.Handler {
 }
 
 // wrap counts the call, checks auth and the rate limit, applies faults and
-// then runs h.
+// then runs h. GETs are conditional (see serveGET).
 func (s *Server) wrap(endpoint string, h func(http.ResponseWriter, *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.calls[endpoint]++
+		s.requests++
 		close(s.called)
 		s.called = make(chan struct{})
 		f := s.takeFaultLocked(endpoint)
@@ -193,13 +194,16 @@ func (s *Server) wrap(endpoint string, h func(http.ResponseWriter, *http.Request
 		if f != nil && !f.After && !s.applyFault(w, r, f) {
 			return
 		}
+		if r.Method == http.MethodGet {
+			s.serveGET(w, r, h, f)
+			return
+		}
 		if !s.rateLimit(w) {
 			return
 		}
 		if f != nil && f.After {
 			// Perform the real action, then fail (or delay) the answer.
-			rec := &recorder{header: http.Header{}, status: http.StatusOK}
-			h(rec, r)
+			rec := record(h, r)
 			if s.applyFault(w, r, f) {
 				rec.replay(w)
 			}
@@ -217,22 +221,27 @@ func (s *Server) authorized(r *http.Request) bool {
 	return a == "Bearer "+s.opts.Token || a == "token "+s.opts.Token
 }
 
-// rateLimit sets the x-ratelimit-* headers and refuses the request when the
-// window is used up.
-func (s *Server) rateLimit(w http.ResponseWriter) bool {
+// rateLimit counts the request against the rate limit, sets the
+// x-ratelimit-* headers and refuses the request when the window is used up.
+func (s *Server) rateLimit(w http.ResponseWriter) bool { return s.rate(w, true) }
+
+// rate sets the x-ratelimit-* headers; consume counts the request first
+// (a 304 does not).
+func (s *Server) rate(w http.ResponseWriter, consume bool) bool {
 	s.mu.Lock()
 	now := s.now()
 	if s.resetAt.IsZero() || !now.Before(s.resetAt) {
 		s.resetAt, s.used = now.Add(time.Hour), 0
 	}
 	over := s.used >= s.opts.RateLimit
-	if !over {
+	if consume && !over {
 		s.used++
+		s.points++
 	}
 	used, reset := s.used, s.resetAt
 	s.mu.Unlock()
 	setRateHeaders(w.Header(), s.opts.RateLimit, s.opts.RateLimit-used, used, reset)
-	if over {
+	if consume && over {
 		writeError(w, http.StatusForbidden, "API rate limit exceeded")
 		return false
 	}
@@ -249,6 +258,13 @@ type recorder struct {
 func (r *recorder) Header() http.Header         { return r.header }
 func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
 func (r *recorder) WriteHeader(code int)        { r.status = code }
+
+// record runs h into a new recorder.
+func record(h func(http.ResponseWriter, *http.Request), r *http.Request) *recorder {
+	rec := &recorder{header: http.Header{}, status: http.StatusOK}
+	h(rec, r)
+	return rec
+}
 
 func (r *recorder) replay(w http.ResponseWriter) {
 	for k, v := range r.header {
