@@ -48,10 +48,14 @@ type fixture struct {
 	core poll.Decider
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { return newFixtureLimit(t, 0) }
+
+// newFixtureLimit is newFixture with the emulator's hourly rate limit
+// (0: GitHub's 5000).
+func newFixtureLimit(t *testing.T, limit int) *fixture {
 	t.Helper()
 	clk := &clock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
-	s := githubsim.New(githubsim.Options{Token: token, Now: clk.Now, Repos: []githubsim.Repo{{FullName: repo,
+	s := githubsim.New(githubsim.Options{Token: token, Now: clk.Now, RateLimit: limit, Repos: []githubsim.Repo{{FullName: repo,
 		DefaultBranch: "main", Workflows: []githubsim.Workflow{{File: ghadispatch.DefaultWorkflow, Inputs: plan.Names}}}}})
 	base, err := s.Start()
 	must(t, err)
