@@ -10,6 +10,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,38 +115,47 @@ func (d *Driver) RunsWithKey(ctx context.Context, run plan.Run, key string) ([]K
 		wf = d.opts.DefaultWorkflow
 	}
 	from := keyTime(key).Truncate(time.Second)
-	opts := &gogithub.ListWorkflowRunsOptions{Event: "workflow_dispatch", Created: ">=" + from.Format(time.RFC3339),
-		ListOptions: gogithub.ListOptions{PerPage: 100}}
+	opts := &gogithub.ListWorkflowRunsOptions{Event: "workflow_dispatch", Created: ">=" + from.Format(time.RFC3339)}
 	var out []KeyRun
+	u := fmt.Sprintf("repos/%s/%s/actions/workflows/%s/runs", owner, repo, url.PathEscape(wf))
 	for page := 1; page <= MaxFindPages; page++ {
-		var runs *gogithub.WorkflowRuns
+		var runs titledRuns
 		resp, err := github.Call(ctx, d.policy(true, "list runs of "+wf), func(ctx context.Context) (*gogithub.Response, error) {
-			var resp *gogithub.Response
-			var err error
-			runs, resp, err = d.client.Actions.ListWorkflowRunsByFileName(ctx, owner, repo, wf, opts)
-			return resp, err
+			q := url.Values{"event": {opts.Event}, "created": {opts.Created}, "per_page": {"100"}, "page": {strconv.Itoa(page)}}
+			req, err := d.client.NewRequest(ctx, http.MethodGet, u+"?"+q.Encode(), nil)
+			if err != nil {
+				return nil, err
+			}
+			return d.client.Do(req, &runs)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("gha-dispatch %s: listing runs of %s in %s: %w", run.Harness, wf, full, err)
 		}
-		for _, r := range runs.WorkflowRuns {
-			if slices.Contains(strings.Fields(r.GetDisplayTitle()), key) {
-				out = append(out, KeyRunOf(r))
+		for _, r := range runs.Runs {
+			if slices.Contains(strings.Fields(r.Title), key) {
+				out = append(out, KeyRun{ID: r.ID, CreatedAt: r.CreatedAt.UTC(), Status: r.Status,
+					Cancelled: r.Conclusion == "cancelled" || r.Status == "cancelled"})
 			}
 		}
 		if resp == nil || resp.NextPage == 0 {
 			return out, nil
 		}
-		opts.Page = resp.NextPage
 	}
 	return nil, fmt.Errorf("gha-dispatch %s: more than %d runs of %s in %s since %s; cannot settle %s",
 		run.Harness, MaxFindPages*100, wf, full, from.Format(time.RFC3339), key)
 }
 
-// KeyRunOf describes a listed run.
-func KeyRunOf(r *gogithub.WorkflowRun) KeyRun {
-	return KeyRun{ID: r.GetID(), CreatedAt: r.GetCreatedAt().UTC(), Status: r.GetStatus(),
-		Cancelled: r.GetConclusion() == "cancelled" || r.GetStatus() == "cancelled"}
+// titledRuns is the part of a run list Settle reads (decoding go-github's
+// full WorkflowRun for every run of a busy window costs more than the
+// request).
+type titledRuns struct {
+	Runs []struct {
+		ID         int64     `json:"id"`
+		Title      string    `json:"display_title"`
+		Status     string    `json:"status"`
+		Conclusion string    `json:"conclusion"`
+		CreatedAt  time.Time `json:"created_at"`
+	} `json:"workflow_runs"`
 }
 
 // keyTime is the change time an idempotency key ends with ("@" and Unix
