@@ -17,7 +17,9 @@ import (
 // never count.
 func TestSurvivor(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	q := func(id int64, s int) KeyRun { return KeyRun{ID: id, CreatedAt: t0.Add(time.Duration(s) * time.Second), Status: "queued"} }
+	q := func(id int64, s int) KeyRun {
+		return KeyRun{ID: id, CreatedAt: t0.Add(time.Duration(s) * time.Second), Status: "queued"}
+	}
 	started := func(r KeyRun) KeyRun { r.Status = "in_progress"; return r }
 	cancelled := func(r KeyRun) KeyRun { r.Status, r.Cancelled = "completed", true; return r }
 	cases := []struct {
