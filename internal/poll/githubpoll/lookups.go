@@ -13,44 +13,45 @@ import (
 // login and pull request within a cycle.
 type lookups struct {
 	lk    *ghaevent.Lookup
-	mu    sync.Mutex
-	roles map[string]answer[string]
-	pulls map[int]answer[*gogithub.PullRequest]
+	roles memo[string, string]
+	pulls memo[int, *gogithub.PullRequest]
 }
 
-type answer[T any] struct {
-	v   T
-	err error
-}
-
-func newLookups(c *gogithub.Client) *lookups {
-	return &lookups{lk: ghaevent.NewLookup(c), roles: map[string]answer[string]{}, pulls: map[int]answer[*gogithub.PullRequest]{}}
-}
+func newLookups(c *gogithub.Client) *lookups { return &lookups{lk: ghaevent.NewLookup(c)} }
 
 // Permission implements ghaevent.PermissionLookup.
 func (l *lookups) Permission(ctx context.Context, owner, repo, login string) (string, error) {
-	l.mu.Lock()
-	a, ok := l.roles[login]
-	l.mu.Unlock()
-	if !ok {
-		a.v, a.err = l.lk.Permission(ctx, owner, repo, login)
-		l.mu.Lock()
-		l.roles[login] = a
-		l.mu.Unlock()
-	}
-	return a.v, a.err
+	return l.roles.get(login, func() (string, error) { return l.lk.Permission(ctx, owner, repo, login) })
 }
 
 // PullRequest implements ghaevent.PullLookup.
 func (l *lookups) PullRequest(ctx context.Context, owner, repo string, n int) (*gogithub.PullRequest, error) {
-	l.mu.Lock()
-	a, ok := l.pulls[n]
-	l.mu.Unlock()
+	return l.pulls.get(n, func() (*gogithub.PullRequest, error) { return l.lk.PullRequest(ctx, owner, repo, n) })
+}
+
+// memo remembers the first answer of f per key (errors included).
+type memo[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]answer[V]
+}
+
+type answer[V any] struct {
+	v   V
+	err error
+}
+
+func (m *memo[K, V]) get(k K, f func() (V, error)) (V, error) {
+	m.mu.Lock()
+	a, ok := m.m[k]
+	m.mu.Unlock()
 	if !ok {
-		a.v, a.err = l.lk.PullRequest(ctx, owner, repo, n)
-		l.mu.Lock()
-		l.pulls[n] = a
-		l.mu.Unlock()
+		a.v, a.err = f()
+		m.mu.Lock()
+		if m.m == nil {
+			m.m = map[K]answer[V]{}
+		}
+		m.m[k] = a
+		m.mu.Unlock()
 	}
 	return a.v, a.err
 }

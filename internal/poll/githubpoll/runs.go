@@ -2,7 +2,9 @@ package githubpoll
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -10,21 +12,22 @@ import (
 	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
+
+	"github.com/fullsend-dev/fullsend/internal/github"
 )
 
-// runIndex is what the run workflow's runs record: the idempotency keys
-// their titles carry ("fullsend <harness> <scope key>@<ms>"), cancelled
+// runIndex is what the run workflow's runs record: per scope, the newest
+// change time of the idempotency keys their titles carry ("fullsend <harness> <scope key>@<ms>"), cancelled
 // runs included (a change whose run was cancelled, by a person or by
 // GitHub's concurrency group, counts as handled).
 type runIndex struct {
 	p       *Poller
 	mu      sync.Mutex
-	keys    map[string]bool
 	newestT map[string]time.Time // scope key without harness → newest change
 }
 
 func newRunIndex(p *Poller) *runIndex {
-	return &runIndex{p: p, keys: map[string]bool{}, newestT: map[string]time.Time{}}
+	return &runIndex{p: p, newestT: map[string]time.Time{}}
 }
 
 // refresh reads the runs created at or after floor (newest first, every
@@ -34,6 +37,11 @@ func (k *runIndex) refresh(ctx context.Context, floor time.Time) error {
 	q := url.Values{"event": {"workflow_dispatch"}, "created": {">=" + floor.UTC().Format(time.RFC3339)}, "per_page": {"100"}}
 	u := fmt.Sprintf("repos/%s/%s/actions/workflows/%s/runs?%s", p.owner, p.name, url.PathEscape(p.o.Workflow), q.Encode())
 	raw, _, err := p.listing(ctx, u, "workflow_runs", nil)
+	var f *github.Failure
+	if errors.As(err, &f) && f.Status == http.StatusNotFound {
+		return fmt.Errorf("github-poll: the run workflow %s is not in %s (outputs.gha-dispatch.workflow; `fullsend workflows generate` writes it): %w",
+			p.o.Workflow, p.o.Repo, err)
+	}
 	if err != nil {
 		return fmt.Errorf("github-poll: reading the runs of %s: %w", p.o.Workflow, err)
 	}
@@ -41,14 +49,13 @@ func (k *runIndex) refresh(ctx context.Context, floor time.Time) error {
 	if err != nil {
 		return fmt.Errorf("github-poll: decoding the runs of %s: %w", p.o.Workflow, err)
 	}
-	keys, newest := map[string]bool{}, map[string]time.Time{}
+	newest := map[string]time.Time{}
 	for _, r := range runs {
 		for _, f := range strings.Fields(r.GetDisplayTitle()) {
 			tail, at, ok := splitKey(f)
 			if !ok {
 				continue
 			}
-			keys[f] = true
 			if at.After(newest[tail]) {
 				newest[tail] = at
 			}
@@ -56,7 +63,7 @@ func (k *runIndex) refresh(ctx context.Context, floor time.Time) error {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.keys, k.newestT = keys, newest
+	k.newestT = newest
 	return nil
 }
 
@@ -81,11 +88,4 @@ func (k *runIndex) newest(tail string) time.Time {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.newestT[tail]
-}
-
-// has reports whether a run carries key.
-func (k *runIndex) has(key string) bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.keys[key]
 }
