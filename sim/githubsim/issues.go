@@ -129,8 +129,8 @@ func (s *Server) OpenIssue(repo string, spec IssueSpec) (number int, d Delivery,
 	return number, d, err
 }
 
-// editIssue runs edit on issue number of repo with s.mu held, at now, the
-// stamp it also gives the issue's updated_at.
+// editIssue runs edit on issue number of repo with s.mu held, at now,
+// which is already the issue's updated_at (restored when edit fails).
 func (s *Server) editIssue(repo string, number int, edit func(st *repoState, is *issue, now time.Time) error) error {
 	var inner error
 	err := s.editRepo(repo, func(st *repoState) {
@@ -139,9 +139,10 @@ func (s *Server) editIssue(repo string, number int, edit func(st *repoState, is 
 			inner = fmt.Errorf("githubsim: no issue or pull request %s#%d", repo, number)
 			return
 		}
-		now := s.stamp()
-		if inner = edit(st, is, now); inner == nil {
-			is.UpdatedAt = now
+		now, was := s.stamp(), is.UpdatedAt
+		is.UpdatedAt = now
+		if inner = edit(st, is, now); inner != nil {
+			is.UpdatedAt = was
 		}
 	})
 	if err != nil {
@@ -157,7 +158,6 @@ func (s *Server) AddComment(repo string, number int, author, body string) (id in
 		c := &comment{ID: s.newID(), Number: number, Author: author, Body: body, CreatedAt: now, UpdatedAt: now}
 		st.comments = append(st.comments, c)
 		is.Comments++
-		is.UpdatedAt = now
 		id = c.ID
 		d = s.commentDelivery(st, repo, is, c)
 		return nil
@@ -185,7 +185,6 @@ func (s *Server) SetLabel(repo string, number int, actor, label string, add bool
 			is.Labels = slices.Delete(is.Labels, i, i+1)
 		}
 		st.events = append(st.events, &issueEvent{ID: s.newID(), Number: number, Event: action, Actor: actor, Label: label, CreatedAt: now})
-		is.UpdatedAt = now
 		d = s.issueDelivery(st, repo, is, action, actor, label)
 		return nil
 	})
@@ -212,7 +211,6 @@ func (s *Server) SetIssueState(repo string, number int, actor string, open bool)
 			is.Pull.State = state
 		}
 		st.events = append(st.events, &issueEvent{ID: s.newID(), Number: number, Event: action, Actor: actor, CreatedAt: now})
-		is.UpdatedAt = now
 		d = s.issueDelivery(st, repo, is, action, actor, "")
 		return nil
 	})
@@ -234,7 +232,6 @@ func (s *Server) SubmitReview(repo string, number int, reviewer, state, body str
 		}
 		rv := &review{ID: s.newID(), Number: number, User: reviewer, State: state, Body: body, SubmittedAt: now, CommitID: is.Pull.HeadSHA}
 		st.reviews = append(st.reviews, rv)
-		is.UpdatedAt = now
 		id = rv.ID
 		d = s.reviewDelivery(st, repo, is, rv)
 		return nil

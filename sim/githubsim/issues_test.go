@@ -67,7 +67,10 @@ func must[T any](v T, _ Delivery, err error) T {
 func world(t *testing.T, s *Server, c *fakeClock) {
 	t.Helper()
 	steps := []func() error{
-		func() error { _, _, err := s.OpenIssue(repo, IssueSpec{Title: "one", Author: "alice", Labels: []string{"bug"}}); return err },
+		func() error {
+			_, _, err := s.OpenIssue(repo, IssueSpec{Title: "one", Author: "alice", Labels: []string{"bug"}})
+			return err
+		},
 		func() error {
 			_, _, err := s.OpenIssue(repo, IssueSpec{Title: "two", Author: "bob", PullRequest: true, HeadRepo: "bob/platform"})
 			return err
@@ -229,8 +232,9 @@ func TestCommentsEventsReviews(t *testing.T) {
 }
 
 func TestMutationErrors(t *testing.T) {
-	s, _, c := startClocked(t)
+	s, u, c := startClocked(t)
 	world(t, s, c)
+	c.Advance(time.Hour)
 	cases := []struct {
 		name string
 		err  error
@@ -247,6 +251,10 @@ func TestMutationErrors(t *testing.T) {
 		if tc.err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
+	}
+	is, _, err := client(t, u).Issues.Get(context.Background(), "acme", "platform", 1)
+	if err != nil || !is.GetUpdatedAt().Time.Equal(newClock().Now().Add(4*time.Minute)) || len(is.Labels) != 1 {
+		t.Fatalf("failed changes touched issue 1: %v, %v", is, err)
 	}
 }
 

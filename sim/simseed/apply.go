@@ -42,7 +42,7 @@ func (f *File) GitHubToken() string {
 }
 
 // NewGitHub builds the GitHub emulator with the seeded repositories,
-// workflows and collaborators.
+// workflows, collaborators, and issues with their comments.
 func (f *File) NewGitHub() (*githubsim.Server, error) {
 	var o githubsim.Options
 	if f == nil || f.GitHub == nil {
@@ -60,6 +60,18 @@ func (f *File) NewGitHub() (*githubsim.Server, error) {
 	for _, r := range f.GitHub.Repositories {
 		for _, c := range r.Collaborators {
 			if err := s.SetPermission(r.FullName, c.Login, c.Permission); err != nil {
+				return nil, err
+			}
+		}
+		for _, is := range r.Issues {
+			n, _, err := s.OpenIssue(r.FullName, githubsim.IssueSpec{Title: is.Title, Body: is.Body, Author: is.Author,
+				Labels: is.Labels, PullRequest: is.PullRequest, HeadRepo: is.HeadRepo})
+			for _, c := range is.Comments {
+				if err == nil {
+					_, _, err = s.AddComment(r.FullName, n, c.Author, c.Body)
+				}
+			}
+			if err != nil {
 				return nil, err
 			}
 		}

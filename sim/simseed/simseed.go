@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -55,6 +56,25 @@ type Repository struct {
 	Branches      []string       `yaml:"branches"`
 	Workflows     []Workflow     `yaml:"workflows"`
 	Collaborators []Collaborator `yaml:"collaborators"`
+	Issues        []Issue        `yaml:"issues"`
+}
+
+// Issue seeds an issue or pull request (head_repo: "" the repository
+// itself, "-" a deleted fork) with its comments, in order.
+type Issue struct {
+	Title       string    `yaml:"title"`
+	Body        string    `yaml:"body"`
+	Author      string    `yaml:"author"`
+	Labels      []string  `yaml:"labels"`
+	PullRequest bool      `yaml:"pull_request"`
+	HeadRepo    string    `yaml:"head_repo"`
+	Comments    []Comment `yaml:"comments"`
+}
+
+// Comment is one comment on a seeded issue.
+type Comment struct {
+	Author string `yaml:"author"`
+	Body   string `yaml:"body"`
 }
 
 // Workflow is a workflow file that accepts workflow_dispatch.
@@ -160,6 +180,11 @@ func (f *File) validate() error {
 		for j, c := range r.Collaborators {
 			if c.Login == "" || c.Permission == "" {
 				errs = append(errs, fmt.Errorf("%s.collaborators[%d]: want a login and a permission", where, j))
+			}
+		}
+		for j, is := range r.Issues {
+			if is.Author == "" || slices.ContainsFunc(is.Comments, func(c Comment) bool { return c.Author == "" }) {
+				errs = append(errs, fmt.Errorf("%s.issues[%d]: the issue and each comment want an author", where, j))
 			}
 		}
 	}

@@ -43,6 +43,7 @@ func TestParseExample(t *testing.T) {
 		{"/repos/acme/platform/collaborators/alice/permission", "other", 401, ""},
 		{"/repos/acme/platform/collaborators/bob-outside/permission", "sim-token", 200, `"permission":"read"`},
 		{"/repos/acme/other", "sim-token", 404, ""},
+		{"/repos/acme/platform/issues/1/comments", "sim-token", 200, `"body":"/fs-triage please"`},
 	}
 	for _, tc := range cases {
 		code, body := get(t, srv.URL+tc.path, tc.token)
@@ -75,6 +76,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad full name", "github:\n  repositories:\n    - {full_name: nope}\n", `github.repositories[0]: full_name "nope": want owner/name`},
 		{"twice", "github:\n  repositories:\n    - {full_name: a/b}\n    - {full_name: a/b}\n", "repositories[1]: repository a/b is declared twice"},
 		{"collaborator", "github:\n  repositories:\n    - full_name: a/b\n      collaborators: [{login: x}]\n", "collaborators[0]: want a login and a permission"},
+		{"comment author", "github:\n  repositories:\n    - full_name: a/b\n      issues: [{author: x, comments: [{body: y}]}]\n", "issues[0]: the issue and each comment want an author"},
 		{"jira strict", "jira:\n  projects: [{key: \"1\"}]\n", "projects[0]: invalid key"},
 		{"jira unknown", "jira:\n  projcts: []\n", "projcts"},
 		{"jira token type", "jira:\n  token: [a]\n", "jira.token: want a string"},
