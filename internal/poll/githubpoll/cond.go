@@ -36,6 +36,13 @@ func (c *condCache) get(u string) (condEntry, bool) {
 	return e, ok
 }
 
+// reset forgets every answer.
+func (c *condCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries = map[string]condEntry{}
+}
+
 func (c *condCache) put(u string, e condEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

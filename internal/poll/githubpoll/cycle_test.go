@@ -182,3 +182,35 @@ func TestPaging(t *testing.T) {
 		t.Fatalf("idle cycle over 150 handled comments cost %+v", c)
 	}
 }
+
+// TestFloor: the window's floor stays put while the window grows, so idle
+// cycles stay 304s; once the window is twice the lookback the floor jumps
+// (one cycle pays the listings) and a comment made meanwhile is still
+// dispatched once.
+func TestFloor(t *testing.T) {
+	f := newFixture(t)
+	n := f.openIssue(t, false)
+	d := NewDriver(f.poller(t), nil)
+	f.cycle(t, d)
+	f.clk.Advance(DefaultLookback)
+	before := f.counters()
+	f.cycle(t, d)
+	if c := f.counters().since(before); c.points != 0 || c.requests != 3 {
+		t.Fatalf("idle cycle one lookback later cost %+v, want 3 free requests", c)
+	}
+	f.clk.Advance(DefaultLookback)
+	f.comment(t, n, "/fs-triage")
+	before = f.counters()
+	if st := f.cycle(t, d); st.DispatchesScheduled != 1 {
+		t.Fatalf("dispatched %d after the floor moved, want 1", st.DispatchesScheduled)
+	}
+	if c := f.counters().since(before); c.points < 3 {
+		t.Fatalf("the cycle after the floor moved cost %+v: the listings were not asked again", c)
+	}
+	before = f.counters()
+	f.cycle(t, d)
+	if c := f.counters().since(before); c.points != 0 || c.requests != 3 {
+		t.Fatalf("idle cycle after the jump cost %+v, want 3 free requests", c)
+	}
+	f.checkOnce(t, 1)
+}

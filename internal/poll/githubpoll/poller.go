@@ -46,7 +46,7 @@ type Options struct {
 	Workflow string
 	// Lookback is the window a starting poller reads; the window's floor
 	// then stays put (so that the listings' ETags hold) until the window
-	// is twice as long, and jumps forward by Lookback.
+	// is more than twice as long, and then moves to now - Lookback.
 	Lookback time.Duration
 	// Grace leaves changes younger than it to the event workflow (zero:
 	// none; FromConfig: DefaultGrace).
@@ -105,6 +105,7 @@ func (p *Poller) window() (floor, cutoff time.Time) {
 	defer p.mu.Unlock()
 	if p.floor.IsZero() || now.Sub(p.floor) > 2*p.o.Lookback {
 		p.floor = now.Add(-p.o.Lookback).Truncate(time.Second)
+		p.cache.reset() // the listings' URLs name the floor: the old answers are of no use
 	}
 	for n, t := range p.handled {
 		if t.Before(p.floor) {
