@@ -93,7 +93,7 @@ func TestDroppedAndDelivered(t *testing.T) {
 // TestCostPerChange: the backstop dispatching 10 dropped comments on 10
 // issues, and the cycle after a single dropped comment on a warm poller.
 func TestCostPerChange(t *testing.T) {
-	f, ctx := newFixture(t), context.Background()
+	f := newFixture(t)
 	var ns []int
 	for range 10 {
 		ns = append(ns, f.openIssue(t, false))
@@ -118,7 +118,6 @@ func TestCostPerChange(t *testing.T) {
 	c = f.counters().since(before)
 	t.Logf("1 dropped comment, warm poller: %d requests, %d points", c.requests, c.points)
 	f.checkOnce(t, 11)
-	_ = ctx
 }
 
 // TestGrace: a change younger than the grace period is left to the event

@@ -10,7 +10,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
 
 // TestFromConfig: bad settings are config.Invalid naming the key or
@@ -74,5 +73,4 @@ func TestAuthFailure(t *testing.T) {
 	if _, err := in.Account(context.Background()); !config.IsInvalid(err) {
 		t.Fatalf("Account with a refused token: %v, want config.Invalid", err)
 	}
-	_ = githubsim.EndpointListIssues
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/ghaevent"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
@@ -70,6 +71,22 @@ func TestParity(t *testing.T) {
 			return d
 		}},
 	}
+	// checks: what each event must show, beyond both paths agreeing.
+	checks := map[string]func(*event.Event) bool{
+		"comment on issue": func(ev *event.Event) bool {
+			return ev.Actor.Role == event.RoleMaintain && ev.Transition.Comment.Command == "/fs-triage"
+		},
+		"comment on fork pull request": func(ev *event.Event) bool {
+			return ev.State.ChangeProposal.IsFork && ev.State.ChangeProposal.HeadRepo == "bob/platform"
+		},
+		"comment on pull request": func(ev *event.Event) bool { return !ev.State.ChangeProposal.IsFork },
+		"long comment":            func(ev *event.Event) bool { return len([]rune(ev.Transition.Comment.Body)) == 4096 },
+		"bot comment":             func(ev *event.Event) bool { return ev.Actor.Kind == event.ActorBot && ev.Actor.Role == event.RoleNone },
+		"issue unlabeled": func(ev *event.Event) bool {
+			return ev.Transition.Label.Action == "removed" && len(ev.State.Labels) == 1
+		},
+		"review submitted": func(ev *event.Event) bool { return ev.Transition.Review.State == "approved" },
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f, ctx := newFixture(t), context.Background()
@@ -105,6 +122,9 @@ func TestParity(t *testing.T) {
 			}
 			if !bytes.Equal(got, want) {
 				t.Fatalf("events differ:\ngha-event   %s\ngithub-poll %s", want, got)
+			}
+			if check := checks[tc.name]; check != nil && !check(hook) {
+				t.Fatalf("the event does not show what the change is: %s", want)
 			}
 		})
 	}
