@@ -14,6 +14,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/output/outputs"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/githubpoll"
 	"github.com/fullsend-dev/fullsend/internal/poll/gitlabpoll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 )
@@ -22,7 +23,8 @@ import (
 var watchSleep func(ctx context.Context, d time.Duration) error
 
 // pollInputs are the poll input drivers this build knows, by type.
-var pollInputs = map[string]poll.InputFactory{drivers.JiraPoll: jirapoll.FromConfig, drivers.GitLabPoll: gitlabpoll.FromConfig}
+var pollInputs = map[string]poll.InputFactory{drivers.JiraPoll: jirapoll.FromConfig, drivers.GitLabPoll: gitlabpoll.FromConfig,
+	drivers.GitHubPoll: githubpoll.FromConfig}
 
 // pollOptions are the flags of `fullsend poll` (persistent ones are shared
 // with its subcommands).

@@ -146,7 +146,7 @@ func TestPollCommandErrors(t *testing.T) {
 		{"unknown issue", nil, []string{"poll", "cancel", "--issue", "PROJ-999"}, 2, "does not exist"},
 		{"bad issue key", nil, []string{"poll", "cancel", "--issue", "nope"}, 2, "not a Jira issue key"},
 		{"missing issue flag", nil, []string{"poll", "cancel"}, 2, "--issue is required"},
-		{"unknown input driver", nil, []string{"poll", "--input-driver", "rss-poll"}, 2, "want jira-poll, gitlab-poll"},
+		{"unknown input driver", nil, []string{"poll", "--input-driver", "rss-poll"}, 2, "want jira-poll, gitlab-poll, github-poll"},
 		{"no token", map[string]string{}, []string{"poll"}, 2, "$JIRA_TOKEN is empty"},
 		{"wrong token", map[string]string{"JIRA_TOKEN": "wrong"}, []string{"poll"}, 2, "refused the credentials"},
 		{"bad interval", nil, []string{"poll", "--watch", "--interval", "0s"}, 2, "--interval"},

@@ -18,10 +18,14 @@ func (p Poll) LockInput() (index int, ok bool) {
 
 // baseURLEnv lists the variables a poll input's base URL defaults to, in
 // order: $CI_API_V4_URL then $GITLAB_API_URL for gitlab-poll,
+// $GITHUB_API_URL for github-poll,
 // $JIRA_BASE_URL otherwise.
 func baseURLEnv(typ string) []string {
 	if typ == drivers.GitLabPoll {
 		return []string{"CI_API_V4_URL", "GITLAB_API_URL"}
+	}
+	if typ == drivers.GitHubPoll {
+		return []string{"GITHUB_API_URL"}
 	}
 	return []string{"JIRA_BASE_URL"}
 }

@@ -76,7 +76,7 @@ type InputDriver struct {
 	Lock        Lock       `yaml:"lock"`
 	Concurrency int        `yaml:"concurrency"` // default 4
 	RateLimit   RateLimit  `yaml:"rate_limit"`
-	// Lookback is how far back a gitlab-poll cycle reads (default 2h).
+	// Lookback is how far back a gitlab-poll or github-poll cycle reads (default 2h).
 	Lookback time.Duration `yaml:"lookback"`
 }
 

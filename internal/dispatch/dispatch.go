@@ -168,8 +168,8 @@ func newInput(o Options, cfg *config.Config, log *slog.Logger) (input.Driver, er
 }
 
 // keyRuns gives the runs the idempotency key of the change when the input
-// knows the change's time (gitlab-event), so that the gitlab-poll backstop
-// recognises the change as dispatched (docs/gitlab.md).
+// knows the change's time (gitlab-event, gha-event), so that the backstops
+// recognise the change as dispatched (docs/gitlab.md, docs/github.md).
 func keyRuns(in input.Driver, runs []plan.Run) {
 	ct, ok := in.(interface{ ChangeTime() time.Time })
 	if !ok || ct.ChangeTime().IsZero() {

@@ -11,6 +11,7 @@ import "slices"
 const (
 	JiraPoll    = "jira-poll"    // polls Jira issues (poll.input_drivers)
 	GitLabPoll  = "gitlab-poll"  // reconciles a GitLab project's recent activity (poll.input_drivers)
+	GitHubPoll  = "github-poll"  // reconciles a GitHub repository's recent activity (poll.input_drivers)
 	JSONIn      = "json"         // one NormalizedEvent document (dispatch)
 	GHAEvent    = "gha-event"    // one GitHub Actions event (dispatch)
 	GitLabEvent = "gitlab-event" // one GitLab webhook body, re-verified through the API (dispatch)
@@ -31,8 +32,8 @@ type Input struct {
 	// Polls: the driver runs in `fullsend poll` cycles (poll.input_drivers)
 	// and holds poll locks; otherwise it reads one event for `dispatch`.
 	Polls bool
-	// NoLocks: a polling driver that takes no poll locks (gitlab-poll
-	// coordinates through the pipelines it dispatches).
+	// NoLocks: a polling driver that takes no poll locks (gitlab-poll and
+	// github-poll coordinate through the pipelines and runs they dispatch).
 	NoLocks bool
 }
 
@@ -65,6 +66,7 @@ func (o Output) OneShotBreaker() bool { return o.InProcess }
 var inputs = []Input{
 	{Name: JiraPoll, Polls: true},
 	{Name: GitLabPoll, Polls: true, NoLocks: true},
+	{Name: GitHubPoll, Polls: true, NoLocks: true},
 	{Name: JSONIn},
 	{Name: GHAEvent},
 	{Name: GitLabEvent},

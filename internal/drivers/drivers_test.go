@@ -39,7 +39,7 @@ func TestOutputCapabilities(t *testing.T) {
 }
 
 func TestInputs(t *testing.T) {
-	if got := PollInputNames(); !slices.Equal(got, []string{JiraPoll, GitLabPoll}) {
+	if got := PollInputNames(); !slices.Equal(got, []string{JiraPoll, GitLabPoll, GitHubPoll}) {
 		t.Errorf("PollInputNames = %v", got)
 	}
 	if in, ok := LookupInput(GitLabPoll); !ok || !in.Polls || !in.NoLocks {

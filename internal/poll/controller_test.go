@@ -73,7 +73,7 @@ func TestCheckOptions(t *testing.T) {
 	}{
 		{"defaults", poll.ControllerOptions{}, ""},
 		{"watch", poll.ControllerOptions{Watch: true, Interval: time.Second, MetricsAddr: "127.0.0.1:0"}, ""},
-		{"unknown input", poll.ControllerOptions{InputDriver: "rss-poll"}, `--input-driver "rss-poll": want jira-poll, gitlab-poll`},
+		{"unknown input", poll.ControllerOptions{InputDriver: "rss-poll"}, `--input-driver "rss-poll": want jira-poll, gitlab-poll, github-poll`},
 		{"zero interval", poll.ControllerOptions{Watch: true}, "--interval 0s: must be positive"},
 		{"metrics without watch", poll.ControllerOptions{MetricsAddr: ":9090"}, "--metrics-addr needs --watch"},
 		{"unknown output", poll.ControllerOptions{OutputDriver: "nope"}, `--output-driver "nope": want one of [json gha-matrix gha-dispatch gitlab-pipeline local]`},

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
 
@@ -58,6 +59,7 @@ type Options struct {
 type Driver struct {
 	o   Options
 	log *slog.Logger
+	at  time.Time // the change time of the last event read (ChangeTime)
 }
 
 var _ input.Driver = (*Driver)(nil)
@@ -114,6 +116,14 @@ func (d *Driver) mapPayload(ctx context.Context, data []byte) (*event.Event, err
 	if err != nil {
 		return nil, fmt.Errorf("payload is not a valid %s event: %v", d.o.EventName, err)
 	}
+	ev, err := d.mapParsed(ctx, parsed)
+	if err == nil {
+		d.at = changeTime(parsed)
+	}
+	return ev, err
+}
+
+func (d *Driver) mapParsed(ctx context.Context, parsed any) (*event.Event, error) {
 	switch p := parsed.(type) {
 	case *gogithub.IssuesEvent:
 		return d.fromIssues(ctx, p)

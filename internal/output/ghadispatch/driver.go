@@ -232,7 +232,23 @@ func (d *Driver) dispatchOne(ctx context.Context, r plan.Run) (*plan.Ref, error)
 	}
 	d.log.Info("workflow dispatched", "harness", r.Harness, "repo", full, "workflow", wf, "ref", ref,
 		"run_id", pr.ID, "url", pr.URL, "status", status, "key", string(r.Key))
+	d.settleOne(ctx, r, pr)
 	return pr, nil
+}
+
+// settleOne settles a dispatched run that carries a GitHub change's
+// idempotency key (Settle). A failed settle is logged: the run was
+// started either way, and the next settle of the key (or the backstop's
+// next cycle) sees both runs.
+func (d *Driver) settleOne(ctx context.Context, r plan.Run, pr *plan.Ref) {
+	id, err := strconv.ParseInt(pr.ID, 10, 64)
+	if err != nil || !settles(r) {
+		return
+	}
+	if _, err := d.Settle(ctx, r, id); err != nil {
+		d.log.Warn("could not settle the run against other runs of its change", "harness", r.Harness,
+			"key", r.WorkItem.IdempotencyKey, "run_id", id, "error", err.Error())
+	}
 }
 
 // resolveRef applies config > $GITHUB_REF_NAME > default branch; the

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/sim/githubsim"
+)
+
+// TestPollGitHub: `fullsend poll` with a github-poll input plans the run
+// of a comment older than the grace period and never prints the token; a
+// configuration without a repository exits 2 naming `repo`.
+func TestPollGitHub(t *testing.T) {
+	s := githubsim.New(githubsim.Options{Token: "ghs_s3cret", Now: func() time.Time { return time.Now().Add(-10 * time.Minute) },
+		Repos: []githubsim.Repo{{FullName: "acme/platform", Workflows: []githubsim.Workflow{{File: "fullsend-run.yml"}}}}})
+	base, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if err := s.SetPermission("acme/platform", "alice", "maintain"); err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := s.OpenIssue("acme/platform", githubsim.IssueSpec{Title: "t", Author: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.AddComment("acme/platform", n, "alice", "/fs-triage please"); err != nil {
+		t.Fatal(err)
+	}
+	config := func(repo string) string {
+		dir := t.TempDir()
+		for name, content := range map[string]string{
+			"config.yaml": "version: 1\n" + repo + "forge: github\nagents:\n  - name: triage\n    source: harness/triage.yaml\n" +
+				"poll:\n  input_drivers:\n    - type: github-poll\n      connection:\n        base_url: " + base +
+				"\n  output_driver: json\n",
+			"harness/triage.yaml": "role: triage\ntrigger: >-\n  event.transition.kind == \"comment_added\" &&\n  event.transition.comment.command == \"/fs-triage\"\nrun:\n  command: [\"true\"]\n",
+		} {
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	env := map[string]string{"GITHUB_TOKEN": "ghs_s3cret"}
+	code, out, errs := runCLI(t, "", env, "--config-dir", config("repo: acme/platform\n"), "--log-format", "json", "poll")
+	var entries []map[string]string
+	if code != 0 || json.Unmarshal([]byte(out), &entries) != nil || len(entries) != 1 {
+		t.Fatalf("poll: %d %q %s", code, out, errs)
+	}
+	if !strings.Contains(entries[0]["normalized_event"], "please") || !strings.Contains(errs, `"driver":"github-poll"`) {
+		t.Errorf("plan entry %v, log %s", entries[0], errs)
+	}
+	if strings.Contains(out+errs, "ghs_s3cret") {
+		t.Error("the token was printed")
+	}
+	code, _, errs = runCLI(t, "", env, "--config-dir", config(""), "poll")
+	if code != 2 || !strings.Contains(errs, "set `repo` in config.yaml or $GITHUB_REPOSITORY") {
+		t.Fatalf("poll without a repo: exit %d, %s", code, errs)
+	}
+}

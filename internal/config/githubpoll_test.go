@@ -1,0 +1,38 @@
+package config
+
+import (
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/testfs"
+)
+
+// TestGitHubPollEntry: a github-poll entry needs no queries, reads its
+// lookback, takes its base URL from $GITHUB_API_URL (never
+// $JIRA_BASE_URL) and holds no poll locks.
+func TestGitHubPollEntry(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"GITHUB_API_URL", map[string]string{"GITHUB_API_URL": "https://ghe.example.com/api/v3", "JIRA_BASE_URL": "https://jira.example.com"}, "https://ghe.example.com/api/v3"},
+		{"never JIRA_BASE_URL", map[string]string{"JIRA_BASE_URL": "https://jira.example.com"}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := testfs.WriteTree(t, map[string]string{"config.yaml": "version: 1\nrepo: acme/platform\nforge: github\npoll:\n  input_drivers:\n    - type: github-poll\n      lookback: 30m\n"})
+			c, err := Load(dir, func(k string) string { return tc.env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := c.Poll.InputDrivers[0]
+			if in.Type != "github-poll" || in.Lookback != 30*time.Minute || in.Connection.BaseURL != tc.want {
+				t.Fatalf("entry %+v, want base URL %q", in, tc.want)
+			}
+			if _, ok := c.Poll.LockInput(); ok {
+				t.Error("a github-poll entry was taken as the lock input")
+			}
+		})
+	}
+}

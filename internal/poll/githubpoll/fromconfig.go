@@ -1,0 +1,112 @@
+package githubpoll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	gogithub "github.com/google/go-github/v90/github"
+
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/github"
+	"github.com/fullsend-dev/fullsend/internal/httpx"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+// ActionsBot is the account of a workflow's built-in GITHUB_TOKEN, which
+// cannot read its own user (GET /user answers 403).
+const ActionsBot = "github-actions[bot]"
+
+// Input is a configured github-poll input (poll.Input).
+type Input struct {
+	*Driver
+	gh       *gogithub.Client
+	settings config.InputDriver
+}
+
+// PollDriver implements poll.Input.
+func (in *Input) PollDriver() poll.Driver { return in.Driver }
+
+// Settings implements poll.Input.
+func (in *Input) Settings() config.InputDriver { return in.settings }
+
+// Account implements poll.Input: the token's own login (GET /user), or
+// ActionsBot for a token that has no user (an installation token). A
+// refused token is config.Invalid.
+func (in *Input) Account(ctx context.Context) (string, error) {
+	var u *gogithub.User
+	_, err := github.Call(ctx, in.p.policy, func(ctx context.Context) (*gogithub.Response, error) {
+		var resp *gogithub.Response
+		var err error
+		u, resp, err = in.gh.Users.Get(ctx, "")
+		return resp, err
+	})
+	var f *github.Failure
+	switch {
+	case err == nil:
+		return u.GetLogin(), nil
+	case errors.As(err, &f) && f.Status == http.StatusUnauthorized:
+		return "", config.Invalid(fmt.Errorf("%s: GitHub refused the token in $GITHUB_TOKEN/$GH_TOKEN: %w", Name, err))
+	case errors.As(err, &f) && (f.Status == http.StatusForbidden || f.Status == http.StatusNotFound):
+		return ActionsBot, nil
+	}
+	return "", fmt.Errorf("%s: reading the tool's own account: %w", Name, err)
+}
+
+// counter counts the requests sent through it.
+type counter struct {
+	next  http.RoundTripper
+	calls atomic.Int64
+}
+
+func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.calls.Add(1)
+	return c.next.RoundTrip(r)
+}
+
+// FromConfig builds the input of cfg.Poll.InputDrivers[index]; it is the
+// poll.InputFactory of github-poll. The API base is connection.base_url
+// (config.Load defaults it to $GITHUB_API_URL), else api.github.com; the
+// token is $GITHUB_TOKEN or $GH_TOKEN; the repository is config `repo`
+// ($GITHUB_REPOSITORY). Bad settings are config.Invalid.
+func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.InputEnv) (poll.Input, error) {
+	id := cfg.Poll.InputDrivers[index]
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	ge := github.EnvOf(getenv)
+	if id.Connection.BaseURL == "" {
+		id.Connection.BaseURL = ge.APIURL
+	}
+	if ge.Token == "" {
+		return nil, config.Invalid(fmt.Errorf("%s: $GITHUB_TOKEN and $GH_TOKEN are empty: one must hold a GitHub token (issues: read, pull-requests: read, actions: write, metadata: read)", Name))
+	}
+	return build(id, cfg.Repo, cfg.Outputs.GHADispatch.Workflow, ge.Token, httpx.DefaultTransport(), env)
+}
+
+func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTripper, env poll.InputEnv) (*Input, error) {
+	if repo == "" {
+		return nil, config.Invalid(fmt.Errorf("%s: no repository: set `repo` in config.yaml or $GITHUB_REPOSITORY", Name))
+	}
+	cnt := &counter{next: tr}
+	timeout := id.Connection.Timeout
+	if timeout <= 0 {
+		timeout = github.DefaultTimeout
+	}
+	hc := httpx.NewClient(httpx.Options{Transport: cnt, Timeout: timeout, MaxBody: github.MaxResponseBytes})
+	gh, err := github.NewClient(id.Connection.BaseURL, token, github.ClientOptions{HTTPClient: hc})
+	if err != nil {
+		return nil, config.Invalid(fmt.Errorf("%s: connection.base_url: %w", Name, err))
+	}
+	p, err := New(Options{Client: gh, Repo: repo, Workflow: workflow, Lookback: id.Lookback, Grace: DefaultGrace,
+		Now: time.Now, Log: env.Log})
+	if err != nil {
+		return nil, config.Invalid(err)
+	}
+	usage := func() poll.Usage { return poll.Usage{Calls: int(cnt.calls.Load())} }
+	return &Input{Driver: NewDriver(p, usage), gh: gh, settings: id}, nil
+}
