@@ -1,0 +1,246 @@
+package jirapoll
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+// The shared discovery cursor (docs/polling.md, "Discovery cursor").
+//
+// A poller proposes a new position from what its own discovery saw: the
+// oldest updated time of every candidate that is not handled yet (its
+// checkpoint does not cover its last update: not dispatched, failed,
+// deferred, locked mid-dispatch by another poller, or simply not selected),
+// capped by the search's start minus the margin, by the newest update seen
+// and by the last update of a page that was full (what lies beyond was not
+// seen). A change that can never be dispatched (denied, no trigger,
+// quarantined) is passed by its item's checkpoint, so it holds nothing back.
+//
+// Last writer wins, and that is safe: a proposal P claims only that every
+// candidate updated before P was handled when its discovery read Jira.
+// Handled stays handled (a checkpoint only moves forward, and a later change
+// moves the updated time past P, the margin absorbing Jira's search
+// lag and JQL's minute precision), so every proposal remains true after it
+// was made, whoever wrote later. A write that replaces a further position by
+// an older one only costs a few candidates read again; a lost or failed write
+// only leaves the cursor behind. The cursor is derived from what Jira says,
+// never from what a poller meant to do: a poller that crashes between a
+// dispatch and the cursor write leaves the item unchecked-pointed, and the
+// next proposal holds before it.
+
+// CursorAPI reads and writes the entity property that stores the cursor;
+// *jira.Client implements it.
+type CursorAPI interface {
+	GetOwnerProperty(ctx context.Context, o jira.Owner, property string) (json.RawMessage, bool, error)
+	SetOwnerProperty(ctx context.Context, o jira.Owner, property string, value any) error
+}
+
+// Cursor modes (Options.CursorMode, config poll.cursor).
+const (
+	CursorUser    = "user"    // a property of the poller's own account
+	CursorProject = "project" // a property of Options.Project
+	CursorOff     = "off"
+)
+
+// DefaultCursorMargin is how far before the cursor discovery starts: it
+// covers JQL's minute precision and Jira's search lag.
+const DefaultCursorMargin = 2 * time.Minute
+
+// Cursor report states (poll.CursorReport.State).
+const (
+	cursorUsed     = "used"
+	cursorAbsent   = "absent"
+	cursorCorrupt  = "corrupt"
+	cursorFallback = "fallback"
+)
+
+// cursorState is the driver's memory of the cursor; only Discover uses it.
+type cursorState struct {
+	key    string
+	owner  jira.Owner // Kind "" until resolved
+	off    bool       // unusable for the life of the process
+	warned map[string]bool
+	streak map[string]int // item → consecutive discoveries it was eligible in
+}
+
+// warnOnce logs a cursor problem once per process and kind.
+func (d *Driver) warnOnce(kind, msg string, args ...any) {
+	if d.cur.warned[kind] {
+		return
+	}
+	if d.cur.warned == nil {
+		d.cur.warned = map[string]bool{}
+	}
+	d.cur.warned[kind] = true
+	d.o.Log.Warn(msg, append([]any{"property", d.cur.key, "mode", d.o.CursorMode}, args...)...)
+}
+
+// cursorOn reports whether discovery should use the cursor at all.
+func (d *Driver) cursorOn() bool {
+	return d.o.CursorAPI != nil && d.o.CursorMode != CursorOff && !d.cur.off
+}
+
+// disable stops using the cursor for the process, with one warning.
+func (d *Driver) disable(why string, err error) {
+	d.cur.off = true
+	d.warnOnce("off", "discovery cursor unusable; discovering without it from now on: "+why, "error", err.Error())
+}
+
+// resolveOwner finds where the cursor lives (once per process).
+func (d *Driver) resolveOwner(ctx context.Context) error {
+	if d.cur.owner.Kind != "" {
+		return nil
+	}
+	if d.o.CursorMode == CursorProject {
+		d.cur.owner = jira.Owner{Kind: jira.OwnerProject, ID: d.o.Project}
+		return nil
+	}
+	id := d.o.CursorAccount
+	if id == "" {
+		me, err := d.o.API.Myself(ctx)
+		if err != nil {
+			return err
+		}
+		id = me.AccountID
+	}
+	d.cur.owner = jira.Owner{Kind: jira.OwnerUser, ID: id}
+	return nil
+}
+
+// readCursor reads the cursor. It returns the document (nil when absent,
+// corrupt or unusable) and the report state; "fallback" means discovery
+// runs as without a cursor this cycle.
+func (d *Driver) readCursor(ctx context.Context) (*polllock.Cursor, string) {
+	if err := d.resolveOwner(ctx); err != nil {
+		d.warnOnce("owner", "discovery cursor: could not read the poller's own account; discovering without the cursor", "error", err.Error())
+		return nil, cursorFallback
+	}
+	raw, found, err := d.o.CursorAPI.GetOwnerProperty(ctx, d.cur.owner, d.cur.key)
+	switch {
+	case jira.IsForbidden(err):
+		d.disable("reading it was refused (see docs/jira.md for the permission it needs)", err)
+		return nil, cursorFallback
+	case err != nil:
+		d.warnOnce("read", "discovery cursor could not be read; discovering without it until it can", "error", err.Error())
+		return nil, cursorFallback
+	case !found:
+		return nil, cursorAbsent
+	}
+	c, err := polllock.ParseCursor(raw)
+	if err != nil {
+		d.warnOnce("corrupt", "corrupt discovery cursor; treated as absent (full discovery) and rewritten", "error", err.Error())
+		return nil, cursorCorrupt
+	}
+	return &c, cursorUsed
+}
+
+// tally is what a discovery saw that bounds the cursor's next position.
+type tally struct {
+	hold    time.Time // oldest update of a candidate not handled yet
+	bound   time.Time // oldest last update of a full page where a pass stopped
+	maxSeen time.Time // newest update seen
+	seen    bool
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+// note records one candidate.
+func (t *tally) note(updated time.Time, handled bool) {
+	t.seen = true
+	if updated.After(t.maxSeen) {
+		t.maxSeen = updated
+	}
+	if !handled {
+		t.hold = earliest(t.hold, updated)
+	}
+}
+
+// proposal is the cursor position the discovery that started at start
+// supports (ok false: none, nothing was seen).
+func (t *tally) proposal(start time.Time, margin time.Duration) (time.Time, bool) {
+	if !t.seen {
+		return time.Time{}, false
+	}
+	p := start.Add(-margin)
+	for _, b := range []time.Time{t.hold, t.bound, t.maxSeen} {
+		if !b.IsZero() && b.Before(p) {
+			p = b
+		}
+	}
+	return p, true
+}
+
+// advance writes the cursor when the proposal moves it forward, or when
+// this poller's entry in the pollers list needs refreshing while there is
+// work to share (an idle cycle writes nothing). A write is verified by a
+// re-read; a concurrent writer may win (see the package comment above).
+func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, start time.Time, disc *poll.Discovery) {
+	now := d.o.Now()
+	next := polllock.Cursor{}
+	if cur != nil {
+		next = *cur
+	}
+	p, ok := t.proposal(start, d.o.CursorMargin)
+	moved := ok && (cur == nil || p.After(cur.At))
+	if moved {
+		next.At = p
+	}
+	heartbeat := cur != nil && len(disc.Eligible)+disc.Cursor.Shared > 0 && d.heartbeatDue(cur, now)
+	if !moved && !heartbeat {
+		return
+	}
+	next.By, next.TS = d.o.PollerID, now
+	next = next.WithPoller(d.o.PollerID, now, d.pollerTTL())
+	if err := d.o.CursorAPI.SetOwnerProperty(ctx, d.cur.owner, d.cur.key, json.RawMessage(next.Marshal())); err != nil {
+		if jira.IsForbidden(err) {
+			d.disable("writing it was refused (see docs/jira.md for the permission it needs)", err)
+		} else {
+			d.warnOnce("write", "discovery cursor could not be written; it stays behind (no change is lost)", "error", err.Error())
+		}
+		return
+	}
+	disc.Cursor.Moved, disc.Cursor.At = moved, next.At
+	d.verifyCursor(ctx, next)
+}
+
+// verifyCursor re-reads the cursor after a write: another poller's write
+// may have replaced it (last writer wins), which is logged, not retried.
+func (d *Driver) verifyCursor(ctx context.Context, wrote polllock.Cursor) {
+	raw, found, err := d.o.CursorAPI.GetOwnerProperty(ctx, d.cur.owner, d.cur.key)
+	if err != nil || !found {
+		if err == nil {
+			err = errors.New("the property is missing after the write")
+		}
+		d.warnOnce("verify", "discovery cursor could not be re-read after a write", "error", err.Error())
+		return
+	}
+	got, err := polllock.ParseCursor(raw)
+	if err == nil && (got.By != wrote.By || !got.TS.Equal(wrote.TS.UTC().Truncate(time.Millisecond))) {
+		d.o.Log.Debug("discovery cursor replaced by another poller's write", "by", got.By, "at", got.At)
+	}
+}
+
+// heartbeatDue reports whether this poller's entry is missing or older
+// than half the TTL.
+func (d *Driver) heartbeatDue(cur *polllock.Cursor, now time.Time) bool {
+	if cur == nil {
+		return true
+	}
+	t, ok := cur.Pollers[d.o.PollerID]
+	return !ok || now.Sub(t) >= d.pollerTTL()/2
+}
+
+// pollerTTL is how long a poller counts as alive after its last cursor
+// write: the lock stale threshold.
+func (d *Driver) pollerTTL() time.Duration { return d.o.StaleThreshold }

@@ -1,0 +1,86 @@
+package jirapoll
+
+import (
+	"hash/fnv"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+// Sharing work between pollers (docs/polling.md): every eligible issue has
+// one preferred poller among the pollers the cursor lists as seen within
+// the TTL (this poller always counts), chosen by rendezvous hashing of the
+// issue key, so pollers that see the same candidates pick disjoint ones
+// without talking to each other, and an issue only moves when the set of
+// pollers changes. This poller keeps the issues it is preferred for, plus
+// the issues that are fair game for all: a stale lock (its holder died),
+// or an issue that has waited more cycles than its place in the queue
+// explains, ⌈(rank+1)/(N·pollers)⌉ + 1 where rank is its position among
+// the eligible issues by waiting time (its preferred poller is dead or
+// overloaded). The others are counted in Discovery.Cursor.Shared.
+
+// share filters disc.Eligible to this poller's share (see above).
+func (d *Driver) share(cur *polllock.Cursor, disc *poll.Discovery, now time.Time) {
+	prev := d.cur.streak
+	d.cur.streak = make(map[string]int, len(disc.Eligible))
+	for _, it := range disc.Eligible {
+		d.cur.streak[it.ID] = prev[it.ID] + 1
+	}
+	if cur == nil {
+		return
+	}
+	pollers := cur.Fresh(d.o.PollerID, now, d.pollerTTL())
+	if len(pollers) < 2 {
+		return
+	}
+	sorted := slices.Clone(disc.Eligible)
+	slices.SortStableFunc(sorted, func(a, b *poll.Item) int {
+		if c := a.Waiting.Compare(b.Waiting); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	per := d.o.N * len(pollers)
+	var mine []*poll.Item
+	for rank, it := range sorted {
+		overdue := d.cur.streak[it.ID] > (rank+per)/per+1
+		if it.StaleLock || overdue || Preferred(it.ID, pollers) == d.o.PollerID {
+			mine = append(mine, it)
+		}
+	}
+	disc.Cursor.Shared = len(disc.Eligible) - len(mine)
+	disc.Eligible = mine
+}
+
+// Preferred is the poller preferred for issue key among pollers
+// (rendezvous hashing: the highest hash of poller and key; ties go to the
+// smaller id). It is "" for no pollers.
+func Preferred(key string, pollers []string) string {
+	best, bestW := "", uint64(0)
+	for _, p := range pollers {
+		w := weight(p, key)
+		if best == "" || w > bestW || (w == bestW && p < best) {
+			best, bestW = p, w
+		}
+	}
+	return best
+}
+
+// weight hashes a poller and a key (FNV-1a, then a 64-bit finalizer so
+// that similar keys spread).
+func weight(poller, key string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(poller))
+	h.Write([]byte{0})
+	h.Write([]byte(key))
+	x := h.Sum64()
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
