@@ -16,11 +16,13 @@ import (
 // issue key, so pollers that see the same candidates pick disjoint ones
 // without talking to each other, and an issue only moves when the set of
 // pollers changes. This poller keeps the issues it is preferred for, plus
-// the issues that are fair game for all: a stale lock (its holder died),
-// or an issue that has waited more cycles than its place in the queue
-// explains, ⌈(rank+1)/(N·pollers)⌉ + 1 where rank is its position among
-// the eligible issues by waiting time (its preferred poller is dead or
-// overloaded). The others are counted in Discovery.Cursor.Shared.
+// the issues that are fair game: a stale lock (its holder died), or an
+// issue that has been eligible for more consecutive discoveries than its
+// place in the queue explains, ⌈(rank+1)/(N·pollers)⌉ + 1 where rank is
+// its position among the eligible issues by waiting time (its preferred
+// poller is dead or overloaded): first for its second-choice poller, one
+// cycle later for every poller. The others are counted in
+// Discovery.Cursor.Shared.
 
 // share filters disc.Eligible to this poller's share (see above).
 func (d *Driver) share(cur *polllock.Cursor, disc *poll.Discovery, now time.Time) {
@@ -46,13 +48,27 @@ func (d *Driver) share(cur *polllock.Cursor, disc *poll.Discovery, now time.Time
 	per := d.o.N * len(pollers)
 	var mine []*poll.Item
 	for rank, it := range sorted {
-		overdue := d.cur.streak[it.ID] > (rank+per)/per+1
-		if it.StaleLock || overdue || Preferred(it.ID, pollers) == d.o.PollerID {
+		if it.StaleLock || d.mayTake(it.ID, pollers, d.cur.streak[it.ID]-(rank+per)/per-1) {
 			mine = append(mine, it)
 		}
 	}
 	disc.Cursor.Shared = len(disc.Eligible) - len(mine)
 	disc.Eligible = mine
+}
+
+// mayTake reports whether this poller takes issue key, overdue cycles
+// past the wait its rank explains: its preferred poller always; once
+// overdue, the second choice (the preferred among the others); one cycle
+// later, anyone.
+func (d *Driver) mayTake(key string, pollers []string, overdue int) bool {
+	first := Preferred(key, pollers)
+	switch {
+	case first == d.o.PollerID, overdue > 1:
+		return true
+	case overdue > 0:
+		return Preferred(key, slices.DeleteFunc(slices.Clone(pollers), func(p string) bool { return p == first })) == d.o.PollerID
+	}
+	return false
 }
 
 // Preferred is the poller preferred for issue key among pollers

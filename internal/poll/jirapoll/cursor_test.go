@@ -1,0 +1,93 @@
+package jirapoll_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/sim/jirasim"
+)
+
+// me is the emulator's own account: the user cursor lives on it.
+const me = "557058:fullsend-bot"
+
+const (
+	userPropGet = "GET /rest/api/3/user/properties/{propertyKey}"
+	userPropPut = "PUT /rest/api/3/user/properties/{propertyKey}"
+	searchCall  = "POST /rest/api/3/search/jql"
+)
+
+func (e *env) cursor() (polllock.Cursor, bool) {
+	e.t.Helper()
+	raw, ok := e.sim.OwnerProperty(jirasim.OwnerUser, me, polllock.CursorKey(repo))
+	if !ok {
+		return polllock.Cursor{}, false
+	}
+	c, err := polllock.ParseCursor(raw)
+	if err != nil {
+		e.t.Fatalf("cursor: %v", err)
+	}
+	return c, true
+}
+
+func (e *env) putCursor(c polllock.Cursor) {
+	e.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, me, polllock.CursorKey(repo), c.Marshal())
+}
+
+// idleCalls runs one cycle of p and returns the Jira calls it made.
+func (e *env) cycleCalls(p *poller) int {
+	e.t.Helper()
+	e.sim.ResetCalls()
+	p.mustCycle()
+	return sumCalls(e.sim.Calls())
+}
+
+// TestCursorIdleCycle: whatever the backlog, an idle cycle reads the
+// cursor and runs one search; after a burst of work the cost comes back
+// to that within a few cycles.
+func TestCursorIdleCycle(t *testing.T) {
+	for _, n := range []int{2000, 20000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			e := newEnv(t, jirasim.Options{})
+			keys := e.issues(n, seeded, "")
+			e.clock.Advance(10 * time.Minute)
+			// The fleet has been polling: the cursor is a minute behind.
+			e.putCursor(polllock.Cursor{At: e.clock.Now().Add(-time.Minute), By: "other", TS: e.clock.Now()})
+			out := &recorder{}
+			out.after = e.release
+			p := e.poller(pollerOpts{cursor: jirapoll.CursorUser, stale: 10 * time.Minute, out: out})
+			p.mustCycle() // the first cycle also reads /myself, once per process
+			for i := range 3 {
+				got := e.cycleCalls(p)
+				t.Logf("idle cycle at %d issues: %d calls", n, got)
+				if got > 2 {
+					t.Fatalf("idle cycle %d at %d issues: %d calls, want at most 2: %v", i, n, got, e.sim.Calls())
+				}
+				e.clock.Advance(time.Minute)
+			}
+			e.sim.AddComment(keys[n/2], alice, "/fs-triage")
+			e.sim.AddComment(keys[7], alice, "/fs-triage")
+			p.mustCycle()
+			if got := len(out.all()); got != 4 {
+				t.Fatalf("dispatched %d runs, want 4 (triage and audit on 2 issues)", got)
+			}
+			idle := 0
+			for range 6 {
+				e.clock.Advance(time.Minute)
+				calls := e.cycleCalls(p)
+				t.Logf("cycle after the burst: %d calls", calls)
+				if calls <= 2 {
+					idle++
+				} else if idle > 0 {
+					t.Fatalf("an idle cycle after the burst cost more than 2 calls again: %v", e.sim.Calls())
+				}
+			}
+			if idle < 3 {
+				t.Fatalf("only %d of the 6 cycles after the burst cost at most 2 calls", idle)
+			}
+		})
+	}
+}
+
