@@ -56,6 +56,9 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	seen := map[string]*issueState{}
 	defer func() { d.keep(seen) }()
 	if !d.cursorOn() {
+		if d.cur.off {
+			disc.Cursor.State = cursorFallback
+		}
 		return disc, d.discoverNewest(ctx, start, disc, seen)
 	}
 	cur, state := d.readCursor(ctx)

@@ -200,6 +200,8 @@ type pollerOpts struct {
 	// receives the driver's and the cycle's records.
 	cursor string
 	log    *slog.Logger
+	// wrapCursor, if set, wraps the cursor API (to interleave writes).
+	wrapCursor func(jirapoll.CursorAPI) jirapoll.CursorAPI
 }
 
 // poller is one fullsend poll process: its own client, driver and core.
@@ -229,6 +231,9 @@ func (e *env) poller(po pollerOpts) *poller {
 		Now: e.clock.Now, Log: po.log}
 	if po.cursor != "" {
 		opts.CursorAPI, opts.CursorMode, opts.Project = c, po.cursor, project
+		if po.wrapCursor != nil {
+			opts.CursorAPI = po.wrapCursor(c)
+		}
 	}
 	drv, err := jirapoll.New(opts)
 	if err != nil {
