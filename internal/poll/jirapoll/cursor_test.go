@@ -90,4 +90,3 @@ func TestCursorIdleCycle(t *testing.T) {
 		})
 	}
 }
-
