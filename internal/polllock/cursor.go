@@ -63,15 +63,13 @@ func ParseCursor(raw []byte) (Cursor, error) {
 	return c, nil
 }
 
-// Marshal encodes the cursor with UTC times (ts and pollers at
-// millisecond precision; at keeps the tracker's precision).
+// Marshal encodes the cursor with UTC times.
 func (c Cursor) Marshal() []byte {
-	c.At = c.At.UTC()
-	c.TS = c.TS.UTC().Truncate(time.Millisecond)
+	c.At, c.TS = c.At.UTC(), c.TS.UTC()
 	if len(c.Pollers) > 0 {
 		ps := make(map[string]time.Time, len(c.Pollers))
 		for id, t := range c.Pollers {
-			ps[id] = t.UTC().Truncate(time.Millisecond)
+			ps[id] = t.UTC()
 		}
 		c.Pollers = ps
 	}

@@ -226,7 +226,7 @@ func (d *Driver) verifyCursor(ctx context.Context, wrote polllock.Cursor) {
 		return
 	}
 	got, err := polllock.ParseCursor(raw)
-	if err == nil && (got.By != wrote.By || !got.TS.Equal(wrote.TS.UTC().Truncate(time.Millisecond))) {
+	if err == nil && (got.By != wrote.By || !got.TS.Equal(wrote.TS)) {
 		d.o.Log.Debug("discovery cursor replaced by another poller's write", "by", got.By, "at", got.At)
 	}
 }
