@@ -180,6 +180,7 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 				w.errAt(firstNode(jitterNode, v), "%s.lock: jitter_min (%s) must not exceed jitter_max (%s)", what, l.JitterMin, l.JitterMax)
 			}
 		},
+		"cursor":      func(v *yaml.Node) { w.cursor(v, what, &d) },
 		"concurrency": func(v *yaml.Node) { w.intMin(v, what+".concurrency", 1, &d.Concurrency) },
 		"lookback":    func(v *yaml.Node) { w.duration(v, what+".lookback", &d.Lookback) },
 		"rate_limit": func(v *yaml.Node) {
