@@ -67,7 +67,14 @@ type cursorState struct {
 	off    bool       // unusable for the life of the process
 	warned map[string]bool
 	streak map[string]int // item → consecutive discoveries it was eligible in
+	rounds int            // discoveries with the cursor in this process
 }
+
+// member reports whether this poller shares work and is listed in the
+// cursor: from its second discovery on. A one-shot process (cron, CI
+// schedule) gets a new id every run and would never come back: listed, it
+// would be handed a share nobody serves until its entry expired.
+func (d *Driver) member() bool { return d.cur.rounds > 1 }
 
 // warnOnce logs a cursor problem once per process and kind.
 func (d *Driver) warnOnce(kind, msg string, args ...any) {
@@ -196,12 +203,14 @@ func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, st
 	if moved {
 		next.At = p
 	}
-	heartbeat := cur != nil && len(disc.Eligible)+disc.Cursor.Shared > 0 && d.heartbeatDue(cur, now)
+	heartbeat := cur != nil && d.member() && len(disc.Eligible)+disc.Cursor.Shared > 0 && d.heartbeatDue(cur, now)
 	if !moved && !heartbeat {
 		return
 	}
 	next.By, next.TS = d.o.PollerID, now
-	next = next.WithPoller(d.o.PollerID, now, d.pollerTTL())
+	if d.member() {
+		next = next.WithPoller(d.o.PollerID, now, d.pollerTTL())
+	}
 	if err := d.o.CursorAPI.SetOwnerProperty(ctx, d.cur.owner, d.cur.key, json.RawMessage(next.Marshal())); err != nil {
 		if jira.IsForbidden(err) {
 			d.disable("writing it was refused (see docs/jira.md for the permission it needs)", err)

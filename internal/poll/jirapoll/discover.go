@@ -86,7 +86,6 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 			}
 		}
 	}
-	disc.Ordered = true
 	d.share(cur, disc, start)
 	d.advance(ctx, cur, &t, start, disc)
 	if !disc.Cursor.At.IsZero() {

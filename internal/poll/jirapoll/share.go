@@ -10,7 +10,8 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
-// Sharing work between pollers (docs/polling.md): every eligible issue has
+// Sharing work between pollers (docs/polling.md): from its second
+// discovery on (see member), every eligible issue has
 // one preferred poller among the pollers the cursor lists as seen within
 // the TTL (this poller always counts), chosen by rendezvous hashing of the
 // issue key, so pollers that see the same candidates pick disjoint ones
@@ -26,12 +27,16 @@ import (
 
 // share filters disc.Eligible to this poller's share (see above).
 func (d *Driver) share(cur *polllock.Cursor, disc *poll.Discovery, now time.Time) {
+	d.cur.rounds++
 	prev := d.cur.streak
 	d.cur.streak = make(map[string]int, len(disc.Eligible))
 	for _, it := range disc.Eligible {
 		d.cur.streak[it.ID] = prev[it.ID] + 1
 	}
-	if cur == nil {
+	// A poller that shares takes its share oldest first; one that does
+	// not yet (its first discovery) picks at random like without a cursor.
+	disc.Ordered = d.member()
+	if cur == nil || !d.member() {
 		return
 	}
 	pollers := cur.Fresh(d.o.PollerID, now, d.pollerTTL())

@@ -68,7 +68,13 @@ func TestCursorShareDisjoint(t *testing.T) {
 	count := func(s poll.CycleStats) { attempted, lost = attempted+s.LocksAttempted, lost+s.LocksLost+s.LocksSkipped }
 	for _, id := range ids {
 		p := w.add(pollerOpts{id: id, n: n, cursor: jirapoll.CursorUser, observer: count})
-		disc, err := p.drv.Discover(context.Background())
+		// A process shares from its second discovery on.
+		if disc, err := p.drv.Discover(context.Background()); err != nil || disc.Ordered || disc.Cursor.Shared != 0 {
+			t.Fatalf("first discovery of %s shared work (ordered %v, left %d): %v", id, disc.Ordered, disc.Cursor.Shared, err)
+		}
+	}
+	for i, id := range ids {
+		disc, err := w.pollers[i].drv.Discover(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
