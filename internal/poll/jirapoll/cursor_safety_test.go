@@ -1,18 +1,17 @@
 package jirapoll_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -26,25 +25,8 @@ type world struct {
 	arrival  map[string]int       // issue → round its comment arrived
 	done     map[string]int       // issue → round it was dispatched
 	pollers  []*poller
-	logs     *syncBuffer
+	logs     *syncio.Buffer
 	maxRound int
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func newWorld(t *testing.T, issues int) (*world, []string) {
@@ -52,7 +34,7 @@ func newWorld(t *testing.T, issues int) (*world, []string) {
 	keys := e.issues(issues, seeded, "")
 	e.clock.Advance(10 * time.Minute)
 	w := &world{env: e, out: &recorder{}, changed: map[string]time.Time{}, arrival: map[string]int{},
-		done: map[string]int{}, logs: &syncBuffer{}}
+		done: map[string]int{}, logs: &syncio.Buffer{}}
 	w.out.after = e.release
 	return w, keys
 }
