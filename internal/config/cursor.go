@@ -26,8 +26,9 @@ type Cursor struct {
 // CursorStores are the values of cursor.store.
 var CursorStores = []string{"user", "project", "off"}
 
-// cursor decodes an input driver's cursor block into d.
-func (w *configWalk) cursor(v *yaml.Node, what string, d *InputDriver) {
+// cursor decodes an input driver's cursor block into d and returns the
+// store's node (nil when absent), for checkCursor.
+func (w *configWalk) cursor(v *yaml.Node, what string, d *InputDriver) *yaml.Node {
 	c := &d.Cursor
 	var storeNode *yaml.Node
 	w.fields(v, what+".cursor", map[string]func(*yaml.Node){
@@ -35,7 +36,13 @@ func (w *configWalk) cursor(v *yaml.Node, what string, d *InputDriver) {
 		"account_id": func(v *yaml.Node) { w.str(v, what+".cursor.account_id", &c.AccountID) },
 		"margin":     func(v *yaml.Node) { w.duration(v, what+".cursor.margin", &c.Margin) },
 	})
-	if storeNode != nil && c.Store == "project" && d.Project == "" {
+	return storeNode
+}
+
+// checkCursor checks what the cursor needs of the rest of the entry, once
+// every key of it is decoded.
+func (w *configWalk) checkCursor(storeNode *yaml.Node, what string, d *InputDriver) {
+	if storeNode != nil && d.Cursor.Store == "project" && d.Project == "" {
 		w.errAt(storeNode, "%s.cursor.store: project needs %s.project (the project the cursor is stored on)", what, what)
 	}
 }
