@@ -18,8 +18,9 @@ type Cursor struct {
 	// AccountID is the accountId of the poller's account (store user); when
 	// empty it is read from /myself once per process.
 	AccountID string `yaml:"account_id"`
-	// Margin is how far before the cursor discovery starts (default 2m):
-	// it must exceed Jira's search lag and JQL's minute precision.
+	// Margin is how far behind its own search start a poller keeps the
+	// cursor (default 2m): it must exceed Jira's search lag plus the clock
+	// skew between the poller and Jira.
 	Margin time.Duration `yaml:"margin"`
 }
 

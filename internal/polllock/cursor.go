@@ -15,7 +15,7 @@ import (
 // At is a position on the tracker's "updated" clock: every change to a
 // candidate issue updated before At was handled (dispatched, or given
 // up on for good) when the cursor was written, so discovery only asks
-// for issues updated since At minus a safety margin. Pollers lists the
+// for issues updated since At. Pollers lists the
 // pollers seen recently (id → last write), which pollers use to share
 // work without colliding.
 

@@ -22,6 +22,14 @@ import (
 // seen). A change that can never be dispatched (denied, no trigger,
 // quarantined) is passed by its item's checkpoint, so it holds nothing back.
 //
+// Discovery starts at the cursor itself (`updated >= at`, in epoch
+// milliseconds like the keyset paging of discoverNewest): the margin is
+// taken when proposing instead, so a dense run of updates (more than the
+// pages of one cycle within a margin) is walked through page by page
+// rather than read again every cycle. It is enough there: a change the
+// proposer's search could not see yet (Jira's search lag, clock skew) was
+// made less than the margin before that search, so after the proposal.
+//
 // Last writer wins, and that is safe: a proposal P claims only that every
 // candidate updated before P was handled when its discovery read Jira.
 // Handled stays handled (a checkpoint only moves forward, and a later change
@@ -48,8 +56,9 @@ const (
 	CursorOff     = "off"
 )
 
-// DefaultCursorMargin is how far before the cursor discovery starts: it
-// covers JQL's minute precision and Jira's search lag.
+// DefaultCursorMargin is how far behind its own search start a poller
+// keeps the cursor: it covers Jira's search lag and the clock skew between
+// the poller and Jira.
 const DefaultCursorMargin = 2 * time.Minute
 
 // Cursor report states (poll.CursorReport.State).

@@ -29,8 +29,11 @@ type world struct {
 	maxRound int
 }
 
-func newWorld(t *testing.T, issues int) (*world, []string) {
-	e := newEnv(t, jirasim.Options{})
+func newWorld(t *testing.T, issues int) (*world, []string) { return newLaggingWorld(t, issues, 0) }
+
+// newLaggingWorld is a world whose search sees writes lag late.
+func newLaggingWorld(t *testing.T, issues int, lag time.Duration) (*world, []string) {
+	e := newEnv(t, jirasim.Options{SearchLag: lag})
 	keys := e.issues(issues, seeded, "")
 	e.clock.Advance(10 * time.Minute)
 	w := &world{env: e, out: &recorder{}, changed: map[string]time.Time{}, arrival: map[string]int{},
@@ -129,6 +132,7 @@ func TestCursorNoChangeLost(t *testing.T) {
 		state  string // the cursor state the cycles report
 		warn   string // the one warning expected per poller ("" none)
 		cursor bool   // a valid cursor exists at the end
+		lag    time.Duration
 	}{
 		{name: "write fails", mode: jirapoll.CursorUser, state: "absent", warn: "discovery cursor could not be written",
 			setup: func(w *world) {
@@ -142,10 +146,11 @@ func TestCursorNoChangeLost(t *testing.T) {
 				w.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, me, cursorKey(), json.RawMessage(`{"at":"yesterday"}`))
 			}},
 		{name: "healthy", mode: jirapoll.CursorUser, state: "used", cursor: true},
+		{name: "search lag under the margin", mode: jirapoll.CursorUser, state: "used", cursor: true, lag: 90 * time.Second},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w, keys := newWorld(t, 40)
+			w, keys := newLaggingWorld(t, 40, tc.lag)
 			if tc.setup != nil {
 				tc.setup(w)
 			}

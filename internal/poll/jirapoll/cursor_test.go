@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
@@ -88,5 +89,71 @@ func TestCursorIdleCycle(t *testing.T) {
 				t.Fatalf("only %d of the 6 cycles after the burst cost at most 2 calls", idle)
 			}
 		})
+	}
+}
+
+// TestCursorStuckChange: an old change that stays unhandled (its issue
+// locked by a live poller that never finishes) holds the cursor, and more
+// than 10 full pages of handled issues follow it: a newer change is still
+// found (newest first) and dispatched in the same cycle.
+func TestCursorStuckChange(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	keys := e.issues(700, seeded, "")
+	e.clock.Advance(10 * time.Minute)
+	e.putCursor(polllock.Cursor{At: e.clock.Now(), By: "other", TS: e.clock.Now()})
+	stuck, fresh := keys[0], keys[699]
+	e.sim.AddComment(stuck, alice, "/fs-triage")
+	held := polllock.Lock{ID: "other", TS: e.clock.Now(), Phase: polllock.PhaseRunning}.Marshal()
+	e.sim.SetPropertyDirect(stuck, lockKey(), held)
+	stuckAt := e.clock.Now()
+	for _, k := range keys[1:650] {
+		e.sim.AddLabel(k, "touched", alice)
+		e.seed(k)
+	}
+	e.clock.Advance(time.Second)
+	e.sim.AddComment(fresh, alice, "/fs-triage")
+	e.clock.Advance(3 * time.Minute) // past the margin: the cursor may move
+	out := &recorder{}
+	var stats []poll.CycleStats
+	p := e.poller(pollerOpts{cursor: jirapoll.CursorUser, stale: 10 * time.Minute, out: out,
+		observer: func(s poll.CycleStats) { stats = append(stats, s) }})
+	p.mustCycle()
+	if got := out.count(); got[fresh+"/triage"] != 1 || got[stuck+"/triage"] != 0 {
+		t.Fatalf("dispatched %v, want the fresh change only", got)
+	}
+	c, _ := e.cursor()
+	if c.At.After(stuckAt) {
+		t.Fatalf("cursor %s passed the stuck change (%s)", c.At, stuckAt)
+	}
+	if s := stats[0].Cursor; s.State != "used" || !s.Moved || s.At.IsZero() {
+		t.Fatalf("cycle reported cursor %+v, want used and moved", s)
+	}
+}
+
+// TestCursorBootstrap: without a cursor, discovery reads from the oldest
+// candidate (handled ones included) and the cursor walks forward page by
+// page until idle cycles cost 2 calls.
+func TestCursorBootstrap(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	e.issues(1200, seeded, "")
+	e.clock.Advance(10 * time.Minute)
+	p := e.poller(pollerOpts{cursor: jirapoll.CursorUser, stale: 10 * time.Minute})
+	var last time.Time
+	cycles := 0
+	for ; cycles < 10; cycles++ {
+		calls := e.cycleCalls(p)
+		c, ok := e.cursor()
+		if !ok || !c.At.After(last) && calls > 2 {
+			t.Fatalf("cycle %d: cursor %v (present %v) did not move, %d calls", cycles, c.At, ok, calls)
+		}
+		t.Logf("cycle %d: %d calls, cursor %s", cycles, calls, c.At.Format(time.RFC3339Nano))
+		last = c.At
+		e.clock.Advance(time.Minute)
+		if calls <= 2 {
+			break
+		}
+	}
+	if cycles > 5 {
+		t.Fatalf("idle after %d cycles, want at most 5 (1 200 issues, 500 a cycle)", cycles)
 	}
 }

@@ -44,7 +44,7 @@ func (d *Driver) issue(key string) *issueState {
 
 // Discover implements poll.Driver. With the shared cursor (docs/polling.md,
 // "Discovery cursor") it reads the cursor, asks each query for the issues
-// updated since the cursor minus the margin, oldest first, moves the
+// updated since the cursor, oldest first, moves the
 // cursor when what it saw allows, and keeps for this poller the eligible
 // issues it is preferred for ("Sharing work between pollers"). Without a
 // cursor it runs every query newest-updated first. Either way the lock
@@ -68,7 +68,7 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	}
 	var since time.Time
 	if cur != nil {
-		since = cur.At.Add(-d.o.CursorMargin)
+		since = cur.At
 		disc.Cursor.At = cur.At
 	}
 	var t tally

@@ -74,8 +74,8 @@ type Options struct {
 	CursorAPI     CursorAPI
 	CursorMode    string
 	CursorAccount string
-	// CursorMargin: discovery starts this long before the cursor (0:
-	// DefaultCursorMargin).
+	// CursorMargin: how far behind its own search start this poller keeps
+	// the cursor (0: DefaultCursorMargin).
 	CursorMargin time.Duration
 	Now          func() time.Time
 	Log          *slog.Logger
