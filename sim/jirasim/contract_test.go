@@ -73,6 +73,7 @@ var emulatedPaths = []string{
 	"/rest/api/3/issue/{issueIdOrKey}/comment", "/rest/api/3/issue/{issueIdOrKey}/changelog",
 	"/rest/api/3/changelog/bulkfetch", "/rest/api/3/myself", "/rest/api/3/project/{projectIdOrKey}/role",
 	"/rest/api/3/project/{projectIdOrKey}/role/{id}", "/rest/api/3/status/{idOrName}",
+	"/rest/api/3/user/properties/{propertyKey}", "/rest/api/3/project/{projectIdOrKey}/properties/{propertyKey}",
 }
 
 // pruneSpec keeps only the emulated paths and the components they reach,

@@ -262,3 +262,21 @@ func (d *Driver) heartbeatDue(cur *polllock.Cursor, now time.Time) bool {
 // pollerTTL is how long a poller counts as alive after its last cursor
 // write: the lock stale threshold.
 func (d *Driver) pollerTTL() time.Duration { return d.o.StaleThreshold }
+
+// ReadCursor reads the discovery cursor without using it (for `fullsend
+// status`: its position and Lag). found is false when there is none or the
+// cursor is off; a corrupt value is an error naming the problem.
+func (d *Driver) ReadCursor(ctx context.Context) (c polllock.Cursor, found bool, err error) {
+	if d.o.CursorAPI == nil || d.o.CursorMode == CursorOff {
+		return polllock.Cursor{}, false, nil
+	}
+	if err := d.resolveOwner(ctx); err != nil {
+		return polllock.Cursor{}, false, err
+	}
+	raw, found, err := d.o.CursorAPI.GetOwnerProperty(ctx, d.cur.owner, d.cur.key)
+	if err != nil || !found {
+		return polllock.Cursor{}, false, err
+	}
+	c, err = polllock.ParseCursor(raw)
+	return c, err == nil, err
+}

@@ -1,7 +1,10 @@
 package jirapoll_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,5 +158,28 @@ func TestCursorBootstrap(t *testing.T) {
 	}
 	if cycles > 5 {
 		t.Fatalf("idle after %d cycles, want at most 5 (1 200 issues, 500 a cycle)", cycles)
+	}
+}
+
+func TestReadCursor(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	p := e.poller(pollerOpts{cursor: jirapoll.CursorUser})
+	ctx := context.Background()
+	if _, found, err := p.drv.ReadCursor(ctx); found || err != nil {
+		t.Fatalf("no cursor yet: found %v, %v", found, err)
+	}
+	at := e.clock.Now().Add(-time.Hour)
+	e.putCursor(polllock.Cursor{At: at, By: "p1", TS: e.clock.Now()})
+	c, found, err := p.drv.ReadCursor(ctx)
+	if !found || err != nil || !c.At.Equal(at) || c.Lag(e.clock.Now()) < time.Hour {
+		t.Fatalf("ReadCursor = %+v, %v, %v", c, found, err)
+	}
+	e.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, me, polllock.CursorKey(repo), json.RawMessage(`{"at":1}`))
+	if _, _, err := p.drv.ReadCursor(ctx); err == nil || !strings.Contains(err.Error(), "poll cursor") {
+		t.Fatalf("corrupt cursor: %v", err)
+	}
+	off := e.poller(pollerOpts{})
+	if _, found, err := off.drv.ReadCursor(ctx); found || err != nil {
+		t.Fatalf("no cursor API: found %v, %v", found, err)
 	}
 }
