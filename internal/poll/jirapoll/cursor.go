@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
@@ -75,8 +76,26 @@ type cursorState struct {
 	owner  jira.Owner // Kind "" until resolved
 	off    bool       // unusable for the life of the process
 	warned map[string]bool
-	streak map[string]int // item → consecutive discoveries it was eligible in
-	rounds int            // discoveries with the cursor in this process
+	streak map[string]streak // item → consecutive discoveries it was eligible in, unserved
+	rounds int               // discoveries with the cursor in this process
+	// known is every poller entry this process read (the newest time of
+	// each): concurrent writes may drop an entry from the document, and
+	// whoever remembers it writes it back with its next write.
+	known map[string]time.Time
+}
+
+// rememberPollers merges the poller entries of c into known and returns
+// the merged list.
+func (d *Driver) rememberPollers(c polllock.Cursor) map[string]time.Time {
+	if d.cur.known == nil {
+		d.cur.known = map[string]time.Time{}
+	}
+	for id, t := range c.Pollers {
+		if t.After(d.cur.known[id]) {
+			d.cur.known[id] = t
+		}
+	}
+	return maps.Clone(d.cur.known)
 }
 
 // member reports whether this poller shares work and is listed in the
@@ -153,6 +172,7 @@ func (d *Driver) readCursor(ctx context.Context) (*polllock.Cursor, string) {
 		d.warnOnce("corrupt", "corrupt discovery cursor; treated as absent (full discovery) and rewritten", "error", err.Error())
 		return nil, cursorCorrupt
 	}
+	d.rememberPollers(c)
 	return &c, cursorUsed
 }
 
@@ -162,6 +182,7 @@ type tally struct {
 	bound   time.Time // oldest last update of a full page where a pass stopped
 	maxSeen time.Time // newest update seen
 	seen    bool
+	count   int // candidates seen
 }
 
 func earliest(a, b time.Time) time.Time {
@@ -174,6 +195,7 @@ func earliest(a, b time.Time) time.Time {
 // note records one candidate.
 func (t *tally) note(updated time.Time, handled bool) {
 	t.seen = true
+	t.count++
 	if updated.After(t.maxSeen) {
 		t.maxSeen = updated
 	}
@@ -197,7 +219,9 @@ func (t *tally) proposal(start time.Time, margin time.Duration) (time.Time, bool
 	return p, true
 }
 
-// advance writes the cursor when the proposal moves it forward, or when
+// advance writes the cursor when the proposal moves it forward and the
+// search read at least half a page (a cursor whose search fits in one page
+// costs nothing to leave behind), or when
 // this poller's entry in the pollers list needs refreshing while there is
 // work to share (an idle cycle writes nothing). A write is verified by a
 // re-read; a concurrent writer may win (see the package comment above).
@@ -208,7 +232,9 @@ func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, st
 		next = *cur
 	}
 	p, ok := t.proposal(start, d.o.CursorMargin)
-	moved := ok && (cur == nil || p.After(cur.At))
+	// Moving a cursor whose search still fits in half a page saves
+	// nothing: it is left, and busy cycles do not pay a write each.
+	moved := ok && (cur == nil || p.After(cur.At) && t.count >= d.o.M/2)
 	if moved {
 		next.At = p
 	}
@@ -218,7 +244,10 @@ func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, st
 	}
 	next.By, next.TS = d.o.PollerID, now
 	if d.member() {
+		// Entries a concurrent write dropped come back from memory.
+		next.Pollers = d.rememberPollers(next)
 		next = next.WithPoller(d.o.PollerID, now, d.pollerTTL())
+		d.rememberPollers(next)
 	}
 	if err := d.o.CursorAPI.SetOwnerProperty(ctx, d.cur.owner, d.cur.key, json.RawMessage(next.Marshal())); err != nil {
 		if jira.IsForbidden(err) {
@@ -249,8 +278,9 @@ func (d *Driver) verifyCursor(ctx context.Context, wrote polllock.Cursor) {
 	}
 }
 
-// heartbeatDue reports whether this poller's entry is missing or older
-// than half the TTL.
+// heartbeatDue reports whether this poller's entry is missing from the
+// document read (another write may have dropped it) or older than half
+// the TTL.
 func (d *Driver) heartbeatDue(cur *polllock.Cursor, now time.Time) bool {
 	if cur == nil {
 		return true

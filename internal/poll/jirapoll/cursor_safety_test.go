@@ -57,7 +57,7 @@ func (w *world) add(po pollerOpts) *poller {
 // comment adds a /fs-triage comment on key in round r.
 func (w *world) comment(key string, r int) {
 	w.sim.AddComment(key, alice, "/fs-triage")
-	w.changed[key] = w.clock.Now()
+	w.changed[key] = w.clock.Now().Truncate(time.Millisecond) // Jira's resolution
 	w.arrival[key] = r
 }
 

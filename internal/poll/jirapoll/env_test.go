@@ -200,6 +200,7 @@ type pollerOpts struct {
 	// receives the driver's and the cycle's records.
 	cursor string
 	log    *slog.Logger
+	m      int // search page size (0: the driver's default)
 	// wrapCursor, if set, wraps the cursor API (to interleave writes).
 	wrapCursor func(jirapoll.CursorAPI) jirapoll.CursorAPI
 }
@@ -228,7 +229,7 @@ func (e *env) poller(po pollerOpts) *poller {
 	}
 	c := e.client()
 	opts := jirapoll.Options{API: c, Usage: jirapoll.UsageOf(c), SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id,
-		Now: e.clock.Now, Log: po.log}
+		Now: e.clock.Now, Log: po.log, M: po.m}
 	if po.cursor != "" {
 		opts.CursorAPI, opts.CursorMode, opts.Project = c, po.cursor, project
 		if po.wrapCursor != nil {

@@ -18,7 +18,7 @@ import (
 // without talking to each other, and an issue only moves when the set of
 // pollers changes. This poller keeps the issues it is preferred for, plus
 // the issues that are fair game: a stale lock (its holder died), or an
-// issue that has been eligible for more consecutive discoveries than its
+// issue that has been eligible, unserved, for more consecutive discoveries than its
 // place in the queue explains, ⌈(rank+1)/(N·pollers)⌉ + 1 where rank is
 // its position among the eligible issues by waiting time (its preferred
 // poller is dead or overloaded): first for its second-choice poller, one
@@ -29,9 +29,13 @@ import (
 func (d *Driver) share(cur *polllock.Cursor, disc *poll.Discovery, now time.Time) {
 	d.cur.rounds++
 	prev := d.cur.streak
-	d.cur.streak = make(map[string]int, len(disc.Eligible))
+	d.cur.streak = make(map[string]streak, len(disc.Eligible))
 	for _, it := range disc.Eligible {
-		d.cur.streak[it.ID] = prev[it.ID] + 1
+		st := streak{base: it.Waiting, n: 1}
+		if p, ok := prev[it.ID]; ok && p.base.Equal(it.Waiting) {
+			st.n = p.n + 1 // not served since: its checkpoint did not move
+		}
+		d.cur.streak[it.ID] = st
 	}
 	// A poller that shares takes its share oldest first; one that does
 	// not yet (its first discovery) picks at random like without a cursor.
@@ -39,7 +43,7 @@ func (d *Driver) share(cur *polllock.Cursor, disc *poll.Discovery, now time.Time
 	if cur == nil || !d.member() {
 		return
 	}
-	pollers := cur.Fresh(d.o.PollerID, now, d.pollerTTL())
+	pollers := polllock.Cursor{Pollers: d.cur.known}.Fresh(d.o.PollerID, now, d.pollerTTL())
 	if len(pollers) < 2 {
 		return
 	}
@@ -53,7 +57,7 @@ func (d *Driver) share(cur *polllock.Cursor, disc *poll.Discovery, now time.Time
 	per := d.o.N * len(pollers)
 	var mine []*poll.Item
 	for rank, it := range sorted {
-		if it.StaleLock || d.mayTake(it.ID, pollers, d.cur.streak[it.ID]-(rank+per)/per-1) {
+		if d.mayTake(it.ID, pollers, d.cur.streak[it.ID].n-(rank+per)/per-1) {
 			mine = append(mine, it)
 		}
 	}
@@ -62,18 +66,26 @@ func (d *Driver) share(cur *polllock.Cursor, disc *poll.Discovery, now time.Time
 }
 
 // mayTake reports whether this poller takes issue key, overdue cycles
-// past the wait its rank explains: its preferred poller always; once
-// overdue, the second choice (the preferred among the others); one cycle
-// later, anyone.
+// past the wait its rank explains: its preferred poller until it is
+// overdue; then the second choice alone (the preferred among the others,
+// so that the two do not collide); one cycle later, anyone.
 func (d *Driver) mayTake(key string, pollers []string, overdue int) bool {
 	first := Preferred(key, pollers)
 	switch {
-	case first == d.o.PollerID, overdue > 1:
+	case overdue > 1:
 		return true
-	case overdue > 0:
+	case overdue == 1: // the preferred poller is behind: the second choice alone takes it
 		return Preferred(key, slices.DeleteFunc(slices.Clone(pollers), func(p string) bool { return p == first })) == d.o.PollerID
 	}
-	return false
+	return first == d.o.PollerID
+}
+
+// streak counts the consecutive discoveries that found an item eligible
+// with the same checkpoint (base): one that was served in between starts
+// again at 1.
+type streak struct {
+	base time.Time
+	n    int
 }
 
 // Preferred is the poller preferred for issue key among pollers
