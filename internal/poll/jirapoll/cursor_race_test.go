@@ -36,7 +36,7 @@ func TestCursorConcurrentWriters(t *testing.T) {
 	w, keys := newWorld(t, 60)
 	var hooks [2]*interleaved
 	for i, id := range []string{"a", "b"} {
-		w.add(pollerOpts{id: id, n: 2, cursor: jirapoll.CursorUser, wrapCursor: func(c jirapoll.CursorAPI) jirapoll.CursorAPI {
+		w.add(pollerOpts{id: id, n: 2, m: 4, cursor: jirapoll.CursorUser, wrapCursor: func(c jirapoll.CursorAPI) jirapoll.CursorAPI {
 			hooks[i] = &interleaved{CursorAPI: c}
 			return hooks[i]
 		}})
