@@ -25,7 +25,16 @@ type Cursor struct {
 	By      string               `json:"by"`                // the poller that wrote it
 	TS      time.Time            `json:"ts"`                // when it was written (the writer's clock)
 	Pollers map[string]time.Time `json:"pollers,omitempty"` // poller id → last seen
+	// Held lists the candidates updated before At that were not handled
+	// yet (issue key → its update then): discovery reads them with the
+	// issues updated since At, so that a change waiting for a long run to
+	// end does not hold the cursor (and every search) back. At most
+	// MaxHeld.
+	Held map[string]time.Time `json:"held,omitempty"`
 }
+
+// MaxHeld bounds Cursor.Held (a JQL key list must stay short).
+const MaxHeld = 50
 
 // CursorKey is the property key of the discovery cursor of a target repo
 // `owner/repo`: fullsend.poll.{owner}.{repo}.cursor.
@@ -60,21 +69,35 @@ func ParseCursor(raw []byte) (Cursor, error) {
 			return Cursor{}, fmt.Errorf("poll cursor: poller entry %q has no id or time", id)
 		}
 	}
+	if len(c.Held) > MaxHeld {
+		return Cursor{}, fmt.Errorf("poll cursor: %d held issues, at most %d", len(c.Held), MaxHeld)
+	}
+	for key, t := range c.Held {
+		if !ValidIssueKey(key) || t.IsZero() {
+			return Cursor{}, fmt.Errorf("poll cursor: held entry %q is not an issue key with a time", key)
+		}
+	}
 	return c, nil
 }
 
 // Marshal encodes the cursor with UTC times.
 func (c Cursor) Marshal() []byte {
 	c.At, c.TS = c.At.UTC(), c.TS.UTC()
-	if len(c.Pollers) > 0 {
-		ps := make(map[string]time.Time, len(c.Pollers))
-		for id, t := range c.Pollers {
-			ps[id] = t.UTC()
-		}
-		c.Pollers = ps
-	}
+	c.Pollers, c.Held = utcTimes(c.Pollers), utcTimes(c.Held)
 	b, _ := json.Marshal(c)
 	return b
+}
+
+// utcTimes returns m with every time in UTC (nil when empty).
+func utcTimes(m map[string]time.Time) map[string]time.Time {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]time.Time, len(m))
+	for k, t := range m {
+		out[k] = t.UTC()
+	}
+	return out
 }
 
 // Fresh returns the ids of the pollers seen within ttl of now, self

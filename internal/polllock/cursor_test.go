@@ -2,6 +2,7 @@ package polllock
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,9 @@ func TestParseCursor(t *testing.T) {
 		{"trailing data", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z"} {}`, "trailing data"},
 		{"empty poller id", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","pollers":{"":"2026-05-01T10:00:01Z"}}`, "poller entry"},
 		{"zero poller time", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","pollers":{"p2":"0001-01-01T00:00:00Z"}}`, "poller entry"},
+		{"held", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","held":{"PROJ-1":"2026-05-01T09:00:00Z"}}`, ""},
+		{"held bad key", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","held":{"proj 1":"2026-05-01T09:00:00Z"}}`, "held entry"},
+		{"held no time", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","held":{"PROJ-1":"0001-01-01T00:00:00Z"}}`, "held entry"},
 		{"not an object", `"2026-05-01T10:00:00Z"`, "not a cursor object"},
 		{"null", `null`, "missing at"},
 	}
@@ -41,7 +45,7 @@ func TestParseCursor(t *testing.T) {
 					t.Fatalf("ParseCursor: %v", err)
 				}
 				back, err := ParseCursor(c.Marshal())
-				if err != nil || !back.At.Equal(c.At) || back.By != c.By {
+				if err != nil || !back.At.Equal(c.At) || back.By != c.By || len(back.Held) != len(c.Held) {
 					t.Fatalf("round trip: %+v, %v", back, err)
 				}
 				return
@@ -99,8 +103,18 @@ func FuzzParseCursor(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted %q but not its re-encoding: %v", raw, err)
 		}
-		if !back.At.Equal(c.At) || back.By != c.By || len(back.Pollers) != len(c.Pollers) {
+		if !back.At.Equal(c.At) || back.By != c.By || len(back.Pollers) != len(c.Pollers) || len(back.Held) != len(c.Held) {
 			t.Fatalf("round trip of %q: %+v vs %+v", raw, back, c)
 		}
 	})
+}
+
+func TestParseCursorTooManyHeld(t *testing.T) {
+	c := Cursor{At: time.Now(), By: "p", TS: time.Now(), Held: map[string]time.Time{}}
+	for i := range MaxHeld + 1 {
+		c.Held["PROJ-"+strconv.Itoa(i+1)] = time.Now()
+	}
+	if _, err := ParseCursor(c.Marshal()); err == nil || !strings.Contains(err.Error(), "held issues") {
+		t.Fatalf("%d held: %v", len(c.Held), err)
+	}
 }

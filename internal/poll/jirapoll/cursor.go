@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
@@ -14,13 +16,14 @@ import (
 
 // The shared discovery cursor (docs/polling.md, "Discovery cursor").
 //
-// A poller proposes a new position from what its own discovery saw: the
-// oldest updated time of every candidate that is not handled yet (its
-// checkpoint does not cover its last update: not dispatched, failed,
-// deferred, locked mid-dispatch by another poller, or simply not selected),
-// capped by the search's start minus the margin, by the newest update seen
-// and by the last update of a page that was full (what lies beyond was not
-// seen). A change that can never be dispatched (denied, no trigger,
+// A poller proposes a new position from what its own discovery saw: its
+// search's start minus the margin, capped by the newest update seen and by
+// the last update of a page that was full (what lies beyond was not seen).
+// Every candidate before it that is not handled yet (its checkpoint does
+// not cover its last update: not dispatched, failed, deferred, locked
+// mid-dispatch by another poller, or simply not selected) is listed in
+// Held, which discovery reads along (at most maxHeld: the position then
+// stays at the first one that does not fit). A change that can never be dispatched (denied, no trigger,
 // quarantined) is passed by its item's checkpoint, so it holds nothing back.
 //
 // Discovery starts at the cursor itself (`updated >= at`, in epoch
@@ -178,11 +181,16 @@ func (d *Driver) readCursor(ctx context.Context) (*polllock.Cursor, string) {
 
 // tally is what a discovery saw that bounds the cursor's next position.
 type tally struct {
-	hold    time.Time // oldest update of a candidate not handled yet
-	bound   time.Time // oldest last update of a full page where a pass stopped
-	maxSeen time.Time // newest update seen
-	seen    bool
-	count   int // candidates seen
+	unhandled []heldItem // candidates not handled yet
+	bound     time.Time  // oldest last update of a full page where a pass stopped
+	maxSeen   time.Time  // newest update seen
+	seen      bool
+	count     int // candidates seen
+}
+
+type heldItem struct {
+	key     string
+	updated time.Time
 }
 
 func earliest(a, b time.Time) time.Time {
@@ -193,31 +201,56 @@ func earliest(a, b time.Time) time.Time {
 }
 
 // note records one candidate.
-func (t *tally) note(updated time.Time, handled bool) {
+func (t *tally) note(key string, updated time.Time, handled bool) {
 	t.seen = true
 	t.count++
 	if updated.After(t.maxSeen) {
 		t.maxSeen = updated
 	}
 	if !handled {
-		t.hold = earliest(t.hold, updated)
+		t.unhandled = append(t.unhandled, heldItem{key, updated})
 	}
 }
 
 // proposal is the cursor position the discovery that started at start
-// supports (ok false: none, nothing was seen).
-func (t *tally) proposal(start time.Time, margin time.Duration) (time.Time, bool) {
+// supports, with the unhandled candidates before it (at most maxHeld: the
+// cursor stays at the oldest one beyond); ok is false when nothing was
+// seen.
+func (t *tally) proposal(start time.Time, margin time.Duration, maxHeld int) (at time.Time, held map[string]time.Time, ok bool) {
 	if !t.seen {
-		return time.Time{}, false
+		return time.Time{}, nil, false
 	}
-	p := start.Add(-margin)
-	for _, b := range []time.Time{t.hold, t.bound, t.maxSeen} {
-		if !b.IsZero() && b.Before(p) {
-			p = b
+	at = start.Add(-margin)
+	for _, b := range []time.Time{t.bound, t.maxSeen} {
+		if !b.IsZero() && b.Before(at) {
+			at = b
 		}
 	}
-	return p, true
+	slices.SortFunc(t.unhandled, func(a, b heldItem) int {
+		if c := a.updated.Compare(b.updated); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	for i, u := range t.unhandled {
+		if !u.updated.Before(at) {
+			break
+		}
+		if i == maxHeld {
+			at = u.updated
+			break
+		}
+		if held == nil {
+			held = map[string]time.Time{}
+		}
+		held[u.key] = u.updated
+	}
+	return at, held, true
 }
+
+// maxHeld is how many held issues the cursor may list: few enough that
+// they take at most half of the first page.
+func (d *Driver) maxHeld() int { return min(polllock.MaxHeld, d.o.M/2) }
 
 // advance writes the cursor when the proposal moves it forward and the
 // search read at least half a page (a cursor whose search fits in one page
@@ -231,12 +264,12 @@ func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, st
 	if cur != nil {
 		next = *cur
 	}
-	p, ok := t.proposal(start, d.o.CursorMargin)
+	p, held, ok := t.proposal(start, d.o.CursorMargin, d.maxHeld())
 	// Moving a cursor whose search still fits in half a page saves
 	// nothing: it is left, and busy cycles do not pay a write each.
 	moved := ok && (cur == nil || p.After(cur.At) && t.count >= d.o.M/2)
 	if moved {
-		next.At = p
+		next.At, next.Held = p, held
 	}
 	heartbeat := cur != nil && d.member() && len(disc.Eligible)+disc.Cursor.Shared > 0 && d.heartbeatDue(cur, now)
 	if !moved && !heartbeat {

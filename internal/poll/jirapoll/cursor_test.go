@@ -96,9 +96,10 @@ func TestCursorIdleCycle(t *testing.T) {
 }
 
 // TestCursorStuckChange: an old change that stays unhandled (its issue
-// locked by a live poller that never finishes) holds the cursor, and more
-// than 10 full pages of handled issues follow it: a newer change is still
-// found (newest first) and dispatched in the same cycle.
+// locked by a live poller that never finishes) is held by the cursor (or
+// holds it back), and more than 10 full pages of handled issues follow it:
+// a newer change is still found and dispatched in the same cycle, and the
+// held issue is dispatched once its lock is gone.
 func TestCursorStuckChange(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
 	keys := e.issues(700, seeded, "")
@@ -125,11 +126,31 @@ func TestCursorStuckChange(t *testing.T) {
 		t.Fatalf("dispatched %v, want the fresh change only", got)
 	}
 	c, _ := e.cursor()
-	if c.At.After(stuckAt) {
-		t.Fatalf("cursor %s passed the stuck change (%s)", c.At, stuckAt)
+	if _, held := c.Held[stuck]; c.At.After(stuckAt) && !held {
+		t.Fatalf("cursor %s passed the stuck change (%s) without holding it: %v", c.At, stuckAt, c.Held)
 	}
 	if s := stats[0].Cursor; s.State != "used" || !s.Moved || s.At.IsZero() {
 		t.Fatalf("cycle reported cursor %+v, want used and moved", s)
+	}
+	for i := 0; i < 5; i++ { // the cursor walks past the handled issues, holding the stuck one
+		e.clock.Advance(time.Minute)
+		p.mustCycle()
+	}
+	c, _ = e.cursor()
+	if _, held := c.Held[stuck]; !held || !c.At.After(stuckAt) {
+		t.Fatalf("cursor %s, held %v: want it past the stuck change, holding it", c.At, c.Held)
+	}
+	e.sim.SetPropertyDirect(stuck, lockKey(), nil) // the long run ends
+	e.clock.Advance(time.Minute)
+	e.sim.ResetCalls()
+	p.mustCycle()
+	if got := out.count(); got[stuck+"/triage"] != 1 {
+		t.Fatalf("the held change was not dispatched: %v", got)
+	}
+	// One search discovers it; the lock protocol re-reads it three times
+	// (before locking, before dispatch, when recording the runs).
+	if n := e.sim.Calls()[searchCall]; n > 4 {
+		t.Errorf("%d searches in the cycle that found the held change, want 4", n)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,14 +69,15 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		return disc, d.discoverNewest(ctx, start, disc, seen)
 	}
 	var since time.Time
+	var held map[string]time.Time
 	if cur != nil {
-		since = cur.At
+		since, held = cur.At, cur.Held
 		disc.Cursor.At = cur.At
 	}
 	var t tally
 	for qi, q := range d.o.Queries {
 		where, _ := jira.SplitOrderBy(q)
-		full, err := d.pass(ctx, passSpec{qi: qi, q: q, where: where, asc: true, since: since}, start, disc, seen, &t)
+		full, err := d.passFrom(ctx, passSpec{qi: qi, q: q, where: where, asc: true, since: since}, held, start, disc, seen, &t)
 		if err != nil {
 			return nil, err
 		}
@@ -105,6 +108,28 @@ func (d *Driver) discoverNewest(ctx context.Context, now time.Time, disc *poll.D
 	return nil
 }
 
+// passFrom is the oldest-first pass from the cursor: its first page also
+// reads the held issues. Jira rejects a query naming an issue that no
+// longer exists: the pass then starts at the oldest held update instead.
+func (d *Driver) passFrom(ctx context.Context, ps passSpec, held map[string]time.Time, now time.Time, disc *poll.Discovery, seen map[string]*issueState, t *tally) (bool, error) {
+	if len(held) > 0 {
+		keys := slices.Sorted(maps.Keys(held))
+		if in, err := jira.KeyIn(keys); err == nil && !ps.since.IsZero() {
+			hps := ps
+			hps.first = "updated >= " + jira.Millis(ps.since) + " OR " + in
+			full, err := d.pass(ctx, hps, now, disc, seen, t)
+			if !jira.IsBadRequest(err) {
+				return full, err
+			}
+			d.o.Log.Info("a held issue no longer exists; discovery starts at the oldest held change", "error", err.Error())
+		}
+		for _, at := range held {
+			ps.since = earliest(ps.since, at)
+		}
+	}
+	return d.pass(ctx, ps, now, disc, seen, t)
+}
+
 // passSpec is one paged pass of a query: newest first, or (asc) oldest
 // first from since (zero: from the beginning). A query's own ORDER BY
 // (order) is read as one page.
@@ -114,6 +139,7 @@ type passSpec struct {
 	order    string
 	asc      bool
 	since    time.Time
+	first    string // replaces the since clause on the first page
 }
 
 // pass pages one query by `updated <=` (newest first) or `updated >=`
@@ -135,7 +161,10 @@ func (d *Driver) pass(ctx context.Context, ps passSpec, now time.Time, disc *pol
 	var tied []string // keys seen whose updated equals floor
 	for page := 0; page < d.o.MaxPages; page++ {
 		jql := jira.And(ps.where)
-		if !floor.IsZero() {
+		switch {
+		case page == 0 && ps.first != "":
+			jql = jira.And(ps.where, ps.first)
+		case !floor.IsZero():
 			jql = jira.And(ps.where, cmp+jira.Millis(floor), notIn(tied))
 		}
 		req := jira.SearchRequest{JQL: jql + " " + order, Fields: searchFields,
@@ -154,7 +183,7 @@ func (d *Driver) pass(ctx context.Context, ps passSpec, now time.Time, disc *pol
 			st, handled := d.classify(is, now, disc)
 			seen[is.Key] = st
 			if t != nil {
-				t.note(is.Fields.Updated.Time, handled)
+				t.note(is.Key, is.Fields.Updated.Time, handled)
 			}
 		}
 		full := len(issues) >= d.o.M
