@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -202,5 +204,40 @@ func TestReadCursor(t *testing.T) {
 	off := e.poller(pollerOpts{})
 	if _, found, err := off.drv.ReadCursor(ctx); found || err != nil {
 		t.Fatalf("no cursor API: found %v, %v", found, err)
+	}
+}
+
+// TestCursorHeldIssueDeleted: Jira refuses a key list naming a deleted
+// issue; the cycle searches from the oldest held change instead, still
+// finds the other held change, and the next write drops the deleted one.
+func TestCursorHeldIssueDeleted(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	keys := e.issues(3, seeded, "")
+	e.clock.Advance(10 * time.Minute)
+	e.sim.AddComment(keys[0], alice, "/fs-triage")
+	first := e.clock.Now().Truncate(time.Millisecond)
+	e.sim.AddComment(keys[1], alice, "/fs-triage")
+	second := e.clock.Now().Truncate(time.Millisecond)
+	e.clock.Advance(10 * time.Minute)
+	e.putCursor(polllock.Cursor{At: e.clock.Now().Add(-5 * time.Minute), By: "other", TS: e.clock.Now(),
+		Held: map[string]time.Time{keys[0]: first, keys[1]: second}})
+	e.sim.DeleteIssue(keys[0])
+	out := &recorder{}
+	var logs syncio.Buffer
+	p := e.poller(pollerOpts{cursor: jirapoll.CursorUser, out: out, m: 2, log: slog.New(slog.NewTextHandler(&logs, nil))})
+	p.mustCycle()
+	if got := out.count(); got[keys[1]+"/triage"] != 1 {
+		t.Fatalf("dispatched %v, want the surviving held change", got)
+	}
+	if !strings.Contains(logs.String(), "held issue no longer exists") {
+		t.Fatalf("the refused key list was not reported:\n%s", logs.String())
+	}
+	e.clock.Advance(10 * time.Minute)
+	e.sim.AddComment(keys[2], alice, "/fs-triage")
+	e.clock.Advance(5 * time.Minute)
+	p.mustCycle()
+	p.mustCycle()
+	if c, _ := e.cursor(); len(c.Held) != 0 || c.By == "other" {
+		t.Fatalf("cursor %+v: want a new write without the deleted issue", c)
 	}
 }
