@@ -23,8 +23,9 @@ import (
 // not cover its last update: not dispatched, failed, deferred, locked
 // mid-dispatch by another poller, or simply not selected) is listed in
 // Held, which discovery reads along (at most maxHeld: the position then
-// stays at the first one that does not fit). A change that can never be dispatched (denied, no trigger,
-// quarantined) is passed by its item's checkpoint, so it holds nothing back.
+// stays at the first one that does not fit). A change that can never be
+// dispatched (denied, no trigger, quarantined) is passed by its item's
+// checkpoint, so it holds nothing back.
 //
 // Discovery starts at the cursor itself (`updated >= at`, in epoch
 // milliseconds like the keyset paging of discoverNewest): the margin is
@@ -34,17 +35,17 @@ import (
 // proposer's search could not see yet (Jira's search lag, clock skew) was
 // made less than the margin before that search, so after the proposal.
 //
-// Last writer wins, and that is safe: a proposal P claims only that every
-// candidate updated before P was handled when its discovery read Jira.
-// Handled stays handled (a checkpoint only moves forward, and a later change
-// moves the issue's updated time past P, the margin absorbing Jira's search
-// lag and JQL's minute precision), so every proposal remains true after it
-// was made, whoever wrote later. A write that replaces a further position by
-// an older one only costs a few candidates read again; a lost or failed write
-// only leaves the cursor behind. The cursor is derived from what Jira says,
-// never from what a poller meant to do: a poller that crashes between a
-// dispatch and the cursor write leaves the item unchecked-pointed, and the
-// next proposal holds before it.
+// Last writer wins, and that is safe: a proposal (P, Held) claims only
+// that every candidate updated before P was handled, or is in Held, when
+// its discovery read Jira. Handled stays handled (a checkpoint only moves
+// forward, and a later change moves the issue's updated time past P, the
+// margin absorbing Jira's search lag), so every proposal remains true after
+// it was made, whoever wrote later. A write that replaces a further
+// position by an older one only costs a few candidates read again; a lost
+// or failed write only leaves the cursor behind. The cursor is derived
+// from what Jira says, never from what a poller meant to do: a poller that
+// crashes between a dispatch and its checkpoint leaves the change
+// unhandled, and every later proposal holds it.
 
 // CursorAPI reads and writes the entity property that stores the cursor;
 // *jira.Client implements it.
