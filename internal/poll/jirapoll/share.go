@@ -37,13 +37,15 @@ func (d *Driver) share(cur *polllock.Cursor, disc *poll.Discovery, now time.Time
 		}
 		d.cur.streak[it.ID] = st
 	}
-	// A poller that shares takes its share oldest first; one that does
-	// not yet (its first discovery) picks at random like without a cursor.
-	disc.Ordered = d.member()
 	if cur == nil || !d.member() {
-		return
+		return // not sharing (yet): pick at random like without a cursor
 	}
 	pollers := polllock.Cursor{Pollers: d.cur.known}.Fresh(d.o.PollerID, now, d.pollerTTL())
+	// A poller that shares takes its share oldest first. Alone in the list
+	// it takes the oldest only once the list shows its own entry: before
+	// that, others may be about to register, and all would take the same.
+	_, listed := cur.Pollers[d.o.PollerID]
+	disc.Ordered = len(pollers) >= 2 || listed
 	if len(pollers) < 2 {
 		return
 	}
