@@ -313,14 +313,23 @@ func (d *Driver) verifyCursor(ctx context.Context, wrote polllock.Cursor) {
 }
 
 // heartbeatDue reports whether this poller's entry is missing from the
-// document read (another write may have dropped it) or older than half
-// the TTL.
+// document read or older than half the TTL, or the document lacks a
+// fresh poller this one remembers (a concurrent write dropped it): the
+// pollers must agree on the list to pick disjoint issues.
 func (d *Driver) heartbeatDue(cur *polllock.Cursor, now time.Time) bool {
 	if cur == nil {
 		return true
 	}
 	t, ok := cur.Pollers[d.o.PollerID]
-	return !ok || now.Sub(t) >= d.pollerTTL()/2
+	if !ok || now.Sub(t) >= d.pollerTTL()/2 {
+		return true
+	}
+	for _, id := range (polllock.Cursor{Pollers: d.cur.known}).Fresh(d.o.PollerID, now, d.pollerTTL()) {
+		if _, listed := cur.Pollers[id]; !listed {
+			return true
+		}
+	}
+	return false
 }
 
 // pollerTTL is how long a poller counts as alive after its last cursor
