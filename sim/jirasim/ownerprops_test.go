@@ -22,7 +22,7 @@ func TestOwnerPropertiesAgainstOpenAPI(t *testing.T) {
 	s.AddProject("PROJ", "Project")
 	s.AddUser(jiraUser("dev1", "Dev One"))
 	me := "557058:fullsend-bot"
-	calls := []struct{ method, path, body string }{
+	calls := []rawCall{
 		{"GET", "/rest/api/3/user/properties/k?accountId=" + me, ""},
 		{"PUT", "/rest/api/3/user/properties/k?accountId=" + me, `{"at":"2024-05-02T10:11:12Z"}`},
 		{"PUT", "/rest/api/3/user/properties/k?accountId=" + me, `{"at":"2024-05-02T10:11:13Z"}`},
@@ -33,18 +33,7 @@ func TestOwnerPropertiesAgainstOpenAPI(t *testing.T) {
 		{"PUT", "/rest/api/3/project/PROJ/properties/k", `{"at":"x"}`},
 		{"GET", "/rest/api/3/project/NOPE/properties/k", ""},
 	}
-	for _, c := range calls {
-		req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
-		req.Header.Set("Authorization", "Bearer t")
-		if c.body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-	}
+	sendAll(t, srv.URL, calls)
 	s.SetPropertyAccess(OwnerProject, true, true)
 	c, err := jira.New(jira.Options{BaseURL: srv.URL, Email: "e@example.com", Token: "t"})
 	if err != nil {
@@ -72,5 +61,25 @@ func TestOwnerPropertiesAgainstOpenAPI(t *testing.T) {
 		if !v.seen[want] {
 			t.Errorf("not exercised: %s", want)
 		}
+	}
+}
+
+// rawCall is one HTTP request a contract test sends as is.
+type rawCall struct{ method, path, body string }
+
+// sendAll sends calls to base with a Bearer credential, in order.
+func sendAll(t *testing.T, base string, calls []rawCall) {
+	t.Helper()
+	for _, c := range calls {
+		req, _ := http.NewRequest(c.method, base+c.path, strings.NewReader(c.body))
+		req.Header.Set("Authorization", "Bearer t")
+		if c.body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
 	}
 }
