@@ -134,7 +134,7 @@ func (w *configWalk) poll(n *yaml.Node) {
 func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 	what := fmt.Sprintf("poll.input_drivers[%d]", i)
 	d := defaultInputDriver()
-	var typeNode, queriesNode, mNode, nNode, staleNode, refreshNode, jitterNode *yaml.Node
+	var typeNode, queriesNode, mNode, nNode, staleNode, refreshNode, jitterNode, cursorNode *yaml.Node
 	w.fields(n, what, map[string]func(*yaml.Node){
 		"type": func(v *yaml.Node) { typeNode = v; w.enum(v, what+".type", &d.Type, inputDrivers...) },
 		"connection": func(v *yaml.Node) {
@@ -180,6 +180,7 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 				w.errAt(firstNode(jitterNode, v), "%s.lock: jitter_min (%s) must not exceed jitter_max (%s)", what, l.JitterMin, l.JitterMax)
 			}
 		},
+		"cursor":      func(v *yaml.Node) { cursorNode = w.cursor(v, what, &d) },
 		"concurrency": func(v *yaml.Node) { w.intMin(v, what+".concurrency", 1, &d.Concurrency) },
 		"lookback":    func(v *yaml.Node) { w.duration(v, what+".lookback", &d.Lookback) },
 		"rate_limit": func(v *yaml.Node) {
@@ -190,6 +191,7 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 			})
 		},
 	})
+	w.checkCursor(cursorNode, what, &d)
 	if n.Kind == yaml.MappingNode {
 		if typeNode == nil {
 			w.errAt(n, "%s: type is required (%s)", what, strings.Join(inputDrivers, " or "))

@@ -74,6 +74,7 @@ type InputDriver struct {
 	Project     string     `yaml:"project"`
 	Queries     []string   `yaml:"queries"`
 	Lock        Lock       `yaml:"lock"`
+	Cursor      Cursor     `yaml:"cursor"`      // jira-poll only
 	Concurrency int        `yaml:"concurrency"` // default 4
 	RateLimit   RateLimit  `yaml:"rate_limit"`
 	// Lookback is how far back a gitlab-poll or github-poll cycle reads (default 2h).

@@ -35,6 +35,10 @@ func IsAuth(err error) bool {
 	return hasStatus(err, http.StatusUnauthorized) || hasStatus(err, http.StatusForbidden)
 }
 
+// IsForbidden reports whether err is a Jira 403 (the credentials are
+// valid but lack a permission).
+func IsForbidden(err error) bool { return hasStatus(err, http.StatusForbidden) }
+
 // IsBadRequest reports whether err is a Jira 400 (for example invalid JQL).
 func IsBadRequest(err error) bool { return hasStatus(err, http.StatusBadRequest) }
 

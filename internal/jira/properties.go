@@ -46,7 +46,11 @@ func (c *Client) GetProperty(ctx context.Context, issueKey, property string) (js
 	if err := checkPropertyArgs(issueKey, property); err != nil {
 		return nil, false, err
 	}
-	cl := propertyCall("GET", issueKey, property)
+	return c.getProperty(ctx, propertyCall("GET", issueKey, property), issueKey, property)
+}
+
+// getProperty performs a GET of an entity property (issue, user or project).
+func (c *Client) getProperty(ctx context.Context, cl call, owner, property string) (json.RawMessage, bool, error) {
 	_, body, err := c.do(ctx, cl)
 	if IsNotFound(err) {
 		return nil, false, nil
@@ -59,7 +63,7 @@ func (c *Client) GetProperty(ctx context.Context, issueKey, property string) (js
 		return nil, false, err
 	}
 	if len(ep.Value) == 0 {
-		return nil, false, fmt.Errorf("jira %s (%s %s): response has no value", cl.endpoint(), issueKey, property)
+		return nil, false, fmt.Errorf("jira %s (%s %s): response has no value", cl.endpoint(), owner, property)
 	}
 	return ep.Value, true, nil
 }
@@ -71,29 +75,42 @@ func (c *Client) SetProperty(ctx context.Context, issueKey, property string, val
 	if err := checkPropertyArgs(issueKey, property); err != nil {
 		return err
 	}
+	return c.setProperty(ctx, propertyCall("PUT", issueKey, property), issueKey, property, value)
+}
+
+// setProperty performs a PUT of an entity property after checking value.
+func (c *Client) setProperty(ctx context.Context, cl call, owner, property string, value any) error {
+	raw, err := propertyValue(owner, property, value)
+	if err != nil {
+		return err
+	}
+	cl.body = json.RawMessage(raw)
+	_, _, err = c.do(ctx, cl)
+	return err
+}
+
+// propertyValue encodes value and checks Jira's limits.
+func propertyValue(owner, property string, value any) ([]byte, error) {
 	var raw []byte
 	if rm, ok := value.(json.RawMessage); ok {
 		if !json.Valid(rm) {
-			return fmt.Errorf("jira property %s on %s: value is not valid JSON", property, issueKey)
+			return nil, fmt.Errorf("jira property %s on %s: value is not valid JSON", property, owner)
 		}
 		raw = rm
 	} else {
 		b, err := json.Marshal(value)
 		if err != nil {
-			return fmt.Errorf("jira property %s on %s: encoding value: %v", property, issueKey, err)
+			return nil, fmt.Errorf("jira property %s on %s: encoding value: %v", property, owner, err)
 		}
 		raw = b
 	}
 	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
-		return fmt.Errorf("jira property %s on %s: value must not be empty", property, issueKey)
+		return nil, fmt.Errorf("jira property %s on %s: value must not be empty", property, owner)
 	}
 	if n := utf8.RuneCount(raw); n > MaxPropertyValueChars {
-		return fmt.Errorf("jira property %s on %s: value has %d characters, Jira allows %d", property, issueKey, n, MaxPropertyValueChars)
+		return nil, fmt.Errorf("jira property %s on %s: value has %d characters, Jira allows %d", property, owner, n, MaxPropertyValueChars)
 	}
-	cl := propertyCall("PUT", issueKey, property)
-	cl.body = json.RawMessage(raw)
-	_, _, err := c.do(ctx, cl)
-	return err
+	return raw, nil
 }
 
 // DeleteProperty removes an issue entity property; found is false on 404.

@@ -25,6 +25,7 @@ type pollMetrics struct {
 	waits         *prometheus.CounterVec
 	lastSuccess   *prometheus.GaugeVec
 	health        *health
+	cursor        *cursorMetrics
 }
 
 func newPollMetrics(reg prometheus.Registerer, h *health) *pollMetrics {
@@ -50,6 +51,7 @@ func newPollMetrics(reg prometheus.Registerer, h *health) *pollMetrics {
 		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: "poll_last_success_timestamp_seconds",
 			Help: "Unix time of the last successful poll cycle."}, []string{"driver"}),
 		health: h,
+		cursor: newCursorMetrics(reg),
 	}
 	reg.MustRegister(p.lastSuccess)
 	return p
@@ -98,6 +100,7 @@ func (p *pollMetrics) observe(s poll.CycleStats, output string) {
 		p.latency.WithLabelValues(output).Observe(l.Seconds())
 	}
 	p.waits.WithLabelValues(d).Add(float64(s.RateLimitWaits))
+	p.cursor.observe(s)
 	if now, ok := p.health.cycle(s.Error); ok {
 		p.lastSuccess.WithLabelValues(d).Set(float64(now.Unix()))
 	}

@@ -169,7 +169,12 @@ func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 		return nil, fmt.Errorf("%s discovery: %w", d.Name(), err)
 	}
 	c.st.Candidates, c.st.Eligible, c.st.Corrupt = disc.Candidates, len(disc.Eligible), disc.Corrupt
-	sel := Select(disc.Eligible, c.o.N, c.o.Rand)
+	c.st.Cursor = disc.Cursor
+	rng := c.o.Rand
+	if disc.Ordered {
+		rng = nil
+	}
+	sel := Select(disc.Eligible, c.o.N, rng)
 	c.st.Selected = len(sel)
 	if c.o.DryRun {
 		return c.dryRun(ctx, sel)

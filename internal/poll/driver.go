@@ -111,6 +111,25 @@ type Discovery struct {
 	Eligible   []*Item // unlocked (or stale-locked) and changed
 	Stale      []*Item // stale locks on items that are not eligible
 	Corrupt    int     // corrupt lock or checkpoint values seen (logged, treated safely)
+	Cursor     CursorReport
+	// Ordered: the driver already chose this poller's share of the work;
+	// Select takes the longest-waiting eligible items without shuffling.
+	Ordered bool
+}
+
+// CursorReport is what a driver with a shared discovery cursor reports
+// about it (docs/polling.md, "Discovery cursor"); zero without one.
+type CursorReport struct {
+	// State: "used" (discovery started at the cursor), "absent" (none
+	// yet: full discovery), "corrupt" (treated as absent), "fallback" (the
+	// cursor could not be read or written: discovery as without one).
+	State string
+	At    time.Time     // the cursor position after discovery
+	Lag   time.Duration // how far At trails the poller's clock
+	Moved bool          // the discovery wrote a new position
+	// Shared counts eligible items left to the other pollers (another
+	// poller is preferred for them: "Sharing work between pollers").
+	Shared int
 }
 
 // Checkpoint is how far an item's changes are handled. At covers every

@@ -18,6 +18,8 @@ type CycleStats struct {
 	Eligible   int // unlocked (or stale-locked) and changed
 	Selected   int // eligible items this cycle worked on (at most N)
 	Corrupt    int // corrupt lock or checkpoint values seen
+	// Cursor is the shared discovery cursor's state (drivers with one).
+	Cursor CursorReport
 
 	LocksSkipped      int // selected items a fresh read showed locked or unchanged
 	LocksAttempted    int // lock writes sent
@@ -93,6 +95,12 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 		slog.Int("rate_limit_waits", s.RateLimitWaits),
 		slog.Int64("duration_ms", s.Duration.Milliseconds()),
 		slog.Bool("interrupted", s.Interrupted),
+	}
+	if c := s.Cursor; c.State != "" {
+		a = append(a, slog.String("cursor", c.State), slog.Bool("cursor_moved", c.Moved), slog.Int("left_to_others", c.Shared))
+		if !c.At.IsZero() {
+			a = append(a, slog.Time("cursor_at", c.At), slog.Int64("cursor_lag_ms", c.Lag.Milliseconds()))
+		}
 	}
 	if b := s.RateBudget; b.Known {
 		a = append(a, slog.Int("rate_limit_remaining", b.Remaining), slog.Int("rate_limit_limit", b.Limit))

@@ -73,6 +73,7 @@ var emulatedPaths = []string{
 	"/rest/api/3/issue/{issueIdOrKey}/comment", "/rest/api/3/issue/{issueIdOrKey}/changelog",
 	"/rest/api/3/changelog/bulkfetch", "/rest/api/3/myself", "/rest/api/3/project/{projectIdOrKey}/role",
 	"/rest/api/3/project/{projectIdOrKey}/role/{id}", "/rest/api/3/status/{idOrName}",
+	"/rest/api/3/user/properties/{propertyKey}", "/rest/api/3/project/{projectIdOrKey}/properties/{propertyKey}",
 }
 
 // pruneSpec keeps only the emulated paths and the components they reach,
@@ -275,7 +276,7 @@ func TestContractAgainstOpenAPI(t *testing.T) {
 	s.SetField(b, "customfield_10010", "3", "dev1")
 	s.SetPropertyDirect(a, "fullsend.poll.acme.platform.lastCheck", []byte(`{"ts":"2024-05-02T10:11:12Z"}`))
 
-	calls := []struct{ method, path, body string }{
+	calls := []rawCall{
 		{"POST", "/rest/api/3/search/jql", `{"jql":"project = PROJ ORDER BY key","fields":["*all"],"properties":["fullsend.poll.acme.platform.lastCheck"],"expand":"changelog","maxResults":1}`},
 		{"POST", "/rest/api/3/search/jql", `{"jql":"project = PROJ","fields":["summary","labels","created","updated","status","reporter","creator","project"]}`},
 		{"POST", "/rest/api/3/search/jql", `{"jql":"project = NOPE"}`},
@@ -303,18 +304,7 @@ func TestContractAgainstOpenAPI(t *testing.T) {
 		{"GET", "/rest/api/3/status/10001", ""},
 		{"GET", "/rest/api/3/status/Nope", ""},
 	}
-	for _, c := range calls {
-		req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
-		req.Header.Set("Authorization", "Bearer t")
-		if c.body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-	}
+	sendAll(t, srv.URL, calls)
 	// A second page of each paginated endpoint is validated too.
 	for _, want := range []string{
 		"POST /rest/api/3/search/jql 200", "POST /rest/api/3/search/jql 400",

@@ -20,6 +20,7 @@ func (s *Server) routes() {
 	s.handle("GET /rest/api/3/issue/{issueIdOrKey}/changelog", s.handleChangelog)
 	s.handle("POST /rest/api/3/changelog/bulkfetch", s.handleBulkChangelog)
 	s.handle("GET /rest/api/3/myself", s.handleMyself)
+	s.ownerPropertyRoutes()
 	s.handle("GET /rest/api/3/project/{projectIdOrKey}/role", s.handleRoles)
 	s.handle("GET /rest/api/3/project/{projectIdOrKey}/role/{id}", s.handleRole)
 	s.handle("GET /rest/api/3/status/{idOrName}", s.handleStatus)
@@ -85,21 +86,8 @@ func (s *Server) handleGetProperty(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handlePutProperty(w http.ResponseWriter, r *http.Request) {
-	var v json.RawMessage
-	if !decodeBody(w, r, &v) {
-		return
-	}
-	key := r.PathValue("propertyKey")
-	if utf8.RuneCountInString(key) > 255 {
-		writeError(w, http.StatusBadRequest, "The property key cannot be longer than 255 characters.")
-		return
-	}
-	if len(v) == 0 || string(v) == "null" {
-		writeError(w, http.StatusBadRequest, "The property value must not be empty.")
-		return
-	}
-	if utf8.RuneCount(v) > 32768 {
-		writeError(w, http.StatusBadRequest, "The property value cannot be longer than 32768 characters.")
+	key, v, ok := propertyPut(w, r)
+	if !ok {
 		return
 	}
 	s.withIssue(w, r, func(_ string, is *issue) {
@@ -111,6 +99,29 @@ func (s *Server) handlePutProperty(w http.ResponseWriter, r *http.Request) {
 		s.touch(is, false)
 		writeJSON(w, status, obj{})
 	})
+}
+
+// propertyPut reads and checks an entity property PUT (any owner): the
+// key from the path and the JSON value from the body.
+func propertyPut(w http.ResponseWriter, r *http.Request) (string, json.RawMessage, bool) {
+	var v json.RawMessage
+	if !decodeBody(w, r, &v) {
+		return "", nil, false
+	}
+	key := r.PathValue("propertyKey")
+	if utf8.RuneCountInString(key) > 255 {
+		writeError(w, http.StatusBadRequest, "The property key cannot be longer than 255 characters.")
+		return "", nil, false
+	}
+	if len(v) == 0 || string(v) == "null" {
+		writeError(w, http.StatusBadRequest, "The property value must not be empty.")
+		return "", nil, false
+	}
+	if utf8.RuneCount(v) > 32768 {
+		writeError(w, http.StatusBadRequest, "The property value cannot be longer than 32768 characters.")
+		return "", nil, false
+	}
+	return key, v, true
 }
 
 func (s *Server) handleDeleteProperty(w http.ResponseWriter, r *http.Request) {

@@ -82,6 +82,7 @@ type Server struct {
 	faults   []*Fault
 	budget   budgetState
 	baseURL  string
+	owners   ownerProps // user and project entity properties
 
 	srv *http.Server
 	ln  net.Listener

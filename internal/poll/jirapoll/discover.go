@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,63 +44,167 @@ func (d *Driver) issue(key string) *issueState {
 	return st
 }
 
-// Discover implements poll.Driver: it runs every query newest-updated
-// first, with the lock and lastCheck properties inline, so that locked and
-// unchanged issues cost no further call. A query without its own ORDER BY
-// is paged by `updated <= <epoch ms>` (excluding the keys already seen at
-// that millisecond) until N eligible issues were found, a page is not
-// full, or MaxPages pages were read.
+// Discover implements poll.Driver. With the shared cursor (docs/polling.md,
+// "Discovery cursor") it reads the cursor, asks each query for the issues
+// updated since the cursor, oldest first, moves the
+// cursor when what it saw allows, and keeps for this poller the eligible
+// issues it is preferred for ("Sharing work between pollers"). Without a
+// cursor it runs every query newest-updated first. Either way the lock
+// and lastCheck properties come inline, so that locked and unchanged
+// issues cost no further call.
 func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
-	now := d.o.Now()
+	start := d.o.Now()
 	disc := &poll.Discovery{}
 	seen := map[string]*issueState{}
 	defer func() { d.keep(seen) }()
-	target := d.o.N
-	reconcile := d.recent()
-	for qi, q := range d.o.Queries {
-		where, order := jira.SplitOrderBy(q)
-		keyset := order == ""
-		if keyset {
-			order = "ORDER BY updated DESC"
+	if !d.cursorOn() {
+		if d.cur.off {
+			disc.Cursor.State = cursorFallback
 		}
-		var floor time.Time
-		var tied []string // keys seen whose updated equals floor
-		for page := 0; page < d.o.MaxPages; page++ {
-			jql := jira.And(where)
-			if !floor.IsZero() {
-				jql = jira.And(where, "updated <= "+jira.Millis(floor), notIn(tied))
-			}
-			req := jira.SearchRequest{JQL: jql + " " + order, Fields: searchFields,
-				Properties: []string{d.lockKey, d.checkKey}, MaxResults: d.o.M, ReconcileIssues: reconcile}
-			issues, err := d.o.API.Search(ctx, req, d.o.M)
-			if err != nil {
-				return nil, queryError(qi, q, err)
-			}
-			fresh := 0
-			for _, is := range issues {
-				if seen[is.Key] != nil {
-					continue
-				}
-				fresh++
-				disc.Candidates++
-				seen[is.Key] = d.classify(is, now, disc)
-			}
-			if !keyset || len(issues) < d.o.M || fresh == 0 || len(disc.Eligible) >= target {
-				break
-			}
-			last := issues[len(issues)-1].Fields.Updated.Time
-			if !last.Equal(floor) {
-				tied = nil
-			}
-			floor = last
-			for _, is := range issues {
-				if is.Fields.Updated.Equal(floor) {
-					tied = append(tied, is.Key)
-				}
+		return disc, d.discoverNewest(ctx, start, disc, seen)
+	}
+	cur, state := d.readCursor(ctx)
+	disc.Cursor.State = state
+	if state == cursorFallback {
+		return disc, d.discoverNewest(ctx, start, disc, seen)
+	}
+	var since time.Time
+	var held map[string]time.Time
+	if cur != nil {
+		since, held = cur.At, cur.Held
+		disc.Cursor.At = cur.At
+	}
+	var t tally
+	for qi, q := range d.o.Queries {
+		where, _ := jira.SplitOrderBy(q)
+		full, err := d.passFrom(ctx, passSpec{qi: qi, q: q, where: where, asc: true, since: since}, held, start, disc, seen, &t)
+		if err != nil {
+			return nil, err
+		}
+		if full && len(disc.Eligible) < d.o.N {
+			// MaxPages full pages from the cursor: something old holds
+			// it back; newer changes must not wait behind it.
+			if _, err := d.pass(ctx, passSpec{qi: qi, q: q, where: where}, start, disc, seen, nil); err != nil {
+				return nil, err
 			}
 		}
 	}
+	d.share(cur, disc, start)
+	d.advance(ctx, cur, &t, start, disc)
+	if !disc.Cursor.At.IsZero() {
+		disc.Cursor.Lag = d.o.Now().Sub(disc.Cursor.At)
+	}
 	return disc, nil
+}
+
+// discoverNewest is discovery without a cursor: every query newest first.
+func (d *Driver) discoverNewest(ctx context.Context, now time.Time, disc *poll.Discovery, seen map[string]*issueState) error {
+	for qi, q := range d.o.Queries {
+		where, order := jira.SplitOrderBy(q)
+		if _, err := d.pass(ctx, passSpec{qi: qi, q: q, where: where, order: order}, now, disc, seen, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// passFrom is the oldest-first pass from the cursor: its first page also
+// reads the held issues. Jira rejects a query naming an issue that no
+// longer exists: the pass then starts at the oldest held update instead.
+func (d *Driver) passFrom(ctx context.Context, ps passSpec, held map[string]time.Time, now time.Time, disc *poll.Discovery, seen map[string]*issueState, t *tally) (bool, error) {
+	if len(held) > 0 {
+		keys := slices.Sorted(maps.Keys(held))
+		if in, err := jira.KeyIn(keys); err == nil && !ps.since.IsZero() {
+			hps := ps
+			hps.first = "updated >= " + jira.Millis(ps.since) + " OR " + in
+			full, err := d.pass(ctx, hps, now, disc, seen, t)
+			if !jira.IsBadRequest(err) {
+				return full, err
+			}
+			d.o.Log.Info("a held issue no longer exists; discovery starts at the oldest held change", "error", err.Error())
+		}
+		for _, at := range held {
+			ps.since = earliest(ps.since, at)
+		}
+	}
+	return d.pass(ctx, ps, now, disc, seen, t)
+}
+
+// passSpec is one paged pass of a query: newest first, or (asc) oldest
+// first from since (zero: from the beginning). A query's own ORDER BY
+// (order) is read as one page.
+type passSpec struct {
+	qi       int
+	q, where string
+	order    string
+	asc      bool
+	since    time.Time
+	first    string // replaces the since clause on the first page
+}
+
+// pass pages one query by `updated <=` (newest first) or `updated >=`
+// (oldest first) an epoch-ms floor, excluding the keys already seen at
+// that millisecond, until N eligible issues were found, a page is not
+// full, or MaxPages pages were read. It reports whether it stopped after
+// a full page (more candidates may follow) and notes every candidate in t
+// (when not nil), including the last update of a full last page.
+func (d *Driver) pass(ctx context.Context, ps passSpec, now time.Time, disc *poll.Discovery, seen map[string]*issueState, t *tally) (bool, error) {
+	keyset := ps.order == ""
+	order, cmp := ps.order, "updated <= "
+	switch {
+	case ps.asc:
+		order, cmp = "ORDER BY updated ASC, key ASC", "updated >= "
+	case keyset:
+		order = "ORDER BY updated DESC"
+	}
+	floor := ps.since
+	var tied []string // keys seen whose updated equals floor
+	for page := 0; page < d.o.MaxPages; page++ {
+		jql := jira.And(ps.where)
+		switch {
+		case page == 0 && ps.first != "":
+			jql = jira.And(ps.where, ps.first)
+		case !floor.IsZero():
+			jql = jira.And(ps.where, cmp+jira.Millis(floor), notIn(tied))
+		}
+		req := jira.SearchRequest{JQL: jql + " " + order, Fields: searchFields,
+			Properties: []string{d.lockKey, d.checkKey}, MaxResults: d.o.M, ReconcileIssues: d.recent()}
+		issues, err := d.o.API.Search(ctx, req, d.o.M)
+		if err != nil {
+			return false, queryError(ps.qi, ps.q, err)
+		}
+		fresh := 0
+		for _, is := range issues {
+			if seen[is.Key] != nil {
+				continue
+			}
+			fresh++
+			disc.Candidates++
+			st, handled := d.classify(is, now, disc)
+			seen[is.Key] = st
+			if t != nil {
+				t.note(is.Key, is.Fields.Updated.Time, handled)
+			}
+		}
+		full := len(issues) >= d.o.M
+		if !keyset || !full || fresh == 0 || len(disc.Eligible) >= d.o.N || page == d.o.MaxPages-1 {
+			if full && t != nil {
+				t.bound = earliest(t.bound, issues[len(issues)-1].Fields.Updated.Time)
+			}
+			return full && keyset, nil
+		}
+		last := issues[len(issues)-1].Fields.Updated.Time
+		if !last.Equal(floor) {
+			tied = nil
+		}
+		floor = last
+		for _, is := range issues {
+			if is.Fields.Updated.Equal(floor) {
+				tied = append(tied, is.Key)
+			}
+		}
+	}
+	return false, nil
 }
 
 // notIn excludes keys ("" when there are none): the next page must not
@@ -147,8 +253,9 @@ func (d *Driver) look(is jira.Issue, now time.Time) view {
 }
 
 // classify adds is to the eligible or stale list of disc and returns the
-// driver's state of it.
-func (d *Driver) classify(is jira.Issue, now time.Time, disc *poll.Discovery) *issueState {
+// driver's state of it, and whether its changes are all handled (its
+// checkpoint covers its last update; locked or not).
+func (d *Driver) classify(is jira.Issue, now time.Time, disc *poll.Discovery) (*issueState, bool) {
 	id, _ := strconv.ParseInt(is.ID, 10, 64)
 	v := d.look(is, now)
 	disc.Corrupt += v.corrupt
@@ -164,7 +271,7 @@ func (d *Driver) classify(is jira.Issue, now time.Time, disc *poll.Discovery) *i
 	case v.stale:
 		disc.Stale = append(disc.Stale, it)
 	}
-	return &issueState{issue: is, id: id}
+	return &issueState{issue: is, id: id}, !v.changed
 }
 
 // lockState classifies a lock value: locked (held and fresh), stale

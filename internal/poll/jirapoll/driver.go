@@ -67,8 +67,18 @@ type Options struct {
 	Concurrency int
 	// PollerID is this poller's UUID, written into the locks it takes.
 	PollerID string
-	Now      func() time.Time
-	Log      *slog.Logger
+	// CursorAPI stores the shared discovery cursor (nil: no cursor, every
+	// discovery reads newest first). CursorMode is where: CursorUser (the
+	// default, a property of the poller's own account, CursorAccount or
+	// else /myself), CursorProject (a property of Project) or CursorOff.
+	CursorAPI     CursorAPI
+	CursorMode    string
+	CursorAccount string
+	// CursorMargin: how far behind its own search start this poller keeps
+	// the cursor (0: DefaultCursorMargin).
+	CursorMargin time.Duration
+	Now          func() time.Time
+	Log          *slog.Logger
 }
 
 // Driver is the jira-poll driver. It implements poll.Driver; one cycle at
@@ -76,6 +86,8 @@ type Options struct {
 type Driver struct {
 	o                 Options
 	lockKey, checkKey string
+
+	cur cursorState // Discover's alone
 
 	mu      sync.Mutex
 	written []int64                // ids of issues this poller wrote recently, newest last
@@ -123,8 +135,12 @@ func New(o Options) (*Driver, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	if err := checkCursor(&o); err != nil {
+		return nil, err
+	}
 	d := &Driver{o: o}
 	d.lockKey, d.checkKey = polllock.Keys(o.Repo)
+	d.cur.key = polllock.CursorKey(o.Repo)
 	return d, nil
 }
 
@@ -171,6 +187,32 @@ func (d *Driver) recent() []int64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return append([]int64(nil), d.written...)
+}
+
+// checkCursor validates and defaults the cursor options. A query with its
+// own ORDER BY cannot be read from a cursor: the cursor is then off.
+func checkCursor(o *Options) error {
+	switch o.CursorMode {
+	case "":
+		o.CursorMode = CursorUser
+	case CursorUser, CursorOff:
+	case CursorProject:
+		if o.Project == "" {
+			return fmt.Errorf("%s: cursor %q needs a project (config project) to store it on", Name, o.CursorMode)
+		}
+	default:
+		return fmt.Errorf("%s: cursor %q: want %s, %s or %s", Name, o.CursorMode, CursorUser, CursorProject, CursorOff)
+	}
+	if o.CursorMargin <= 0 {
+		o.CursorMargin = DefaultCursorMargin
+	}
+	for _, q := range o.Queries {
+		if _, order := jira.SplitOrderBy(q); order != "" && o.CursorAPI != nil && o.CursorMode != CursorOff {
+			o.Log.Info("a query has its own ORDER BY: the discovery cursor is off", "query", q)
+			o.CursorMode = CursorOff
+		}
+	}
+	return nil
 }
 
 func each[T any](n int, xs []T, f func(T)) { poll.Each(n, xs, f) }

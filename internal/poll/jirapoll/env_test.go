@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -195,6 +196,13 @@ type pollerOpts struct {
 	dryRun   bool
 	queries  []string
 	observer poll.Observer
+	// cursor is the cursor mode ("": no cursor API at all); log, if set,
+	// receives the driver's and the cycle's records.
+	cursor string
+	log    *slog.Logger
+	m      int // search page size (0: the driver's default)
+	// wrapCursor, if set, wraps the cursor API (to interleave writes).
+	wrapCursor func(jirapoll.CursorAPI) jirapoll.CursorAPI
 }
 
 // poller is one fullsend poll process: its own client, driver and core.
@@ -220,8 +228,15 @@ func (e *env) poller(po pollerOpts) *poller {
 		po.queries = []string{"project = " + project + " AND statusCategory != Done"}
 	}
 	c := e.client()
-	drv, err := jirapoll.New(jirapoll.Options{API: c, Usage: jirapoll.UsageOf(c), SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id,
-		Now: e.clock.Now})
+	opts := jirapoll.Options{API: c, Usage: jirapoll.UsageOf(c), SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id,
+		Now: e.clock.Now, Log: po.log, M: po.m}
+	if po.cursor != "" {
+		opts.CursorAPI, opts.CursorMode, opts.Project = c, po.cursor, project
+		if po.wrapCursor != nil {
+			opts.CursorAPI = po.wrapCursor(c)
+		}
+	}
+	drv, err := jirapoll.New(opts)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -232,7 +247,7 @@ func (e *env) poller(po pollerOpts) *poller {
 	return &poller{e: e, client: c, drv: drv, o: poll.Options{
 		Driver: drv, Core: testCore{}, Output: po.out, Validate: (*event.Event).Validate,
 		N: po.n, JitterMin: jmax / 2, JitterMax: jmax, DryRun: po.dryRun,
-		Rand: rand.New(rand.NewPCG(po.seed, 7)), Observer: po.observer, Sleep: e.sleep}}
+		Rand: rand.New(rand.NewPCG(po.seed, 7)), Observer: po.observer, Sleep: e.sleep, Log: po.log}}
 }
 
 func (p *poller) cycle(ctx context.Context) (poll.Result, error) { return poll.Run(ctx, p.o) }

@@ -96,6 +96,7 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 		SiteURL: id.Connection.BaseURL, Repo: cfg.Repo, Project: id.Project, Queries: id.Queries,
 		M: id.Lock.M, N: id.Lock.N, StaleThreshold: id.Lock.StaleThreshold, Concurrency: id.Concurrency,
 		PollerID: env.PollerID, Log: env.Log,
+		CursorAPI: client, CursorMode: id.Cursor.Store, CursorAccount: id.Cursor.AccountID, CursorMargin: id.Cursor.Margin,
 	})
 	if err != nil {
 		return nil, config.Invalid(err)

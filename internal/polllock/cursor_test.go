@@ -1,0 +1,120 @@
+package polllock
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCursorKey(t *testing.T) {
+	if got := CursorKey("acme/platform"); got != "fullsend.poll.acme.platform.cursor" {
+		t.Fatalf("CursorKey = %s", got)
+	}
+	if got := CursorKey("group/sub/repo"); got != "fullsend.poll.group.sub.repo.cursor" {
+		t.Fatalf("CursorKey nested = %s", got)
+	}
+}
+
+func TestParseCursor(t *testing.T) {
+	cases := []struct {
+		name, raw, err string
+	}{
+		{"valid", `{"at":"2026-05-01T10:00:00.123456Z","by":"p1","ts":"2026-05-01T10:00:01Z","pollers":{"p1":"2026-05-01T10:00:01Z"}}`, ""},
+		{"no pollers", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z"}`, ""},
+		{"missing at", `{"by":"p1","ts":"2026-05-01T10:00:01Z"}`, "missing at"},
+		{"missing by", `{"at":"2026-05-01T10:00:00Z","ts":"2026-05-01T10:00:01Z"}`, "missing by"},
+		{"missing ts", `{"at":"2026-05-01T10:00:00Z","by":"p1"}`, "missing ts"},
+		{"unknown field", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","x":1}`, "unknown field"},
+		{"bad time", `{"at":"yesterday","by":"p1","ts":"2026-05-01T10:00:01Z"}`, "not a cursor object"},
+		{"trailing data", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z"} {}`, "trailing data"},
+		{"empty poller id", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","pollers":{"":"2026-05-01T10:00:01Z"}}`, "poller entry"},
+		{"zero poller time", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","pollers":{"p2":"0001-01-01T00:00:00Z"}}`, "poller entry"},
+		{"held", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","held":{"PROJ-1":"2026-05-01T09:00:00Z"}}`, ""},
+		{"held bad key", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","held":{"proj 1":"2026-05-01T09:00:00Z"}}`, "held entry"},
+		{"held no time", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","held":{"PROJ-1":"0001-01-01T00:00:00Z"}}`, "held entry"},
+		{"not an object", `"2026-05-01T10:00:00Z"`, "not a cursor object"},
+		{"null", `null`, "missing at"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseCursor([]byte(tc.raw))
+			if tc.err == "" {
+				if err != nil {
+					t.Fatalf("ParseCursor: %v", err)
+				}
+				back, err := ParseCursor(c.Marshal())
+				if err != nil || !back.At.Equal(c.At) || back.By != c.By || len(back.Held) != len(c.Held) {
+					t.Fatalf("round trip: %+v, %v", back, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("error %v, want one containing %q", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestCursorPollers(t *testing.T) {
+	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	ttl := 10 * time.Minute
+	c := Cursor{Pollers: map[string]time.Time{
+		"old":    now.Add(-11 * time.Minute),
+		"recent": now.Add(-9 * time.Minute),
+		"future": now.Add(20 * time.Minute),
+	}}
+	fresh := c.Fresh("me", now, ttl)
+	if fresh[0] != "me" || len(fresh) != 2 || !slices.Contains(fresh, "recent") {
+		t.Fatalf("Fresh = %v, want me first and recent", fresh)
+	}
+	next := c.WithPoller("me", now, ttl)
+	if len(next.Pollers) != 2 || !next.Pollers["me"].Equal(now) || next.Pollers["recent"].IsZero() {
+		t.Fatalf("WithPoller = %v, want me and recent", next.Pollers)
+	}
+	if len(c.Pollers) != 3 {
+		t.Fatal("WithPoller changed its receiver")
+	}
+	if lag := (Cursor{At: now.Add(-time.Minute)}).Lag(now); lag != time.Minute {
+		t.Fatalf("Lag = %v", lag)
+	}
+	if (Cursor{}).Lag(now) != 0 {
+		t.Fatal("Lag of a zero cursor")
+	}
+}
+
+// FuzzParseCursor: the cursor comes from Jira, written by any poller (or
+// anyone with access to the property): parsing never panics, and what it
+// accepts round-trips.
+func FuzzParseCursor(f *testing.F) {
+	for _, s := range []string{
+		`{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","pollers":{"p1":"2026-05-01T10:00:01Z"}}`,
+		`{"at":"2026-05-01T10:00:00Z"}`, `[]`, `{}`, ``, `{"at":1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		c, err := ParseCursor(raw)
+		if err != nil {
+			return
+		}
+		back, err := ParseCursor(c.Marshal())
+		if err != nil {
+			t.Fatalf("accepted %q but not its re-encoding: %v", raw, err)
+		}
+		if !back.At.Equal(c.At) || back.By != c.By || len(back.Pollers) != len(c.Pollers) || len(back.Held) != len(c.Held) {
+			t.Fatalf("round trip of %q: %+v vs %+v", raw, back, c)
+		}
+	})
+}
+
+func TestParseCursorTooManyHeld(t *testing.T) {
+	c := Cursor{At: time.Now(), By: "p", TS: time.Now(), Held: map[string]time.Time{}}
+	for i := range MaxHeld + 1 {
+		c.Held["PROJ-"+strconv.Itoa(i+1)] = time.Now()
+	}
+	if _, err := ParseCursor(c.Marshal()); err == nil || !strings.Contains(err.Error(), "held issues") {
+		t.Fatalf("%d held: %v", len(c.Held), err)
+	}
+}
