@@ -24,9 +24,6 @@ type statusOptions struct {
 	terminal    bool // standard output is a terminal
 }
 
-// statusCursor, when set, reads the discovery cursor for `status`.
-var statusCursor status.CursorReader
-
 func newStatusCmd(app *App, runF func(context.Context, *statusOptions) error) *cobra.Command {
 	o := &statusOptions{}
 	if runF == nil {
@@ -74,6 +71,6 @@ func (app *App) runStatus(ctx context.Context, o *statusOptions) error {
 	return status.Run(ctx, status.Options{
 		ConfigDir: app.ConfigDir, Getenv: app.Getenv, Log: app.Log,
 		InputDriver: o.inputDriver, Issue: o.issue, Format: o.format, MetricsURL: o.metricsURL, Limit: o.limit,
-		Out: app.Stdout, Watch: o.watch, Interval: o.interval, Terminal: o.terminal, Cursor: statusCursor,
+		Out: app.Stdout, Watch: o.watch, Interval: o.interval, Terminal: o.terminal,
 	})
 }

@@ -70,12 +70,15 @@ func TestStatusCommand(t *testing.T) {
 	f := newPollFixture(t)
 	f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
 	code, out, errs := f.run(t, "status")
-	if code != 0 || !strings.Contains(out, "LOCKS: none") || !strings.HasSuffix(out, "api calls: 1\n") {
+	if code != 0 || !strings.Contains(out, "LOCKS: none") || !strings.HasSuffix(out, "api calls: 3\n") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	for ep := range f.sim.Calls() {
-		if ep != "POST /rest/api/3/search/jql" {
-			t.Errorf("status called %s", ep)
+	// One search, and the cursor: the account's id, then its property.
+	reads := map[string]bool{"POST /rest/api/3/search/jql": true, "GET /rest/api/3/myself": true,
+		"GET /rest/api/3/user/properties/{propertyKey}": true}
+	for ep, n := range f.sim.Calls() {
+		if !reads[ep] || n != 1 {
+			t.Errorf("status called %s %d times", ep, n)
 		}
 	}
 }

@@ -81,8 +81,8 @@ func (s *snapshotter) collectJira(ctx context.Context, i int, in Input, rep *Rep
 	for _, is := range issues {
 		ji.read(&in, is, now)
 	}
-	if s.o.Cursor != nil {
-		c, found, err := s.o.Cursor(ctx, ji.client, s.cfg.Repo)
+	{
+		c, found, err := s.o.Cursor(ctx, ji.client, s.cfg.Repo, ji.id)
 		if err != nil {
 			return in, calls(), ji.authErr(fmt.Errorf("reading the discovery cursor: %w", err))
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -84,6 +85,8 @@ poll:
         - project = PROJ AND statusCategory != Done
       lock:
         stale_threshold: 900s
+      cursor:
+        account_id: `+botAcct+`
   output_driver: gha-dispatch
 outputs:
   gha-dispatch:
@@ -188,9 +191,27 @@ func metricsServer(t *testing.T, metrics string, health string, code int) string
 	return srv.URL + "/metrics"
 }
 
+// cursorRead is the one call the default cursor reader makes here (the
+// account id is configured).
+const cursorRead = "GET /rest/api/3/user/properties/{propertyKey}"
+
+// onlyReads reports whether calls are one search plus at most one cursor
+// read.
+func onlyReads(calls map[string]int) bool {
+	n := calls["POST /rest/api/3/search/jql"]
+	for ep, c := range calls {
+		if ep != "POST /rest/api/3/search/jql" && (ep != cursorRead || c != 1) {
+			return false
+		}
+	}
+	return n == 1
+}
+
 // fakeCursor reads a fixed cursor and counts as no Jira call.
 func fakeCursor(c Cursor) CursorReader {
-	return func(context.Context, *jira.Client, string) (Cursor, bool, error) { return c, true, nil }
+	return func(context.Context, *jira.Client, string, config.InputDriver) (Cursor, bool, error) {
+		return c, true, nil
+	}
 }
 
 // snapshot takes one Report at t0 without rendering it.

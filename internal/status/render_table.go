@@ -105,9 +105,14 @@ func (t *table) cursorTable(c *Cursor) {
 		pollers = append(pollers, id+"@"+ts.UTC().Format(time.RFC3339))
 	}
 	sortStrings(pollers)
+	var held []string
+	for key := range c.Held {
+		held = append(held, key)
+	}
+	sortStrings(held)
 	row := []string{c.At.UTC().Format(time.RFC3339), age(time.Duration(c.LagSec * float64(time.Second))), orNone(c.By),
-		c.TS.UTC().Format(time.RFC3339), orNone(strings.Join(pollers, " "))}
-	t.titled("CURSOR", "CURSOR", []string{"AT", "LAG", "BY", "WRITTEN", "POLLERS"}, [][]string{row})
+		c.TS.UTC().Format(time.RFC3339), orNone(strings.Join(held, " ")), orNone(strings.Join(pollers, " "))}
+	t.titled("CURSOR", "CURSOR", []string{"AT", "LAG", "BY", "WRITTEN", "HELD", "POLLERS"}, [][]string{row})
 }
 
 func lockRows(ls []Lock) [][]string {

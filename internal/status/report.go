@@ -111,6 +111,7 @@ type Cursor struct {
 	TS      time.Time            `json:"ts"`
 	LagSec  float64              `json:"lag_seconds"`
 	Pollers map[string]time.Time `json:"pollers,omitempty"`
+	Held    map[string]time.Time `json:"held,omitempty"` // candidates before At not handled yet (key → their update)
 }
 
 // RateLimit is a rate-limit budget a service reported.

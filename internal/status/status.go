@@ -34,10 +34,10 @@ const (
 // DefaultLimit is how many candidates the one search reads.
 const DefaultLimit = 100
 
-// CursorReader reads the shared discovery cursor of a jira-poll input
-// through client (so its calls are counted); found is false when no
-// poller wrote one yet.
-type CursorReader func(ctx context.Context, client *jira.Client, repo string) (c Cursor, found bool, err error)
+// CursorReader reads the shared discovery cursor of the jira-poll input
+// id through client (so its calls are counted); found is false when no
+// poller wrote one yet or the cursor is off.
+type CursorReader func(ctx context.Context, client *jira.Client, repo string, id config.InputDriver) (c Cursor, found bool, err error)
 
 // Options configure Run.
 type Options struct {
@@ -57,7 +57,8 @@ type Options struct {
 	Terminal bool
 	Ticker   func(d time.Duration) (<-chan time.Time, func())
 	Now      func() time.Time
-	// Cursor reads the discovery cursor; nil shows it as unknown.
+	// Cursor reads the discovery cursor (default: where the input's
+	// cursor settings say it lives).
 	Cursor CursorReader
 	// HTTP fetches MetricsURL (default a client with a 5s timeout).
 	HTTP *http.Client
@@ -117,6 +118,9 @@ func (o *Options) defaults() error {
 	}
 	if o.Limit <= 0 {
 		o.Limit = DefaultLimit
+	}
+	if o.Cursor == nil {
+		o.Cursor = readCursor
 	}
 	if o.Limit > DefaultLimit {
 		return config.Invalid(fmt.Errorf("--limit %d: at most %d (one search page)", o.Limit, DefaultLimit))

@@ -63,7 +63,7 @@ func TestWatchFrames(t *testing.T) {
 			if !ft.stopped || ft.got != 10*time.Second {
 				t.Errorf("ticker stopped %v, interval %s", ft.stopped, ft.got)
 			}
-			if c := strings.Count(got, "api calls: 1"); c != 2 {
+			if c := strings.Count(got, "api calls: 2"); c != 2 {
 				t.Errorf("%d frames, want 2", c)
 			}
 			if strings.Contains(got, clearHome) != tc.terminal {
