@@ -77,7 +77,8 @@ func (e *env) scalePoller(cfg scaleCfg, id int, out output.Driver, obs poll.Obse
 	}
 	drv, err := jirapoll.New(jirapoll.Options{API: c, Usage: jirapoll.UsageOf(c), SiteURL: e.base, Repo: repo,
 		Queries: []string{"project = " + project + " AND statusCategory != Done"}, N: cfg.n, M: cfg.m,
-		StaleThreshold: 10 * time.Minute, PollerID: fmt.Sprintf("poller-%d", id)})
+		StaleThreshold: 10 * time.Minute, PollerID: fmt.Sprintf("poller-%d", id),
+		CursorAPI: c, CursorMode: *scaleCursor, CursorMargin: cfg.margin, Project: project})
 	if err != nil {
 		e.t.Fatal(err)
 	}
