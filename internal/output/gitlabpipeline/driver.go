@@ -114,6 +114,16 @@ func (d *Driver) dispatchOne(ctx context.Context, run plan.Run) (*plan.Ref, erro
 	rk := ResourceKey(run.Key)
 	log := d.o.Log.With("driver", Name, "project", d.o.Project, "pipeline", p.ID, "scope", string(run.Key))
 	log.Info("pipeline created", "url", p.WebURL, "harness", run.Harness)
+	if settles(run) {
+		kept, err := Settle(ctx, d.gl, d.o.Project, PipelineName(rk), run.WorkItem.IdempotencyKey, p.ID)
+		if err != nil {
+			log.Warn("settling against other dispatchers of the same change failed; a duplicate pipeline may run", "error", err.Error())
+		}
+		if !kept {
+			log.Info("duplicate pipeline cancelled: an older pipeline carries the same change", "key", run.WorkItem.IdempotencyKey)
+			return ref, nil
+		}
+	}
 	d.ensureProcessMode(ctx, rk)
 	res, err := d.coalesce(ctx, rk, p.ID)
 	if err != nil {

@@ -2,16 +2,12 @@ package gitlabpoll
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	gitlab "gitlab.com/gitlab-org/api/client-go"
-
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
-	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/scope"
@@ -20,7 +16,8 @@ import (
 // Driver adapts a Poller to the poll cycle (poll.Driver). GitLab offers no
 // cheap lock, so the lock stages are no-ops: Acquire holds every item,
 // Verify and Release do nothing, and Dispatched settles the pipelines the
-// cycle started (Settle: the duplicate with the higher id is canceled).
+// cycle started (gitlabpipeline.Settle, at creation: the duplicate with
+// the higher id is canceled).
 // An item's checkpoint is the newest change a pipeline records for its
 // scope (any harness), read from the pipeline list; Advance only
 // remembers, in memory, that the item was handled at its updated_at.
@@ -147,40 +144,9 @@ func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 	return nil
 }
 
-// Dispatched settles every pipeline the cycle started for the items.
-func (d *Driver) Dispatched(ctx context.Context, items []*poll.Item) error {
-	gl, project := d.p.o.Client, d.p.o.Project
-	for _, it := range items {
-		for _, ref := range it.Refs {
-			id, err := strconv.ParseInt(ref.ID, 10, 64)
-			if err != nil || ref.Driver != gitlabpipeline.Name {
-				continue
-			}
-			if err := settleRef(ctx, gl, project, id); err != nil {
-				it.Fail(err)
-			}
-		}
-	}
-	return nil
-}
-
-func settleRef(ctx context.Context, gl *gitlab.Client, project string, id int64) error {
-	pl, _, err := gl.Pipelines.GetPipeline(project, id, gitlab.WithContext(ctx))
-	if err != nil {
-		return err
-	}
-	vars, _, err := gl.Pipelines.GetPipelineVariables(project, id, gitlab.WithContext(ctx))
-	if err != nil {
-		return err
-	}
-	for _, v := range vars {
-		if v.Key == gitlabpipeline.VarIdempotencyKey && v.Value != "" {
-			_, err = Settle(ctx, gl, project, pl.Name, v.Value, id)
-			return err
-		}
-	}
-	return nil
-}
+// Dispatched does nothing: the gitlab-pipeline output settled each
+// pipeline when it created it (gitlabpipeline.Settle).
+func (d *Driver) Dispatched(context.Context, []*poll.Item) error { return nil }
 
 // Advance remembers that the item was handled (every harness at its
 // newest position), so that the next cycle skips it until it changes. An

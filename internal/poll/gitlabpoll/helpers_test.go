@@ -148,7 +148,7 @@ func (d *pipelines) Dispatch(ctx context.Context, ev *event.Event, at time.Time,
 	if err != nil {
 		return err
 	}
-	_, err = Settle(ctx, d.gl, project, gitlabpipeline.PipelineName(rk), key, p.ID)
+	_, err = gitlabpipeline.Settle(ctx, d.gl, project, gitlabpipeline.PipelineName(rk), key, p.ID)
 	return err
 }
 

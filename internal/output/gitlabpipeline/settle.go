@@ -1,14 +1,28 @@
-package gitlabpoll
+package gitlabpipeline
 
 import (
 	"context"
 	"fmt"
-	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
-	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+	"github.com/fullsend-dev/fullsend/internal/event"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/scope"
 )
+
+// settles reports whether a created pipeline is settled: its run carries
+// an idempotency key of a GitLab subject, the one kind of change two paths
+// (the gitlab-event webhook path and the gitlab-poll backstop) may both
+// dispatch.
+func settles(run plan.Run) bool {
+	if run.WorkItem.IdempotencyKey == "" {
+		return false
+	}
+	_, _, s, err := scope.Parse(run.Key)
+	return err == nil && s.System == event.SystemGitLab
+}
 
 // Settle is the verify half of dispatch-then-verify, the coordination
 // between concurrent pollers and the webhook path (GitLab has no cheap
@@ -20,11 +34,11 @@ import (
 func Settle(ctx context.Context, gl *gitlab.Client, project, name, key string, ours int64) (kept bool, err error) {
 	lo := gitlab.ListOptions{PerPage: 100, Page: 1}
 	asc, by := "asc", "id"
-	for range maxPages {
+	for range maxListPages {
 		ps, resp, err := gl.Pipelines.ListProjectPipelines(project, &gitlab.ListProjectPipelinesOptions{
 			ListOptions: lo, Name: &name, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
 		if err != nil {
-			return true, fmt.Errorf("gitlab-poll: listing pipelines %s: %w", name, err)
+			return true, fmt.Errorf("gitlab-pipeline: settling: listing pipelines %s: %w", name, err)
 		}
 		for _, p := range ps {
 			if p.ID >= ours {
@@ -37,7 +51,7 @@ func Settle(ctx context.Context, gl *gitlab.Client, project, name, key string, o
 			if dup {
 				_, _, err := gl.Pipelines.CancelPipelineBuild(project, ours, gitlab.WithContext(glapi.WriteCtx(ctx)))
 				if err != nil {
-					return true, fmt.Errorf("gitlab-poll: canceling duplicate pipeline %d: %w", ours, err)
+					return true, fmt.Errorf("gitlab-pipeline: canceling duplicate pipeline %d: %w", ours, err)
 				}
 				return false, nil
 			}
@@ -53,10 +67,10 @@ func Settle(ctx context.Context, gl *gitlab.Client, project, name, key string, o
 func carries(ctx context.Context, gl *gitlab.Client, project string, id int64, key string) (bool, error) {
 	vars, _, err := gl.Pipelines.GetPipelineVariables(project, id, gitlab.WithContext(ctx))
 	if err != nil {
-		return false, fmt.Errorf("gitlab-poll: reading the variables of pipeline %d: %w", id, err)
+		return false, fmt.Errorf("gitlab-pipeline: settling: reading the variables of pipeline %d: %w", id, err)
 	}
 	for _, v := range vars {
-		if v.Key == gitlabpipeline.VarIdempotencyKey && v.Value == key {
+		if v.Key == VarIdempotencyKey && v.Value == key {
 			return true, nil
 		}
 	}

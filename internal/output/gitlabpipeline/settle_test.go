@@ -1,0 +1,49 @@
+package gitlabpipeline
+
+import (
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/scope"
+	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
+)
+
+// TestSettleOnCreate: a second pipeline carrying the idempotency key of a
+// GitLab change an older pipeline already carries is cancelled at once,
+// on whichever path created it (webhook or backstop); runs of other
+// subjects, or without a key, are never settled.
+func TestSettleOnCreate(t *testing.T) {
+	at := time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name       string
+		forge      string
+		key        bool
+		wantSecond string // status of the second pipeline
+	}{
+		{"gitlab change dispatched twice", "gitlab", true, "canceled"},
+		{"gitlab run without a key", "gitlab", false, "waiting_for_resource"},
+		{"github change", "github", true, "waiting_for_resource"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, gitlabsim.Options{})
+			d := e.driver(t)
+			run := mkRun("triage", 7, "/fs-triage")
+			run.Key = scope.KeyOf("triage", run.Event, tc.forge)
+			if tc.key {
+				run.WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(run.Key), at)
+			}
+			first := dispatch1(t, d, run)
+			second := dispatch1(t, d, run)
+			p1, _ := e.sim.Pipeline(first)
+			p2, _ := e.sim.Pipeline(second)
+			if p2.Status != tc.wantSecond {
+				t.Errorf("second pipeline %d: %s, want %s", second, p2.Status, tc.wantSecond)
+			}
+			if tc.wantSecond == "canceled" && p1.Status == "canceled" {
+				t.Errorf("both pipelines of the change were cancelled: the change would be lost")
+			}
+		})
+	}
+}
