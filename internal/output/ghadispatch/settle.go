@@ -22,6 +22,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
 // KeyRun is a run that carries an idempotency key, as the run list shows
@@ -72,9 +73,11 @@ func Survivor(runs []KeyRun) (id int64, ok bool) {
 // idempotency key of a GitHub subject, the one kind of change two paths
 // (the events workflow and github-poll) may both dispatch.
 func settles(run plan.Run) bool {
-	key := run.WorkItem.IdempotencyKey
-	parts := strings.Split(key, ":")
-	return key != "" && len(parts) == 5 && parts[2] == event.SystemGitHub
+	if run.WorkItem.IdempotencyKey == "" {
+		return false
+	}
+	_, _, s, err := scope.Parse(run.Key)
+	return err == nil && s.System == event.SystemGitHub
 }
 
 // Settle applies Survivor to the runs of run's workflow that carry run's
