@@ -3,7 +3,6 @@ package runner
 import (
 	"bytes"
 	"context"
-	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
 
 func TestProcessExitCodes(t *testing.T) {

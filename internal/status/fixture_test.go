@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/fullsend-dev/fullsend/internal/config"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
@@ -86,7 +86,7 @@ poll:
       lock:
         stale_threshold: 900s
       cursor:
-        account_id: `+botAcct+`
+        account_id: ` + botAcct + `
   output_driver: gha-dispatch
 outputs:
   gha-dispatch:

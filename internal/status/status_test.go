@@ -3,13 +3,13 @@ package status
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/fullsend-dev/fullsend/sim/jirasim"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
 func planRef(s string) plan.Ref {

@@ -3,8 +3,9 @@ package gitlabevent
 import (
 	"errors"
 	"fmt"
-	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"strings"
+
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 )
 
 // Env is the connection a GitLab CI job provides.

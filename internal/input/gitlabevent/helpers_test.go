@@ -3,7 +3,6 @@ package gitlabevent
 import (
 	"context"
 	"encoding/json"
-	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"net/http"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"net/http"
 	"slices"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
+
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 )
 
 // maxListPages bounds pagination of one pipelines list.

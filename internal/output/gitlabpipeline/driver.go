@@ -19,7 +19,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"net"
 	"net/http"
 	"strconv"
@@ -27,6 +26,7 @@ import (
 	"sync"
 
 	"github.com/fullsend-dev/fullsend/internal/drivers"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	gitlab "gitlab.com/gitlab-org/api/client-go"

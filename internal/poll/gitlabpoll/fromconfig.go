@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -12,6 +11,7 @@ import (
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
