@@ -5,21 +5,20 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 // Driver runs a Poller in the poll cycle (poll.Driver). GitHub offers no
-// cheap lock, so the lock stages are no-ops: Acquire holds every item,
-// Verify, Release and Dispatched do nothing; the gha-dispatch output
+// cheap lock, so the lock stages are poll.NoLocks; the gha-dispatch output
 // settles each run it starts against the other runs of its change
 // (ghadispatch.Settle). An item's checkpoint is the newest change a run
 // of its scope records (any harness), read from the run list; Advance
 // only remembers, in memory, that the item was handled at its
 // updated_at.
 type Driver struct {
-	p     *Poller
-	usage func() poll.Usage
+	poll.NoLocks // coordination happens at dispatch (ghadispatch.Settle)
+	p            *Poller
+	usage        func() poll.Usage
 
 	mu    sync.Mutex
 	items map[string]subject
@@ -42,9 +41,6 @@ func (d *Driver) Name() string { return Name }
 
 // Usage implements poll.Driver.
 func (d *Driver) Usage() poll.Usage { return d.usage() }
-
-// PollLock implements poll.Driver: runs hold no poll lock.
-func (d *Driver) PollLock(*poll.Item) *plan.PollLock { return nil }
 
 // Discover reads the window (three conditional listings); only when an
 // issue or pull request changed since this poller handled it does it read
@@ -92,28 +88,6 @@ func minTime(a, b time.Time) time.Time {
 	}
 	return a
 }
-
-// RemoveStale implements poll.Driver: there are no locks.
-func (d *Driver) RemoveStale(context.Context, []*poll.Item) (int, error) { return 0, nil }
-
-// Acquire holds every item: coordination happens at dispatch
-// (ghadispatch.Settle).
-func (d *Driver) Acquire(_ context.Context, items []*poll.Item) error {
-	for _, it := range items {
-		it.Attempt()
-		it.Hold()
-	}
-	return nil
-}
-
-// Verify implements poll.Driver: there is no lock to re-read.
-func (d *Driver) Verify(context.Context, []*poll.Item) error { return nil }
-
-// Release implements poll.Driver: there is no lock to remove.
-func (d *Driver) Release(context.Context, *poll.Item, bool) error { return nil }
-
-// Dispatched implements poll.Driver: gha-dispatch settled each run.
-func (d *Driver) Dispatched(context.Context, []*poll.Item) error { return nil }
 
 // Detect reads each item's changes after its checkpoint, up to its cutoff.
 func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {

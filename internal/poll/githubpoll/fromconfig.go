@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
@@ -56,17 +55,6 @@ func (in *Input) Account(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("%s: reading the tool's own account: %w", Name, err)
 }
 
-// counter counts the requests sent through it.
-type counter struct {
-	next  http.RoundTripper
-	calls atomic.Int64
-}
-
-func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
-	c.calls.Add(1)
-	return c.next.RoundTrip(r)
-}
-
 // FromConfig builds the input of cfg.Poll.InputDrivers[index]; it is the
 // poll.InputFactory of github-poll. The API base is connection.base_url
 // (config.Load defaults it to $GITHUB_API_URL), else api.github.com; the
@@ -92,7 +80,7 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 	if repo == "" {
 		return nil, config.Invalid(fmt.Errorf("%s: no repository: set `repo` in config.yaml or $GITHUB_REPOSITORY", Name))
 	}
-	cnt := &counter{next: tr}
+	cnt := &httpx.Counter{Next: tr}
 	timeout := id.Connection.Timeout
 	if timeout <= 0 {
 		timeout = github.DefaultTimeout
@@ -107,6 +95,6 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 	if err != nil {
 		return nil, config.Invalid(err)
 	}
-	usage := func() poll.Usage { return poll.Usage{Calls: int(cnt.calls.Load())} }
+	usage := func() poll.Usage { return poll.Usage{Calls: cnt.Calls()} }
 	return &Input{Driver: NewDriver(p, usage), gh: gh, settings: id}, nil
 }

@@ -8,25 +8,24 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
-	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
 // Driver adapts a Poller to the poll cycle (poll.Driver). GitLab offers no
-// cheap lock, so the lock stages are no-ops: Acquire holds every item,
-// Verify and Release do nothing, and Dispatched settles the pipelines the
-// cycle started (gitlabpipeline.Settle, at creation: the duplicate with
-// the higher id is canceled).
+// cheap lock, so the lock stages are poll.NoLocks: the gitlab-pipeline
+// output settles each pipeline when it creates it (gitlabpipeline.Settle:
+// the duplicate with the higher id is canceled).
 // An item's checkpoint is the newest change a pipeline records for its
 // scope (any harness), read from the pipeline list; Advance only
 // remembers, in memory, that the item was handled at its updated_at.
 type Driver struct {
-	p     *Poller
-	usage func() poll.Usage
-	mu    sync.Mutex
-	items map[string]subject
-	since time.Time
+	poll.NoLocks // coordination happens at dispatch (gitlabpipeline.Settle)
+	p            *Poller
+	usage        func() poll.Usage
+	mu           sync.Mutex
+	items        map[string]subject
+	since        time.Time
 }
 
 var _ poll.Driver = (*Driver)(nil)
@@ -44,9 +43,6 @@ func (d *Driver) Name() string { return Name }
 
 // Usage implements poll.Driver.
 func (d *Driver) Usage() poll.Usage { return d.usage() }
-
-// PollLock implements poll.Driver: runs hold no poll lock.
-func (d *Driver) PollLock(*poll.Item) *plan.PollLock { return nil }
 
 // Discover lists the window; only when something is new does it read the
 // pipeline list to set each item's checkpoint.
@@ -105,24 +101,6 @@ func (p *Poller) scopeTail(s subject) string {
 	return tail
 }
 
-// RemoveStale implements poll.Driver: there are no locks.
-func (d *Driver) RemoveStale(context.Context, []*poll.Item) (int, error) { return 0, nil }
-
-// Acquire holds every item: coordination happens at dispatch (Settle).
-func (d *Driver) Acquire(_ context.Context, items []*poll.Item) error {
-	for _, it := range items {
-		it.Attempt()
-		it.Hold()
-	}
-	return nil
-}
-
-// Verify implements poll.Driver: there is no lock to re-read.
-func (d *Driver) Verify(context.Context, []*poll.Item) error { return nil }
-
-// Release implements poll.Driver: there is no lock to remove.
-func (d *Driver) Release(context.Context, *poll.Item, bool) error { return nil }
-
 // Detect reads each item's changes after its checkpoint, up to its cutoff.
 func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 	for _, it := range items {
@@ -143,10 +121,6 @@ func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 	}
 	return nil
 }
-
-// Dispatched does nothing: the gitlab-pipeline output settled each
-// pipeline when it created it (gitlabpipeline.Settle).
-func (d *Driver) Dispatched(context.Context, []*poll.Item) error { return nil }
 
 // Advance remembers that the item was handled (every harness at its
 // newest position), so that the next cycle skips it until it changes. An

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
@@ -46,17 +45,6 @@ func (in *Input) Account(ctx context.Context) (string, error) {
 	return u.Username, nil
 }
 
-// counter counts the requests sent through it.
-type counter struct {
-	next  http.RoundTripper
-	calls atomic.Int64
-}
-
-func (c *counter) RoundTrip(r *http.Request) (*http.Response, error) {
-	c.calls.Add(1)
-	return c.next.RoundTrip(r)
-}
-
 // FromConfig builds the input of cfg.Poll.InputDrivers[index]; it is the
 // poll.InputFactory of gitlab-poll. Bad settings are config.Invalid.
 func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.InputEnv) (poll.Input, error) {
@@ -76,7 +64,7 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 }
 
 func build(id config.InputDriver, repo, project, token string, tr http.RoundTripper, env poll.InputEnv) (*Input, error) {
-	cnt := &counter{next: tr}
+	cnt := &httpx.Counter{Next: tr}
 	gl, err := glapi.NewClient(glapi.Options{APIURL: id.Connection.BaseURL, Token: token, Timeout: id.Connection.Timeout, Transport: cnt, Log: env.Log})
 	if err != nil {
 		return nil, config.Invalid(fmt.Errorf("gitlab-poll: %w", err))
@@ -85,6 +73,6 @@ func build(id config.InputDriver, repo, project, token string, tr http.RoundTrip
 	if err != nil {
 		return nil, config.Invalid(err)
 	}
-	usage := func() poll.Usage { return poll.Usage{Calls: int(cnt.calls.Load())} }
+	usage := func() poll.Usage { return poll.Usage{Calls: cnt.Calls()} }
 	return &Input{Driver: NewDriver(p, usage), gl: gl, settings: id}, nil
 }
