@@ -153,30 +153,50 @@ func checkDeclared(wf Workflow, inputs map[string]string) string {
 	return ""
 }
 
-func (s *Server) runJSON(r *http.Request, run *Run) map[string]any {
-	var conclusion any
+// runDoc is a workflow run as GitHub's REST API shows it (the fields
+// clients read; a struct, which encodes far faster than a map, since run
+// lists are the emulator's hottest answers).
+type runDoc struct {
+	ID           int64   `json:"id"`
+	Name         string  `json:"name"`
+	DisplayTitle string  `json:"display_title,omitempty"`
+	HeadBranch   string  `json:"head_branch"`
+	HeadSHA      string  `json:"head_sha"`
+	Path         string  `json:"path"`
+	RunNumber    int64   `json:"run_number"`
+	RunAttempt   int     `json:"run_attempt"`
+	Event        string  `json:"event"`
+	Status       string  `json:"status"`
+	Conclusion   *string `json:"conclusion"`
+	URL          string  `json:"url"`
+	HTMLURL      string  `json:"html_url"`
+	CancelURL    string  `json:"cancel_url"`
+	CreatedAt    string  `json:"created_at"`
+	UpdatedAt    string  `json:"updated_at"`
+	Repository   struct {
+		Name     string `json:"name"`
+		FullName string `json:"full_name"`
+		Owner    struct {
+			Login string `json:"login"`
+		} `json:"owner"`
+	} `json:"repository"`
+}
+
+var zeroSHA = strings.Repeat("0", 40)
+
+func (s *Server) runJSON(r *http.Request, run *Run, title string) runDoc {
+	d := runDoc{ID: run.ID, Name: run.Workflow, DisplayTitle: title, HeadBranch: run.Ref, HeadSHA: zeroSHA,
+		Path: ".github/workflows/" + run.Workflow, RunNumber: run.ID, RunAttempt: 1, Event: "workflow_dispatch",
+		Status: run.Status, URL: runAPIURL(r, run.Repo, run.ID), HTMLURL: run.HTMLURL,
+		CreatedAt: run.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: run.UpdatedAt.UTC().Format(time.RFC3339)}
 	if run.Conclusion != "" {
-		conclusion = run.Conclusion
+		c := run.Conclusion
+		d.Conclusion = &c
 	}
+	d.CancelURL = d.URL + "/cancel"
 	owner, name, _ := strings.Cut(run.Repo, "/")
-	return map[string]any{
-		"id":          run.ID,
-		"name":        run.Workflow,
-		"head_branch": run.Ref,
-		"head_sha":    strings.Repeat("0", 40),
-		"path":        ".github/workflows/" + run.Workflow,
-		"run_number":  run.ID,
-		"run_attempt": 1,
-		"event":       "workflow_dispatch",
-		"status":      run.Status,
-		"conclusion":  conclusion,
-		"url":         runAPIURL(r, run.Repo, run.ID),
-		"html_url":    run.HTMLURL,
-		"cancel_url":  runAPIURL(r, run.Repo, run.ID) + "/cancel",
-		"created_at":  run.CreatedAt.UTC().Format(time.RFC3339),
-		"updated_at":  run.UpdatedAt.UTC().Format(time.RFC3339),
-		"repository":  map[string]any{"name": name, "full_name": run.Repo, "owner": map[string]any{"login": owner}},
-	}
+	d.Repository.Name, d.Repository.FullName, d.Repository.Owner.Login = name, run.Repo, owner
+	return d
 }
 
 func (s *Server) findRun(repo, idText string) *Run {
@@ -208,7 +228,7 @@ func (s *Server) withRun(w http.ResponseWriter, r *http.Request, f func(run *Run
 
 func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
 	s.withRun(w, r, func(run *Run) {
-		writeJSON(w, http.StatusOK, s.runJSON(r, run))
+		writeJSON(w, http.StatusOK, s.runJSON(r, run, ""))
 	})
 }
 

@@ -64,6 +64,7 @@ type Run struct {
 	HTMLURL    string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	title      string // the display title, once a listing rendered it
 }
 
 type repoState struct {

@@ -61,15 +61,16 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, st *repoState,
 		}
 		match = append(match, run)
 	}
-	out := []map[string]any{}
+	out := []runDoc{}
 	for _, run := range paginate(w, r, match) {
-		m := s.runJSON(r, run)
-		title := DisplayTitle
-		if wf, ok := st.workflows[run.Workflow]; ok && wf.RunName != nil {
-			title = wf.RunName
+		if run.title == "" { // inputs never change: rendered once
+			title := DisplayTitle
+			if wf, ok := st.workflows[run.Workflow]; ok && wf.RunName != nil {
+				title = wf.RunName
+			}
+			run.title = title(run.Inputs)
 		}
-		m["display_title"] = title(run.Inputs)
-		out = append(out, m)
+		out = append(out, s.runJSON(r, run, run.title))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(match), "workflow_runs": out})
 }
