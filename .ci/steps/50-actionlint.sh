@@ -13,9 +13,9 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/fullsend" ./cmd/fullsend
 # A local build is a development build: every variant names what it installs.
-for variant in "release" "release --reusable" "source" "source --reusable"; do
+for variant in "release" "release --reusable" "source" "source --reusable" "release --github-poll"; do
 	read -r mode reusable <<<"$variant"
-	dir="$tmp/github-$mode${reusable:+-reusable}"
+	dir="$tmp/github-$mode${reusable:+$reusable}"
 	mkdir -p "$dir"
 	git -C "$dir" init -q # actionlint resolves ./.github/workflows/ calls from the repository root
 	version=v1.0.0

@@ -40,6 +40,7 @@ type genFlags struct {
 	dir        string
 	install    release.Request
 	reusable   bool
+	githubPoll bool
 	cron       string
 	force      bool
 	image      string
@@ -81,6 +82,7 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 		"release: download the release archive and verify its sha256; source: build with Go in CI")
 	fl.StringVar(&f.install.BaseURL, "release-url", "", "base URL of the release assets (default "+release.DefaultBaseURL+")")
 	fl.BoolVar(&f.reusable, "reusable", false, "github: make fullsend-run.yml call a reusable fullsend-run-reusable.yml")
+	fl.BoolVar(&f.githubPoll, "github-poll", false, "github: give the poll job the read permissions of a github-poll input (issues, pull-requests)")
 	fl.StringVar(&f.cron, "cron", ghactions.DefaultCron, "github: poll schedule (five-field cron, at most every 5 minutes)")
 	fl.StringVar(&f.image, "image", "", "gitlab: job image, by digest (NAME@sha256:...)")
 	fl.BoolVar(&f.anyImage, "allow-unpinned-image", false, "gitlab: accept an --image that is a tag, not a digest")
@@ -111,8 +113,8 @@ func generateWorkflows(f genFlags) (map[string][]byte, string, error) {
 			return nil, "", UserError(fmt.Errorf("--cron: %w", err))
 		}
 	case "gitlab":
-		if f.reusable || f.changed("cron") {
-			return nil, "", UserError(errors.New("--reusable and --cron apply to --platform github only; on GitLab the poll job runs from a pipeline schedule (see docs/gitlab.md)"))
+		if f.reusable || f.githubPoll || f.changed("cron") {
+			return nil, "", UserError(errors.New("--reusable, --github-poll and --cron apply to --platform github only; on GitLab the poll job runs from a pipeline schedule (see docs/gitlab.md)"))
 		}
 	case "":
 		return nil, "", UserError(errors.New("--platform is required: github or gitlab"))
@@ -130,7 +132,7 @@ func generateWorkflows(f genFlags) (map[string][]byte, string, error) {
 		files, err = gitlabci.Generate(gitlabci.Options{Install: pin, Image: f.image,
 			AllowUnpinnedImage: f.anyImage, AgentToken: f.agentToken})
 	} else {
-		files, err = ghactions.Generate(ghactions.Options{Install: pin, Cron: f.cron, Reusable: f.reusable})
+		files, err = ghactions.Generate(ghactions.Options{Install: pin, Cron: f.cron, Reusable: f.reusable, GitHubPoll: f.githubPoll})
 	}
 	if err != nil {
 		return nil, "", UserError(err)

@@ -66,6 +66,10 @@ type Options struct {
 	// Reusable writes fullsend-run.yml as a caller of
 	// fullsend-run-reusable.yml instead of a self-contained workflow.
 	Reusable bool
+	// GitHubPoll gives the poll job the read permissions of the
+	// github-poll backstop (issues, pull requests), for repositories where
+	// it polls GitHub itself.
+	GitHubPoll bool
 }
 
 //go:embed templates/*.tmpl

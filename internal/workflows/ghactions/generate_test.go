@@ -177,3 +177,39 @@ func TestGenerateRejectsUnsafeOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestGitHubPollPermissions: only with GitHubPoll does the poll job read
+// issues and pull requests (the github-poll backstop's listings).
+func TestGitHubPollPermissions(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		opts := goldenCases[0].opts
+		opts.GitHubPoll = on
+		files, err := Generate(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var poll struct {
+			Jobs struct {
+				Poll struct {
+					Permissions map[string]string `yaml:"permissions"`
+				} `yaml:"poll"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal(files[PollFile], &poll); err != nil {
+			t.Fatal(err)
+		}
+		perms := poll.Jobs.Poll.Permissions
+		want := map[string]string{"actions": "write", "contents": "read"}
+		if on {
+			want["issues"], want["pull-requests"] = "read", "read"
+		}
+		if len(perms) != len(want) {
+			t.Errorf("GitHubPoll=%v: permissions %v, want %v", on, perms, want)
+		}
+		for k, v := range want {
+			if perms[k] != v {
+				t.Errorf("GitHubPoll=%v: permission %s = %q, want %q", on, k, perms[k], v)
+			}
+		}
+	}
+}
