@@ -43,7 +43,7 @@ func TestDemoStoryHolds(t *testing.T) {
 		t.Errorf("GitLab pipelines %v, want the first delivery's and two redeliveries'", s.GitLabPipelines)
 	}
 	for _, want := range []string{"below min_role write", "attempt 5", "checks               14 of 14 held", "LOCKS: none", "api calls: 3", "triage agent: working on DEMO-1",
-		"review:acme/platform:gitlab:change_proposal:1", "pending, canceled, waiting_for_resource"} {
+		"review:acme/platform:gitlab:change_proposal:1", "pending, canceled, canceled"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
 		}

@@ -49,9 +49,9 @@ func (d *demo) gitlab(ctx context.Context) error {
 		code == 0 && len(ps) == 1 && key == glScopeKey && agent == "review",
 		"exit %d, %d pipeline(s), scope %q%s", code, len(ps), key, failTail(code, log))
 
-	d.printf("\n9. GitLab delivers the same webhook twice more (a retry, then \"Resend request\"). Not deduplicated yet (that\n" +
-		"   needs the intent mechanism): each delivery dispatches again, and the gitlab-pipeline output keeps one\n" +
-		"   active and one waiting pipeline per scope by cancelling the superseded waiting one.\n")
+	d.printf("\n9. GitLab delivers the same webhook twice more (a retry, then \"Resend request\"). Each delivery creates a\n" +
+		"   pipeline carrying the same change (its idempotency key), finds the older pipeline with that key and\n" +
+		"   cancels its own: the change runs once.\n")
 	for i := 0; i < 2; i++ {
 		if code, log, err = d.deliver(ctx, hook); err != nil {
 			return err
@@ -62,8 +62,8 @@ func (d *demo) gitlab(ctx context.Context) error {
 	}
 	st := strings.Join(g.statuses(), ", ")
 	d.printf("    pipelines of %s, oldest first: %s\n", glProject, st)
-	d.check("redelivered webhook coalesced: the active run kept, one waiting, the superseded one cancelled",
-		code == 0 && st == "pending, canceled, waiting_for_resource", "exit %d, statuses %s%s", code, st, failTail(code, log))
+	d.check("redelivered webhook settled: the first pipeline of the change kept, each redelivery's cancelled",
+		code == 0 && st == "pending, canceled, canceled", "exit %d, statuses %s%s", code, st, failTail(code, log))
 	return d.gitlabRefusals(ctx)
 }
 
