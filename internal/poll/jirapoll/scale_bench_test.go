@@ -140,7 +140,11 @@ func runScale(t testing.TB, cfg scaleCfg) *scaleResult {
 	}
 	idle := cycles(cfg.idle)
 	cur.Store(warmup)
-	for range cfg.warmup { // rounds until a round is idle (≤ 2 calls a poller)
+	warm := cfg.warmup
+	if *scaleCursor == "off" {
+		warm = 0 // without a cursor there is nothing to warm up
+	}
+	for range warm { // rounds until a round is idle (≤ 2 calls a poller)
 		mu.Lock()
 		before := res.phases[warmup].calls
 		mu.Unlock()
