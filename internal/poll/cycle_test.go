@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/fullsend-dev/fullsend/internal/output/jsonout"
+	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
@@ -264,5 +265,36 @@ func TestDispatchLatencies(t *testing.T) {
 	got := slices.Sorted(slices.Values(res.Stats.DispatchLatencies))
 	if want := []time.Duration{58 * time.Second, 59 * time.Second}; !slices.Equal(got, want) {
 		t.Errorf("latencies = %v, want %v (stats %+v)", got, want, res.Stats)
+	}
+}
+
+// endedOut is a fakeOut that reports whether its runs have ended
+// (poll.RunTracker), as the local executor does.
+type endedOut struct {
+	*fakeOut
+	ended bool
+}
+
+func (o endedOut) Ended(plan.Ref) bool { return o.ended }
+
+// TestReleaseLockOfEndedRuns: when every run of an item ended before the
+// record step, the lock the record may have brought back is removed; while
+// a run is still going, the lock stays for it to release.
+func TestReleaseLockOfEndedRuns(t *testing.T) {
+	for _, ended := range []bool{false, true} {
+		d := &fakeDriver{items: []*poll.Item{item("P-1", "/run")}}
+		o := opts(d, fakeCore{}, &fakeOut{})
+		o.Output = endedOut{&fakeOut{}, ended}
+		if _, err := poll.Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		w := d.writes()
+		rec, rel := slices.Index(w, "dispatched P-1 1"), slices.Index(w, "release P-1")
+		if rec < 0 {
+			t.Fatalf("ended=%v: no record step in %v", ended, w)
+		}
+		if ended != (rel > rec) {
+			t.Errorf("ended=%v: writes %v; want a release after the record only when the runs ended", ended, w)
+		}
 	}
 }

@@ -87,6 +87,43 @@ func (c *cycle) record(ctx context.Context, started []*Item) {
 			c.log.Error("could not record dispatched runs on the lock", "item", it.ID, "error", it.Err().Error())
 		}
 	}
+	c.releaseEnded(ctx, started)
+}
+
+// RunTracker is implemented by outputs that know whether a run they
+// started has ended (the local executor: its runs are this process's
+// children).
+type RunTracker interface {
+	Ended(ref plan.Ref) bool
+}
+
+// releaseEnded removes the lock of every item whose runs all ended before
+// the record step: each run released the lock when it ended, and the
+// record, a read then a write (Jira has no conditional write), may have
+// brought it back, which would hold the item until the stale threshold.
+// A run that ends later releases the lock itself.
+func (c *cycle) releaseEnded(ctx context.Context, started []*Item) {
+	t, ok := c.o.Output.(RunTracker)
+	if !ok {
+		return
+	}
+	for _, it := range started {
+		if len(it.Refs) == 0 || !allEnded(t, it.Refs) {
+			continue
+		}
+		if err := c.o.Driver.Release(ctx, it, true); err != nil {
+			c.log.Warn("could not remove the lock of runs that already ended; it goes stale", "item", it.ID, "error", err.Error())
+		}
+	}
+}
+
+func allEnded(t RunTracker, refs []plan.Ref) bool {
+	for _, r := range refs {
+		if !t.Ended(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // start admits runs (owner[k] is the index in plans of runs[k]'s item),

@@ -89,6 +89,7 @@ type Driver struct {
 	kill  time.Duration // KillDelay + Teardown: termination until SIGKILL
 	after func(time.Duration) <-chan time.Time
 	seq   atomic.Uint64
+	ended endedRuns
 }
 
 var (
@@ -166,8 +167,9 @@ func (d *Driver) Dispatch(ctx context.Context, runs []plan.Run) []output.Result 
 	return res
 }
 
-// done logs the end of every run.
+// done logs the end of every run and remembers it (Ended).
 func (d *Driver) done(key scope.Key, j Job, err error) {
+	d.ended.add(j.Seq)
 	if err != nil {
 		d.log.Error("local run failed", "harness", j.Run.Harness, "key", string(key),
 			"seq", j.Seq, "error", err.Error())

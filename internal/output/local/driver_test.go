@@ -267,3 +267,27 @@ func TestWaitingListsQueuedRunsUntilTheyStart(t *testing.T) {
 		t.Fatalf("waiting after close = %v", w)
 	}
 }
+
+// TestEnded: a run is reported ended (poll.RunTracker) once it finished,
+// never before, and never for another driver's ref.
+func TestEnded(t *testing.T) {
+	d, f := newFakeDriver(t, 1, time.Second)
+	ctx := context.Background()
+	ref := *d.Dispatch(ctx, []plan.Run{mkRun("triage", 1, "first")})[0].Ref
+	run := f.next(t)
+	if d.Ended(ref) {
+		t.Fatal("a running run reported ended")
+	}
+	run.end <- nil
+	if err := d.Close(ctx); err != nil { // waits for the run to end
+		t.Fatal(err)
+	}
+	if !d.Ended(ref) {
+		t.Error("a finished run not reported ended")
+	}
+	for _, other := range []plan.Ref{{Driver: "gha-dispatch", ID: ref.ID}, {Driver: DriverName, ID: "x"}, {Driver: DriverName, ID: "999"}} {
+		if d.Ended(other) {
+			t.Errorf("Ended(%+v) = true", other)
+		}
+	}
+}

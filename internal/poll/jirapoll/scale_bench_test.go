@@ -108,9 +108,10 @@ func runScale(t testing.TB, cfg scaleCfg) *scaleResult {
 	var cur atomic.Int32
 	rec := &recorder{}
 	var runs sync.WaitGroup
+	var ended sync.Map
 	opts := make([]poll.Options, cfg.pollers)
 	for p := range opts {
-		out := scaleOut{rec: rec, tr: res.tr, p: p, e: e, runFor: cfg.runFor, runs: &runs}
+		out := scaleOut{rec: rec, tr: res.tr, p: p, e: e, runFor: cfg.runFor, runs: &runs, ended: &ended}
 		opts[p] = e.scalePoller(cfg, p, out, func(s poll.CycleStats) {
 			mu.Lock()
 			defer mu.Unlock()

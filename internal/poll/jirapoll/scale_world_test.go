@@ -176,7 +176,12 @@ type scaleOut struct {
 	e      *env
 	runFor time.Duration
 	runs   *sync.WaitGroup
+	ended  *sync.Map // ref id → the fake run ended
 }
+
+// Ended implements poll.RunTracker, as the local executor does: the
+// fake runs are this process's.
+func (o scaleOut) Ended(ref plan.Ref) bool { _, ok := o.ended.Load(ref.ID); return ok }
 
 func (o scaleOut) Name() string { return o.rec.Name() }
 
@@ -199,10 +204,11 @@ func (o scaleOut) Dispatch(ctx context.Context, runs []plan.Run) []output.Result
 			continue
 		}
 		o.tr.dispatched(o.p, r.Run)
-		run := r.Run
+		run, ref := r.Run, r.Ref
 		o.runs.Add(1)
 		time.AfterFunc(o.runFor, func() {
 			defer o.runs.Done()
+			defer o.ended.Store(ref.ID, true)
 			key, prop, err := parseRef(run)
 			if err != nil {
 				return
