@@ -102,7 +102,8 @@ type scaleResult struct {
 // runScale runs the three phases; see BenchmarkScale.
 func runScale(t testing.TB, cfg scaleCfg) *scaleResult {
 	start := time.Now()
-	e, keys := newScaleEnv(t, cfg)
+	wall := &wallClock{}
+	e, keys := newScaleEnv(t, cfg, wall)
 	res := &scaleResult{tr: newTracker(cfg.pollers)}
 	var mu sync.Mutex
 	var cur atomic.Int32
@@ -116,7 +117,7 @@ func runScale(t testing.TB, cfg scaleCfg) *scaleResult {
 			mu.Lock()
 			defer mu.Unlock()
 			res.phases[cur.Load()].add(s)
-		})
+		}, wall)
 	}
 	each := func(f func(p int)) {
 		var wg sync.WaitGroup
@@ -162,8 +163,8 @@ func runScale(t testing.TB, cfg scaleCfg) *scaleResult {
 	if !cfg.idleOnly {
 		cur.Store(load)
 		runLoad(e, cfg, keys, res.tr, each, cycle)
-		runs.Wait()            // every run ended and released its lock
-		time.Sleep(cfg.margin) // the load's updates age past the cursor margin
+		runs.Wait()              // every run ended and released its lock
+		wall.Advance(cfg.margin) // the load's updates age past the cursor margin
 		cur.Store(idleAfter)
 		idle()
 	}
@@ -184,7 +185,9 @@ func runLoad(e *env, cfg scaleCfg, keys []string, tr *tracker, each func(func(in
 	plan := loadPlan(cfg, keys, window)
 	begin := time.Now()
 	var commented atomic.Bool
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		for _, d := range plan {
 			time.Sleep(time.Until(begin.Add(d.at.Sub(time.Time{}))))
 			tr.comment(e, d.key)
@@ -199,9 +202,7 @@ func runLoad(e *env, cfg scaleCfg, keys []string, tr *tracker, each func(func(in
 			cycle(p)
 		}
 	})
-	for !commented.Load() { // a drain cut short: the rest counts as lost
-		time.Sleep(10 * time.Millisecond)
-	}
+	<-done // a drain cut short: the comments still to come count as lost
 }
 
 // mark is ✓ when ok, else ✗.

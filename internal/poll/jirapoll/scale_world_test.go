@@ -29,9 +29,9 @@ import (
 // search lag and rate budget, and seeds cfg.issues issues through the
 // emulator's Go API: created over the past 30 days, everything on them
 // already handled (a lastCheck at the seeding time).
-func newScaleEnv(t testing.TB, cfg scaleCfg) (*env, []string) {
+func newScaleEnv(t testing.TB, cfg scaleCfg, wall *wallClock) (*env, []string) {
 	t.Helper()
-	opts := jirasim.Options{SearchLag: cfg.searchLag}
+	opts := jirasim.Options{SearchLag: cfg.searchLag, Now: wall.Now}
 	if cfg.latency > 0 {
 		lat := cfg.latency
 		opts.Latency = func() time.Duration { return lat }
@@ -58,18 +58,30 @@ func newScaleEnv(t testing.TB, cfg scaleCfg) (*env, []string) {
 		keys[i] = s.AddIssue(jirasim.IssueSpec{Project: project, Summary: "work", Reporter: alice,
 			Created: start.Add(time.Duration(i) * step)})
 	}
-	e.clock = &clock{now: time.Now()} // env.seed writes lastCheck at this time
+	e.clock = &clock{now: wall.Now()} // env.seed writes lastCheck at this time
 	for _, k := range keys {
 		e.seed(k)
 	}
 	// later comments fall after the lastCheck, and the search shows the seeded world
-	time.Sleep(cfg.searchLag + 2*time.Millisecond)
+	wall.Advance(cfg.searchLag + 2*time.Millisecond)
 	return e, keys
 }
 
+// wallClock is the scale world's clock, shared by the emulator and the
+// pollers: the wall clock (latency, rate budget and pacing interact as on
+// a real site) plus an offset that the benchmark advances where it would
+// otherwise wait for time to pass (the search lag after seeding, the
+// cursor margin after the load).
+type wallClock struct{ off atomic.Int64 }
+
+func (c *wallClock) Now() time.Time { return time.Now().Add(time.Duration(c.off.Load())) }
+
+// Advance moves the clock on by d at once.
+func (c *wallClock) Advance(d time.Duration) { c.off.Add(int64(d)) }
+
 // scalePoller is one poller of the scale world, on the wall clock, with
 // the Jira client's production pacing (RPS, burst, retries).
-func (e *env) scalePoller(cfg scaleCfg, id int, out output.Driver, obs poll.Observer) poll.Options {
+func (e *env) scalePoller(cfg scaleCfg, id int, out output.Driver, obs poll.Observer, wall *wallClock) poll.Options {
 	e.t.Helper()
 	c, err := jira.New(jira.Options{BaseURL: e.base, Token: "t0ken", Transport: e.transport})
 	if err != nil {
@@ -78,12 +90,12 @@ func (e *env) scalePoller(cfg scaleCfg, id int, out output.Driver, obs poll.Obse
 	drv, err := jirapoll.New(jirapoll.Options{API: c, Usage: jirapoll.UsageOf(c), SiteURL: e.base, Repo: repo,
 		Queries: []string{"project = " + project + " AND statusCategory != Done"}, N: cfg.n, M: cfg.m,
 		StaleThreshold: 10 * time.Minute, PollerID: fmt.Sprintf("poller-%d", id),
-		CursorAPI: c, CursorMode: *scaleCursor, CursorMargin: cfg.margin, Project: project})
+		CursorAPI: c, CursorMode: *scaleCursor, CursorMargin: cfg.margin, Project: project, Now: wall.Now})
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	return poll.Options{Driver: drv, Core: testCore{}, Output: out, Validate: (*event.Event).Validate,
-		N: cfg.n, JitterMin: cfg.jitter / 2, JitterMax: cfg.jitter,
+		N: cfg.n, JitterMin: cfg.jitter / 2, JitterMax: cfg.jitter, Now: wall.Now,
 		Rand: rand.New(rand.NewPCG(cfg.seed+uint64(id), 7)), Observer: obs}
 }
 
