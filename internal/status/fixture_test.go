@@ -10,11 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
@@ -37,28 +37,19 @@ const (
 	siteLabel = "http://jira.test"
 )
 
-// clock is a settable clock shared by the emulator and the snapshots.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
-
 // world is a Jira emulator and a .fullsend/ pointing at it.
 type world struct {
 	t    *testing.T
 	sim  *jirasim.Server
 	base string
 	dir  string
-	clk  *clock
+	clk  *fakeclock.Clock
 	keys keys
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	clk := &clock{t: t0.Add(-time.Hour)}
+	clk := fakeclock.New(t0.Add(-time.Hour))
 	s := jirasim.New(jirasim.Options{RequiredToken: token, Now: clk.Now})
 	base, err := s.Start()
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/core"
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/metrics"
@@ -45,7 +46,7 @@ type Options struct {
 // one at the end of every minute.
 func Run(ctx context.Context, o Options) ([]promql.Sample, error) {
 	o = withDefaults(o)
-	clk := &clock{now: Start}
+	clk := fakeclock.New(Start)
 	w, err := newWorld(clk, o.Issues)
 	if err != nil {
 		return nil, err
@@ -104,7 +105,7 @@ func (w *world) play(ctx context.Context, o Options, m *metrics.Metrics, pollers
 	samples := []promql.Sample{first}
 	for i := 0; i < o.Minutes && ctx.Err() == nil; i++ {
 		at := Start.Add(time.Duration(i) * minute)
-		w.clk.advanceTo(at)
+		w.clk.AdvanceTo(at)
 		w.script(i, rng)
 		var wg sync.WaitGroup
 		for _, po := range pollers {
@@ -116,7 +117,7 @@ func (w *world) play(ctx context.Context, o Options, m *metrics.Metrics, pollers
 		}
 		wg.Wait()
 		w.finishRuns()
-		w.clk.advanceTo(at.Add(minute - time.Second))
+		w.clk.AdvanceTo(at.Add(minute - time.Second))
 		s, err := scrape(m, w.clk.Now())
 		if err != nil {
 			return nil, err
@@ -134,7 +135,7 @@ func (w *world) poller(cfg *config.Config, i int, m *metrics.Metrics, d poll.Dec
 	if err != nil {
 		return poll.Options{}, err
 	}
-	jo.OnRequest, jo.Now, jo.Sleep = m.RequestObserver("jira"), w.clk.Now, w.clk.sleep
+	jo.OnRequest, jo.Now, jo.Sleep = m.RequestObserver("jira"), w.clk.Now, w.clk.Sleep
 	client, err := jira.New(jo)
 	if err != nil {
 		return poll.Options{}, err
@@ -147,7 +148,7 @@ func (w *world) poller(cfg *config.Config, i int, m *metrics.Metrics, d poll.Dec
 	}
 	return poll.Options{Driver: drv, Core: d, Validate: (*event.Event).Validate, N: id.Lock.N,
 		JitterMin: 500 * time.Millisecond, JitterMax: 1500 * time.Millisecond,
-		Sleep: w.clk.sleep, Now: w.clk.Now}, nil
+		Sleep: w.clk.Sleep, Now: w.clk.Now}, nil
 }
 
 func pollerID(i int) string { return "00000000-0000-4000-8000-00000000000" + string(rune('1'+i)) }

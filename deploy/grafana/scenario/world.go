@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
@@ -22,7 +23,7 @@ const (
 
 // world is the two emulators and a configuration directory pointing at them.
 type world struct {
-	clk    *clock
+	clk    *fakeclock.Clock
 	jira   *jirasim.Server
 	gh     *githubsim.Server
 	dir    string
@@ -36,9 +37,9 @@ type world struct {
 // quiet minute, not for a busy one, so the dashboard shows 429s.
 const jiraPoints = 60
 
-func newWorld(clk *clock, issues int) (*world, error) {
+func newWorld(clk *fakeclock.Clock, issues int) (*world, error) {
 	w := &world{clk: clk}
-	w.jira = jirasim.New(jirasim.Options{Now: clk.tick, RequiredToken: token,
+	w.jira = jirasim.New(jirasim.Options{Now: clk.Tick, RequiredToken: token,
 		RateBudget: &jirasim.RateBudget{Points: jiraPoints, Window: minute}})
 	jiraURL, err := w.jira.Start()
 	if err != nil {

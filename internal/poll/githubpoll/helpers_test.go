@@ -3,13 +3,13 @@ package githubpoll
 import (
 	"context"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/input/ghaevent"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
@@ -27,23 +27,13 @@ const (
 	token = "ghs_pollTestToken"
 )
 
-// clock is a fake clock shared by the emulator and the pollers.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
-
 // fixture is an emulated repository with a writer (alice), a maintainer
 // (mara) and the run workflow.
 type fixture struct {
 	sim  *githubsim.Server
 	base string
 	tr   *http.Transport
-	clk  *clock
+	clk  *fakeclock.Clock
 	out  *ghadispatch.Driver
 	core poll.Decider
 }
@@ -54,7 +44,7 @@ func newFixture(t *testing.T) *fixture { return newFixtureLimit(t, 0) }
 // (0: GitHub's 5000).
 func newFixtureLimit(t *testing.T, limit int) *fixture {
 	t.Helper()
-	clk := &clock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	clk := fakeclock.New(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	s := githubsim.New(githubsim.Options{Token: token, Now: clk.Now, RateLimit: limit, Repos: []githubsim.Repo{{FullName: repo,
 		DefaultBranch: "main", Workflows: []githubsim.Workflow{{File: ghadispatch.DefaultWorkflow, Inputs: plan.Names}}}}})
 	base, err := s.Start()

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
@@ -23,30 +24,20 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const project = "acme/platform"
 
-// clock is a fake clock shared by the emulator and the pollers.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
-
 // fixture is an emulated project with one maintainer, alice.
 type fixture struct {
 	sim   *gitlabsim.Server
 	base  string
 	tr    *http.Transport
 	gl    *gitlab.Client
-	clk   *clock
+	clk   *fakeclock.Clock
 	alice gitlabsim.User
 	disp  *pipelines
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	clk := &clock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	clk := fakeclock.New(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	s := gitlabsim.New(gitlabsim.Options{Projects: []string{project}, Now: clk.Now})
 	base, err := s.Start()
 	if err != nil {
