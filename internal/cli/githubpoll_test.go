@@ -2,12 +2,11 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/testfs"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
 
@@ -33,21 +32,12 @@ func TestPollGitHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	config := func(repo string) string {
-		dir := t.TempDir()
-		for name, content := range map[string]string{
+		dir := testfs.WriteTree(t, map[string]string{
 			"config.yaml": "version: 1\n" + repo + "forge: github\nagents:\n  - name: triage\n    source: harness/triage.yaml\n" +
 				"poll:\n  input_drivers:\n    - type: github-poll\n      connection:\n        base_url: " + base +
 				"\n  output_driver: json\n",
 			"harness/triage.yaml": "role: triage\ntrigger: >-\n  event.transition.kind == \"comment_added\" &&\n  event.transition.comment.command == \"/fs-triage\"\nrun:\n  command: [\"true\"]\n",
-		} {
-			p := filepath.Join(dir, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		})
 		return dir
 	}
 	env := map[string]string{"GITHUB_TOKEN": "ghs_s3cret"}

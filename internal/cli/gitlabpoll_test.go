@@ -2,12 +2,11 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/testfs"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
@@ -32,21 +31,12 @@ func TestPollGitLab(t *testing.T) {
 	if _, _, err := s.AddNote("acme/platform", gitlabsim.NoteableMergeRequest, m.IID, alice.ID, "/fs-triage please"); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for name, content := range map[string]string{
+	dir := testfs.WriteTree(t, map[string]string{
 		"config.yaml": "version: 1\nrepo: acme/platform\nforge: gitlab\nagents:\n  - name: triage\n    source: harness/triage.yaml\n" +
 			"poll:\n  input_drivers:\n    - type: gitlab-poll\n      connection:\n        base_url: " + base +
 			"\n      lock:\n        jitter_min: 1ms\n        jitter_max: 2ms\n  output_driver: json\n",
 		"harness/triage.yaml": "role: triage\ntrigger: >-\n  event.transition.kind == \"comment_added\" &&\n  event.transition.comment.command == \"/fs-triage\"\nrun:\n  command: [\"true\"]\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	code, out, errs := runCLI(t, "", map[string]string{"GITLAB_TOKEN": "gl-s3cret"}, "--config-dir", dir, "--log-format", "json", "poll")
 	var entries []map[string]string
 	if code != 0 || json.Unmarshal([]byte(out), &entries) != nil || len(entries) != 1 {
