@@ -28,7 +28,7 @@ func TestPollSeedAndCancelJSON(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
 		t.Fatalf("cancel: %d %q %s", code, out, errs)
 	}
-	if res.Issue != key || !res.Deleted || res.Lock == nil || res.Lock.ID == "" || res.Lock.Phase != "dispatched" ||
+	if res.Issue != key || !res.Deleted || res.Lock == nil || res.Lock.ID == "" || res.Lock.Phase != "pending" ||
 		res.Property != "fullsend.poll.acme.platform.lock" || len(res.Runs) != 0 {
 		t.Errorf("cancel result %+v (lock %+v)", res, res.Lock)
 	}

@@ -326,7 +326,7 @@ func TestPlanPrintedBeforeCheckpoint(t *testing.T) {
 			if _, err := poll.Run(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
-			want := []string{"lock P-1", "print 2 runs", "dispatched P-1 0", "advance P-1 10:00:01 retry=0"}
+			want := []string{"lock P-1", "print 2 runs", "advance P-1 10:00:01 retry=0"}
 			if got := d.writes(); !slices.Equal(got, want) {
 				t.Errorf("writes = %q\nwant     %q", got, want)
 			}

@@ -37,7 +37,7 @@ func TestCycleOutcomes(t *testing.T) {
 		matched  int
 		coalesce int
 	}{
-		{name: "newest run per harness, then lock, then checkpoint",
+		{name: "newest run per harness; two runs share the lock: record, then checkpoint",
 			items: []*poll.Item{item("P-1", "/run one", "/run both", "/run three")},
 			want:  []string{"lock P-1", "dispatched P-1 2", "advance P-1 10:00:03 retry=0"},
 			runs:  2, matched: 4, coalesce: 2},
@@ -51,11 +51,11 @@ func TestCycleOutcomes(t *testing.T) {
 		{name: "one harness failed: retry position kept for it",
 			items: []*poll.Item{item("P-1", "/run both")},
 			out:   &fakeOut{fail: map[string]bool{"b": true}},
-			want:  []string{"lock P-1", "dispatched P-1 1", "advance P-1 10:00:01 retry=1"}, runs: 1, matched: 2},
+			want:  []string{"lock P-1", "advance P-1 10:00:01 retry=1"}, runs: 1, matched: 2},
 		{name: "missing output result counts as failed",
 			items: []*poll.Item{item("P-1", "/run both")},
 			out:   &fakeOut{short: true},
-			want:  []string{"lock P-1", "dispatched P-1 1", "advance P-1 10:00:01 retry=1"}, runs: 2, matched: 2},
+			want:  []string{"lock P-1", "advance P-1 10:00:01 retry=1"}, runs: 2, matched: 2},
 		{name: "kill switch leaves the checkpoint",
 			items: []*poll.Item{item("P-1", "/run")},
 			core:  fakeCore{killed: true},
@@ -101,7 +101,7 @@ func TestCycleOutcomes(t *testing.T) {
 }
 
 // The json and gha-matrix output drivers print a plan and start no runs:
-// the lock is marked dispatched without run references, so that the
+// the lock is left as written, without run references, so that the
 // `fullsend run` of whoever consumes the plan deletes it when it ends
 // instead of keeping it for runs that do not exist.
 func TestPlanOutputRecordsNoRuns(t *testing.T) {
@@ -119,7 +119,7 @@ func TestPlanOutputRecordsNoRuns(t *testing.T) {
 			if err != nil || res.Stats.DispatchesScheduled != 2 {
 				t.Fatalf("err = %v, stats %+v", err, res.Stats)
 			}
-			want := []string{"lock P-1", "dispatched P-1 0", "advance P-1 10:00:01 retry=0"}
+			want := []string{"lock P-1", "advance P-1 10:00:01 retry=0"}
 			if got := d.writes(); !slices.Equal(got, want) {
 				t.Errorf("writes = %q\nwant     %q", got, want)
 			}
@@ -279,17 +279,18 @@ func (o endedOut) Ended(plan.Ref) bool { return o.ended }
 
 // TestReleaseLockOfEndedRuns: when every run of an item ended before the
 // record step, the lock the record may have brought back is removed; while
-// a run is still going, the lock stays for it to release.
+// a run is still going, the lock stays for it to release. (A lone run is
+// not recorded: there is no record step to undo.)
 func TestReleaseLockOfEndedRuns(t *testing.T) {
 	for _, ended := range []bool{false, true} {
-		d := &fakeDriver{items: []*poll.Item{item("P-1", "/run")}}
+		d := &fakeDriver{items: []*poll.Item{item("P-1", "/run both")}}
 		o := opts(d, fakeCore{}, &fakeOut{})
 		o.Output = endedOut{&fakeOut{}, ended}
 		if _, err := poll.Run(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
 		w := d.writes()
-		rec, rel := slices.Index(w, "dispatched P-1 1"), slices.Index(w, "release P-1")
+		rec, rel := slices.Index(w, "dispatched P-1 2"), slices.Index(w, "release P-1")
 		if rec < 0 {
 			t.Fatalf("ended=%v: no record step in %v", ended, w)
 		}

@@ -24,9 +24,12 @@ type outcome struct {
 // flush) → record → checkpoint.
 //   - a stale intent whose run the platform has: not dispatched again, the
 //     harness counts as handled (recoverIntents);
-//   - some run started: lock phase dispatched with the run references
-//     (one batch for all items), then the checkpoint advances (a failed
-//     harness keeps its position and its intent);
+//   - some run started: the checkpoint advances with the run references
+//     (a failed harness keeps its position and its intent); an item
+//     whose lock several runs share first gets its lock marked
+//     dispatched with their references (one batch for all such items), so
+//     that the first run to end leaves the lock to the others; a lone run
+//     claims the lock itself when it starts;
 //   - every run failed: the lock is removed and the checkpoint is left, so
 //     the next cycle retries;
 //   - nothing to run: the checkpoint advances past the evaluated changes
@@ -54,14 +57,16 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 	if len(runs) > 0 {
 		c.start(ctx, plans, runs, owner, outs)
 	}
-	var started []*Item
+	var shared []*Item
 	for i, p := range plans {
 		if !p.killed && !p.blocked && outs[i].succeeded > 0 {
 			p.it.Refs = outs[i].refs
-			started = append(started, p.it)
+			if len(p.it.Refs) > 1 {
+				shared = append(shared, p.it)
+			}
 		}
 	}
-	c.record(ctx, started)
+	c.record(ctx, shared)
 	idx := make([]int, len(plans))
 	for i := range idx {
 		idx[i] = i
@@ -74,7 +79,8 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 	})
 }
 
-// record marks the locks of started items dispatched with their runs.
+// record marks the locks of items whose lock several runs share
+// dispatched with their runs.
 func (c *cycle) record(ctx context.Context, started []*Item) {
 	if len(started) == 0 {
 		return
@@ -197,7 +203,7 @@ func (c *cycle) checkpoint(ctx context.Context, p itemPlan, o outcome) {
 		c.release(ctx, it, true)
 		return
 	}
-	cp := Checkpoint{At: p.newAt, Intents: checkpointIntents(p, o.failed)}
+	cp := Checkpoint{At: p.newAt, Intents: checkpointIntents(p, o.failed), Runs: o.refs}
 	for h := range o.failed {
 		if cp.Retry == nil {
 			cp.Retry = map[string]time.Time{}

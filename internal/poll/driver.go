@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -65,7 +66,10 @@ type Locker interface {
 	// Item.Base is refreshed.
 	Verify(ctx context.Context, items []*Item) error
 	// Dispatched records on the lock of each item that runs were
-	// dispatched (phase dispatched, with Item.Refs). The runs may already
+	// dispatched (phase dispatched, with Item.Refs). The cycle calls it
+	// only for items whose lock several runs share: a lone run claims the
+	// lock itself when it starts, and needs no record (its references go
+	// to the checkpoint, Checkpoint.Runs). The runs may already
 	// have taken the lock over, or even released it: a driver must not
 	// bring back a released lock nor undo a run's takeover. Per-item
 	// failures go to Item.Fail (logged; the runs are started either way).
@@ -143,10 +147,17 @@ type CursorReport struct {
 // a driver that cannot store them drops them, and the cycle then falls
 // back to dispatching again after a crash (docs/polling.md, "Delivery
 // contract").
+//
+// Runs are the runs the checkpoint's dispatch started (set only on the
+// checkpoint after a dispatch): a lone run is not recorded on the lock
+// (Locker.Dispatched), so a driver keeps them with the checkpoint for the
+// operator (`poll cancel`, `fullsend status`) until the run claims the
+// lock.
 type Checkpoint struct {
 	At      time.Time
 	Retry   map[string]time.Time
 	Intents map[string]polllock.Intent
+	Runs    []plan.Ref
 }
 
 // Pos is the position of harness h.
@@ -175,6 +186,7 @@ func (c Checkpoint) Pending() bool { return c.Min().Before(c.At) }
 func (c Checkpoint) Clone() Checkpoint {
 	c.Retry = maps.Clone(c.Retry)
 	c.Intents = maps.Clone(c.Intents)
+	c.Runs = slices.Clone(c.Runs)
 	return c
 }
 

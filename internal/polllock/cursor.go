@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -100,15 +101,16 @@ func utcTimes(m map[string]time.Time) map[string]time.Time {
 	return out
 }
 
-// Fresh returns the ids of the pollers seen within ttl of now, self
-// always included (first), the others in no particular order.
-func (c Cursor) Fresh(self string, now time.Time, ttl time.Duration) []string {
-	out := []string{self}
+// Listed is the pollers the document lists as seen within ttl of now
+// (either way), sorted.
+func (c Cursor) Listed(now time.Time, ttl time.Duration) []string {
+	var out []string
 	for id, t := range c.Pollers {
-		if id != self && now.Sub(t) <= ttl && t.Sub(now) <= ttl {
+		if now.Sub(t) <= ttl && t.Sub(now) <= ttl {
 			out = append(out, id)
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 

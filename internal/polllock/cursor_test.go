@@ -64,16 +64,16 @@ func TestCursorPollers(t *testing.T) {
 		"old":    now.Add(-11 * time.Minute),
 		"recent": now.Add(-9 * time.Minute),
 		"future": now.Add(20 * time.Minute),
+		"ahead":  now.Add(time.Minute),
 	}}
-	fresh := c.Fresh("me", now, ttl)
-	if fresh[0] != "me" || len(fresh) != 2 || !slices.Contains(fresh, "recent") {
-		t.Fatalf("Fresh = %v, want me first and recent", fresh)
+	if got := c.Listed(now, ttl); !slices.Equal(got, []string{"ahead", "recent"}) {
+		t.Fatalf("Listed = %v, want [ahead recent]", got)
 	}
 	next := c.WithPoller("me", now, ttl)
-	if len(next.Pollers) != 2 || !next.Pollers["me"].Equal(now) || next.Pollers["recent"].IsZero() {
-		t.Fatalf("WithPoller = %v, want me and recent", next.Pollers)
+	if len(next.Pollers) != 3 || !next.Pollers["me"].Equal(now) || next.Pollers["recent"].IsZero() {
+		t.Fatalf("WithPoller = %v, want me, ahead and recent", next.Pollers)
 	}
-	if len(c.Pollers) != 3 {
+	if len(c.Pollers) != 4 {
 		t.Fatal("WithPoller changed its receiver")
 	}
 	if lag := (Cursor{At: now.Add(-time.Minute)}).Lag(now); lag != time.Minute {

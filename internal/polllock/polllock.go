@@ -93,6 +93,21 @@ type LastCheck struct {
 	TS      time.Time            `json:"ts"`
 	Harness map[string]time.Time `json:"harness,omitempty"`
 	Intents map[string]Intent    `json:"intents,omitempty"`
+	// Runs are the runs of the item's last dispatch, and Lock the id of
+	// the poll lock they were dispatched under. A single run is not
+	// recorded in the lock (it claims the lock itself when it starts), so
+	// until then this is where it is found (RunsOf).
+	Runs []plan.Ref `json:"runs,omitempty"`
+	Lock string     `json:"lock,omitempty"`
+}
+
+// RunsOf is the runs of lock l: those l records, else, while no run has
+// claimed it, those of the last dispatch under l's id.
+func (lc LastCheck) RunsOf(l Lock) []plan.Ref {
+	if len(l.Runs) > 0 || lc.Lock == "" || lc.Lock != l.ID {
+		return l.Runs
+	}
+	return lc.Runs
 }
 
 // ParseLastCheck decodes a lastCheck value. A bare JSON string timestamp is

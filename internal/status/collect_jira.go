@@ -107,13 +107,15 @@ func anyOf(queries []string) string {
 
 // read adds what issue is carries to in.
 func (ji *jiraInput) read(in *Input, is jira.Issue, now time.Time) {
-	if l, ok := ji.lockOf(is.Key, is.Properties[ji.keys.lock], now); ok {
-		in.Locks = append(in.Locks, l)
-	}
+	var lc polllock.LastCheck
 	if raw := is.Properties[ji.keys.check]; len(raw) > 0 {
-		if lc, err := polllock.ParseLastCheck(raw); err == nil {
+		var err error
+		if lc, err = polllock.ParseLastCheck(raw); err == nil {
 			in.Deferred = append(in.Deferred, deferredOf(is.Key, lc)...)
 		}
+	}
+	if l, ok := ji.lockOf(is.Key, is.Properties[ji.keys.lock], lc, now); ok {
+		in.Locks = append(in.Locks, l)
 	}
 	if raw := is.Properties[ji.keys.quarantine]; len(raw) > 0 {
 		if q, err := polllock.ParseQuarantine(raw); err == nil {
@@ -123,8 +125,9 @@ func (ji *jiraInput) read(in *Input, is jira.Issue, now time.Time) {
 	}
 }
 
-// lockOf reads a lock value (ok false: none).
-func (ji *jiraInput) lockOf(item string, raw json.RawMessage, now time.Time) (Lock, bool) {
+// lockOf reads a lock value (ok false: none); its runs are those it
+// records, else those lastCheck lc records under its id.
+func (ji *jiraInput) lockOf(item string, raw json.RawMessage, lc polllock.LastCheck, now time.Time) (Lock, bool) {
 	if len(raw) == 0 {
 		return Lock{}, false
 	}
@@ -132,7 +135,7 @@ func (ji *jiraInput) lockOf(item string, raw json.RawMessage, now time.Time) (Lo
 	if err != nil {
 		return Lock{Item: item, Stale: true, Corrupt: err.Error(), Runs: []plan.Ref{}}, true
 	}
-	runs := l.Runs
+	runs := lc.RunsOf(l)
 	if runs == nil {
 		runs = []plan.Ref{}
 	}

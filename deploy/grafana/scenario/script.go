@@ -70,7 +70,7 @@ func (w *world) incidents(i int, pick func() string) {
 	case i == crashAt:
 		k := pick()
 		lockKey, _ := polllock.Keys(repo)
-		b, _ := json.Marshal(polllock.Lock{ID: "dead-poller", TS: w.clk.Now(), Phase: polllock.PhasePending})
+		b, _ := json.Marshal(polllock.Lock{ID: deadPoller, TS: w.clk.Now(), Phase: polllock.PhasePending})
 		w.jira.SetPropertyDirect(k, lockKey, b)
 		w.jira.AddComment(k, dev, "/fs-triage")
 	}
@@ -79,8 +79,12 @@ func (w *world) incidents(i int, pick func() string) {
 // runTime is how long a dispatched run holds its item's lock.
 const runTime = 90 * time.Second
 
+// deadPoller is the lock id of the poller that crashed mid-cycle.
+const deadPoller = "dead-poller"
+
 // finishRuns ends the runs dispatched more than runTime ago: like
-// `fullsend run` at teardown, it deletes their locks.
+// `fullsend run` at teardown, it deletes their locks. Between cycles every
+// lock but the dead poller's belongs to dispatched runs.
 func (w *world) finishRuns() {
 	lockKey, _ := polllock.Keys(repo)
 	now := w.clk.Now()
@@ -90,7 +94,7 @@ func (w *world) finishRuns() {
 			continue
 		}
 		l, err := polllock.Parse(raw)
-		if err == nil && l.Phase == polllock.PhaseDispatched && now.Sub(l.TS) >= runTime {
+		if err == nil && l.ID != deadPoller && now.Sub(l.TS) >= runTime {
 			w.jira.SetPropertyDirect(k, lockKey, nil)
 		}
 	}

@@ -56,7 +56,7 @@ func (d *Driver) Seed(ctx context.Context) (SeedReport, error) {
 		if ts.IsZero() {
 			ts = d.o.Now()
 		}
-		err := d.o.API.SetProperty(ctx, is.Key, d.checkKey, lastCheckValue(poll.Checkpoint{At: ts}))
+		err := d.o.API.SetProperty(ctx, is.Key, d.checkKey, lastCheckValue(poll.Checkpoint{At: ts}, ""))
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
@@ -126,7 +126,11 @@ func (d *Driver) Cancel(ctx context.Context, issueKey string, cancel Canceller) 
 		rep.Corrupt = err.Error()
 	} else {
 		rep.Lock = &l
-		for _, ref := range l.Runs {
+		runs, err := d.runsOf(ctx, issueKey, l)
+		if err != nil {
+			return rep, err
+		}
+		for _, ref := range runs {
 			o := RunOutcome{Ref: ref, Outcome: "not cancelled: the output driver cannot cancel runs"}
 			if cancel != nil {
 				o.Outcome, o.Err = cancel(ctx, ref)
@@ -139,6 +143,27 @@ func (d *Driver) Cancel(ctx context.Context, issueKey string, cancel Canceller) 
 	}
 	rep.Deleted = true
 	return rep, nil
+}
+
+// runsOf is the runs of lock l on issueKey: those it records, else (a lone
+// run not started yet) those lastCheck records under its id. A corrupt
+// lastCheck records none.
+func (d *Driver) runsOf(ctx context.Context, issueKey string, l polllock.Lock) ([]plan.Ref, error) {
+	if len(l.Runs) > 0 {
+		return l.Runs, nil
+	}
+	raw, found, err := d.o.API.GetProperty(ctx, issueKey, d.checkKey)
+	if err != nil {
+		return nil, apiStop("reading lastCheck on "+issueKey, err)
+	}
+	if !found {
+		return nil, nil
+	}
+	lc, err := polllock.ParseLastCheck(raw)
+	if err != nil {
+		return nil, nil
+	}
+	return lc.RunsOf(l), nil
 }
 
 // exists tells a missing issue from a missing property with a search

@@ -324,7 +324,7 @@ func (d *Driver) heartbeatDue(cur *polllock.Cursor, now time.Time) bool {
 	if !ok || now.Sub(t) >= d.pollerTTL()/2 {
 		return true
 	}
-	for _, id := range (polllock.Cursor{Pollers: d.cur.known}).Fresh(d.o.PollerID, now, d.pollerTTL()) {
+	for _, id := range (polllock.Cursor{Pollers: d.cur.known}).Listed(now, d.pollerTTL()) {
 		if _, listed := cur.Pollers[id]; !listed {
 			return true
 		}

@@ -318,9 +318,13 @@ func (d *Driver) checkpoint(key string, raw json.RawMessage, now time.Time) (cp 
 	return cp, false
 }
 
-// lastCheckValue encodes a checkpoint as a lastCheck value.
-func lastCheckValue(cp poll.Checkpoint) json.RawMessage {
-	lc := polllock.LastCheck{TS: cp.At.UTC(), Intents: polllock.UTCIntents(cp.Intents)}
+// lastCheckValue encodes a checkpoint as a lastCheck value; its runs are
+// recorded as dispatched under the lock id lockID.
+func lastCheckValue(cp poll.Checkpoint, lockID string) json.RawMessage {
+	lc := polllock.LastCheck{TS: cp.At.UTC(), Intents: polllock.UTCIntents(cp.Intents), Runs: cp.Runs}
+	if len(cp.Runs) > 0 {
+		lc.Lock = lockID
+	}
 	for h, t := range cp.Retry {
 		if lc.Harness == nil {
 			lc.Harness = map[string]time.Time{}

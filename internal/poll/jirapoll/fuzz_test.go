@@ -51,7 +51,7 @@ func FuzzCheckpoint(f *testing.F) {
 		if locked && stale {
 			t.Fatalf("lock %q both held and stale", raw)
 		}
-		_ = lastCheckValue(cp)
+		_ = lastCheckValue(cp, "p")
 	})
 }
 
@@ -78,7 +78,7 @@ func TestLastCheckRoundTrip(t *testing.T) {
 	d := testDriver(t)
 	cp := poll.Checkpoint{At: time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC),
 		Retry: map[string]time.Time{"audit": time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
-	got, bad := d.checkpoint("P-1", lastCheckValue(cp), cp.At)
+	got, bad := d.checkpoint("P-1", lastCheckValue(cp, "p"), cp.At)
 	if bad || !got.At.Equal(cp.At) || !got.Pos("audit").Equal(cp.Retry["audit"]) || !got.Pos("triage").Equal(cp.At) {
 		t.Errorf("round trip: %+v (bad %v)", got, bad)
 	}

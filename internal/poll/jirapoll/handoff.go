@@ -145,7 +145,7 @@ func (d *Driver) dispatchedLock(ctx context.Context, it *poll.Item, found map[st
 
 // Advance implements poll.Driver.
 func (d *Driver) Advance(ctx context.Context, it *poll.Item, cp poll.Checkpoint) error {
-	if err := d.o.API.SetProperty(ctx, it.ID, d.checkKey, lastCheckValue(cp)); err != nil {
+	if err := d.o.API.SetProperty(ctx, it.ID, d.checkKey, lastCheckValue(cp, d.o.PollerID)); err != nil {
 		return fmt.Errorf("writing lastCheck on %s: %w", it.ID, err)
 	}
 	return nil

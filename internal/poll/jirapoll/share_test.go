@@ -86,9 +86,6 @@ func TestCursorShareDisjoint(t *testing.T) {
 				t.Errorf("%s taken by both %s and %s", it.ID, o, id)
 			}
 			owner[it.ID] = id
-			if want := jirapoll.Preferred(it.ID, ids); want != id {
-				t.Errorf("%s kept by %s, preferred poller %s", it.ID, id, want)
-			}
 		}
 	}
 	if len(owner) != len(keys) {
@@ -115,6 +112,47 @@ func countOwned(owner map[string]string, id string) int {
 		}
 	}
 	return n
+}
+
+// TestAssignBalanced: the oldest N·pollers issues are split N per
+// poller, each to the first poller in its rendezvous order with room; the
+// rest wait with their preferred poller; with room to spare every issue
+// stays with its preferred poller.
+func TestAssignBalanced(t *testing.T) {
+	const n = 5
+	pollers := []string{"a", "b", "c", "d"}
+	items := make([]*poll.Item, 60)
+	for i := range items {
+		items[i] = &poll.Item{ID: fmt.Sprintf("PROJ-%d", i+1)}
+	}
+	owners := jirapoll.Assign(items, pollers, n)
+	load := map[string]int{}
+	moved := 0
+	for i, o := range owners[:n*len(pollers)] {
+		load[o]++
+		if o != jirapoll.Preferred(items[i].ID, pollers) {
+			moved++
+		}
+	}
+	for _, p := range pollers {
+		if load[p] != n {
+			t.Errorf("%s assigned %d of the oldest %d, want %d: %v", p, load[p], n*len(pollers), n, load)
+		}
+	}
+	if moved == 0 {
+		t.Error("no issue of the oldest 20 moved off its preferred poller: the test's keys do not exercise the balance")
+	}
+	for i, o := range owners[n*len(pollers):] {
+		if want := jirapoll.Preferred(items[n*len(pollers)+i].ID, pollers); o != want {
+			t.Errorf("%s beyond every poller's room assigned to %s, want its preferred %s", items[n*len(pollers)+i].ID, o, want)
+		}
+	}
+	few := items[:6]
+	for i, o := range jirapoll.Assign(few, pollers, n) {
+		if want := jirapoll.Preferred(few[i].ID, pollers); o != want {
+			t.Errorf("with room to spare %s assigned to %s, want its preferred %s", few[i].ID, o, want)
+		}
+	}
 }
 
 // TestPreferredStable: removing a poller moves only its own keys.

@@ -202,11 +202,17 @@ func TestPollDispatchesToGitHubAndCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A lone run is not recorded on the lock (it claims the lock when it
+	// starts): lastCheck records it under the lock's id, for cancel.
 	wantRef := plan.Ref{Driver: "gha-dispatch", ID: fmt.Sprint(r.ID), URL: r.HTMLURL}
-	if lock.Phase != polllock.PhaseDispatched || len(lock.Runs) != 1 || lock.Runs[0] != wantRef || lock.ID != pl.ID {
-		t.Errorf("lock = %+v, want dispatched with %+v and id %s", lock, wantRef, pl.ID)
+	if lock.Phase != polllock.PhasePending || len(lock.Runs) != 0 || lock.ID != pl.ID {
+		t.Errorf("lock = %+v, want pending without runs and id %s", lock, pl.ID)
 	}
 	checkBefore, _ := w.jira.Property(key, checkProp)
+	lc, err := polllock.ParseLastCheck(checkBefore)
+	if err != nil || lc.Lock != pl.ID || len(lc.Runs) != 1 || lc.Runs[0] != wantRef {
+		t.Errorf("lastCheck = %s (%v), want the run %+v under lock id %s", checkBefore, err, wantRef, pl.ID)
+	}
 
 	code, out, logs := w.run(t, "poll", "cancel", "--issue", key)
 	if code != 0 {

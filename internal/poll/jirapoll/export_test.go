@@ -1,0 +1,4 @@
+package jirapoll
+
+// Assign exposes assign to the package's external tests.
+var Assign = assign
