@@ -101,7 +101,7 @@ func TestCycleDeadline(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "exceeded its deadline of 20ms") {
 		t.Fatalf("Run = %v, want the deadline error", err)
 	}
-	if w := strings.Join(in.d.writes(), ","); w != "lock PROJ-1,release PROJ-1" || len(out.runs) != 0 {
+	if w := strings.Join(in.d.writes(), ","); w != "lock PROJ-1 1,release PROJ-1" || len(out.runs) != 0 {
 		t.Errorf("writes %s, runs %d: want the lock taken and released, nothing dispatched", w, len(out.runs))
 	}
 	if len(stats) != 1 || !strings.Contains(stats[0].Error, "deadline") {

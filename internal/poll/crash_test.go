@@ -38,7 +38,7 @@ type world struct {
 type poller struct {
 	w     *world
 	id    string
-	crash string // intent, dispatch, record, checkpoint, or ""
+	crash string // intent, dispatch, record (after it, or where it would be), checkpoint, or ""
 	dead  bool
 	find  bool // the output implements poll.DispatchFinder
 }
@@ -65,6 +65,8 @@ func (p *poller) Discover(context.Context) (*poll.Discovery, error) {
 }
 
 func (p *poller) RemoveStale(context.Context, []*poll.Item) (int, error) { return 0, nil }
+
+func (p *poller) Recheck(context.Context, []*poll.Item) error { return nil }
 
 func (p *poller) Acquire(_ context.Context, items []*poll.Item) error {
 	w := p.w
@@ -107,6 +109,9 @@ func (p *poller) Dispatched(context.Context, []*poll.Item) error {
 }
 
 func (p *poller) Advance(_ context.Context, _ *poll.Item, cp poll.Checkpoint) error {
+	if len(cp.Runs) > 0 && !p.dead {
+		p.at("record") // the record step is skipped when the lock fits the runs
+	}
 	if p.dead {
 		return errors.New("killed")
 	}
@@ -326,7 +331,7 @@ func TestPlanPrintedBeforeCheckpoint(t *testing.T) {
 			if _, err := poll.Run(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
-			want := []string{"lock P-1", "print 2 runs", "advance P-1 10:00:01 retry=0"}
+			want := []string{"lock P-1 0", "print 2 runs", "advance P-1 10:00:01 retry=0"}
 			if got := d.writes(); !slices.Equal(got, want) {
 				t.Errorf("writes = %q\nwant     %q", got, want)
 			}
@@ -345,7 +350,7 @@ func TestPlanPrintFailureKeepsCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"lock P-1", "release P-1"}; !slices.Equal(d.writes(), want) || res.Stats.DispatchesFailed != 1 {
+	if want := []string{"lock P-1 0", "release P-1"}; !slices.Equal(d.writes(), want) || res.Stats.DispatchesFailed != 1 {
 		t.Errorf("writes = %q failed %d, want %q and 1", d.writes(), res.Stats.DispatchesFailed, want)
 	}
 }

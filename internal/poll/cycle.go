@@ -14,6 +14,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Defaults used when an Options field is zero.
@@ -38,7 +39,11 @@ type Options struct {
 	// Concurrency bounds the per-item calls the cycle makes in parallel.
 	Concurrency int
 	// JitterMin and JitterMax bound the one wait between writing locks and
-	// verifying them. Negative JitterMax disables the wait (tests only).
+	// verifying them; the time this cycle took from its consistent re-read
+	// to the end of its lock writes is added, so that the wait outlasts
+	// another poller's same gap when the site is slow or the client paces
+	// its calls. Negative JitterMax disables the wait (tests
+	// only).
 	JitterMin, JitterMax time.Duration
 	// DryRun discovers, detects and decides without writing anything; the
 	// runs that would be dispatched are returned in Result.Planned.
@@ -151,15 +156,19 @@ func withDefaults(o Options) Options {
 	return o
 }
 
-func (c *cycle) jitter() time.Duration {
+// jitter is the wait between the lock writes and their verification: a
+// random time between JitterMin and JitterMax plus gap, the time from the
+// consistent re-read to the end of the lock writes.
+func (c *cycle) jitter(gap time.Duration) time.Duration {
 	lo, hi := c.o.JitterMin, c.o.JitterMax
 	if hi < 0 {
 		return 0
 	}
+	extra := max(gap, 0)
 	if hi <= lo {
-		return lo
+		return lo + extra
 	}
-	return lo + time.Duration(c.o.Rand.Int64N(int64(hi-lo)))
+	return lo + time.Duration(c.o.Rand.Int64N(int64(hi-lo))) + extra
 }
 
 func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
@@ -192,15 +201,34 @@ func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 	return nil, c.work(ctx, sel)
 }
 
-// work locks, detects, verifies, decides, dispatches and checkpoints sel.
-// Every lock written is either handed to a dispatched run or removed
-// before work returns.
+// work detects, rechecks, locks, verifies, decides, dispatches and
+// checkpoints sel. Detection comes before the lock, so that the lock is
+// written once, already listing the runs the changes call for
+// (Item.Planned): each run claims its entry when it starts, and the lock
+// needs no second write after the dispatch. The consistent re-read
+// (Recheck) stays right before the lock write: the jitter between the
+// lock write and its verification must cover the time from another
+// poller's re-read to its write. Every lock written is either handed to a
+// dispatched run or removed before work returns.
 func (c *cycle) work(ctx context.Context, sel []*Item) error {
 	keep := context.WithoutCancel(ctx) // rollback and in-flight dispatch outlive a stop request
-	if err := c.lock(ctx, keep, sel); err != nil {
+	if err := c.o.Driver.Detect(ctx, sel); err != nil {
 		return err
 	}
-	held, err := c.detectAndVerify(ctx, keep, c.inState(sel, StateHeld))
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	todo := c.dropFailed(keep, sel)
+	c.planLocks(todo)
+	reread := c.o.Now()
+	todo, err := c.recheck(ctx, todo)
+	if err != nil {
+		return err
+	}
+	if err := c.lock(ctx, keep, todo); err != nil {
+		return err
+	}
+	held, err := c.verify(ctx, keep, c.inState(todo, StateHeld), c.o.Now().Sub(reread))
 	if err != nil {
 		return err
 	}
@@ -221,14 +249,57 @@ func (c *cycle) work(ctx context.Context, sel []*Item) error {
 	return nil
 }
 
-// lock writes this poller's lock on sel and counts the outcome. On a stop
-// (error or ctx) every lock written is rolled back. A lock write that
+// recheck re-reads sel consistently before anything is written on it and
+// returns the items still to work on; the others are counted.
+func (c *cycle) recheck(ctx context.Context, sel []*Item) ([]*Item, error) {
+	if err := c.o.Driver.Recheck(ctx, sel); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var todo []*Item
+	for _, it := range sel {
+		switch it.State() {
+		case StateSkipped:
+			c.st.LocksSkipped++
+		case StateSelected:
+			todo = append(todo, it)
+		default:
+			c.drop(ctx, it, "item skipped: could not re-read it")
+		}
+	}
+	return todo, nil
+}
+
+// planLocks sets the entries each item's lock is written with: one per
+// run a first decision on the detected changes calls for
+// (polllock.Placeholders; none for an output that only prints a plan).
+// The decision is made again on the verified checkpoint right before
+// dispatch; when the runs started differ, the record step corrects the
+// lock (Locker.Dispatched).
+func (c *cycle) planLocks(items []*Item) {
+	name := c.o.Output.Name()
+	if polllock.PlanOnly(name) {
+		return
+	}
+	var scratch CycleStats // counted once, by the decision that dispatches
+	quiet := slog.New(slog.DiscardHandler)
+	for _, it := range items {
+		if p := decideItem(it, c.o.Core, c.o.Validate, quiet, &scratch); !p.killed {
+			it.Planned = polllock.Placeholders(name, len(p.runs))
+		}
+	}
+}
+
+// lock writes this poller's lock on items and counts the outcome. On a
+// stop (error or ctx) every lock written is rolled back. A lock write that
 // failed after it was sent may have landed anyway (a timeout, a 5xx from
 // a proxy): it is removed where it holds this poller's id.
-func (c *cycle) lock(ctx, keep context.Context, sel []*Item) error {
-	err := c.o.Driver.Acquire(ctx, sel)
+func (c *cycle) lock(ctx, keep context.Context, items []*Item) error {
+	err := c.o.Driver.Acquire(ctx, items)
 	var unsure []*Item
-	for _, it := range sel {
+	for _, it := range items {
 		switch it.State() {
 		case StateSkipped:
 			c.st.LocksSkipped++
@@ -253,26 +324,20 @@ func (c *cycle) lock(ctx, keep context.Context, sel []*Item) error {
 		err = ctx.Err()
 	}
 	if err != nil {
-		c.rollback(keep, sel)
+		c.rollback(keep, items)
 		return err
 	}
 	Each(c.o.Concurrency, unsure, func(it *Item) { c.release(keep, it, true) })
 	return nil
 }
 
-// detectAndVerify detects the changes of the held items during the one
-// jitter wait of the cycle (detection only reads), drops the items whose
-// detection failed, and re-reads the locks of the rest consistently right
-// before dispatch. On a stop the locks are rolled back.
-func (c *cycle) detectAndVerify(ctx, keep context.Context, held []*Item) ([]*Item, error) {
-	wait := c.jitter()
-	started := time.Now()
-	err := c.o.Driver.Detect(ctx, held)
+// verify waits the one jitter of the cycle (gap: the time from the
+// consistent re-read to the end of the lock writes) and re-reads the locks
+// of the held items consistently right before dispatch. On a stop the
+// locks are rolled back.
+func (c *cycle) verify(ctx, keep context.Context, held []*Item, gap time.Duration) ([]*Item, error) {
+	err := c.o.Sleep(ctx, c.jitter(gap))
 	if err == nil {
-		err = c.o.Sleep(ctx, wait-time.Since(started))
-	}
-	if err == nil {
-		held = c.dropFailed(keep, held)
 		err = c.o.Driver.Verify(ctx, held)
 	}
 	if err == nil {
@@ -296,7 +361,8 @@ func (c *cycle) inState(items []*Item, s State) []*Item {
 	return out
 }
 
-// dropFailed releases items whose detection failed and returns the rest.
+// dropFailed counts the items whose detection failed or that vanished and
+// returns the rest.
 func (c *cycle) dropFailed(ctx context.Context, items []*Item) []*Item {
 	var out []*Item
 	for _, it := range items {
@@ -308,7 +374,7 @@ func (c *cycle) dropFailed(ctx context.Context, items []*Item) []*Item {
 }
 
 // drop counts a gone or failed item and releases the lock a failed one may
-// still carry (why is the log message); it reports whether it was either.
+// carry (why is the log message); it reports whether it was either.
 func (c *cycle) drop(ctx context.Context, it *Item, why string) bool {
 	switch it.State() {
 	case StateGone:
@@ -316,7 +382,9 @@ func (c *cycle) drop(ctx context.Context, it *Item, why string) bool {
 	case StateFailed:
 		c.st.ItemsFailed++
 		c.log.Warn(why, "item", it.ID, "error", it.Err().Error())
-		c.release(ctx, it, true)
+		if it.Attempted() {
+			c.release(ctx, it, true)
+		}
 	default:
 		return false
 	}

@@ -37,37 +37,37 @@ func TestCycleOutcomes(t *testing.T) {
 		matched  int
 		coalesce int
 	}{
-		{name: "newest run per harness; two runs share the lock: record, then checkpoint",
+		{name: "newest run per harness; the lock lists both runs (no record), then checkpoint",
 			items: []*poll.Item{item("P-1", "/run one", "/run both", "/run three")},
-			want:  []string{"lock P-1", "dispatched P-1 2", "advance P-1 10:00:03 retry=0"},
+			want:  []string{"lock P-1 2", "advance P-1 10:00:03 retry=0"},
 			runs:  2, matched: 4, coalesce: 2},
 		{name: "no match advances and releases",
 			items: []*poll.Item{item("P-1", "hello")},
-			want:  []string{"lock P-1", "advance P-1 10:00:01 retry=0", "release P-1"}},
+			want:  []string{"lock P-1 0", "advance P-1 10:00:01 retry=0", "release P-1"}},
 		{name: "every run failed: release, checkpoint untouched",
 			items: []*poll.Item{item("P-1", "/run both")},
 			out:   &fakeOut{fail: map[string]bool{"a": true, "b": true}},
-			want:  []string{"lock P-1", "release P-1"}, matched: 2},
-		{name: "one harness failed: retry position kept for it",
+			want:  []string{"lock P-1 2", "release P-1"}, matched: 2},
+		{name: "one harness failed: the lock is corrected to the one run, retry position kept for the other",
 			items: []*poll.Item{item("P-1", "/run both")},
 			out:   &fakeOut{fail: map[string]bool{"b": true}},
-			want:  []string{"lock P-1", "advance P-1 10:00:01 retry=1"}, runs: 1, matched: 2},
+			want:  []string{"lock P-1 2", "dispatched P-1 1", "advance P-1 10:00:01 retry=1"}, runs: 1, matched: 2},
 		{name: "missing output result counts as failed",
 			items: []*poll.Item{item("P-1", "/run both")},
 			out:   &fakeOut{short: true},
-			want:  []string{"lock P-1", "advance P-1 10:00:01 retry=1"}, runs: 2, matched: 2},
+			want:  []string{"lock P-1 2", "dispatched P-1 1", "advance P-1 10:00:01 retry=1"}, runs: 2, matched: 2},
 		{name: "kill switch leaves the checkpoint",
 			items: []*poll.Item{item("P-1", "/run")},
 			core:  fakeCore{killed: true},
-			want:  []string{"lock P-1", "release P-1"}},
+			want:  []string{"lock P-1 0", "release P-1"}},
 		{name: "circuit breaker skip defers: checkpoint held, lock released",
 			items: []*poll.Item{item("P-1", "/run")},
 			core:  fakeCore{skip: true},
-			want:  []string{"lock P-1", "release P-1"}, matched: 1},
+			want:  []string{"lock P-1 1", "release P-1"}, matched: 1},
 		{name: "lost lock: hands off",
 			items: []*poll.Item{item("P-1", "/run")},
 			lose:  []string{"P-1"},
-			want:  []string{"lock P-1"}},
+			want:  []string{"lock P-1 1"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,7 +119,7 @@ func TestPlanOutputRecordsNoRuns(t *testing.T) {
 			if err != nil || res.Stats.DispatchesScheduled != 2 {
 				t.Fatalf("err = %v, stats %+v", err, res.Stats)
 			}
-			want := []string{"lock P-1", "advance P-1 10:00:01 retry=0"}
+			want := []string{"lock P-1 0", "advance P-1 10:00:01 retry=0"}
 			if got := d.writes(); !slices.Equal(got, want) {
 				t.Errorf("writes = %q\nwant     %q", got, want)
 			}
@@ -153,8 +153,8 @@ func TestRetryPositionFiltersPerHarness(t *testing.T) {
 // nothing and is not an error.
 func TestStopDuringJitterRollsBack(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &fakeDriver{items: []*poll.Item{item("P-1", "/run"), item("P-2", "/run")}, detected: make(chan struct{})}
-	go func() { <-d.detected; cancel() }()
+	d := &fakeDriver{items: []*poll.Item{item("P-1", "/run"), item("P-2", "/run")}, locked: make(chan struct{})}
+	go func() { <-d.locked; cancel() }()
 	out := &fakeOut{}
 	o := opts(d, fakeCore{}, out)
 	o.JitterMin, o.JitterMax = time.Minute, time.Minute
@@ -164,7 +164,7 @@ func TestStopDuringJitterRollsBack(t *testing.T) {
 	}
 	w := d.writes()
 	slices.Sort(w)
-	if want := []string{"lock P-1", "lock P-2", "release P-1", "release P-2"}; !slices.Equal(w, want) {
+	if want := []string{"lock P-1 1", "lock P-2 1", "release P-1", "release P-2"}; !slices.Equal(w, want) {
 		t.Errorf("writes = %q, want %q", w, want)
 	}
 	if len(out.runs) != 0 {
@@ -279,18 +279,19 @@ func (o endedOut) Ended(plan.Ref) bool { return o.ended }
 
 // TestReleaseLockOfEndedRuns: when every run of an item ended before the
 // record step, the lock the record may have brought back is removed; while
-// a run is still going, the lock stays for it to release. (A lone run is
-// not recorded: there is no record step to undo.)
+// a run is still going, the lock stays for it to release. (There is a
+// record step only when the runs started do not fit the lock: here one
+// of two failed.)
 func TestReleaseLockOfEndedRuns(t *testing.T) {
 	for _, ended := range []bool{false, true} {
 		d := &fakeDriver{items: []*poll.Item{item("P-1", "/run both")}}
-		o := opts(d, fakeCore{}, &fakeOut{})
-		o.Output = endedOut{&fakeOut{}, ended}
+		o := opts(d, fakeCore{}, nil)
+		o.Output = endedOut{&fakeOut{fail: map[string]bool{"b": true}}, ended}
 		if _, err := poll.Run(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
 		w := d.writes()
-		rec, rel := slices.Index(w, "dispatched P-1 2"), slices.Index(w, "release P-1")
+		rec, rel := slices.Index(w, "dispatched P-1 1"), slices.Index(w, "release P-1")
 		if rec < 0 {
 			t.Fatalf("ended=%v: no record step in %v", ended, w)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // outcome is the dispatch result of one item's runs.
@@ -25,11 +26,13 @@ type outcome struct {
 //   - a stale intent whose run the platform has: not dispatched again, the
 //     harness counts as handled (recoverIntents);
 //   - some run started: the checkpoint advances with the run references
-//     (a failed harness keeps its position and its intent); an item
-//     whose lock several runs share first gets its lock marked
-//     dispatched with their references (one batch for all such items), so
-//     that the first run to end leaves the lock to the others; a lone run
-//     claims the lock itself when it starts;
+//     (a failed harness keeps its position and its intent). The lock was
+//     written listing one entry per planned run, which each run claims
+//     when it starts; only an item whose runs started do not fit those
+//     entries (a harness failed, was deferred or recovered, or the
+//     verified checkpoint changed the decision) first gets its lock
+//     marked dispatched with the references (one batch for all such
+//     items), so that no entry is left that no run removes;
 //   - every run failed: the lock is removed and the checkpoint is left, so
 //     the next cycle retries;
 //   - nothing to run: the checkpoint advances past the evaluated changes
@@ -57,16 +60,16 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 	if len(runs) > 0 {
 		c.start(ctx, plans, runs, owner, outs)
 	}
-	var shared []*Item
+	var misfit []*Item
 	for i, p := range plans {
 		if !p.killed && !p.blocked && outs[i].succeeded > 0 {
 			p.it.Refs = outs[i].refs
-			if len(p.it.Refs) > 1 {
-				shared = append(shared, p.it)
+			if !polllock.Fits(p.it.Planned, p.it.Refs) {
+				misfit = append(misfit, p.it)
 			}
 		}
 	}
-	c.record(ctx, shared)
+	c.record(ctx, misfit)
 	idx := make([]int, len(plans))
 	for i := range idx {
 		idx[i] = i
@@ -79,8 +82,8 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 	})
 }
 
-// record marks the locks of items whose lock several runs share
-// dispatched with their runs.
+// record marks the locks of items whose lock does not fit the runs
+// started dispatched with their runs.
 func (c *cycle) record(ctx context.Context, started []*Item) {
 	if len(started) == 0 {
 		return

@@ -54,11 +54,16 @@ type Discoverer interface {
 
 // Locker is the poller's side of the lock protocol.
 type Locker interface {
-	// Acquire writes this poller's lock on each item (Item.Attempt, then
-	// Item.Hold when the write succeeded). A driver whose discovery may be
-	// stale should first re-read the items consistently and skip those now
-	// locked or unchanged (Item.Skip). Existing stale locks are
-	// overwritten, which removes them.
+	// Recheck runs right before Acquire, after Detect: a driver whose
+	// discovery may be stale re-reads the items consistently, skips those
+	// now locked or unchanged (Item.Skip) and refreshes the others' Base.
+	// It must not move Cutoff past what discovery saw: the changes were
+	// detected up to there. It writes nothing.
+	Recheck(ctx context.Context, items []*Item) error
+	// Acquire writes this poller's lock, listing Item.Planned as its runs,
+	// on each item still Selected (Item.Attempt, then Item.Hold when the
+	// write succeeded). Existing stale locks are overwritten, which
+	// removes them.
 	Acquire(ctx context.Context, items []*Item) error
 	// Verify re-reads, with a strongly consistent read, the lock and the
 	// checkpoint of every held item. An item whose lock no longer holds
@@ -67,9 +72,10 @@ type Locker interface {
 	Verify(ctx context.Context, items []*Item) error
 	// Dispatched records on the lock of each item that runs were
 	// dispatched (phase dispatched, with Item.Refs). The cycle calls it
-	// only for items whose lock several runs share: a lone run claims the
-	// lock itself when it starts, and needs no record (its references go
-	// to the checkpoint, Checkpoint.Runs). The runs may already
+	// only for items whose lock, as Acquire wrote it, does not fit the runs
+	// started (polllock.Fits): otherwise each run claims an entry of
+	// Item.Planned itself when it starts, and the references go to the
+	// checkpoint (Checkpoint.Runs). The runs may already
 	// have taken the lock over, or even released it: a driver must not
 	// bring back a released lock nor undo a run's takeover. Per-item
 	// failures go to Item.Fail (logged; the runs are started either way).
@@ -83,7 +89,9 @@ type Locker interface {
 // Detector reads what changed.
 type Detector interface {
 	// Detect fills Item.Changes with the item's changes after Item.Base,
-	// oldest first, each mapped to a NormalizedEvent. It must not write.
+	// up to now at least until Item.Cutoff, oldest first, each mapped to a
+	// NormalizedEvent. It runs before the lock is taken and must not
+	// write.
 	Detect(ctx context.Context, items []*Item) error
 }
 
@@ -149,8 +157,8 @@ type CursorReport struct {
 // contract").
 //
 // Runs are the runs the checkpoint's dispatch started (set only on the
-// checkpoint after a dispatch): a lone run is not recorded on the lock
-// (Locker.Dispatched), so a driver keeps them with the checkpoint for the
+// checkpoint after a dispatch): they are not recorded on the lock
+// unless it does not fit them (Locker.Dispatched), so a driver keeps them with the checkpoint for the
 // operator (`poll cancel`, `fullsend status`) until the run claims the
 // lock.
 type Checkpoint struct {

@@ -17,12 +17,12 @@ import (
 // fakeDriver is an in-memory poll driver over a fixed set of items; it
 // records the writes the cycle asks for.
 type fakeDriver struct {
-	mu       sync.Mutex
-	items    []*poll.Item
-	lose     map[string]bool // Verify reports these lost
-	detected chan struct{}   // closed when Detect ran (if non-nil)
-	hang     bool            // Detect waits until its context ends
-	log      []string
+	mu     sync.Mutex
+	items  []*poll.Item
+	lose   map[string]bool // Verify reports these lost
+	locked chan struct{}   // closed when Acquire ran (if non-nil)
+	hang   bool            // Verify waits until its context ends
+	log    []string
 }
 
 func (f *fakeDriver) record(format string, args ...any) {
@@ -43,27 +43,27 @@ func (f *fakeDriver) Discover(context.Context) (*poll.Discovery, error) {
 	return &poll.Discovery{Candidates: len(f.items), Eligible: f.items}, nil
 }
 
+func (f *fakeDriver) Recheck(context.Context, []*poll.Item) error { return nil }
+
 func (f *fakeDriver) Acquire(_ context.Context, items []*poll.Item) error {
 	for _, it := range items {
 		it.Attempt()
 		it.Hold()
-		f.record("lock %s", it.ID)
+		f.record("lock %s %d", it.ID, len(it.Planned))
+	}
+	if f.locked != nil {
+		close(f.locked)
 	}
 	return nil
 }
 
-func (f *fakeDriver) Detect(ctx context.Context, _ []*poll.Item) error {
-	if f.detected != nil {
-		close(f.detected)
-	}
+func (f *fakeDriver) Detect(context.Context, []*poll.Item) error { return nil }
+
+func (f *fakeDriver) Verify(ctx context.Context, items []*poll.Item) error {
 	if f.hang {
 		<-ctx.Done()
 		return ctx.Err()
 	}
-	return nil
-}
-
-func (f *fakeDriver) Verify(_ context.Context, items []*poll.Item) error {
 	for _, it := range items {
 		if f.lose[it.ID] {
 			it.Lose()

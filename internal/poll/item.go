@@ -63,7 +63,11 @@ type Item struct {
 	// StaleLock is set when discovery found a stale lock on the item.
 	StaleLock bool
 	Changes   []Change
-	Refs      []plan.Ref // the runs dispatched for the item (set before Dispatched)
+	// Planned is the entries the lock is written with: one without an id
+	// per run the cycle expects to dispatch (polllock.Placeholders), set
+	// before Acquire; each run claims one when it starts.
+	Planned []plan.Ref
+	Refs    []plan.Ref // the runs dispatched for the item (set before Dispatched)
 
 	state     State
 	attempted bool

@@ -16,6 +16,9 @@ type NoLocks struct{}
 // RemoveStale removes nothing: there are no locks.
 func (NoLocks) RemoveStale(context.Context, []*Item) (int, error) { return 0, nil }
 
+// Recheck reads nothing: there is no lock.
+func (NoLocks) Recheck(context.Context, []*Item) error { return nil }
+
 // Acquire holds every item.
 func (NoLocks) Acquire(_ context.Context, items []*Item) error {
 	for _, it := range items {

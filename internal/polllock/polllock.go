@@ -10,6 +10,7 @@ package polllock
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -101,13 +102,22 @@ type LastCheck struct {
 	Lock string     `json:"lock,omitempty"`
 }
 
-// RunsOf is the runs of lock l: those l records, else, while no run has
-// claimed it, those of the last dispatch under l's id.
+// RunsOf is the runs of lock l: the entries runs claimed (with an id),
+// plus, while an entry is still unclaimed (a placeholder, see
+// Placeholders) or l lists none, the runs of the last dispatch under l's
+// id, which lastCheck lc records.
 func (lc LastCheck) RunsOf(l Lock) []plan.Ref {
-	if len(l.Runs) > 0 || lc.Lock == "" || lc.Lock != l.ID {
+	unclaimed := len(l.Runs) == 0 || slices.ContainsFunc(l.Runs, func(r plan.Ref) bool { return r.ID == "" })
+	if !unclaimed || lc.Lock == "" || lc.Lock != l.ID {
 		return l.Runs
 	}
-	return lc.Runs
+	out := slices.DeleteFunc(slices.Clone(l.Runs), func(r plan.Ref) bool { return r.ID == "" })
+	for _, r := range lc.Runs {
+		if !slices.ContainsFunc(out, func(o plan.Ref) bool { return same(o, r) }) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // ParseLastCheck decodes a lastCheck value. A bare JSON string timestamp is

@@ -45,6 +45,9 @@ func TestRunEntryRules(t *testing.T) {
 		{"record: each entry matches one ref", "record", []plan.Ref{gha("9")}, []plan.Ref{gha(""), gha("")}, []plan.Ref{gha("9"), gha("")}},
 		{"record: duplicate refs of one run", "record", []plan.Ref{gha("7"), gha("7")}, []plan.Ref{gha("7"), gha("7")}, []plan.Ref{gha("7"), gha("7"), gha("7")}},
 		{"record keeps refs of other drivers", "record", []plan.Ref{local("1")}, []plan.Ref{gl("")}, []plan.Ref{local("1"), gl("")}},
+		{"record drops the placeholder of a run that did not start", "record", []plan.Ref{gha(""), gha("7")}, []plan.Ref{gha("7")}, []plan.Ref{gha("7")}},
+		{"record replaces unclaimed placeholders by the run started", "record", []plan.Ref{gha(""), gha("")}, []plan.Ref{gha("7")}, []plan.Ref{gha("7")}},
+		{"record: an id-less ref keeps one placeholder", "record", []plan.Ref{gha(""), gha("")}, []plan.Ref{gha("")}, []plan.Ref{gha("")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,6 +70,34 @@ func TestRunEntryRules(t *testing.T) {
 				t.Fatalf("%s modified its input: %v", tc.op, have)
 			}
 		})
+	}
+}
+
+// TestPlaceholdersFit: a lock written with one placeholder per planned run
+// fits exactly the runs of as many per driver; plan-only entries do not
+// count.
+func TestPlaceholdersFit(t *testing.T) {
+	gha := func(id string) plan.Ref { return plan.Ref{Driver: "gha-dispatch", ID: id} }
+	two := Placeholders("gha-dispatch", 2)
+	if !slices.Equal(two, []plan.Ref{gha(""), gha("")}) || Placeholders("local", 0) != nil {
+		t.Fatalf("Placeholders = %v", two)
+	}
+	tests := []struct {
+		runs, started []plan.Ref
+		fits          bool
+	}{
+		{two, []plan.Ref{gha("1"), gha("2")}, true},
+		{two, []plan.Ref{gha(""), gha("2")}, true},
+		{two, []plan.Ref{gha("1")}, false},
+		{two, []plan.Ref{gha("1"), gha("2"), gha("3")}, false},
+		{two, []plan.Ref{gha("1"), {Driver: "local", ID: "2"}}, false},
+		{nil, nil, true},
+		{nil, []plan.Ref{{Driver: "json"}}, true},
+	}
+	for _, tc := range tests {
+		if got := Fits(tc.runs, tc.started); got != tc.fits {
+			t.Errorf("Fits(%v, %v) = %v, want %v", tc.runs, tc.started, got, tc.fits)
+		}
 	}
 }
 

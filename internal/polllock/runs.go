@@ -67,18 +67,60 @@ func without(runs []plan.Ref, run plan.Ref, dropPlans bool) []plan.Ref {
 	return out
 }
 
+// Placeholders are the entries a lock is written with before n runs of
+// driver are dispatched: one without an id per run, each claimed by a run
+// of that driver when it starts (Claim), so that the runs share the lock
+// and the last one to end deletes it, without the poller recording them
+// after the dispatch.
+func Placeholders(driver string, n int) []plan.Ref {
+	if n <= 0 {
+		return nil
+	}
+	out := make([]plan.Ref, n)
+	for i := range out {
+		out[i] = plan.Ref{Driver: driver}
+	}
+	return out
+}
+
+// Fits reports whether a lock written with entries runs serves the runs
+// started: as many entries per driver as runs, so that each run claims one
+// and none is left that no run will remove. Plan-only drivers do not count.
+func Fits(runs, started []plan.Ref) bool {
+	count := map[string]int{}
+	for _, r := range runs {
+		if !PlanOnly(r.Driver) {
+			count[r.Driver]++
+		}
+	}
+	for _, r := range started {
+		if !PlanOnly(r.Driver) {
+			count[r.Driver]--
+		}
+	}
+	for _, n := range count {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // PlanOnly reports whether driver only prints a plan (json, gha-matrix):
 // its references are plan entries, not runs that will release the lock.
 // Current pollers do not record them; older lock values may carry them.
 func PlanOnly(driver string) bool { return drivers.PrintsPlan(driver) }
 
-// Record is the poller's write of the runs it dispatched (refs) into the
-// runs a lock already records (have, written by runs that started first):
-// every ref not yet in have is appended. A ref matches an entry with its
-// driver and id; a ref without an id matches an entry of its driver that
-// no ref names, which a run claimed with its own id.
+// Record is the poller's correction of a lock whose runs took it over
+// already (have: the entries it was written with, some claimed by runs
+// that started first) to the runs it dispatched (refs): every ref not yet
+// in have is appended, and the entries without an id that no ref uses are
+// dropped (placeholders of planned runs that did not start, which no run
+// would ever remove). A ref matches an entry with its driver and id; a ref
+// without an id matches an entry of its driver that no ref names, which a
+// run claimed with its own id. Entries with an id are kept: a run claimed
+// them.
 func Record(have, refs []plan.Ref) []plan.Ref {
-	out := append([]plan.Ref(nil), have...)
 	used := make([]bool, len(have))
 	named := map[plan.Ref]bool{}
 	for _, r := range refs {
@@ -92,17 +134,26 @@ func Record(have, refs []plan.Ref) []plan.Ref {
 		}
 		rest = append(rest, r)
 	}
+	var added []plan.Ref
 	for _, r := range rest {
-		claimed := func(h plan.Ref) bool { return h.Driver == r.Driver && !named[plan.Ref{Driver: h.Driver, ID: h.ID}] }
+		claimed := func(h plan.Ref) bool {
+			return h.Driver == r.Driver && h.ID != "" && !named[plan.Ref{Driver: h.Driver, ID: h.ID}]
+		}
 		if r.ID == "" {
 			if i := unusedIndex(have, used, claimed); i >= 0 {
 				used[i] = true
 				continue
 			}
 		}
-		out = append(out, r)
+		added = append(added, r)
 	}
-	return out
+	var out []plan.Ref
+	for i, h := range have {
+		if used[i] || h.ID != "" {
+			out = append(out, h)
+		}
+	}
+	return append(out, added...)
 }
 
 // unusedIndex is the index of the first entry of have that is not used and

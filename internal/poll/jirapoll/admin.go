@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
@@ -145,11 +146,11 @@ func (d *Driver) Cancel(ctx context.Context, issueKey string, cancel Canceller) 
 	return rep, nil
 }
 
-// runsOf is the runs of lock l on issueKey: those it records, else (a lone
-// run not started yet) those lastCheck records under its id. A corrupt
-// lastCheck records none.
+// runsOf is the runs of lock l on issueKey (polllock.LastCheck.RunsOf):
+// the entries runs claimed, and while one is unclaimed, those lastCheck
+// records under its id. A corrupt lastCheck records none.
 func (d *Driver) runsOf(ctx context.Context, issueKey string, l polllock.Lock) ([]plan.Ref, error) {
-	if len(l.Runs) > 0 {
+	if !slices.ContainsFunc(l.Runs, func(r plan.Ref) bool { return r.ID == "" }) && len(l.Runs) > 0 {
 		return l.Runs, nil
 	}
 	raw, found, err := d.o.API.GetProperty(ctx, issueKey, d.checkKey)

@@ -267,8 +267,10 @@ func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, st
 	}
 	p, held, ok := t.proposal(start, d.o.CursorMargin, d.maxHeld())
 	// Moving a cursor whose search still fits in half a page saves
-	// nothing: it is left, and busy cycles do not pay a write each.
-	moved := ok && (cur == nil || p.After(cur.At) && t.count >= d.o.M/2)
+	// nothing: it is left, and busy cycles do not pay a write each. Among
+	// pollers that share, one moves it (see mover), so that they do not
+	// all pay a write for the same move.
+	moved := ok && (cur == nil || p.After(cur.At) && t.count >= d.o.M/2 && d.mover(cur, t, now))
 	if moved {
 		next.At, next.Held = p, held
 	}
@@ -293,6 +295,19 @@ func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, st
 	}
 	disc.Cursor.Moved, disc.Cursor.At = moved, next.At
 	d.verifyCursor(ctx, next)
+}
+
+// mover reports whether this poller moves cursor cur: always when it does
+// not share, or when its search filled a page (the next one would need
+// two), or when nobody moved it for twice the margin (the chosen poller is
+// gone); else only the poller that rendezvous hashing of the cursor's key
+// prefers among the pollers cur lists.
+func (d *Driver) mover(cur *polllock.Cursor, t *tally, now time.Time) bool {
+	pollers := cur.Listed(now, d.pollerTTL())
+	if !d.member() || !slices.Contains(pollers, d.o.PollerID) || len(pollers) < 2 {
+		return true
+	}
+	return t.count >= d.o.M || now.Sub(cur.TS) >= 2*d.o.CursorMargin || Preferred(d.cur.key, pollers) == d.o.PollerID
 }
 
 // verifyCursor re-reads the cursor after a write: another poller's write

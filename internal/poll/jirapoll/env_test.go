@@ -78,6 +78,7 @@ type env struct {
 	// worldClient puts the pollers' Jira clients on the world's clock:
 	// their limiter, pacing and retry waits pass world time.
 	worldClient bool
+	gaps        gaps // the pollers' re-read-to-lock-write gaps
 }
 
 // newEnv starts the emulator with opts on a fresh clock at epoch (opts.Now
@@ -106,13 +107,22 @@ func newEnv(t testing.TB, opts jirasim.Options) *env {
 	return e
 }
 
-// sleep is the pollers' wait (the lock jitter): the world's time passes,
-// the test's does not.
+// sleep is a wait of the pollers' clients (pacing, retries) on the
+// world's clock: the world's time passes, the test's does not.
 func (e *env) sleep(ctx context.Context, d time.Duration) error {
 	if d > 0 {
 		e.clock.Advance(d)
 	}
 	return ctx.Err()
+}
+
+// jitter is the pollers' lock jitter: a sleep that also outlasts every
+// other poller's re-read-to-lock-write gap open when it began (see gaps).
+func (e *env) jitter(ctx context.Context, d time.Duration) error {
+	if d > 0 {
+		e.gaps.wait(ctx)
+	}
+	return e.sleep(ctx, d)
 }
 
 // issue creates an issue reported by alice.
@@ -244,9 +254,9 @@ func (e *env) poller(po pollerOpts) *poller {
 		jmax = -1
 	}
 	return &poller{e: e, client: c, drv: drv, o: poll.Options{
-		Driver: drv, Core: testCore{}, Output: po.out, Validate: (*event.Event).Validate,
+		Driver: &gapDriver{Driver: drv, g: &e.gaps}, Core: testCore{}, Output: po.out, Validate: (*event.Event).Validate,
 		N: po.n, JitterMin: jmax / 2, JitterMax: jmax, DryRun: po.dryRun,
-		Rand: rand.New(rand.NewPCG(po.seed, 7)), Observer: po.observer, Sleep: e.sleep, Log: po.log}}
+		Rand: rand.New(rand.NewPCG(po.seed, 7)), Observer: po.observer, Sleep: e.jitter, Log: po.log}}
 }
 
 func (p *poller) cycle(ctx context.Context) (poll.Result, error) { return poll.Run(ctx, p.o) }

@@ -1,10 +1,14 @@
 package jirapoll_test
 
 import (
+	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/runner"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -28,30 +32,86 @@ func TestRunReleasedBeforeDispatchRecorded(t *testing.T) {
 	}
 }
 
-// With several runs on the issue, a lock already gone may have been
-// released by one of them while another has not started: it is written
-// back for that one (which would otherwise find no lock and not run).
-func TestLockWrittenBackForRunsNotStarted(t *testing.T) {
+// simStore is the emulator's issue properties as `fullsend run` reads and
+// writes them (runner.LockStore).
+type simStore struct{ e *env }
+
+func (s simStore) Get(_ context.Context, key, prop string) ([]byte, bool, error) {
+	raw, ok := s.e.sim.Property(key, prop)
+	return raw, ok, nil
+}
+
+func (s simStore) Put(_ context.Context, key, prop string, raw []byte) error {
+	s.e.sim.SetPropertyDirect(key, prop, raw)
+	return nil
+}
+
+func (s simStore) Delete(_ context.Context, key, prop string) error {
+	s.e.sim.SetPropertyDirect(key, prop, nil)
+	return nil
+}
+
+// runnerOf is the runner side of run's poll lock, as `fullsend run` of
+// the CI run ref holds it.
+func (e *env) runnerOf(run plan.Run, ref plan.Ref) *runner.Locker {
+	l, err := runner.NewLocker(simStore{e}, run.PollLock, time.Hour, ref)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	l.Now = e.clock.Now
+	return l
+}
+
+// With several runs on the issue, the lock is written once, listing one
+// entry per planned run, and the poller does not write it again after the
+// dispatch: each run claims an entry when it starts, the first to end
+// leaves the lock to the other, and the last one deletes it.
+func TestRunsShareThePlannedLock(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
 	k := e.issues(1, seeded, "/fs-triage")[0] // triage and audit
-	first := true
-	rec := &recorder{after: func(run plan.Run) {
-		if first {
-			first = false
-			e.release(run)
-		}
-	}}
+	rec := &recorder{}
+	before := e.sim.Calls()["PUT /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}"]
 	if st := e.poller(pollerOpts{out: rec}).mustCycle(); st.DispatchesScheduled != 2 {
 		t.Fatalf("stats = %+v", st)
 	}
-	if l, ok := e.lock(k); !ok || l.ID != "poller-1" || len(l.Runs) != 2 {
-		t.Errorf("lock = %+v (found %v), want it back with both runs", l, ok)
+	// the lock and the checkpoint (this output finds no runs by key, so no
+	// intent): no record write
+	if puts := e.sim.Calls()["PUT /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}"] - before; puts != 2 {
+		t.Errorf("%d property writes, want 2 (lock, checkpoint)", puts)
+	}
+	l, ok := e.lock(k)
+	want := polllock.Placeholders("recorder", 2)
+	if !ok || l.Phase != polllock.PhasePending || !slices.Equal(l.Runs, want) {
+		t.Fatalf("lock = %+v (found %v), want pending with %v", l, ok, want)
+	}
+	lc, _ := e.lastCheck(k)
+	if lc.Lock != l.ID || len(lc.Runs) != 2 {
+		t.Errorf("lastCheck = %+v, want both runs under lock id %s", lc, l.ID)
+	}
+	runs := rec.all()
+	ctx := context.Background()
+	first, second := e.runnerOf(runs[0], lc.Runs[0]), e.runnerOf(runs[1], lc.Runs[1])
+	for _, r := range []*runner.Locker{first, second} {
+		if err := r.Acquire(ctx); err != nil {
+			t.Fatalf("run %s could not take the lock: %v", r.Run.ID, err)
+		}
+	}
+	if got, err := first.Release(ctx); err != nil || got != runner.ReleaseKept {
+		t.Fatalf("first run's release = %v (%v), want the lock kept for the other", got, err)
+	}
+	if got, err := second.Release(ctx); err != nil || got != runner.ReleaseDeleted {
+		t.Fatalf("last run's release = %v (%v), want the lock deleted", got, err)
+	}
+	if l, ok := e.lock(k); ok {
+		t.Errorf("lock left after both runs ended: %+v", l)
 	}
 }
 
-// A run that already took the lock over (phase running, its own entry)
-// keeps it: the poller adds the other runs of the cycle without turning the
-// phase back to dispatched or dropping the runner's entry.
+// When the runs started do not fit the lock (one of two harnesses failed),
+// the poller corrects it; a run that already took the lock over (phase
+// running, its own entry) keeps it: the poller drops the failed run's
+// placeholder without turning the phase back to dispatched or dropping
+// the runner's entry.
 func TestRunningLockKeptWhenDispatchRecorded(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
 	k := e.issues(1, seeded, "/fs-triage")[0]
@@ -62,25 +122,21 @@ func TestRunningLockKeptWhenDispatchRecorded(t *testing.T) {
 		}
 		// the triage run's `fullsend run` marks the lock running with its
 		// CI run id (the recorder's ref for it is recorder/1)
-		l, _ := e.lock(k)
-		l.Phase = polllock.PhaseRunning
-		l.Runs = append(l.Runs, plan.Ref{Driver: "recorder", ID: "1"})
-		e.sim.SetPropertyDirect(k, lockKey(), l.Marshal())
+		if err := e.runnerOf(run, plan.Ref{Driver: "recorder", ID: "1"}).Acquire(context.Background()); err != nil {
+			t.Errorf("triage run could not take the lock: %v", err)
+		}
 	}}
+	rec.setFail("audit", true)
 	p := e.poller(pollerOpts{out: rec})
-	if st := p.mustCycle(); st.DispatchesScheduled != 2 {
+	if st := p.mustCycle(); st.DispatchesScheduled != 1 {
 		t.Fatalf("stats = %+v", st)
 	}
 	l, ok := e.lock(k)
 	if !ok || l.Phase != polllock.PhaseRunning || l.ID != "poller-1" {
 		t.Fatalf("lock = %+v (found %v), want the runner's running lock", l, ok)
 	}
-	ids := map[string]int{}
-	for _, r := range l.Runs {
-		ids[r.Driver+"/"+r.ID]++
-	}
-	if len(l.Runs) != 2 || ids["recorder/1"] != 1 || ids["recorder/2"] != 1 {
-		t.Errorf("runs = %+v, want recorder/1 and recorder/2 once each", l.Runs)
+	if want := []plan.Ref{{Driver: "recorder", ID: "1"}}; !slices.Equal(l.Runs, want) {
+		t.Errorf("runs = %+v, want only %v (the failed run's placeholder dropped)", l.Runs, want)
 	}
 }
 

@@ -49,15 +49,9 @@ func (d *Driver) lockValue(phase string, refs []plan.Ref) json.RawMessage {
 	return polllock.Lock{ID: d.o.PollerID, TS: d.o.Now(), Phase: phase, Runs: refs}.Marshal()
 }
 
-// Acquire implements poll.Driver. One reconciled (strongly consistent)
-// search first re-reads the selected issues, because discovery's search
-// may lag behind other pollers' writes: issues now locked or no longer
-// changed are skipped, and the others' checkpoint and cutoff are
-// refreshed. Then one lock write per issue, in parallel.
+// Acquire implements poll.Driver: one lock write per issue, in parallel,
+// listing the item's planned runs.
 func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
-	if err := d.recheck(ctx, items); err != nil {
-		return err
-	}
 	var stop firstErr
 	each(d.o.Concurrency, items, func(it *poll.Item) {
 		if ctx.Err() != nil || stop.get() != nil || it.State() != poll.StateSelected {
@@ -65,7 +59,7 @@ func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
 		}
 		it.Attempt()
 		d.remember(d.issue(it.ID).id)
-		err := d.o.API.SetProperty(ctx, it.ID, d.lockKey, d.lockValue(polllock.PhasePending, nil))
+		err := d.o.API.SetProperty(ctx, it.ID, d.lockKey, d.lockValue(polllock.PhasePending, it.Planned))
 		if err != nil {
 			classifyErr(it, "writing the poll lock", err, &stop)
 			return
@@ -75,11 +69,14 @@ func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
 	return stop.get()
 }
 
-// recheck refreshes items from a consistent read. When Jira rejects the
-// read (an issue was deleted, so its key no longer validates) each item's
-// properties are read on their own: discovery's view may lag behind
-// another poller's lock, which must not be overwritten.
-func (d *Driver) recheck(ctx context.Context, items []*poll.Item) error {
+// Recheck implements poll.Driver with one reconciled (strongly
+// consistent) search over the selected issues, because discovery's search
+// may lag behind other pollers' writes: issues now locked or no longer
+// changed are skipped, and the others' checkpoint is refreshed. When Jira
+// rejects the read (an issue was deleted, so its key no longer validates)
+// each item's properties are read on their own: discovery's view may lag
+// behind another poller's lock, which must not be overwritten.
+func (d *Driver) Recheck(ctx context.Context, items []*poll.Item) error {
 	found, err := d.reconciled(ctx, items, []string{"updated", "created"})
 	switch {
 	case jira.IsBadRequest(err):
@@ -102,10 +99,9 @@ func (d *Driver) recheck(ctx context.Context, items []*poll.Item) error {
 			it.Skip()
 			continue
 		}
+		// The cutoff stays discovery's: the changes were detected up to it,
+		// and later ones are left for the next cycle.
 		it.Base, it.StaleLock = v.base, v.stale
-		if is.Fields.Updated.After(it.Cutoff) {
-			it.Cutoff = is.Fields.Updated.Time
-		}
 	}
 	return nil
 }

@@ -14,16 +14,25 @@ import (
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
-// capture is a core that records every event and matches nothing.
+// capture is a core that records every event it is asked about once (a
+// cycle decides twice: to plan the lock, then on the verified checkpoint)
+// and matches nothing.
 type capture struct {
-	mu  sync.Mutex
-	evs []*event.Event
+	mu   sync.Mutex
+	evs  []*event.Event
+	seen map[*event.Event]bool
 }
 
 func (c *capture) Decide(ev *event.Event) poll.Decision {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.evs = append(c.evs, ev)
+	if !c.seen[ev] {
+		if c.seen == nil {
+			c.seen = map[*event.Event]bool{}
+		}
+		c.seen[ev] = true
+		c.evs = append(c.evs, ev)
+	}
 	return poll.Decision{Verdict: poll.VerdictNoMatch}
 }
 

@@ -103,7 +103,9 @@ func (e *env) scalePoller(cfg scaleCfg, id int, out output.Driver, obs poll.Obse
 type change struct {
 	key, id string
 	at      time.Time
-	snap    []int64 // cycles each poller had started when it was written
+	ready   time.Time // when it could be dispatched: at, or the end of the run its issue had then
+	snap    []int64   // cycles each poller had started when it was written
+	backlog int       // changes not dispatched when it was written, itself included
 	done    time.Time
 	cycles  int64 // the dispatching poller's cycles from the comment to the dispatch
 }
@@ -115,11 +117,16 @@ type tracker struct {
 	mu      sync.Mutex
 	changes []*change
 	byKey   map[string][]*change
-	runs    map[string]int // "key/harness/comment id" → dispatches
+	runs    map[string]int       // "key/harness/comment id" → dispatches
+	busy    map[string]time.Time // issue → when its last dispatched run ends
+	runFor  time.Duration
 }
 
-func newTracker(pollers int) *tracker {
-	return &tracker{started: make([]atomic.Int64, pollers), byKey: map[string][]*change{}, runs: map[string]int{}}
+// newTracker follows the changes of pollers whose runs hold their lock
+// for runFor.
+func newTracker(pollers int, runFor time.Duration) *tracker {
+	return &tracker{started: make([]atomic.Int64, pollers), byKey: map[string][]*change{}, runs: map[string]int{},
+		busy: map[string]time.Time{}, runFor: runFor}
 }
 
 // comment writes a triggering comment on key and records it.
@@ -132,7 +139,15 @@ func (tr *tracker) comment(e *env, key string) {
 	id := e.sim.AddComment(key, alice, "/fs-triage go")
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	c := &change{key: key, id: id, at: at, snap: snap}
+	c := &change{key: key, id: id, at: at, ready: at, snap: snap, backlog: 1}
+	for _, o := range tr.changes {
+		if o.done.IsZero() {
+			c.backlog++
+		}
+	}
+	if end := tr.busy[key]; end.After(at) {
+		c.ready = end // the issue's run holds the lock: serialized by design
+	}
 	tr.changes = append(tr.changes, c)
 	tr.byKey[key] = append(tr.byKey[key], c)
 }
@@ -145,6 +160,9 @@ func (tr *tracker) dispatched(p int, run plan.Run) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	tr.runs[run.Event.Entity.Key+"/"+run.Harness+"/"+cid]++
+	if end := now.Add(tr.runFor); end.After(tr.busy[run.Event.Entity.Key]) {
+		tr.busy[run.Event.Entity.Key] = end
+	}
 	if run.Harness != "triage" {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -202,11 +203,11 @@ func TestPollDispatchesToGitHubAndCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A lone run is not recorded on the lock (it claims the lock when it
-	// starts): lastCheck records it under the lock's id, for cancel.
+	// The lock lists a placeholder for the run, which claims it when it
+	// starts: lastCheck records the run under the lock's id, for cancel.
 	wantRef := plan.Ref{Driver: "gha-dispatch", ID: fmt.Sprint(r.ID), URL: r.HTMLURL}
-	if lock.Phase != polllock.PhasePending || len(lock.Runs) != 0 || lock.ID != pl.ID {
-		t.Errorf("lock = %+v, want pending without runs and id %s", lock, pl.ID)
+	if lock.Phase != polllock.PhasePending || !slices.Equal(lock.Runs, polllock.Placeholders("gha-dispatch", 1)) || lock.ID != pl.ID {
+		t.Errorf("lock = %+v, want pending with one placeholder and id %s", lock, pl.ID)
 	}
 	checkBefore, _ := w.jira.Property(key, checkProp)
 	lc, err := polllock.ParseLastCheck(checkBefore)
