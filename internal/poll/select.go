@@ -13,8 +13,22 @@ import (
 // moves towards the front of the window while it waits.
 const Spread = 4
 
+// ByWait orders items longest-waiting first: the earliest Waiting, then
+// (items handled up to the same point, e.g. all seeded at once) the
+// earliest last update seen (Cutoff), which approximates the order their
+// changes arrived in, then the ID.
+func ByWait(a, b *Item) int {
+	if c := a.Waiting.Compare(b.Waiting); c != 0 {
+		return c
+	}
+	if c := a.Cutoff.Compare(b.Cutoff); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
 // Select returns up to n of the eligible items: the longest-waiting
-// (earliest Waiting, ties broken by ID) window of Spread×n items is
+// (ByWait) window of Spread×n items is
 // shuffled with rng and the first n are taken. The input is not modified.
 // A nil rng selects the n longest-waiting items deterministically.
 func Select(eligible []*Item, n int, rng *rand.Rand) []*Item {
@@ -22,12 +36,7 @@ func Select(eligible []*Item, n int, rng *rand.Rand) []*Item {
 		return nil
 	}
 	sorted := slices.Clone(eligible)
-	slices.SortStableFunc(sorted, func(a, b *Item) int {
-		if c := a.Waiting.Compare(b.Waiting); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortStableFunc(sorted, ByWait)
 	window := min(len(sorted), n*Spread)
 	sorted = sorted[:window]
 	if rng != nil {

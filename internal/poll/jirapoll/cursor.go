@@ -274,7 +274,8 @@ func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, st
 	if moved {
 		next.At, next.Held = p, held
 	}
-	heartbeat := cur != nil && d.member() && len(disc.Eligible)+disc.Cursor.Shared > 0 && d.heartbeatDue(cur, now)
+	work := len(disc.Eligible)+disc.Cursor.Shared > 0
+	heartbeat := cur != nil && d.member() && d.heartbeatDue(cur, now, work)
 	if !moved && !heartbeat {
 		return
 	}
@@ -327,16 +328,15 @@ func (d *Driver) verifyCursor(ctx context.Context, wrote polllock.Cursor) {
 	}
 }
 
-// heartbeatDue reports whether this poller's entry is missing from the
-// document read or older than half the TTL, or the document lacks a
-// fresh poller this one remembers (a concurrent write dropped it): the
-// pollers must agree on the list to pick disjoint issues.
-func (d *Driver) heartbeatDue(cur *polllock.Cursor, now time.Time) bool {
+// heartbeatDue reports whether this poller writes the pollers list: in
+// any cycle when the document read lacks a fresh poller this one remembers
+// (itself included: a concurrent write dropped it, and pollers must agree
+// on the list to pick disjoint issues; an idle cycle's document would
+// stay wrong), and in a cycle with work (work) when the document lacks
+// this poller's entry or it is older than half the TTL, so that idle
+// cycles of a settled fleet stay at their two calls.
+func (d *Driver) heartbeatDue(cur *polllock.Cursor, now time.Time, work bool) bool {
 	if cur == nil {
-		return true
-	}
-	t, ok := cur.Pollers[d.o.PollerID]
-	if !ok || now.Sub(t) >= d.pollerTTL()/2 {
 		return true
 	}
 	for _, id := range (polllock.Cursor{Pollers: d.cur.known}).Listed(now, d.pollerTTL()) {
@@ -344,7 +344,8 @@ func (d *Driver) heartbeatDue(cur *polllock.Cursor, now time.Time) bool {
 			return true
 		}
 	}
-	return false
+	t, ok := cur.Pollers[d.o.PollerID]
+	return work && (!ok || now.Sub(t) >= d.pollerTTL()/2)
 }
 
 // pollerTTL is how long a poller counts as alive after its last cursor

@@ -55,12 +55,7 @@ func (d *Driver) share(cur *polllock.Cursor, disc *poll.Discovery, now time.Time
 		return
 	}
 	sorted := slices.Clone(disc.Eligible)
-	slices.SortStableFunc(sorted, func(a, b *poll.Item) int {
-		if c := a.Waiting.Compare(b.Waiting); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortStableFunc(sorted, poll.ByWait)
 	owners := assign(sorted, pollers, d.o.N)
 	per := d.o.N * len(pollers)
 	var mine []*poll.Item
