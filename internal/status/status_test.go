@@ -12,8 +12,9 @@ import (
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
+// planRef reads "driver [id [url]]" (a driver alone: a placeholder).
 func planRef(s string) plan.Ref {
-	f := strings.Fields(s)
+	f := append(strings.Fields(s), "", "")
 	return plan.Ref{Driver: f[0], ID: f[1], URL: f[2]}
 }
 
@@ -43,12 +44,18 @@ func overviewWorld(t *testing.T) *world {
 	w := newWorld(t)
 	w.issue("Quiet issue: nothing recorded")
 	pending := w.issue("Pending lock")
+	waiting := w.issue("Dispatched, run not started")
 	dispatched := w.issue("Dispatched lock")
 	running := w.issue("Running lock")
 	stale := w.issue("Stale lock")
 	quarantined := w.issue("Quarantined change")
 	deferred := w.issue("Deferred harness")
 	w.lock(pending, poller, polllock.PhasePending, 2*time.Second)
+	// A run queued on GitHub has not claimed its placeholder: its
+	// reference comes from lastCheck, recorded under the lock's id.
+	w.lock(waiting, poller, polllock.PhasePending, 20*time.Second, "gha-dispatch")
+	w.set(waiting, w.keys.check, polllock.LastCheck{TS: t0.Add(-25 * time.Second), Lock: poller,
+		Runs: []plan.Ref{planRef("gha-dispatch 9002 https://github.example/acme/platform/actions/runs/9002")}})
 	w.lock(dispatched, poller, polllock.PhaseDispatched, 40*time.Second, "gha-dispatch 9001 https://github.example/acme/platform/actions/runs/9001")
 	w.lock(running, other, polllock.PhaseRunning, 3*time.Minute, "gha-dispatch 9000 https://github.example/acme/platform/actions/runs/9000")
 	w.lock(stale, other, polllock.PhaseRunning, 20*time.Minute, "gha-dispatch 8999 https://github.example/acme/platform/actions/runs/8999")
@@ -132,10 +139,15 @@ func TestJSONFieldsStable(t *testing.T) {
 			stale++
 		}
 	}
-	if len(in.Locks) != 4 || !phases["pending"] || !phases["dispatched"] || !phases["running"] || stale != 1 {
+	if len(in.Locks) != 5 || !phases["pending"] || !phases["dispatched"] || !phases["running"] || stale != 1 {
 		t.Errorf("locks %+v", in.Locks)
 	}
-	if len(in.Quarantined) != 1 || len(in.Failing) != 1 || len(in.Deferred) != 2 || rep.APICalls != 2 || in.Scanned != 7 {
+	for _, l := range in.Locks {
+		if l.Item == "PROJ-3" && (len(l.Runs) != 1 || l.Runs[0].ID != "9002") {
+			t.Errorf("placeholder lock's runs %+v, want the run lastCheck records (9002)", l.Runs)
+		}
+	}
+	if len(in.Quarantined) != 1 || len(in.Failing) != 1 || len(in.Deferred) != 2 || rep.APICalls != 2 || in.Scanned != 8 {
 		t.Errorf("report %+v", rep)
 	}
 }
