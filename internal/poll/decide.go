@@ -49,19 +49,6 @@ type itemPlan struct {
 	intents map[string]polllock.Intent // intents written this cycle, by harness
 }
 
-// window returns the changes of it that are newer than its checkpoint's
-// oldest position and not after its cutoff.
-func window(it *Item) []Change {
-	lo := it.Base.Min()
-	var out []Change
-	for _, c := range it.Changes {
-		if c.At.After(lo) && !c.At.After(it.Cutoff) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // decideItem runs every change in it's window through the core and keeps,
 // per harness, the run of the newest matching change (coalescing). A
 // change at or before a harness's checkpoint position is not offered to
@@ -71,7 +58,7 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 	if it.Cutoff.After(p.newAt) {
 		p.newAt = it.Cutoff
 	}
-	changes := window(it)
+	changes := it.Window()
 	slices.SortStableFunc(changes, func(a, b Change) int { return a.At.Compare(b.At) })
 	st.Events += len(changes)
 	pos := map[string]int{}

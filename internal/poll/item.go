@@ -74,6 +74,19 @@ type Item struct {
 	err       error
 }
 
+// Window is the changes a cycle offers to the core: those newer than the
+// checkpoint's oldest position and not after the cutoff.
+func (it *Item) Window() []Change {
+	lo := it.Base.Min()
+	var out []Change
+	for _, c := range it.Changes {
+		if c.At.After(lo) && !c.At.After(it.Cutoff) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // State is the item's current state.
 func (it *Item) State() State { return it.state }
 

@@ -47,7 +47,7 @@ func (s *snapshotter) decide(r *IssueReport, it *poll.Item) error {
 		return err
 	}
 	pos := map[string]int{}
-	for _, c := range window(it) {
+	for _, c := range it.Window() {
 		ev := c.Event
 		ch := Change{At: c.At.UTC(), Change: poll.ChangeID(ev, c.At), Kind: ev.Transition.Kind, Actor: ev.Actor.ID, Role: string(ev.Actor.Role)}
 		switch {

@@ -9,7 +9,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
@@ -111,17 +110,4 @@ func nonNil[T any](xs []T) []T {
 		return []T{}
 	}
 	return xs
-}
-
-// window is the changes a cycle would offer to the core: after the
-// checkpoint's oldest position, not after the discovery cutoff.
-func window(it *poll.Item) []poll.Change {
-	lo := it.Base.Min()
-	var out []poll.Change
-	for _, c := range it.Changes {
-		if c.At.After(lo) && !c.At.After(it.Cutoff) {
-			out = append(out, c)
-		}
-	}
-	return out
 }
