@@ -42,8 +42,7 @@ type Options struct {
 	// verifying them; the time this cycle took from its consistent re-read
 	// to the end of its lock writes is added, so that the wait outlasts
 	// another poller's same gap when the site is slow or the client paces
-	// its calls. Negative JitterMax disables the wait (tests
-	// only).
+	// its calls. Negative JitterMax disables the wait (tests only).
 	JitterMin, JitterMax time.Duration
 	// DryRun discovers, detects and decides without writing anything; the
 	// runs that would be dispatched are returned in Result.Planned.
