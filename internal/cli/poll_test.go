@@ -110,7 +110,7 @@ func TestPollCommand(t *testing.T) {
 		t.Error("the token was printed")
 	}
 	raw, ok := f.sim.Property(old, "fullsend.poll.acme.platform.lock")
-	if l, err := polllock.Parse(raw); !ok || err != nil || l.Phase != polllock.PhasePending { // a lone run claims it when it starts
+	if l, err := polllock.Parse(raw); !ok || err != nil || l.Phase != polllock.PhasePending { // the run claims it when it starts
 		t.Fatalf("lock after poll = %s (%v)", raw, err)
 	}
 	checkBefore, _ := f.sim.Property(old, "fullsend.poll.acme.platform.lastCheck")

@@ -95,11 +95,18 @@ type LastCheck struct {
 	Harness map[string]time.Time `json:"harness,omitempty"`
 	Intents map[string]Intent    `json:"intents,omitempty"`
 	// Runs are the runs of the item's last dispatch, and Lock the id of
-	// the poll lock they were dispatched under. A single run is not
-	// recorded in the lock (it claims the lock itself when it starts), so
-	// until then this is where it is found (RunsOf).
+	// the poll lock they were dispatched under. The lock lists only
+	// placeholders for them (Placeholders) until each claims one when it
+	// starts, so until then this is where they are found (RunsOf).
 	Runs []plan.Ref `json:"runs,omitempty"`
 	Lock string     `json:"lock,omitempty"`
+}
+
+// Unclaimed reports whether l lists no runs or an entry no run claimed
+// yet (without an id): its runs are then partly known only to lastCheck
+// (RunsOf).
+func (l Lock) Unclaimed() bool {
+	return len(l.Runs) == 0 || slices.ContainsFunc(l.Runs, func(r plan.Ref) bool { return r.ID == "" })
 }
 
 // RunsOf is the runs of lock l: the entries runs claimed (with an id),
@@ -107,8 +114,7 @@ type LastCheck struct {
 // Placeholders) or l lists none, the runs of the last dispatch under l's
 // id, which lastCheck lc records.
 func (lc LastCheck) RunsOf(l Lock) []plan.Ref {
-	unclaimed := len(l.Runs) == 0 || slices.ContainsFunc(l.Runs, func(r plan.Ref) bool { return r.ID == "" })
-	if !unclaimed || lc.Lock == "" || lc.Lock != l.ID {
+	if !l.Unclaimed() || lc.Lock == "" || lc.Lock != l.ID {
 		return l.Runs
 	}
 	out := slices.DeleteFunc(slices.Clone(l.Runs), func(r plan.Ref) bool { return r.ID == "" })

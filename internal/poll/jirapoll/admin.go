@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
@@ -150,7 +149,7 @@ func (d *Driver) Cancel(ctx context.Context, issueKey string, cancel Canceller) 
 // the entries runs claimed, and while one is unclaimed, those lastCheck
 // records under its id. A corrupt lastCheck records none.
 func (d *Driver) runsOf(ctx context.Context, issueKey string, l polllock.Lock) ([]plan.Ref, error) {
-	if !slices.ContainsFunc(l.Runs, func(r plan.Ref) bool { return r.ID == "" }) && len(l.Runs) > 0 {
+	if !l.Unclaimed() {
 		return l.Runs, nil
 	}
 	raw, found, err := d.o.API.GetProperty(ctx, issueKey, d.checkKey)
