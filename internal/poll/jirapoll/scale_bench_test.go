@@ -167,7 +167,7 @@ func runScale(t testing.TB, cfg scaleCfg) *scaleResult {
 	if !cfg.idleOnly {
 		cur.Store(load)
 		e.sim.ResetCalls()
-		runLoad(e, cfg, keys, res.tr, each, cycle)
+		runLoad(e, wall, cfg, keys, res.tr, each, cycle)
 		res.endpoints = e.sim.Calls()
 		runs.Wait()              // every run ended and released its lock
 		wall.Advance(cfg.margin) // the load's updates age past the cursor margin
@@ -186,16 +186,16 @@ func runScale(t testing.TB, cfg scaleCfg) *scaleResult {
 // starts a cycle each interval (at once when the last one ran late), for
 // cfg.cycles cycles and then until every change was dispatched, at most
 // 3×cfg.cycles cycles in all.
-func runLoad(e *env, cfg scaleCfg, keys []string, tr *tracker, each func(func(int)), cycle func(int)) {
+func runLoad(e *env, wall *wallClock, cfg scaleCfg, keys []string, tr *tracker, each func(func(int)), cycle func(int)) {
 	window := time.Duration(cfg.cycles) * cfg.interval
 	plan := loadPlan(cfg, keys, window)
-	begin := time.Now()
+	begin := wall.Now()
 	var commented atomic.Bool
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for _, d := range plan {
-			time.Sleep(time.Until(begin.Add(d.at.Sub(time.Time{}))))
+			wall.WaitUntil(begin.Add(d.at.Sub(time.Time{})))
 			tr.comment(e, d.key)
 		}
 		commented.Store(true)
@@ -203,8 +203,8 @@ func runLoad(e *env, cfg scaleCfg, keys []string, tr *tracker, each func(func(in
 	each(func(p int) {
 		next := begin
 		for n := 0; n < cfg.cycles || (n < 3*cfg.cycles && !(commented.Load() && tr.pending() == 0)); n++ {
-			time.Sleep(time.Until(next))
-			next = time.Now().Add(cfg.interval)
+			wall.WaitUntil(next)
+			next = wall.Now().Add(cfg.interval)
 			cycle(p)
 		}
 	})

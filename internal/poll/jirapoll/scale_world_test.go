@@ -79,6 +79,15 @@ func (c *wallClock) Now() time.Time { return time.Now().Add(time.Duration(c.off.
 // Advance moves the clock on by d at once.
 func (c *wallClock) Advance(d time.Duration) { c.off.Add(int64(d)) }
 
+// WaitUntil returns once the clock reads t: the load's comments and the
+// pollers' cycle starts are placed on the world's clock, at the rate a
+// real site would see them.
+func (c *wallClock) WaitUntil(t time.Time) {
+	if d := t.Sub(c.Now()); d > 0 {
+		<-time.NewTimer(d).C
+	}
+}
+
 // scalePoller is one poller of the scale world, on the wall clock, with
 // the Jira client's production pacing (RPS, burst, retries).
 func (e *env) scalePoller(cfg scaleCfg, id int, out output.Driver, obs poll.Observer, wall *wallClock) poll.Options {
