@@ -299,9 +299,7 @@ func (c *cycle) lock(ctx, keep context.Context, items []*Item) error {
 	err := c.o.Driver.Acquire(ctx, items)
 	var unsure []*Item
 	for _, it := range items {
-		switch it.State() {
-		case StateSkipped:
-			c.st.LocksSkipped++
+		switch it.State() { // Acquire skips nothing: Recheck did
 		case StateGone:
 			c.st.ItemsGone++
 		case StateFailed:
