@@ -98,7 +98,12 @@ func (d *Driver) mayTake(key, owner string, pollers []string, overdue int) bool 
 	case overdue > 1:
 		return true
 	case overdue == 1: // the owner is behind: the second choice alone takes it
-		return Preferred(key, slices.DeleteFunc(slices.Clone(pollers), func(p string) bool { return p == owner })) == d.o.PollerID
+		for _, p := range ranked(key, pollers) {
+			if p != owner {
+				return p == d.o.PollerID
+			}
+		}
+		return false
 	}
 	return owner == d.o.PollerID
 }
