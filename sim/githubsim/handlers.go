@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -158,8 +157,10 @@ func checkDeclared(wf Workflow, inputs map[string]string) string {
 // lists are the emulator's hottest answers).
 type runDoc struct {
 	ID           int64   `json:"id"`
+	NodeID       string  `json:"node_id"`
 	Name         string  `json:"name"`
-	DisplayTitle string  `json:"display_title,omitempty"`
+	DisplayTitle string  `json:"display_title"`
+	WorkflowID   int64   `json:"workflow_id"`
 	HeadBranch   string  `json:"head_branch"`
 	HeadSHA      string  `json:"head_sha"`
 	Path         string  `json:"path"`
@@ -171,32 +172,62 @@ type runDoc struct {
 	URL          string  `json:"url"`
 	HTMLURL      string  `json:"html_url"`
 	CancelURL    string  `json:"cancel_url"`
+	RerunURL     string  `json:"rerun_url"`
+	JobsURL      string  `json:"jobs_url"`
+	LogsURL      string  `json:"logs_url"`
+	ArtifactsURL string  `json:"artifacts_url"`
+	CheckSuite   string  `json:"check_suite_url"`
+	WorkflowURL  string  `json:"workflow_url"`
 	CreatedAt    string  `json:"created_at"`
 	UpdatedAt    string  `json:"updated_at"`
-	Repository   struct {
-		Name     string `json:"name"`
-		FullName string `json:"full_name"`
-		Owner    struct {
-			Login string `json:"login"`
-		} `json:"owner"`
-	} `json:"repository"`
+	StartedAt    string  `json:"run_started_at"`
+	PullRequests []any   `json:"pull_requests"`
+	HeadCommit   any     `json:"head_commit"`
+	// Repository and HeadRepository are the (minimal) repository object,
+	// encoded once per repository.
+	Repository     json.RawMessage `json:"repository"`
+	HeadRepository json.RawMessage `json:"head_repository"`
 }
 
 var zeroSHA = strings.Repeat("0", 40)
 
 func (s *Server) runJSON(r *http.Request, run *Run, title string) runDoc {
-	d := runDoc{ID: run.ID, Name: run.Workflow, DisplayTitle: title, HeadBranch: run.Ref, HeadSHA: zeroSHA,
+	st := s.repos[run.Repo]
+	d := runDoc{ID: run.ID, NodeID: fmt.Sprintf("WFR_%d", run.ID), Name: run.Workflow, DisplayTitle: title,
+		WorkflowID: hashID("workflow:"+run.Repo, run.Workflow), HeadBranch: run.Ref, HeadSHA: zeroSHA,
 		Path: ".github/workflows/" + run.Workflow, RunNumber: run.ID, RunAttempt: 1, Event: "workflow_dispatch",
 		Status: run.Status, URL: runAPIURL(r, run.Repo, run.ID), HTMLURL: run.HTMLURL,
-		CreatedAt: run.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: run.UpdatedAt.UTC().Format(time.RFC3339)}
+		CreatedAt: ts(run.CreatedAt), UpdatedAt: ts(run.UpdatedAt), StartedAt: ts(run.CreatedAt),
+		PullRequests: []any{}, HeadCommit: headCommit(zeroSHA, run.CreatedAt)}
 	if run.Conclusion != "" {
 		c := run.Conclusion
 		d.Conclusion = &c
 	}
-	d.CancelURL = d.URL + "/cancel"
-	owner, name, _ := strings.Cut(run.Repo, "/")
-	d.Repository.Name, d.Repository.FullName, d.Repository.Owner.Login = name, run.Repo, owner
+	if d.DisplayTitle == "" {
+		d.DisplayTitle = s.runTitle(st, run)
+	}
+	d.CancelURL, d.RerunURL, d.JobsURL, d.LogsURL = d.URL+"/cancel", d.URL+"/rerun", d.URL+"/jobs", d.URL+"/logs"
+	d.ArtifactsURL = d.URL + "/artifacts"
+	d.CheckSuite = fmt.Sprintf("%srepos/%s/check-suites/%d", apiBase(r), run.Repo, run.ID)
+	d.WorkflowURL = fmt.Sprintf("%srepos/%s/actions/workflows/%d", apiBase(r), run.Repo, d.WorkflowID)
+	repo := s.viewOf(r, st, run.Repo).repoRaw(run.Repo)
+	d.Repository, d.HeadRepository = repo, repo
 	return d
+}
+
+// runTitle renders (once: inputs never change) the run's display title
+// from its workflow's run-name.
+func (s *Server) runTitle(st *repoState, run *Run) string {
+	if run.title == "" {
+		title := DisplayTitle
+		if st != nil {
+			if wf, ok := st.workflows[run.Workflow]; ok && wf.RunName != nil {
+				title = wf.RunName
+			}
+		}
+		run.title = title(run.Inputs)
+	}
+	return run.title
 }
 
 func (s *Server) findRun(repo, idText string) *Run {
@@ -274,11 +305,12 @@ func (s *Server) handlePermission(w http.ResponseWriter, r *http.Request) {
 		notFound(w)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"permission": legacyPermission(role),
-		"role_name":  role,
-		"user":       map[string]any{"login": login, "type": "User"},
-	})
+	u := s.viewOf(r, st, r.PathValue("owner")+"/"+r.PathValue("repo")).user(login)
+	u["role_name"] = role
+	u["permissions"] = map[string]bool{"admin": role == "admin", "maintain": role == "admin" || role == "maintain",
+		"push": legacyPermission(role) == "admin" || legacyPermission(role) == "write",
+		"triage": role != "read" && role != "none", "pull": role != "none"}
+	writeJSON(w, http.StatusOK, map[string]any{"permission": legacyPermission(role), "role_name": role, "user": u})
 }
 
 func (s *Server) repoJSON(name string) map[string]any {
@@ -289,9 +321,7 @@ func (s *Server) repoJSON(name string) map[string]any {
 
 func (s *Server) handleRepo(w http.ResponseWriter, r *http.Request) {
 	s.withRepo(w, r, func(st *repoState, name string) {
-		out := s.repoJSON(name)
-		out["default_branch"] = st.DefaultBranch
-		writeJSON(w, http.StatusOK, out)
+		writeJSON(w, http.StatusOK, s.viewOf(r, st, name).fullRepo(name))
 	})
 }
 
@@ -310,5 +340,6 @@ func (s *Server) handleRateLimit(w http.ResponseWriter, _ *http.Request) {
 	defer s.mu.Unlock()
 	core := map[string]any{"limit": s.opts.RateLimit, "remaining": s.opts.RateLimit - s.used,
 		"used": s.used, "reset": s.resetAt.Unix()}
-	writeJSON(w, http.StatusOK, map[string]any{"resources": map[string]any{"core": core}, "rate": core})
+	search := map[string]any{"limit": 30, "remaining": 30, "used": 0, "reset": s.resetAt.Unix()}
+	writeJSON(w, http.StatusOK, map[string]any{"resources": map[string]any{"core": core, "search": search}, "rate": core})
 }

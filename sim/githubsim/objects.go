@@ -48,8 +48,10 @@ func (v view) user(login string) map[string]any {
 	if strings.HasSuffix(login, "[bot]") {
 		typ = "Bot"
 	}
-	return map[string]any{"login": login, "id": hashID("user", login), "node_id": "U_" + login, "type": typ,
+	out := map[string]any{"login": login, "id": hashID("user", login), "node_id": "U_" + login, "type": typ,
 		"site_admin": false, "url": v.api + "users/" + login, "html_url": v.s.opts.HTMLBase + "/" + login}
+	v.userURLs(out, login)
+	return out
 }
 
 func (v view) labels(names []string) []map[string]any {
@@ -110,15 +112,7 @@ func (v view) issue(is *issue) map[string]any {
 }
 
 // repoObject is a repository as API objects embed it.
-func (v view) repoObject(name string) map[string]any {
-	out := v.s.repoJSON(name)
-	out["id"] = hashID("repo", name)
-	out["url"] = v.api + "repos/" + name
-	if st := v.s.repos[name]; st != nil {
-		out["default_branch"] = st.DefaultBranch
-	}
-	return out
-}
+func (v view) repoObject(name string) map[string]any { return v.fullRepo(name) }
 
 func (v view) branch(name, ref, sha string) map[string]any {
 	owner, _, _ := strings.Cut(name, "/")
@@ -130,22 +124,35 @@ func (v view) branch(name, ref, sha string) map[string]any {
 }
 
 // pull renders the pull request is (is.Pull set) as the pulls API does.
+// A deleted fork's head has a null repo, as GitHub sends it (the
+// description does not allow it).
 func (v view) pull(is *issue) map[string]any {
 	pr := is.Pull
 	u := fmt.Sprintf("%srepos/%s/pulls/%d", v.api, v.repo, is.Number)
 	head := v.branch(pr.HeadRepo, pr.HeadRef, pr.HeadSHA)
 	if pr.HeadRepo == "" {
-		head["label"], head["user"] = "unknown:"+pr.HeadRef, nil
+		head["label"], head["user"] = "unknown:"+pr.HeadRef, v.user(pr.Author)
 	}
+	statuses := fmt.Sprintf("%srepos/%s/statuses/%s", v.api, v.repo, pr.HeadSHA)
 	return map[string]any{
 		"id": is.ID, "node_id": fmt.Sprintf("PR_%d", is.ID), "number": is.Number, "title": is.Title, "body": is.Body,
 		"url": u, "html_url": v.htmlURL(is), "issue_url": v.issueURL(is.Number),
 		"diff_url": v.htmlURL(is) + ".diff", "patch_url": v.htmlURL(is) + ".patch",
 		"comments_url": v.issueURL(is.Number) + "/comments", "review_comments_url": u + "/comments",
+		"review_comment_url": fmt.Sprintf("%srepos/%s/pulls/comments{/number}", v.api, v.repo),
+		"commits_url": u + "/commits", "statuses_url": statuses,
 		"user": v.user(pr.Author), "labels": v.labels(is.Labels), "state": pr.State, "locked": false, "draft": false,
-		"merged": false, "merged_at": nil, "created_at": ts(is.CreatedAt), "updated_at": ts(is.UpdatedAt),
+		"assignee": nil, "assignees": []any{}, "requested_reviewers": []any{}, "requested_teams": []any{}, "milestone": nil,
+		"merged": false, "merged_at": nil, "merged_by": nil, "merge_commit_sha": fakeSHA(fmt.Sprintf("merge:%s#%d", v.repo, is.Number)), "auto_merge": nil,
+		"mergeable": nil, "mergeable_state": "unknown", "rebaseable": nil, "maintainer_can_modify": false,
+		"comments": is.Comments, "review_comments": 0, "commits": 1, "additions": 0, "deletions": 0, "changed_files": 0,
+		"created_at": ts(is.CreatedAt), "updated_at": ts(is.UpdatedAt),
 		"closed_at": tsOrNil(is.ClosedAt), "author_association": v.association(pr.Author),
 		"head": head, "base": v.branch(v.repo, pr.BaseRef, fakeSHA(v.repo+"@"+pr.BaseRef)),
+		"_links": map[string]any{"self": link(u), "html": link(v.htmlURL(is)), "issue": link(v.issueURL(is.Number)),
+			"comments": link(v.issueURL(is.Number) + "/comments"), "review_comments": link(u + "/comments"),
+			"review_comment": link(fmt.Sprintf("%srepos/%s/pulls/comments{/number}", v.api, v.repo)),
+			"commits": link(u + "/commits"), "statuses": link(statuses)},
 	}
 }
 
@@ -186,5 +193,7 @@ func (v view) review(rv *review) map[string]any {
 		"html_url":           fmt.Sprintf("%s#pullrequestreview-%d", v.htmlURL(is), rv.ID),
 		"pull_request_url":   fmt.Sprintf("%srepos/%s/pulls/%d", v.api, v.repo, rv.Number),
 		"author_association": v.association(rv.User),
+		"_links": map[string]any{"html": link(fmt.Sprintf("%s#pullrequestreview-%d", v.htmlURL(is), rv.ID)),
+			"pull_request": link(fmt.Sprintf("%srepos/%s/pulls/%d", v.api, v.repo, rv.Number))},
 	}
 }

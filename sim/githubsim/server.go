@@ -16,6 +16,7 @@ package githubsim
 
 import (
 	"bytes"
+	"encoding/json"
 	"net"
 	"net/http"
 	"strings"
@@ -34,7 +35,8 @@ const (
 	EndpointPermission = "permission" // GET  /repos/{o}/{r}/collaborators/{user}/permission
 	EndpointRepo       = "repo"       // GET  /repos/{o}/{r}
 	EndpointPull       = "pull"       // GET  /repos/{o}/{r}/pulls/{n}
-	EndpointRateLimit  = "rate_limit" // GET  /rate_limit
+	EndpointRateLimit  = "rate_limit" // GET  /rate_limit (costs no rate-limit point)
+	EndpointUser       = "user"       // GET  /user
 	EndpointUnknown    = "unknown"    // anything else (404)
 )
 
@@ -43,6 +45,9 @@ type Options struct {
 	// Token, when set, is the only accepted credential ("Bearer T" or
 	// "token T"); anything else gets 401. Empty accepts any request.
 	Token string
+	// Login is the account GET /user answers with for a personal token
+	// (default "fullsend-bot"); an installation token (ghs_ prefix) gets 403.
+	Login string
 	// Legacy makes dispatch answer 204 without run details even when
 	// return_run_details is true (older GitHub Enterprise Server).
 	Legacy bool
@@ -75,6 +80,8 @@ type Server struct {
 	resetAt time.Time
 	objID   int64  // last id handed out to an issue, comment, event or review
 	apiURL  string // the REST base once listening
+	// repoCache holds encoded repository objects by API base and name.
+	repoCache map[string]json.RawMessage
 
 	requests, notModified, points int // see Requests, NotModified, RatePointsUsed
 
@@ -90,6 +97,9 @@ func New(opts Options) *Server {
 		opts.HTMLBase = "https://github.com"
 	}
 	opts.HTMLBase = strings.TrimSuffix(opts.HTMLBase, "/")
+	if opts.Login == "" {
+		opts.Login = "fullsend-bot"
+	}
 	if opts.RateLimit <= 0 {
 		opts.RateLimit = 5000
 	}
@@ -140,31 +150,51 @@ func (s *Server) Close() {
 	})
 }
 
+// Route is one route of the emulated API: a ServeMux pattern (method and
+// path) and the endpoint name it is counted and faulted under.
+type Route struct {
+	Pattern, Endpoint string
+	h                 func(*Server) http.HandlerFunc
+}
+
+// routes is the emulator's route table; every route has a contract test
+// (contract_test.go).
+var routes = []Route{
+	{"POST /repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches", EndpointDispatch, hf((*Server).handleDispatch)},
+	{"GET /repos/{owner}/{repo}/actions/runs/{id}", EndpointGetRun, hf((*Server).handleGetRun)},
+	{"GET /repos/{owner}/{repo}/actions/runs", EndpointListRuns, hf((*Server).handleListRuns)},
+	{"GET /repos/{owner}/{repo}/actions/workflows/{workflow}/runs", EndpointWorkflowRuns, hf((*Server).handleWorkflowRuns)},
+	{"POST /repos/{owner}/{repo}/actions/runs/{id}/cancel", EndpointCancelRun, hf((*Server).handleCancel)},
+	{"GET /repos/{owner}/{repo}/collaborators/{user}/permission", EndpointPermission, hf((*Server).handlePermission)},
+	{"GET /repos/{owner}/{repo}/pulls/{number}", EndpointPull, hf((*Server).handlePull)},
+	{"GET /repos/{owner}/{repo}/pulls", EndpointListPulls, hf((*Server).handlePulls)},
+	{"GET /repos/{owner}/{repo}/pulls/{number}/reviews", EndpointListReviews, hf((*Server).handleReviews)},
+	{"GET /repos/{owner}/{repo}/issues", EndpointListIssues, hf((*Server).handleListIssues)},
+	{"GET /repos/{owner}/{repo}/issues/{number}", EndpointGetIssue, hf((*Server).handleGetIssue)},
+	{"GET /repos/{owner}/{repo}/issues/comments", EndpointListRepoComments, hf((*Server).handleRepoComments)},
+	{"GET /repos/{owner}/{repo}/issues/{number}/comments", EndpointListIssueComments, hf((*Server).handleIssueComments)},
+	{"GET /repos/{owner}/{repo}/issues/events", EndpointListRepoEvents, hf((*Server).handleRepoEvents)},
+	{"GET /repos/{owner}/{repo}/issues/{number}/events", EndpointListIssueEvents, hf((*Server).handleIssueEvents)},
+	{"GET /repos/{owner}/{repo}", EndpointRepo, hf((*Server).handleRepo)},
+	{"GET /user", EndpointUser, hf((*Server).handleUser)},
+	{"GET /rate_limit", EndpointRateLimit, hf((*Server).handleRateLimit)},
+}
+
+func hf(m func(*Server, http.ResponseWriter, *http.Request)) func(*Server) http.HandlerFunc {
+	return func(s *Server) http.HandlerFunc { return func(w http.ResponseWriter, r *http.Request) { m(s, w, r) } }
+}
+
+// Routes returns the route table (anything else answers 404).
+func Routes() []Route { return append([]Route(nil), routes...) }
+
 // Handler serves the API; a "/api/v3" prefix (GitHub Enterprise Server
 // layout) is accepted too.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	route := func(pattern, endpoint string, h func(http.ResponseWriter, *http.Request)) {
-		mux.HandleFunc(pattern, s.wrap(endpoint, h))
+	for _, rt := range routes {
+		mux.HandleFunc(rt.Pattern, s.wrap(rt.Endpoint, rt.h(s)))
 	}
-	route("POST /repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches", EndpointDispatch, s.handleDispatch)
-	route("GET /repos/{owner}/{repo}/actions/runs/{id}", EndpointGetRun, s.handleGetRun)
-	route("GET /repos/{owner}/{repo}/actions/runs", EndpointListRuns, s.handleListRuns)
-	route("GET /repos/{owner}/{repo}/actions/workflows/{workflow}/runs", EndpointWorkflowRuns, s.handleWorkflowRuns)
-	route("POST /repos/{owner}/{repo}/actions/runs/{id}/cancel", EndpointCancelRun, s.handleCancel)
-	route("GET /repos/{owner}/{repo}/collaborators/{user}/permission", EndpointPermission, s.handlePermission)
-	route("GET /repos/{owner}/{repo}/pulls/{number}", EndpointPull, s.handlePull)
-	route("GET /repos/{owner}/{repo}/pulls", EndpointListPulls, s.handlePulls)
-	route("GET /repos/{owner}/{repo}/pulls/{number}/reviews", EndpointListReviews, s.handleReviews)
-	route("GET /repos/{owner}/{repo}/issues", EndpointListIssues, s.handleListIssues)
-	route("GET /repos/{owner}/{repo}/issues/{number}", EndpointGetIssue, s.handleGetIssue)
-	route("GET /repos/{owner}/{repo}/issues/comments", EndpointListRepoComments, s.handleRepoComments)
-	route("GET /repos/{owner}/{repo}/issues/{number}/comments", EndpointListIssueComments, s.handleIssueComments)
-	route("GET /repos/{owner}/{repo}/issues/events", EndpointListRepoEvents, s.handleRepoEvents)
-	route("GET /repos/{owner}/{repo}/issues/{number}/events", EndpointListIssueEvents, s.handleIssueEvents)
-	route("GET /repos/{owner}/{repo}", EndpointRepo, s.handleRepo)
-	route("GET /rate_limit", EndpointRateLimit, s.handleRateLimit)
-	route("/", EndpointUnknown, func(w http.ResponseWriter, _ *http.Request) { notFound(w) })
+	mux.HandleFunc("/", s.wrap(EndpointUnknown, func(w http.ResponseWriter, _ *http.Request) { notFound(w) }))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rest, ok := strings.CutPrefix(r.URL.Path, "/api/v3/"); ok {
 			r2 := r.Clone(r.Context())
@@ -192,6 +222,11 @@ func (s *Server) wrap(endpoint string, h func(http.ResponseWriter, *http.Request
 			return
 		}
 		if f != nil && !f.After && !s.applyFault(w, r, f) {
+			return
+		}
+		if endpoint == EndpointRateLimit { // GitHub: "does not count against your primary rate limit"
+			s.rate(w, false)
+			h(w, r)
 			return
 		}
 		if r.Method == http.MethodGet {

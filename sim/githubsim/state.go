@@ -83,6 +83,7 @@ func (s *Server) AddRepo(r Repo) {
 }
 
 func (s *Server) addRepoLocked(r Repo) {
+	s.repoCache = nil
 	if r.DefaultBranch == "" {
 		r.DefaultBranch = "main"
 	}

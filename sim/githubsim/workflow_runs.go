@@ -63,14 +63,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, st *repoState,
 	}
 	out := []runDoc{}
 	for _, run := range paginate(w, r, match) {
-		if run.title == "" { // inputs never change: rendered once
-			title := DisplayTitle
-			if wf, ok := st.workflows[run.Workflow]; ok && wf.RunName != nil {
-				title = wf.RunName
-			}
-			run.title = title(run.Inputs)
-		}
-		out = append(out, s.runJSON(r, run, run.title))
+		out = append(out, s.runJSON(r, run, s.runTitle(st, run)))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(match), "workflow_runs": out})
 }

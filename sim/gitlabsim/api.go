@@ -111,8 +111,8 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt route) {
 		}
 		writeJSON(w, http.StatusOK, jobJSON(j, s.st.pipelines[j.PipelineID], base))
 	default:
-		if !s.workOp(w, rt, proj) {
-			s.groupOp(w, rt, proj, body, base)
+		if !s.workOp(w, r, rt, proj) {
+			s.groupOp(w, r, rt, proj, body, base)
 		}
 	}
 }
@@ -145,14 +145,14 @@ func (s *Server) pipelineOp(w http.ResponseWriter, r *http.Request, endpoint str
 		if len(scope) == 0 || slices.Contains(scope, j.Status) {
 			out = append(out, jobJSON(j, p, base))
 		}
-		writeJSON(w, http.StatusOK, out)
+		writePage(w, r, out)
 	case "cancel_pipeline":
 		s.st.cancelJob(s.st.jobs[p.JobID], "pipeline")
 		writeJSON(w, http.StatusOK, pipelineJSON(p, base))
 	}
 }
 
-func (s *Server) groupOp(w http.ResponseWriter, rt route, proj *Project, body []byte, base string) {
+func (s *Server) groupOp(w http.ResponseWriter, r *http.Request, rt route, proj *Project, body []byte, base string) {
 	if rt.endpoint == "list_resource_groups" {
 		out := []map[string]any{}
 		for _, g := range s.st.groups {
@@ -161,7 +161,7 @@ func (s *Server) groupOp(w http.ResponseWriter, rt route, proj *Project, body []
 			}
 		}
 		slices.SortFunc(out, func(a, b map[string]any) int { return int(a["id"].(int64) - b["id"].(int64)) })
-		writeJSON(w, http.StatusOK, out)
+		writePage(w, r, out)
 		return
 	}
 	g := s.st.groups[rgKey{proj.ID, rt.key}]
@@ -177,7 +177,7 @@ func (s *Server) groupOp(w http.ResponseWriter, rt route, proj *Project, body []
 		for _, j := range s.st.waiters(g) {
 			out = append(out, jobJSON(j, s.st.pipelines[j.PipelineID], base))
 		}
-		writeJSON(w, http.StatusOK, out)
+		writePage(w, r, out)
 	case "edit_resource_group":
 		var eb struct {
 			ProcessMode string `json:"process_mode"`

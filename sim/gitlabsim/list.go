@@ -116,38 +116,23 @@ func (s *Server) listPipelines(w http.ResponseWriter, r *http.Request, proj *Pro
 		}
 		return less(all[i], all[j])
 	})
-	total := len(all)
-	pages := max((total+lq.perPage-1)/lq.perPage, 1)
-	from := min((lq.page-1)*lq.perPage, total)
-	to := min(from+lq.perPage, total)
-	out := []map[string]any{}
+	from, to := setPage(w, r, len(all))
+	out := make([]map[string]any, 0, to-from)
 	for _, p := range all[from:to] {
 		out = append(out, pipelineInfoJSON(p, base))
 	}
-	h := w.Header()
-	h.Set("X-Page", strconv.Itoa(lq.page))
-	h.Set("X-Per-Page", strconv.Itoa(lq.perPage))
-	h.Set("X-Total", strconv.Itoa(total))
-	h.Set("X-Total-Pages", strconv.Itoa(pages))
-	h.Set("X-Prev-Page", "")
-	if lq.page > 1 {
-		h.Set("X-Prev-Page", strconv.Itoa(lq.page-1))
-	}
-	h.Set("X-Next-Page", "")
-	if lq.page < pages {
-		h.Set("X-Next-Page", strconv.Itoa(lq.page+1))
-		nq := r.URL.Query()
-		nq.Set("page", strconv.Itoa(lq.page+1))
-		h.Set("Link", "<http://"+r.Host+r.URL.EscapedPath()+"?"+nq.Encode()+`>; rel="next"`)
-	}
 	writeJSON(w, http.StatusOK, out)
 }
+
+// apiTime is the timestamp format of GitLab's REST answers: UTC with
+// milliseconds ("2026-12-01T20:00:25.553Z").
+const apiTime = "2006-01-02T15:04:05.000Z"
 
 func ts(t time.Time) any {
 	if t.IsZero() {
 		return nil
 	}
-	return t.UTC().Format(time.RFC3339Nano)
+	return t.UTC().Format(apiTime)
 }
 
 func pipelineInfoJSON(p *Pipeline, base string) map[string]any {

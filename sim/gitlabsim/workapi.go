@@ -82,7 +82,7 @@ func parseWorkRoute(method string, s []string, rt *route) bool {
 
 // workOp serves the work endpoints; it reports whether rt was one.
 // Requires s.mu.
-func (s *Server) workOp(w http.ResponseWriter, rt route, proj *Project) bool {
+func (s *Server) workOp(w http.ResponseWriter, r *http.Request, rt route, proj *Project) bool {
 	s.wk.next()
 	wr := rt.work
 	switch rt.endpoint {
@@ -98,12 +98,12 @@ func (s *Server) workOp(w http.ResponseWriter, rt route, proj *Project) bool {
 		}
 	case "issue_label_events", "merge_request_label_events":
 		if id := s.entityID(proj, wr); id != 0 {
-			writeJSON(w, http.StatusOK, s.labelEventsJSON(wr.noteable, id))
+			writePage(w, r, s.labelEventsJSON(wr.noteable, id))
 			return true
 		}
 	case "issue_state_events", "merge_request_state_events":
 		if id := s.entityID(proj, wr); id != 0 {
-			writeJSON(w, http.StatusOK, s.stateEventsJSON(wr.noteable, id))
+			writePage(w, r, s.stateEventsJSON(wr.noteable, id))
 			return true
 		}
 	case "get_member_all":

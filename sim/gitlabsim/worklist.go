@@ -5,11 +5,13 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // List endpoints of the work model (for Calls): list_issues,
-// list_merge_requests (updated_after, order_by updated_at|created_at,
+// list_merge_requests (updated_after, "updated on or after" as GitLab
+// documents it; order_by updated_at|created_at,
 // sort, page, per_page), issue_notes and merge_request_notes (sort,
 // order_by, page, per_page; system notes included as GitLab does).
 
@@ -58,13 +60,13 @@ func (s *Server) listWork(w http.ResponseWriter, r *http.Request, rt route, proj
 	switch rt.endpoint {
 	case "list_issues":
 		for _, is := range s.wk.issues {
-			if is.ProjectID == proj.ID && is.UpdatedAt.After(after) {
+			if is.ProjectID == proj.ID && !is.UpdatedAt.Before(after) {
 				rows = append(rows, row{is.UpdatedAt, is.ID, s.entityJSON(proj, workRoute{noteable: NoteableIssue, iid: is.IID})})
 			}
 		}
 	case "list_merge_requests":
 		for _, m := range s.wk.mrs {
-			if m.ProjectID == proj.ID && m.UpdatedAt.After(after) {
+			if m.ProjectID == proj.ID && !m.UpdatedAt.Before(after) {
 				rows = append(rows, row{m.UpdatedAt, m.ID, s.entityJSON(proj, workRoute{noteable: NoteableMergeRequest, iid: m.IID})})
 			}
 		}
@@ -103,27 +105,48 @@ func (s *Server) listWork(w http.ResponseWriter, r *http.Request, rt route, proj
 }
 
 // writePage writes one offset page of out with GitLab's pagination
-// headers (X-Page, X-Next-Page, X-Total…).
+// headers.
 func writePage(w http.ResponseWriter, r *http.Request, out []map[string]any) {
+	from, to := setPage(w, r, len(out))
+	writeJSON(w, http.StatusOK, out[from:to])
+}
+
+// setPage sets the offset pagination headers every GitLab list sends
+// (X-Page, X-Per-Page, X-Total, X-Total-Pages, X-Next-Page and
+// X-Prev-Page, empty when there is none, and a Link header with first,
+// prev, next and last) for a listing of total items, and returns the
+// bounds of the requested page (page and per_page; default 20, at most
+// 100).
+func setPage(w http.ResponseWriter, r *http.Request, total int) (from, to int) {
 	q := r.URL.Query()
 	page, per := atoiOr(q.Get("page"), 1), min(atoiOr(q.Get("per_page"), 20), 100)
-	total := len(out)
 	pages := max((total+per-1)/per, 1)
-	from := min((page-1)*per, total)
-	to := min(from+per, total)
+	from = min((page-1)*per, total)
+	to = min(from+per, total)
 	h := w.Header()
 	h.Set("X-Page", strconv.Itoa(page))
 	h.Set("X-Per-Page", strconv.Itoa(per))
 	h.Set("X-Total", strconv.Itoa(total))
 	h.Set("X-Total-Pages", strconv.Itoa(pages))
 	h.Set("X-Next-Page", "")
+	h.Set("X-Prev-Page", "")
+	link := func(n int, rel string) string {
+		nq := url.Values(r.URL.Query())
+		nq.Set("page", strconv.Itoa(n))
+		return "<http://" + r.Host + r.URL.EscapedPath() + "?" + nq.Encode() + `>; rel="` + rel + `"`
+	}
+	var links []string
+	if page > 1 {
+		h.Set("X-Prev-Page", strconv.Itoa(min(page-1, pages)))
+		links = append(links, link(min(page-1, pages), "prev"))
+	}
 	if page < pages {
 		h.Set("X-Next-Page", strconv.Itoa(page+1))
-		nq := url.Values(q)
-		nq.Set("page", strconv.Itoa(page+1))
-		h.Set("Link", "<http://"+r.Host+r.URL.EscapedPath()+"?"+nq.Encode()+`>; rel="next"`)
+		links = append(links, link(page+1, "next"))
 	}
-	writeJSON(w, http.StatusOK, out[from:to])
+	links = append(links, link(1, "first"), link(pages, "last"))
+	h.Set("Link", strings.Join(links, ", "))
+	return from, to
 }
 
 func atoiOr(v string, def int) int {
