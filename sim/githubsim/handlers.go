@@ -308,7 +308,7 @@ func (s *Server) handlePermission(w http.ResponseWriter, r *http.Request) {
 	u := s.viewOf(r, st, r.PathValue("owner")+"/"+r.PathValue("repo")).user(login)
 	u["role_name"] = role
 	u["permissions"] = map[string]bool{"admin": role == "admin", "maintain": role == "admin" || role == "maintain",
-		"push": legacyPermission(role) == "admin" || legacyPermission(role) == "write",
+		"push":   legacyPermission(role) == "admin" || legacyPermission(role) == "write",
 		"triage": role != "read" && role != "none", "pull": role != "none"}
 	writeJSON(w, http.StatusOK, map[string]any{"permission": legacyPermission(role), "role_name": role, "user": u})
 }

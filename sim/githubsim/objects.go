@@ -140,7 +140,7 @@ func (v view) pull(is *issue) map[string]any {
 		"diff_url": v.htmlURL(is) + ".diff", "patch_url": v.htmlURL(is) + ".patch",
 		"comments_url": v.issueURL(is.Number) + "/comments", "review_comments_url": u + "/comments",
 		"review_comment_url": fmt.Sprintf("%srepos/%s/pulls/comments{/number}", v.api, v.repo),
-		"commits_url": u + "/commits", "statuses_url": statuses,
+		"commits_url":        u + "/commits", "statuses_url": statuses,
 		"user": v.user(pr.Author), "labels": v.labels(is.Labels), "state": pr.State, "locked": false, "draft": false,
 		"assignee": nil, "assignees": []any{}, "requested_reviewers": []any{}, "requested_teams": []any{}, "milestone": nil,
 		"merged": false, "merged_at": nil, "merged_by": nil, "merge_commit_sha": fakeSHA(fmt.Sprintf("merge:%s#%d", v.repo, is.Number)), "auto_merge": nil,
@@ -152,7 +152,7 @@ func (v view) pull(is *issue) map[string]any {
 		"_links": map[string]any{"self": link(u), "html": link(v.htmlURL(is)), "issue": link(v.issueURL(is.Number)),
 			"comments": link(v.issueURL(is.Number) + "/comments"), "review_comments": link(u + "/comments"),
 			"review_comment": link(fmt.Sprintf("%srepos/%s/pulls/comments{/number}", v.api, v.repo)),
-			"commits": link(u + "/commits"), "statuses": link(statuses)},
+			"commits":        link(u + "/commits"), "statuses": link(statuses)},
 	}
 }
 
