@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,8 +67,9 @@ type Fault struct {
 
 // Server is the emulator. Create it with New.
 type Server struct {
-	opts Options
-	mux  *http.ServeMux
+	opts     Options
+	mux      *http.ServeMux
+	patterns []string // the registered patterns, in order (Routes)
 
 	mu       sync.Mutex
 	projects map[string]*project
@@ -103,6 +105,10 @@ func New(opts Options) *Server {
 	s.routes()
 	return s
 }
+
+// Routes returns the route table: every ServeMux pattern served
+// ("METHOD /rest/api/3/…"), each of which has a contract test.
+func (s *Server) Routes() []string { return slices.Clone(s.patterns) }
 
 // Handler serves the emulated API.
 func (s *Server) Handler() http.Handler { return s.mux }
@@ -195,6 +201,7 @@ func (s *Server) takeFault(endpoint string) *Fault {
 // handle registers h under a ServeMux pattern that doubles as the
 // endpoint template, wrapped with counting, latency, faults and auth.
 func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Request)) {
+	s.patterns = append(s.patterns, pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.calls[pattern]++
