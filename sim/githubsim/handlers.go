@@ -156,37 +156,70 @@ func checkDeclared(wf Workflow, inputs map[string]string) string {
 // clients read; a struct, which encodes far faster than a map, since run
 // lists are the emulator's hottest answers).
 type runDoc struct {
-	ID           int64   `json:"id"`
-	NodeID       string  `json:"node_id"`
-	Name         string  `json:"name"`
-	DisplayTitle string  `json:"display_title"`
-	WorkflowID   int64   `json:"workflow_id"`
-	HeadBranch   string  `json:"head_branch"`
-	HeadSHA      string  `json:"head_sha"`
-	Path         string  `json:"path"`
-	RunNumber    int64   `json:"run_number"`
-	RunAttempt   int     `json:"run_attempt"`
-	Event        string  `json:"event"`
-	Status       string  `json:"status"`
-	Conclusion   *string `json:"conclusion"`
-	URL          string  `json:"url"`
-	HTMLURL      string  `json:"html_url"`
-	CancelURL    string  `json:"cancel_url"`
-	RerunURL     string  `json:"rerun_url"`
-	JobsURL      string  `json:"jobs_url"`
-	LogsURL      string  `json:"logs_url"`
-	ArtifactsURL string  `json:"artifacts_url"`
-	CheckSuite   string  `json:"check_suite_url"`
-	WorkflowURL  string  `json:"workflow_url"`
-	CreatedAt    string  `json:"created_at"`
-	UpdatedAt    string  `json:"updated_at"`
-	StartedAt    string  `json:"run_started_at"`
-	PullRequests []any   `json:"pull_requests"`
-	HeadCommit   any     `json:"head_commit"`
-	// Repository and HeadRepository are the (minimal) repository object,
-	// encoded once per repository.
-	Repository     json.RawMessage `json:"repository"`
-	HeadRepository json.RawMessage `json:"head_repository"`
+	ID           int64      `json:"id"`
+	NodeID       string     `json:"node_id"`
+	Name         string     `json:"name"`
+	DisplayTitle string     `json:"display_title"`
+	WorkflowID   int64      `json:"workflow_id"`
+	HeadBranch   string     `json:"head_branch"`
+	HeadSHA      string     `json:"head_sha"`
+	Path         string     `json:"path"`
+	RunNumber    int64      `json:"run_number"`
+	RunAttempt   int        `json:"run_attempt"`
+	Event        string     `json:"event"`
+	Status       string     `json:"status"`
+	Conclusion   *string    `json:"conclusion"`
+	URL          string     `json:"url"`
+	HTMLURL      string     `json:"html_url"`
+	CancelURL    string     `json:"cancel_url"`
+	RerunURL     string     `json:"rerun_url"`
+	JobsURL      string     `json:"jobs_url"`
+	LogsURL      string     `json:"logs_url"`
+	ArtifactsURL string     `json:"artifacts_url"`
+	CheckSuite   string     `json:"check_suite_url"`
+	WorkflowURL  string     `json:"workflow_url"`
+	CreatedAt    string     `json:"created_at"`
+	UpdatedAt    string     `json:"updated_at"`
+	StartedAt    string     `json:"run_started_at"`
+	PullRequests []any      `json:"pull_requests"`
+	HeadCommit   *commitDoc `json:"head_commit"`
+	// repo is the repository object (repository and head_repository),
+	// encoded once per repository and spliced in by encode.
+	repo json.RawMessage
+}
+
+// encode appends the run's JSON to b: the struct's fields, then the
+// repository twice (copied, not re-encoded: run lists are large).
+func (d *runDoc) encode(b []byte) []byte {
+	doc, _ := json.Marshal(d)
+	b = append(b, doc[:len(doc)-1]...)
+	b = append(b, `,"repository":`...)
+	b = append(b, d.repo...)
+	b = append(b, `,"head_repository":`...)
+	b = append(b, d.repo...)
+	return append(b, '}')
+}
+
+// writeRuns answers a run or a list of runs (total set) as JSON.
+func writeRuns(w http.ResponseWriter, runs []runDoc, total int, list bool) {
+	var b []byte
+	if list {
+		b = append(b, `{"total_count":`...)
+		b = strconv.AppendInt(b, int64(total), 10)
+		b = append(b, `,"workflow_runs":[`...)
+	}
+	for i := range runs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = runs[i].encode(b)
+	}
+	if list {
+		b = append(b, "]}"...)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(b, '\n'))
 }
 
 var zeroSHA = strings.Repeat("0", 40)
@@ -210,8 +243,7 @@ func (s *Server) runJSON(r *http.Request, run *Run, title string) runDoc {
 	d.ArtifactsURL = d.URL + "/artifacts"
 	d.CheckSuite = fmt.Sprintf("%srepos/%s/check-suites/%d", apiBase(r), run.Repo, run.ID)
 	d.WorkflowURL = fmt.Sprintf("%srepos/%s/actions/workflows/%d", apiBase(r), run.Repo, d.WorkflowID)
-	repo := s.viewOf(r, st, run.Repo).repoRaw(run.Repo)
-	d.Repository, d.HeadRepository = repo, repo
+	d.repo = s.viewOf(r, st, run.Repo).repoRaw(run.Repo)
 	return d
 }
 
@@ -259,7 +291,7 @@ func (s *Server) withRun(w http.ResponseWriter, r *http.Request, f func(run *Run
 
 func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
 	s.withRun(w, r, func(run *Run) {
-		writeJSON(w, http.StatusOK, s.runJSON(r, run, ""))
+		writeRuns(w, []runDoc{s.runJSON(r, run, "")}, 1, false)
 	})
 }
 

@@ -90,11 +90,25 @@ func (v view) repoRaw(name string) json.RawMessage {
 	return b
 }
 
-// headCommit is the simple-commit of a run's head.
-func headCommit(sha string, at time.Time) map[string]any {
-	who := map[string]any{"name": "fullsend", "email": "fullsend@example.com"}
-	return map[string]any{"id": sha, "tree_id": fakeSHA("tree:" + sha), "message": "emulated commit",
-		"timestamp": ts(at), "author": who, "committer": who}
+// commitDoc is the simple-commit of a run's head.
+type commitDoc struct {
+	ID        string    `json:"id"`
+	TreeID    string    `json:"tree_id"`
+	Message   string    `json:"message"`
+	Timestamp string    `json:"timestamp"`
+	Author    committer `json:"author"`
+	Committer committer `json:"committer"`
+}
+
+type committer struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
+}
+
+func headCommit(sha string, at time.Time) *commitDoc {
+	who := committer{"fullsend", "fullsend@example.com"}
+	return &commitDoc{ID: sha, TreeID: fakeSHA("tree:" + sha), Message: "emulated commit", Timestamp: ts(at),
+		Author: who, Committer: who}
 }
 
 // link is a _links entry.

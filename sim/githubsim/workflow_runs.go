@@ -65,7 +65,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request, st *repoState,
 	for _, run := range paginate(w, r, match) {
 		out = append(out, s.runJSON(r, run, s.runTitle(st, run)))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(match), "workflow_runs": out})
+	writeRuns(w, out, len(match), true)
 }
 
 // parseCreated parses GitHub's `created` search qualifier: >=T, >T, <=T,
