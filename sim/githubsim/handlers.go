@@ -345,12 +345,6 @@ func (s *Server) handlePermission(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"permission": legacyPermission(role), "role_name": role, "user": u})
 }
 
-func (s *Server) repoJSON(name string) map[string]any {
-	owner, short, _ := strings.Cut(name, "/")
-	return map[string]any{"name": short, "full_name": name, "owner": map[string]any{"login": owner},
-		"html_url": s.opts.HTMLBase + "/" + name, "private": false, "visibility": "public"}
-}
-
 func (s *Server) handleRepo(w http.ResponseWriter, r *http.Request) {
 	s.withRepo(w, r, func(st *repoState, name string) {
 		writeJSON(w, http.StatusOK, s.viewOf(r, st, name).fullRepo(name))

@@ -47,20 +47,27 @@ var repoURLSuffixes = map[string]string{
 	"trees_url": "/git/trees{/sha}",
 }
 
-// fullRepo is a repository object with every field of GitHub's
-// repository and full-repository shapes.
-func (v view) fullRepo(name string) map[string]any {
-	out := v.s.repoJSON(name)
-	owner, _, _ := strings.Cut(name, "/")
+// minimalRepo is a repository as workflow runs embed it (GitHub's
+// minimal-repository: names, owner and URL templates).
+func (v view) minimalRepo(name string) map[string]any {
+	owner, short, _ := strings.Cut(name, "/")
 	id := hashID("repo", name)
 	api := v.api + "repos/" + name
-	out["id"], out["node_id"], out["url"], out["owner"] = id, "R_"+itoa(id), api, v.user(owner)
+	out := map[string]any{"id": id, "node_id": "R_" + itoa(id), "name": short, "full_name": name, "private": false,
+		"owner": v.user(owner), "html_url": v.s.opts.HTMLBase + "/" + name, "description": nil, "fork": false, "url": api}
 	for k, suffix := range repoURLSuffixes {
 		out[k] = api + suffix
 	}
+	return out
+}
+
+// fullRepo is a repository object with every field of GitHub's
+// repository and full-repository shapes.
+func (v view) fullRepo(name string) map[string]any {
+	out := v.minimalRepo(name)
 	html := v.s.opts.HTMLBase + "/" + name
 	host := strings.TrimPrefix(strings.TrimPrefix(v.s.opts.HTMLBase, "https://"), "http://")
-	for k, x := range map[string]any{"description": nil, "fork": false, "homepage": nil, "language": nil,
+	for k, x := range map[string]any{"visibility": "public", "homepage": nil, "language": nil,
 		"clone_url": html + ".git", "git_url": "git://" + host + "/" + name + ".git", "ssh_url": "git@" + host + ":" + name + ".git",
 		"svn_url": html, "mirror_url": nil, "license": nil, "size": 0, "forks": 0, "forks_count": 0, "stargazers_count": 0,
 		"watchers": 0, "watchers_count": 0, "open_issues": 0, "open_issues_count": 0, "network_count": 0,
@@ -75,14 +82,14 @@ func (v view) fullRepo(name string) map[string]any {
 	return out
 }
 
-// repoRaw is fullRepo encoded once per repository and API base: run
-// lists embed it in every run.
+// repoRaw is minimalRepo encoded once per repository and API base: run
+// lists embed it twice in every run.
 func (v view) repoRaw(name string) json.RawMessage {
 	k := v.api + name
 	if b, ok := v.s.repoCache[k]; ok {
 		return b
 	}
-	b, _ := json.Marshal(v.fullRepo(name))
+	b, _ := json.Marshal(v.minimalRepo(name))
 	if v.s.repoCache == nil {
 		v.s.repoCache = map[string]json.RawMessage{}
 	}
