@@ -13,6 +13,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // ActionsBot is the account of a workflow's built-in GITHUB_TOKEN, which
@@ -85,13 +86,14 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 	if timeout <= 0 {
 		timeout = github.DefaultTimeout
 	}
-	hc := httpx.NewClient(httpx.Options{Transport: cnt, Timeout: timeout, MaxBody: github.MaxResponseBytes})
+	clock := trackerclock.New(time.Now) // GitHub's clock, from its answers
+	hc := httpx.NewClient(httpx.Options{Transport: cnt, Timeout: timeout, MaxBody: github.MaxResponseBytes, Clock: clock})
 	gh, err := github.NewClient(id.Connection.BaseURL, token, github.ClientOptions{HTTPClient: hc})
 	if err != nil {
 		return nil, config.Invalid(fmt.Errorf("%s: connection.base_url: %w", Name, err))
 	}
 	p, err := New(Options{Client: gh, Repo: repo, Workflow: workflow, Lookback: id.Lookback, Grace: DefaultGrace,
-		Now: time.Now, Log: env.Log})
+		Now: clock.Now, Log: env.Log})
 	if err != nil {
 		return nil, config.Invalid(err)
 	}
