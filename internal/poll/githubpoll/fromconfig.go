@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
 
@@ -86,7 +85,7 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 	if timeout <= 0 {
 		timeout = github.DefaultTimeout
 	}
-	clock := trackerclock.New(time.Now) // GitHub's clock, from its answers
+	clock := trackerclock.New(env.Now) // GitHub's clock, from its answers
 	hc := httpx.NewClient(httpx.Options{Transport: cnt, Timeout: timeout, MaxBody: github.MaxResponseBytes, Clock: clock})
 	gh, err := github.NewClient(id.Connection.BaseURL, token, github.ClientOptions{HTTPClient: hc})
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
@@ -66,7 +65,7 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 
 func build(id config.InputDriver, repo, project, token string, tr http.RoundTripper, env poll.InputEnv) (*Input, error) {
 	cnt := &httpx.Counter{Next: tr}
-	clock := trackerclock.New(time.Now) // GitLab's clock, from its answers
+	clock := trackerclock.New(env.Now) // GitLab's clock, from its answers
 	gl, err := glapi.NewClient(glapi.Options{APIURL: id.Connection.BaseURL, Token: token, Timeout: id.Connection.Timeout, Transport: clock.Transport(cnt), Log: env.Log})
 	if err != nil {
 		return nil, config.Invalid(fmt.Errorf("gitlab-poll: %w", err))

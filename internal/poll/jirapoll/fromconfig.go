@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/jira"
@@ -89,7 +88,7 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 		return nil, err
 	}
 	opts.OnRequest = env.OnRequest
-	clock := trackerclock.New(time.Now) // Jira's clock, from its answers
+	clock := trackerclock.New(env.Now) // Jira's clock, from its answers
 	opts.Clock = clock
 	client, err := jira.New(opts)
 	if err != nil {
