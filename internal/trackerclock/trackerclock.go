@@ -96,6 +96,17 @@ func (c *Clock) Bounds() (lo, hi time.Duration, known bool) {
 	return c.lo, c.hi, c.known
 }
 
+// Known reports whether an answer has been observed: before, Now is the
+// host's clock unchanged. A nil Clock knows nothing.
+func (c *Clock) Known() bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.known
+}
+
 func nearestZero(lo, hi time.Duration, known bool) time.Duration {
 	switch {
 	case !known:
