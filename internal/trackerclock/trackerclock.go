@@ -19,13 +19,12 @@
 // interval replaces it. Answers with a round trip over MaxRoundTrip are
 // ignored (a queued request bounds nothing useful).
 //
-// The offset used is the point of the interval nearest zero: a host whose
-// clock agrees with the service within what the answers can tell (the
-// usual case with time sync) keeps its own, more precise clock untouched;
-// a host off by more is corrected by the smallest amount consistent with
-// every answer. The error is thus at most the interval's width: the round
-// trip plus one second for a single answer, less with several. Before any
-// answer the offset is zero.
+// The offset used is zero when the interval holds zero: a host whose clock
+// agrees with the service within what the answers can tell (the usual case
+// with time sync) keeps its own, more precise clock untouched. Otherwise it
+// is the interval's midpoint, off the true offset by at most half the
+// interval's width: half the round trip plus half a second for a single
+// answer, less with several. Before any answer the offset is zero.
 package trackerclock
 
 import (
@@ -45,6 +44,8 @@ const (
 	MaxDrift = 200e-6
 	// DateResolution is the resolution of the HTTP Date header.
 	DateResolution = time.Second
+	// MaxOffset: a Date further off the host's clock is not a clock.
+	MaxOffset = 10 * 365 * 24 * time.Hour
 )
 
 // Clock is one service's clock. The zero value is not usable; call New.
@@ -80,12 +81,12 @@ func (c *Clock) Now() time.Time {
 // Host is the host clock the Clock corrects.
 func (c *Clock) Host() time.Time { return c.host() }
 
-// Offset is the offset in use: the point of the known interval nearest
-// zero, or zero before any observation.
+// Offset is the offset in use: zero when the known interval holds zero
+// (and before any observation), else the interval's midpoint.
 func (c *Clock) Offset() time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return nearestZero(c.lo, c.hi, c.known)
+	return estimate(c.lo, c.hi, c.known)
 }
 
 // Bounds reports the interval the offset is known to lie in; known is
@@ -107,22 +108,19 @@ func (c *Clock) Known() bool {
 	return c.known
 }
 
-func nearestZero(lo, hi time.Duration, known bool) time.Duration {
-	switch {
-	case !known:
+// estimate is the offset used for the interval [lo, hi]: zero when it
+// holds zero, else its midpoint.
+func estimate(lo, hi time.Duration, known bool) time.Duration {
+	if !known || lo <= 0 && hi >= 0 {
 		return 0
-	case lo > 0:
-		return lo
-	case hi < 0:
-		return hi
 	}
-	return 0
+	return lo + (hi-lo)/2
 }
 
 // Observe records one answer: sent and received are host times around the
-// request, date the answer's Date header value. Unparsable dates and
-// round trips that are negative or over MaxRoundTrip are ignored; it
-// reports whether the observation was used.
+// request, date the answer's Date header value. Unparsable dates, dates
+// over MaxOffset away and round trips that are negative or over
+// MaxRoundTrip are ignored; it reports whether the observation was used.
 func (c *Clock) Observe(sent, received time.Time, date string) bool {
 	if date == "" {
 		return false
@@ -136,6 +134,9 @@ func (c *Clock) Observe(sent, received time.Time, date string) bool {
 		return false
 	}
 	lo, hi := d.Sub(received), d.Add(DateResolution).Sub(sent)
+	if lo.Abs() > MaxOffset || hi.Abs() > MaxOffset {
+		return false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.known {

@@ -36,15 +36,15 @@ func TestEstimate(t *testing.T) {
 		{name: "clocks agree: the host's clock is kept",
 			obs:  []obs{{sent: 300 * ms, received: 340 * ms, server: at(320 * ms)}},
 			used: []bool{true}, lo: -340 * ms, hi: 700 * ms, offset: 0},
-		{name: "service an hour ahead: the smallest correction consistent with the answer",
+		{name: "service an hour ahead: the interval's midpoint",
 			obs:  []obs{{sent: 300 * ms, received: 340 * ms, server: at(time.Hour + 320*ms)}},
-			used: []bool{true}, lo: time.Hour - 340*ms, hi: time.Hour + 700*ms, offset: time.Hour - 340*ms},
+			used: []bool{true}, lo: time.Hour - 340*ms, hi: time.Hour + 700*ms, offset: time.Hour + 180*ms},
 		{name: "service an hour behind",
 			obs:  []obs{{sent: 300 * ms, received: 340 * ms, server: at(-time.Hour + 320*ms)}},
-			used: []bool{true}, lo: -time.Hour - 340*ms, hi: -time.Hour + 700*ms, offset: -time.Hour + 700*ms},
+			used: []bool{true}, lo: -time.Hour - 340*ms, hi: -time.Hour + 700*ms, offset: -time.Hour + 180*ms},
 		{name: "the round trip widens the bound",
 			obs:  []obs{{sent: 0, received: 4 * time.Second, server: at(time.Hour + 2*time.Second)}},
-			used: []bool{true}, lo: time.Hour - 2*time.Second, hi: time.Hour + 3*time.Second, offset: time.Hour - 2*time.Second},
+			used: []bool{true}, lo: time.Hour - 2*time.Second, hi: time.Hour + 3*time.Second, offset: time.Hour + 500*ms},
 		{name: "a round trip over the bound is ignored",
 			obs:  []obs{{sent: 0, received: 11 * time.Second, server: at(time.Hour)}},
 			used: []bool{false}},
@@ -54,7 +54,7 @@ func TestEstimate(t *testing.T) {
 				{sent: 800 * ms, received: 810 * ms, server: at(time.Hour + 805*ms)}, // offset in [1h-810ms, 1h+200ms]
 			},
 			// the kept bound widened by 140 µs (200 ppm of the 700 ms passed)
-			used: []bool{true, true}, lo: time.Hour - 110*ms - 140*time.Microsecond, hi: time.Hour + 200*ms, offset: time.Hour - 110*ms - 140*time.Microsecond},
+			used: []bool{true, true}, lo: time.Hour - 110*ms - 140*time.Microsecond, hi: time.Hour + 200*ms, offset: time.Hour + 45*ms - 70*time.Microsecond},
 		{name: "a stepped clock replaces the estimate",
 			obs: []obs{
 				{sent: 0, received: 10 * ms, server: at(time.Hour)},
@@ -67,7 +67,7 @@ func TestEstimate(t *testing.T) {
 				{sent: 10000 * time.Second, received: 10000 * time.Second, server: at(10000*time.Second + time.Hour + 2*time.Second)},
 			},
 			// the kept [1h, 1h+1s] widened by 2 s (200 ppm of 10 000 s) meets [1h+2s, 1h+3s]
-			used: []bool{true, true}, lo: time.Hour + 2*time.Second, hi: time.Hour + 3*time.Second, offset: time.Hour + 2*time.Second},
+			used: []bool{true, true}, lo: time.Hour + 2*time.Second, hi: time.Hour + 3*time.Second, offset: time.Hour + 2500*ms},
 		{name: "no Date, or one that does not parse, is ignored",
 			obs:  []obs{{raw: "-"}, {raw: "yesterday"}},
 			used: []bool{false, false}},
@@ -116,7 +116,9 @@ func TestEstimate(t *testing.T) {
 
 // TestEstimateError: whatever the service's offset, fraction of a second
 // and round trip, the service's true time lies within the interval, and
-// the time used is off by at most the round trip plus the Date's second.
+// the time used is off by at most half the round trip plus half the Date's
+// second, or, when the host's clock is consistent with the answer and
+// kept, by the round trip plus the second.
 func TestEstimateError(t *testing.T) {
 	for _, skew := range []time.Duration{-time.Hour, -20 * time.Minute, -1500 * time.Millisecond, 0, 700 * time.Millisecond, time.Hour} {
 		for _, frac := range []time.Duration{0, time.Millisecond, 499 * time.Millisecond, 999 * time.Millisecond} {
@@ -133,7 +135,11 @@ func TestEstimateError(t *testing.T) {
 				if skew < lo || skew > hi {
 					t.Errorf("skew %v frac %v rtt %v: true offset outside [%v, %v]", skew, frac, rtt, lo, hi)
 				}
-				if e := (c.Offset() - skew).Abs(); e > rtt+time.Second {
+				bound := (rtt + time.Second) / 2
+				if lo <= 0 && hi >= 0 {
+					bound = rtt + time.Second
+				}
+				if e := (c.Offset() - skew).Abs(); e > bound {
 					t.Errorf("skew %v frac %v rtt %v: error %v over the bound", skew, frac, rtt, e)
 				}
 			}
@@ -167,16 +173,46 @@ func TestTransport(t *testing.T) {
 		t.Fatalf("before any answer Now = %v, want the host's %v", got, t0)
 	}
 	get()
-	if got := c.Offset(); got != time.Hour {
-		t.Fatalf("offset = %v, want 1h", got)
+	// Host and service stand on a whole second: the offset is in
+	// [1h, 1h+1s], the estimate its midpoint.
+	if got := c.Offset(); got != time.Hour+500*time.Millisecond {
+		t.Fatalf("offset = %v, want 1h0m0.5s", got)
 	}
 	cached = true
 	get()
-	if got := c.Offset(); got != time.Hour {
-		t.Errorf("offset after a cached answer = %v, want it unchanged (1h)", got)
+	if got := c.Offset(); got != time.Hour+500*time.Millisecond {
+		t.Errorf("offset after a cached answer = %v, want it unchanged (1h0m0.5s)", got)
 	}
 	var nilClock *trackerclock.Clock
 	if d := time.Since(nilClock.Now()).Abs(); d > time.Minute {
 		t.Errorf("a nil clock is %v off the host's", d)
 	}
+}
+
+// FuzzObserve: any Date header value and round trip either is ignored or
+// gives an interval no wider than the round trip plus the Date's second,
+// containing the offset the header states.
+func FuzzObserve(f *testing.F) {
+	f.Add("Fri, 01 May 2026 11:00:00 GMT", int64(40e6))
+	f.Add("Friday, 01-May-26 11:00:00 GMT", int64(0))
+	f.Add("Fri May  1 11:00:00 2026", int64(9e9))
+	f.Add("", int64(1))
+	f.Add("Fri, 01 May 2026 25:61:61 GMT", int64(-5))
+	f.Fuzz(func(t *testing.T, date string, rttNs int64) {
+		c := trackerclock.New(func() time.Time { return t0 })
+		rtt := time.Duration(rttNs)
+		if !c.Observe(t0, t0.Add(rtt), date) {
+			if c.Known() || c.Offset() != 0 {
+				t.Fatalf("ignored %q but the clock changed", date)
+			}
+			return
+		}
+		lo, hi, known := c.Bounds()
+		if !known || lo > hi || hi-lo != rtt+trackerclock.DateResolution {
+			t.Fatalf("%q rtt %v: bounds [%v, %v] known %v", date, rtt, lo, hi, known)
+		}
+		if off := c.Offset(); off < lo || off > hi {
+			t.Fatalf("%q: offset %v outside [%v, %v]", date, off, lo, hi)
+		}
+	})
 }
