@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -54,6 +55,36 @@ func TestSkewedSiteOneRun(t *testing.T) {
 			lc, _ := e.lastCheck(key)
 			if lc.TS.Before(e.siteNow().Add(-3 * time.Minute)) {
 				t.Errorf("lastCheck %v is not on the site's clock (site now %v)", lc.TS, e.siteNow())
+			}
+		})
+	}
+}
+
+// TestSkewedSiteCursorLosesNothing: with the discovery cursor and Jira's
+// clock an hour off the poller's, comments made between cycles are each
+// dispatched exactly once: the cursor is placed on Jira's clock.
+func TestSkewedSiteCursorLosesNothing(t *testing.T) {
+	for _, site := range []time.Duration{time.Hour, -time.Hour} {
+		t.Run(site.String(), func(t *testing.T) {
+			e := newSkewedEnv(t, jirasim.Options{}, site)
+			keys := e.issues(3, seeded, "")
+			rec := &recorder{after: e.release}
+			p := e.poller(pollerOpts{out: rec, stale: 15 * time.Minute, cursor: jirapoll.CursorUser})
+			want := map[string]int{}
+			for i := range 6 {
+				k := keys[i%len(keys)]
+				e.sim.AddComment(k, alice, fmt.Sprintf("comment %d", i))
+				want[k+"/audit"]++
+				e.clock.Advance(30 * time.Second)
+				p.mustCycle()
+				e.clock.Advance(30 * time.Second)
+			}
+			var ids []string
+			for _, r := range rec.all() {
+				ids = append(ids, r.Event.Transition.Comment.ID)
+			}
+			if got := rec.count(); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("runs = %v (comments %v), want %v", got, ids, want)
 			}
 		})
 	}
