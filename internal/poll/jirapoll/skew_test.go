@@ -1,48 +1,74 @@
 package jirapoll_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/runner"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
-// TestSkewedSiteOneRun: with Jira's clock an hour off the poller's (and
-// with two pollers whose host clocks disagree by more than the stale
-// threshold), one comment over five cycles is exactly one run, and no lock
-// is left. The pollers compare Jira's times with Jira's clock, read from
-// its answers, and write their locks on it.
+// TestSkewedSiteOneRun: with Jira's clock an hour off the poller's, and
+// pollers and the runner whose host clocks disagree by more than the stale
+// threshold, one comment over five cycles is exactly one run, the run
+// (runner.Locker, as `fullsend run`) takes and keeps its lock, and no lock
+// is left. Everyone compares Jira's times with Jira's clock, read from its
+// answers, and writes the lock on it.
 func TestSkewedSiteOneRun(t *testing.T) {
 	tests := []struct {
-		site  time.Duration // the site's clock ahead of the world's
-		hostB time.Duration // poller B's host clock ahead of the world's
+		site   time.Duration // the site's clock ahead of the world's
+		hostB  time.Duration // poller B's host clock ahead of the world's
+		runner time.Duration // the runner's host clock ahead of the world's
 	}{
 		{site: time.Hour},
 		{site: -time.Hour},
-		{site: time.Hour, hostB: -20 * time.Minute},
-		{site: -time.Hour, hostB: 20 * time.Minute},
-		{site: 0, hostB: time.Hour},
+		{site: time.Hour, hostB: -20 * time.Minute, runner: 20 * time.Minute},
+		{site: -time.Hour, hostB: 20 * time.Minute, runner: -20 * time.Minute},
+		{site: 0, hostB: time.Hour, runner: -time.Hour},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprintf("site %v, poller B %v", tt.site, tt.hostB), func(t *testing.T) {
+		t.Run(fmt.Sprintf("site %v, poller B %v, runner %v", tt.site, tt.hostB, tt.runner), func(t *testing.T) {
+			ctx := context.Background()
 			e := newSkewedEnv(t, jirasim.Options{}, tt.site)
 			key := e.issues(1, seeded, "hello")[0]
-			rec := &recorder{}
 			stale := 15 * time.Minute
+			rtc := trackerclock.New(func() time.Time { return e.clock.Now().Add(tt.runner) })
+			rclient := e.clientOn(rtc)
+			var runs []*runner.Locker
+			rec := &recorder{after: func(r plan.Run) { // the run starts at once
+				l, err := runner.NewLocker(runner.JiraStore{API: rclient}, r.PollLock, stale,
+					plan.Ref{Driver: "recorder", ID: fmt.Sprint(len(runs) + 1)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				l.Now = rtc.Now
+				if err := l.Acquire(ctx); err != nil {
+					t.Errorf("run %d refused its lock: %v", len(runs)+1, err)
+				}
+				runs = append(runs, l)
+			}}
 			a := e.poller(pollerOpts{id: "poller-a", out: rec, stale: stale})
 			b := e.poller(pollerOpts{id: "poller-b", out: rec, stale: stale, hostSkew: tt.hostB, seed: 2})
-			// The run holds the lock through cycles 1 to 3, refreshed on
-			// the site's clock like the runner does, then ends (cycle 4).
+			// The run refreshes its lock after cycles 1 to 3, then ends.
 			for i := range 5 {
 				a.mustCycle()
 				b.mustCycle()
-				if l, ok := e.lock(key); ok && i < 3 {
-					l.TS = e.siteNow()
-					e.sim.SetPropertyDirect(key, lockKey(), l.Marshal())
-				} else if ok {
-					e.sim.SetPropertyDirect(key, lockKey(), nil)
+				for j, l := range runs {
+					if i < 3 {
+						if ours, why, err := l.Refresh(ctx); !ours || err != nil {
+							t.Errorf("cycle %d: run %d lost its lock: %s %v", i+1, j+1, why, err)
+						}
+					} else if _, err := l.Release(ctx); err != nil {
+						t.Errorf("run %d: release: %v", j+1, err)
+					}
+				}
+				if i >= 3 {
+					runs = nil
 				}
 				e.clock.Advance(30 * time.Second)
 			}
@@ -51,10 +77,6 @@ func TestSkewedSiteOneRun(t *testing.T) {
 			}
 			if _, ok := e.lock(key); ok {
 				t.Errorf("a lock is left on %s", key)
-			}
-			lc, _ := e.lastCheck(key)
-			if lc.TS.Before(e.siteNow().Add(-3 * time.Minute)) {
-				t.Errorf("lastCheck %v is not on the site's clock (site now %v)", lc.TS, e.siteNow())
 			}
 		})
 	}
