@@ -2,10 +2,15 @@ package ghadispatch
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
 
@@ -32,5 +37,37 @@ func TestPlatformNow(t *testing.T) {
 				t.Errorf("a known clock asked again")
 			}
 		})
+	}
+}
+
+// TestSettleUnlistedOnGitHubsClock: a run GitHub does not list yet is
+// settled as created now on GitHub's clock, not the host's: with GitHub an
+// hour ahead of the host, the older listed run still survives.
+func TestSettleUnlistedOnGitHubsClock(t *testing.T) {
+	e := newEnv(t, githubsim.Options{Now: func() time.Time { return time.Now().Add(time.Hour) }})
+	d := e.driver(t, func(o *Options) { o.Ref = "main" })
+	ev := &event.Event{Repo: "acme/platform", Entity: event.Entity{Kind: event.KindWorkItem, ID: 7}}
+	sk := scope.KeyOf("triage", ev, "github")
+	keyed := func(at time.Time) plan.Run {
+		return plan.Run{Harness: "triage", Event: ev, Key: sk,
+			WorkItem: plan.WorkItem{IdempotencyKey: polllock.IdempotencyKey(string(sk), at)}}
+	}
+	change := time.Now().Add(time.Hour - time.Minute) // on GitHub's clock
+	listed := keyed(change)
+	if res := d.Dispatch(context.Background(), []plan.Run{listed}); res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	// Ours carries another key, so the listing of listed's key lacks it.
+	res := d.Dispatch(context.Background(), []plan.Run{keyed(change.Add(time.Second))})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	ours, _ := strconv.ParseInt(res[0].Ref.ID, 10, 64)
+	kept, err := d.Settle(context.Background(), listed, ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept {
+		t.Fatal("the unlisted run was taken for the older one (created on the host's clock, an hour behind GitHub's)")
 	}
 }

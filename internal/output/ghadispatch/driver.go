@@ -135,6 +135,15 @@ func New(o Options) (*Driver, error) {
 	return &Driver{opts: o, client: c, log: o.Log, clock: clock, defaults: map[string]string{}}, nil
 }
 
+// githubNow is GitHub's time as the driver's answers tell it, else the
+// host's.
+func (d *Driver) githubNow() time.Time {
+	if d.clock.Known() {
+		return d.clock.Now()
+	}
+	return time.Now()
+}
+
 // PlatformNow implements poll.PlatformClock: GitHub's time, read from the
 // answers of the client the driver built. Before its first answer it asks
 // GET /rate_limit (free on GitHub's rate limit). ok is false when no
