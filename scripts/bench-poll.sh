@@ -12,7 +12,9 @@
 #              processes, kills, changes, dispatches, lost, duplicates and
 #              locks left (targets: 0 lost, 0 duplicates, 0 locks left).
 #              Not part of `all`. Extra flags after DURATION go to the
-#              benchmark, e.g. -chaos.key-title=false (shipped run-name).
+#              benchmark, e.g. -chaos.key-title=false (shipped run-name),
+#              -chaos.skew=1h or -chaos.skew=-1h (the emulators' clocks an
+#              hour ahead of or behind the pollers' and runners').
 #   scale    — ISSUES issues (default 2000) seeded through the emulator's Go
 #              API, POLLERS pollers (default 4) on the wall clock against
 #              the emulator with 50 ms latency, 200 ms search lag and a

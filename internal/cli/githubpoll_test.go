@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
@@ -14,7 +15,8 @@ import (
 // of a comment older than the grace period and never prints the token; a
 // configuration without a repository exits 2 naming `repo`.
 func TestPollGitHub(t *testing.T) {
-	s := githubsim.New(githubsim.Options{Token: "ghs_s3cret", Now: func() time.Time { return time.Now().Add(-10 * time.Minute) },
+	clk := fakeclock.New(time.Now().Add(-10 * time.Minute))
+	s := githubsim.New(githubsim.Options{Token: "ghs_s3cret", Now: clk.Now,
 		Repos: []githubsim.Repo{{FullName: "acme/platform", Workflows: []githubsim.Workflow{{File: "fullsend-run.yml"}}}}})
 	base, err := s.Start()
 	if err != nil {
@@ -31,6 +33,7 @@ func TestPollGitHub(t *testing.T) {
 	if _, _, err := s.AddComment("acme/platform", n, "alice", "/fs-triage please"); err != nil {
 		t.Fatal(err)
 	}
+	clk.Set(time.Now()) // the comment is 10 minutes old on GitHub's clock
 	config := func(repo string) string {
 		dir := testfs.WriteTree(t, map[string]string{
 			"config.yaml": "version: 1\n" + repo + "forge: github\nagents:\n  - name: triage\n    source: harness/triage.yaml\n" +

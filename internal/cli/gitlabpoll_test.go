@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
@@ -13,7 +14,8 @@ import (
 // TestPollGitLab: `fullsend poll` with a gitlab-poll input plans the run
 // of a note older than the grace period, and never prints the token.
 func TestPollGitLab(t *testing.T) {
-	s := gitlabsim.New(gitlabsim.Options{Token: "gl-s3cret", Now: func() time.Time { return time.Now().Add(-10 * time.Minute) }})
+	clk := fakeclock.New(time.Now().Add(-10 * time.Minute))
+	s := gitlabsim.New(gitlabsim.Options{Token: "gl-s3cret", Now: clk.Now})
 	base, err := s.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +33,7 @@ func TestPollGitLab(t *testing.T) {
 	if _, _, err := s.AddNote("acme/platform", gitlabsim.NoteableMergeRequest, m.IID, alice.ID, "/fs-triage please"); err != nil {
 		t.Fatal(err)
 	}
+	clk.Set(time.Now()) // the note is 10 minutes old on GitLab's clock
 	dir := testfs.WriteTree(t, map[string]string{
 		"config.yaml": "version: 1\nrepo: acme/platform\nforge: gitlab\nagents:\n  - name: triage\n    source: harness/triage.yaml\n" +
 			"poll:\n  input_drivers:\n    - type: gitlab-poll\n      connection:\n        base_url: " + base +

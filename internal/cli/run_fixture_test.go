@@ -91,11 +91,19 @@ type runFixture struct {
 
 func newRunFixture(t *testing.T, steps ...string) *runFixture {
 	t.Helper()
+	return newSkewedRunFixture(t, 0, steps...)
+}
+
+// newSkewedRunFixture is newRunFixture with the Jira emulator's clock skew
+// ahead of this host's (the lock is fresh on the emulator's clock).
+func newSkewedRunFixture(t *testing.T, skew time.Duration, steps ...string) *runFixture {
+	t.Helper()
 	// Registered first, so it runs after every other cleanup (the
 	// emulator's Close): nothing the run started may outlive it.
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
-	sim := jirasim.New(jirasim.Options{RequiredToken: "jira-secret"})
+	site := func() time.Time { return time.Now().Add(skew) }
+	sim := jirasim.New(jirasim.Options{RequiredToken: "jira-secret", Now: site})
 	base, err := sim.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +112,7 @@ func newRunFixture(t *testing.T, steps ...string) *runFixture {
 	f := &runFixture{dir: t.TempDir(), sim: sim, lockID: "lock-1"}
 	f.issue = sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: "x"})
 	f.prop, _ = polllock.Keys("acme/platform")
-	sim.SetPropertyDirect(f.issue, f.prop, polllock.Lock{ID: f.lockID, TS: time.Now(), Phase: polllock.PhaseDispatched}.Marshal())
+	sim.SetPropertyDirect(f.issue, f.prop, polllock.Lock{ID: f.lockID, TS: site(), Phase: polllock.PhaseDispatched}.Marshal())
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -52,6 +52,29 @@ func TestRunCommandHoldsAndReleasesLock(t *testing.T) {
 	}
 }
 
+// TestRunCommandSkewedHostProceeds: a runner whose clock is 20 minutes
+// off Jira's (over the 15-minute stale threshold) judges the lock the
+// poller wrote on Jira's clock by Jira's clock, read from the answers: the
+// agent runs and the lock is released.
+func TestRunCommandSkewedHostProceeds(t *testing.T) {
+	for _, skew := range []time.Duration{20 * time.Minute, -20 * time.Minute, time.Hour, -time.Hour} {
+		t.Run(skew.String(), func(t *testing.T) {
+			ran := filepath.Join(t.TempDir(), "ran")
+			f := newSkewedRunFixture(t, skew, "touch="+ran, "exit=0")
+			code, stderr := f.run(t, "run", "--harness", "triage", "--event-file", filepath.Join(f.dir, "event.json"), "--poll-lock", f.pollLock())
+			if code != 0 {
+				t.Fatalf("exit %d, want 0\n%s", code, stderr)
+			}
+			if _, err := os.Stat(ran); err != nil {
+				t.Fatalf("the agent did not run: %v\n%s", err, stderr)
+			}
+			if _, ok := f.sim.Property(f.issue, f.prop); ok {
+				t.Fatal("lock not deleted at teardown")
+			}
+		})
+	}
+}
+
 func TestRunCommandFromEnvironment(t *testing.T) {
 	ran := filepath.Join(t.TempDir(), "ran")
 	f := newRunFixture(t, "touch="+ran)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/redact"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // DefaultAPIURL is the public GitHub REST API.
@@ -58,6 +59,9 @@ type ClientOptions struct {
 	// bodies, same-origin redirects, redaction).
 	HTTPClient *http.Client
 	Timeout    time.Duration // per request, default DefaultTimeout
+	// Clock, when set, observes the Date of every answer: GitHub's clock
+	// (package trackerclock).
+	Clock *trackerclock.Clock
 }
 
 // NewClient returns a go-github client for apiURL (empty means
@@ -70,13 +74,16 @@ func NewClient(apiURL, token string, o ClientOptions) (*gogithub.Client, error) 
 	if err != nil {
 		return nil, err
 	}
-	hc := newHTTPClient(o.Timeout)
+	hc := newHTTPClient(o.Timeout, o.Clock)
 	if o.HTTPClient != nil {
 		// Keep the caller's client, with Call's retries on its transport.
 		c := *o.HTTPClient
 		next := c.Transport
 		if next == nil {
 			next = http.DefaultTransport
+		}
+		if o.Clock != nil {
+			next = o.Clock.Transport(next)
 		}
 		c.Transport = httpx.RetryTransport(next, httpx.Retry{}, classifyAttempt)
 		hc = &c
@@ -123,10 +130,10 @@ func SplitRepo(full string) (owner, repo string, err error) {
 	return owner, repo, nil
 }
 
-func newHTTPClient(timeout time.Duration) *http.Client {
+func newHTTPClient(timeout time.Duration, clock *trackerclock.Clock) *http.Client {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	return httpx.NewClient(httpx.Options{Timeout: timeout, MaxBody: MaxResponseBytes,
-		Retry: &httpx.Retry{}, Classify: classifyAttempt}) // Call sets each call's policy
+		Retry: &httpx.Retry{}, Classify: classifyAttempt, Clock: clock}) // Call sets each call's policy
 }

@@ -201,7 +201,7 @@ func Classify(ctx context.Context, resp *gogithub.Response, err error, wrote boo
 	case errors.As(err, &rl):
 		f.Class, f.Message = Retryable, rl.Message
 		if !rl.Rate.Reset.IsZero() {
-			f.Wait = max(time.Until(rl.Rate.Reset.Time), 0) + time.Second
+			f.Wait = max(rl.Rate.Reset.Sub(answeredAt(rl.Response)), 0) + time.Second
 		}
 		if ra := retryAfter(rl.Response); ra > 0 {
 			f.Wait = ra
@@ -248,8 +248,21 @@ func retryAfter(r *http.Response) time.Duration {
 	if r == nil {
 		return 0
 	}
-	d, _ := httpx.RetryAfter(r.Header.Get("Retry-After"), time.Now())
+	d, _ := httpx.RetryAfter(r.Header.Get("Retry-After"), answeredAt(r))
 	return d
+}
+
+// answeredAt is the time of the answer on GitHub's clock (its Date
+// header), against which GitHub's own times (a rate limit's reset, a
+// Retry-After date) are measured, whatever the host's clock says; without
+// a Date, the host's clock.
+func answeredAt(r *http.Response) time.Time {
+	if r != nil {
+		if t, err := http.ParseTime(r.Header.Get("Date")); err == nil {
+			return t
+		}
+	}
+	return time.Now()
 }
 
 // errorResponseText renders a GitHub error answer as "METHOD URL: HTTP

@@ -69,17 +69,23 @@ func NeverSent(err error) bool {
 	return errors.As(err, &dns)
 }
 
-// serverWait is the wait the server asked for, if any.
+// serverWait is the wait the server asked for, if any. GitLab's times (a
+// Retry-After date, RateLimit-Reset) are measured against the answer's own
+// Date, GitLab's clock, whatever the host's says; without a Date, p.now.
 func (p retryPolicy) serverWait(resp *http.Response) (time.Duration, bool) {
 	if resp == nil {
 		return 0, false
 	}
-	if d, ok := httpx.RetryAfter(resp.Header.Get("Retry-After"), p.now()); ok {
+	now, err := http.ParseTime(resp.Header.Get("Date"))
+	if err != nil {
+		now = p.now()
+	}
+	if d, ok := httpx.RetryAfter(resp.Header.Get("Retry-After"), now); ok {
 		return d, true
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		if s, err := strconv.ParseInt(resp.Header.Get("RateLimit-Reset"), 10, 64); err == nil && s > 0 {
-			return max(time.Unix(s, 0).Sub(p.now()), 0), true
+			return max(time.Unix(s, 0).Sub(now), 0), true
 		}
 	}
 	return 0, false

@@ -37,6 +37,9 @@ func TestRetryPolicy(t *testing.T) {
 		{"write 503", write, resp(503), nil, false, 0},
 		{"write 429 retry-after", write, resp(429, "Retry-After", "7"), nil, true, 7 * time.Second},
 		{"429 reset header", read, resp(429, "RateLimit-Reset", "1700000005"), nil, true, 5 * time.Second},
+		// GitLab's clock an hour ahead of the host's: the reset is 5 s
+		// after the answer's Date.
+		{"429 reset on GitLab's clock", read, resp(429, "RateLimit-Reset", "1700003605", "Date", time.Unix(1_700_003_600, 0).UTC().Format(http.TimeFormat)), nil, true, 5 * time.Second},
 		{"429 too long", read, resp(429, "Retry-After", "3600"), nil, false, 0},
 		{"read 404", read, resp(404), nil, false, 0},
 		{"read 501", read, resp(501), nil, false, 0},

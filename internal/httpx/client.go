@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // Options configure the client NewClient builds. The zero value is usable:
@@ -27,6 +29,9 @@ type Options struct {
 	// the usual readers); others are never retried.
 	Retry    *Retry
 	Classify Classifier
+	// Clock, when set, observes the Date of every attempt's answer: it is
+	// the service's clock (package trackerclock).
+	Clock *trackerclock.Clock
 }
 
 // Limiter waits until a request may be made or ctx ends.
@@ -72,13 +77,17 @@ func DefaultTransport() http.RoundTripper { return defaultTransport() }
 
 // NewClient returns the one HTTP client stack of fullsend: from the outside
 // in, retries (Options.Retry), the rate limiter, redaction of registered secrets from error
-// answers and transport errors, then the per-attempt timeout and body cap.
+// answers and transport errors, the per-attempt timeout and body cap, then
+// the service's clock (Options.Clock) observing every answer.
 // It follows at most MaxRedirects redirects, all within the original
 // origin. Base URLs are checked beforehand with ParseURL.
 func NewClient(o Options) *http.Client {
 	next := o.Transport
 	if next == nil {
 		next = DefaultTransport()
+	}
+	if o.Clock != nil {
+		next = o.Clock.Transport(next)
 	}
 	var rt http.RoundTripper = redactTransport{next: boundTransport{next: next, max: o.MaxBody, timeout: o.Timeout}}
 	if o.Limiter != nil {

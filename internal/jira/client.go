@@ -17,6 +17,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/redact"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // Defaults used when an Options field is zero.
@@ -69,6 +70,10 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	Now   func() time.Time
 	Rand  func(n int64) int64
+	// Clock, when set, is Jira's clock (package trackerclock): it observes
+	// every answer's Date, and the waits Jira states as its own times
+	// (a Retry-After date, X-RateLimit-Reset) are read against it.
+	Clock *trackerclock.Clock
 }
 
 // Client talks to one Jira Cloud site. It is safe for concurrent use.
@@ -165,7 +170,7 @@ func New(opts Options) (*Client, error) {
 		keyToID:  map[string]string{},
 	}
 	c.http = httpx.NewClient(httpx.Options{Transport: opts.Transport, Timeout: opts.Timeout,
-		MaxBody: opts.MaxResponseBytes, Limiter: pacer{c}})
+		MaxBody: opts.MaxResponseBytes, Limiter: pacer{c}, Clock: opts.Clock})
 	return c, nil
 }
 
@@ -175,6 +180,14 @@ func (c *Client) Calls() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return maps.Clone(c.calls)
+}
+
+// siteNow is Jira's time: Options.Clock, else Options.Now.
+func (c *Client) siteNow() time.Time {
+	if c.opts.Clock != nil {
+		return c.opts.Clock.Now()
+	}
+	return c.opts.Now()
 }
 
 // CallsTotal is the number of HTTP attempts made, retries included.

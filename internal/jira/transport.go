@@ -104,10 +104,10 @@ func (c *Client) try(ctx context.Context, cl call, payload []byte) (int, []byte,
 	// Jira sends Retry-After with 429 and with some transient 5xx answers
 	// (503 above all); it is honoured on any retryable status. A 429
 	// without it waits for X-RateLimit-Reset.
-	out.Wait, out.HasWait = httpx.RetryAfter(hdr.Get("Retry-After"), c.opts.Now())
+	out.Wait, out.HasWait = httpx.RetryAfter(hdr.Get("Retry-After"), c.siteNow())
 	if !out.HasWait && status == http.StatusTooManyRequests {
 		if reset, ok := parseReset(hdr.Get(hdrReset)); ok {
-			out.Wait, out.HasWait = max(reset.Sub(c.opts.Now()), 0), true
+			out.Wait, out.HasWait = max(reset.Sub(c.siteNow()), 0), true
 		}
 	}
 	return status, body, out, &APIError{Endpoint: cl.endpoint(), Status: status, Messages: errorMessages(body)}

@@ -38,6 +38,10 @@ type InputEnv struct {
 	PollerID string // this poller's id, written into the locks it takes
 	// OnRequest, if set, observes every API request (metrics).
 	OnRequest func(endpoint string, status int, d time.Duration)
+	// Now is the host's clock (nil: time.Now). Each input corrects it by
+	// its service's clock, read from the service's answers
+	// (package trackerclock), before comparing the service's times.
+	Now func() time.Time
 }
 
 // InputFactory builds the input driver of cfg.Poll.InputDrivers[index].

@@ -32,6 +32,13 @@ type world struct {
 	live    int           // runs not ended yet (the first len(runs)-live ended)
 	cycles  int           // cycles run so far: each starts step after the last
 	step    time.Duration // 0: a stale threshold (15 minutes)
+	// The platform's clock runs skew ahead of the tracker's (the cycle's
+	// Now, now); created are the runs' creation times on it. clock: the
+	// output implements poll.PlatformClock.
+	skew    time.Duration
+	clock   bool
+	now     time.Time
+	created []time.Time
 }
 
 // poller is one poller process: its driver and output share dead.
@@ -160,6 +167,7 @@ func (o platform) Dispatch(_ context.Context, runs []plan.Run) []output.Result {
 		}
 		w.mu.Lock()
 		w.runs = append(w.runs, r)
+		w.created = append(w.created, w.now.Add(w.skew))
 		w.live++
 		res[i].Ref = &plan.Ref{Driver: "world-out", ID: fmt.Sprint(len(w.runs))}
 		w.mu.Unlock()
@@ -176,6 +184,9 @@ func (o finder) FindDispatched(_ context.Context, run plan.Run, since time.Time)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i, r := range w.runs {
+		if w.created[i].Before(since) {
+			continue // the platform lists runs created since then
+		}
 		if run.WorkItem.IdempotencyKey != "" && r.WorkItem.IdempotencyKey == run.WorkItem.IdempotencyKey {
 			return &plan.Ref{Driver: "world-out", ID: fmt.Sprint(i + 1)}, true, nil
 		}
@@ -199,6 +210,9 @@ func (w *world) cycle(t *testing.T, p *poller) poll.CycleStats {
 	var out output.Driver = platform{p}
 	if p.find {
 		out = finder{platform{p}}
+		if w.clock {
+			out = clockFinder{finder{platform{p}}}
+		}
 	}
 	o := opts(p, fakeCore{}, nil)
 	o.Output = out
@@ -212,6 +226,7 @@ func (w *world) cycle(t *testing.T, p *poller) poll.CycleStats {
 		step = 15 * time.Minute
 	}
 	now := t0.Add(time.Hour + time.Duration(w.cycles)*step)
+	w.now = now
 	w.mu.Unlock()
 	o.Now = func() time.Time { return now }
 	res, err := poll.Run(context.Background(), o)

@@ -53,7 +53,9 @@ type Options struct {
 	Rand *rand.Rand
 	// Sleep waits d or until ctx ends (tests replace it).
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Now stamps dispatch intents; nil uses time.Now.
+	// Now is the tracker's clock: it stamps dispatch intents and judges
+	// their settle time. Nil uses the driver's TrackerClock when it has
+	// one, else time.Now.
 	Now func() time.Time
 	// IntentSettle is how old an interrupted dispatch's intent must be
 	// before "the platform has no such run" is believed: a younger one may
@@ -148,6 +150,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+		if tc, ok := o.Driver.(TrackerClock); ok {
+			o.Now = tc.TrackerNow
+		}
 	}
 	if o.IntentSettle == 0 {
 		o.IntentSettle = DefaultIntentSettle

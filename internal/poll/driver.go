@@ -42,6 +42,13 @@ type Driver interface {
 	Usage() Usage
 }
 
+// TrackerClock is implemented by a driver that knows its tracker's clock
+// (package trackerclock): the cycle stamps and judges intents on it, so
+// that pollers whose host clocks disagree agree on an intent's age.
+type TrackerClock interface {
+	TrackerNow() time.Time
+}
+
 // Discoverer finds the work of a cycle.
 type Discoverer interface {
 	// Discover finds candidate work items and reports which are eligible:

@@ -34,6 +34,36 @@ type Flusher interface {
 	Flush(ctx context.Context) error
 }
 
+// PlatformClock is implemented by a DispatchFinder that knows its
+// platform's clock (package trackerclock), reading it from the platform
+// when it has not yet: ok is false when it cannot.
+// An intent's time is on the tracker's clock; the lookup of its run asks
+// for runs created since then on the platform's clock.
+type PlatformClock interface {
+	PlatformNow(ctx context.Context) (now time.Time, ok bool)
+}
+
+// ClockMargin is how much earlier than the intent, mapped onto the
+// platform's clock, the lookup of its run starts: the error of the two
+// clock estimates (each within its round trip plus the Date header's
+// second, and usually much less).
+const ClockMargin = 2 * time.Second
+
+// lookupSince maps an intent's time, on the tracker's clock, onto the
+// output platform's clock when the output knows it, less ClockMargin; else
+// it is the intent's time.
+func (c *cycle) lookupSince(ctx context.Context, ts time.Time) time.Time {
+	pc, ok := c.o.Output.(PlatformClock)
+	if !ok {
+		return ts
+	}
+	now, ok := pc.PlatformNow(ctx)
+	if !ok {
+		return ts
+	}
+	return ts.Add(now.Sub(c.o.Now())).Add(-ClockMargin)
+}
+
 func (c *cycle) finder() DispatchFinder {
 	f, _ := c.o.Output.(DispatchFinder)
 	return f
@@ -77,7 +107,7 @@ func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) 
 		r.WorkItem.IdempotencyKey = in.Key
 		c.log.Info("interrupted dispatch: asking the platform whether its run exists", "item", p.it.ID,
 			"harness", r.Harness, "key", in.Key, "since", in.TS.UTC().Format(time.RFC3339Nano))
-		ref, found, err := f.FindDispatched(ctx, r, in.TS)
+		ref, found, err := f.FindDispatched(ctx, r, c.lookupSince(ctx, in.TS))
 		if err != nil {
 			c.log.Error("could not ask the platform whether an interrupted dispatch started; item left for the next cycle",
 				"item", p.it.ID, "harness", r.Harness, "key", in.Key, "error", err.Error())

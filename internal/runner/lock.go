@@ -29,7 +29,9 @@ type Locker struct {
 	ID             string        // this run's lock id
 	StaleThreshold time.Duration // a lock older than this is not ours any more
 	Run            plan.Ref      // this CI run, recorded in the lock's runs
-	Now            func() time.Time
+	// Now is the tracker's clock (trackerclock.Clock.Now): the lock's ts
+	// is judged and written on it, like the pollers do.
+	Now func() time.Time
 }
 
 // NewLocker builds a Locker for the reference pl. stale <= 0 means

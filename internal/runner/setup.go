@@ -10,6 +10,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // DecodeEvent decodes and validates the event document of in. A problem is
@@ -32,7 +33,9 @@ func DefaultJiraAPI(o jira.Options) (JiraProperties, error) { return jira.New(o)
 // cfg.poll.input_drivers (config.Poll.LockInput: the first jira-poll
 // entry): its connection (credentials read from the
 // variables it names; an empty email means Bearer auth), rate limit and
-// lock.stale_threshold. It also returns lock.refresh_interval. A missing
+// lock.stale_threshold. It also returns lock.refresh_interval. The
+// Locker judges and writes the lock on Jira's clock, estimated from the
+// client's answers (package trackerclock), whatever the host's clock says. A missing
 // driver entry, base URL or token is an *InputError.
 func LockerFor(cfg *config.Config, pl *plan.PollLock, getenv func(string) string, run plan.Ref,
 	newAPI NewJiraAPI, log *slog.Logger) (*Locker, time.Duration, error) {
@@ -51,6 +54,8 @@ func LockerFor(cfg *config.Config, pl *plan.PollLock, getenv func(string) string
 	if newAPI == nil {
 		newAPI = DefaultJiraAPI
 	}
+	clock := trackerclock.New(opts.Now) // Jira's clock, from its answers
+	opts.Clock = clock
 	api, err := newAPI(opts)
 	if err != nil {
 		return nil, 0, &InputError{Err: err}
@@ -59,5 +64,6 @@ func LockerFor(cfg *config.Config, pl *plan.PollLock, getenv func(string) string
 	if err != nil {
 		return nil, 0, err
 	}
+	lk.Now = clock.Now
 	return lk, drv.Lock.RefreshInterval, nil
 }

@@ -59,7 +59,8 @@ type Options struct {
 	RateLimit int
 	// Repos seeds repositories.
 	Repos []Repo
-	// Now is the clock (default time.Now).
+	// Now is the clock (default time.Now): the repository's times and
+	// every answer's Date header. It may run off the clients' clocks.
 	Now func() time.Time
 	// FirstRunID is the id of the first dispatched run (default 1001).
 	FirstRunID int64
@@ -206,7 +207,7 @@ func (s *Server) Handler() http.Handler {
 	})
 }
 
-// wrap counts the call, checks auth and the rate limit, applies faults and
+// wrap counts the call, sets the Date header, checks auth and the rate limit, applies faults and
 // then runs h. GETs are conditional (see serveGET).
 func (s *Server) wrap(endpoint string, h func(http.ResponseWriter, *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -217,6 +218,7 @@ func (s *Server) wrap(endpoint string, h func(http.ResponseWriter, *http.Request
 		s.called = make(chan struct{})
 		f := s.takeFaultLocked(endpoint)
 		s.mu.Unlock()
+		w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat))
 		if !s.authorized(r) {
 			writeError(w, http.StatusUnauthorized, "Bad credentials")
 			return

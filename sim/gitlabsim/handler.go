@@ -88,6 +88,7 @@ func (s *Server) Handler() http.Handler {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Date", s.opts.Now().UTC().Format(http.TimeFormat))
 	if !s.authorized(r) {
 		writeMsg(w, http.StatusUnauthorized, "401 Unauthorized")
 		return

@@ -42,7 +42,7 @@ type Options struct {
 	// minute); 0 means unlimited and no RateLimit-* headers.
 	RateLimit  int
 	RateWindow time.Duration
-	Now        func() time.Time // clock; default time.Now
+	Now        func() time.Time // clock of its times and of every answer's Date header (may run off the clients'); default time.Now
 }
 
 // Fault is an injected failure for matching requests.

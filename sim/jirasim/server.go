@@ -28,7 +28,9 @@ type Options struct {
 	SearchLag time.Duration
 	// Latency, if set, returns a delay added to every request.
 	Latency func() time.Duration
-	// Now is the clock (default time.Now).
+	// Now is the clock (default time.Now): the site's times and every
+	// answer's Date header. It may run off the clients' clocks (a site
+	// whose clock is skewed).
 	Now func() time.Time
 	// RequiredToken, if set, is the only accepted credential (the Bearer
 	// token or the Basic password); otherwise any credential is accepted
@@ -199,7 +201,8 @@ func (s *Server) takeFault(endpoint string) *Fault {
 }
 
 // handle registers h under a ServeMux pattern that doubles as the
-// endpoint template, wrapped with counting, latency, faults and auth.
+// endpoint template, wrapped with counting, latency, the Date header,
+// faults and auth.
 func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Request)) {
 	s.patterns = append(s.patterns, pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
@@ -212,6 +215,7 @@ func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Re
 				return
 			}
 		}
+		w.Header().Set("Date", s.opts.Now().UTC().Format(http.TimeFormat))
 		if f != nil {
 			if !sleep(r, f.Delay) {
 				return

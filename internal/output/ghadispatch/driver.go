@@ -28,6 +28,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // Name is the driver name.
@@ -83,6 +84,7 @@ type Driver struct {
 	opts   Options
 	client *gogithub.Client
 	log    *slog.Logger
+	clock  *trackerclock.Clock // GitHub's, when the driver built its client
 
 	mu       sync.Mutex
 	defaults map[string]string // repo -> default branch
@@ -110,6 +112,7 @@ func New(o Options) (*Driver, error) {
 		}
 	}
 	c := o.Client
+	var clock *trackerclock.Clock
 	if c == nil {
 		env := github.EnvOf(o.Getenv)
 		apiURL, token := o.APIURL, o.Token
@@ -123,12 +126,39 @@ func New(o Options) (*Driver, error) {
 			return nil, errors.New("gha-dispatch: no GitHub token: set GITHUB_TOKEN or GH_TOKEN to a token with actions: write on the repository")
 		}
 		var err error
-		c, err = github.NewClient(apiURL, token, github.ClientOptions{HTTPClient: o.HTTPClient, Timeout: o.Timeout})
+		clock = trackerclock.New(nil)
+		c, err = github.NewClient(apiURL, token, github.ClientOptions{HTTPClient: o.HTTPClient, Timeout: o.Timeout, Clock: clock})
 		if err != nil {
 			return nil, fmt.Errorf("gha-dispatch: %v", err)
 		}
 	}
-	return &Driver{opts: o, client: c, log: o.Log, defaults: map[string]string{}}, nil
+	return &Driver{opts: o, client: c, log: o.Log, clock: clock, defaults: map[string]string{}}, nil
+}
+
+// githubNow is GitHub's time as the driver's answers tell it, else the
+// host's.
+func (d *Driver) githubNow() time.Time {
+	if d.clock.Known() {
+		return d.clock.Now()
+	}
+	return time.Now()
+}
+
+// PlatformNow implements poll.PlatformClock: GitHub's time, read from the
+// answers of the client the driver built. Before its first answer it asks
+// GET /rate_limit (free on GitHub's rate limit). ok is false when no
+// answer came, or with a client passed in Options.Client.
+func (d *Driver) PlatformNow(ctx context.Context) (now time.Time, ok bool) {
+	if d.clock == nil {
+		return time.Time{}, false
+	}
+	if !d.clock.Known() {
+		_, _, _ = d.client.RateLimit.Get(ctx) // any answer carries GitHub's Date
+	}
+	if !d.clock.Known() {
+		return time.Time{}, false
+	}
+	return d.clock.Now(), true
 }
 
 // Name returns "gha-dispatch".

@@ -91,7 +91,7 @@ func (d *Driver) Settle(ctx context.Context, run plan.Run, ours int64) (kept boo
 		return true, err
 	}
 	if !slices.ContainsFunc(runs, func(r KeyRun) bool { return r.ID == ours }) {
-		runs = append(runs, KeyRun{ID: ours, CreatedAt: time.Now().UTC(), Status: "queued"})
+		runs = append(runs, KeyRun{ID: ours, CreatedAt: d.githubNow().UTC(), Status: "queued"}) // on GitHub's clock, like the others
 	}
 	win, ok := Survivor(runs)
 	if !ok || win == ours {

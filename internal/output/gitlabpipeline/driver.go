@@ -24,11 +24,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/drivers"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 )
 
@@ -38,8 +40,9 @@ const Name = drivers.GitLabPipeline
 // Driver creates pipelines and coalesces waiting ones. It is safe for
 // concurrent use.
 type Driver struct {
-	o  Options
-	gl *gitlab.Client
+	o     Options
+	gl    *gitlab.Client
+	clock *trackerclock.Clock // GitLab's, from the client's answers
 
 	mu      sync.Mutex
 	modeSet map[string]bool // resource groups already switched to newest_first
@@ -56,11 +59,25 @@ func New(o Options) (*Driver, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	gl, err := newClient(o)
+	clock := trackerclock.New(nil)
+	gl, err := newClient(o, clock)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	return &Driver{o: o, gl: gl, modeSet: map[string]bool{}}, nil
+	return &Driver{o: o, gl: gl, clock: clock, modeSet: map[string]bool{}}, nil
+}
+
+// PlatformNow implements poll.PlatformClock: GitLab's time, read from the
+// client's answers; before the first, it asks GET /version (any answer
+// carries GitLab's Date). ok is false when no answer came.
+func (d *Driver) PlatformNow(ctx context.Context) (now time.Time, ok bool) {
+	if !d.clock.Known() {
+		_, _, _ = d.gl.Version.GetVersion(gitlab.WithContext(ctx))
+	}
+	if !d.clock.Known() {
+		return time.Time{}, false
+	}
+	return d.clock.Now(), true
 }
 
 // Name returns "gitlab-pipeline".

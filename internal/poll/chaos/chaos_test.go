@@ -20,6 +20,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/runner"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
@@ -31,6 +32,7 @@ var (
 	issues   = flag.Int("chaos.issues", 30, "Jira issues")
 	logDir   = flag.String("chaos.logs", "", "directory for each poller process's log (default: discarded)")
 	keyTitle = flag.Bool("chaos.key-title", true, "the run workflow's run-name shows the idempotency key (else the shipped run-name)")
+	skew     = flag.Duration("chaos.skew", 0, "how far the emulators' clocks run ahead of the pollers' and runners' host clock (e.g. 1h, -1h)")
 )
 
 const (
@@ -57,7 +59,8 @@ type counts struct {
 // run, kills, changes, dispatches, lost changes, duplicate runs, locks left.
 func BenchmarkChaos(b *testing.B) {
 	bin := build(b)
-	js := jirasim.New(jirasim.Options{RequiredToken: jiraToken})
+	services := func() time.Time { return time.Now().Add(*skew) }
+	js := jirasim.New(jirasim.Options{RequiredToken: jiraToken, Now: services})
 	jiraURL, err := js.Start()
 	if err != nil {
 		b.Fatal(err)
@@ -73,7 +76,7 @@ func BenchmarkChaos(b *testing.B) {
 			return githubsim.DisplayTitle(in) + " " + wi.IdempotencyKey
 		}
 	}
-	gs := githubsim.New(githubsim.Options{Token: ghToken, Repos: []githubsim.Repo{{FullName: "acme/platform",
+	gs := githubsim.New(githubsim.Options{Token: ghToken, Now: services, Repos: []githubsim.Repo{{FullName: "acme/platform",
 		DefaultBranch: "main", Workflows: []githubsim.Workflow{wf}}}})
 	ghURL, err := gs.Start()
 	if err != nil {
@@ -87,7 +90,10 @@ func BenchmarkChaos(b *testing.B) {
 	}
 	env := append(os.Environ(), "JIRA_TOKEN="+jiraToken, "JIRA_USER_EMAIL=bot@example.com",
 		"GITHUB_API_URL="+ghURL, "GITHUB_TOKEN="+ghToken, "GITHUB_REF_NAME=main")
-	client, err := jira.New(jira.Options{BaseURL: jiraURL, Email: "bot@example.com", Token: jiraToken, RPS: 1000, Burst: 1000})
+	// The runners read Jira's clock from their client's answers, as
+	// `fullsend run` does (runner.LockerFor).
+	jiraClock := trackerclock.New(nil)
+	client, err := jira.New(jira.Options{BaseURL: jiraURL, Email: "bot@example.com", Token: jiraToken, RPS: 1000, Burst: 1000, Clock: jiraClock})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -95,7 +101,7 @@ func BenchmarkChaos(b *testing.B) {
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	run := func(f func()) { wg.Add(1); go func() { defer wg.Done(); f() }() }
-	run(func() { runners(ctx, gs, client, &c) })
+	run(func() { runners(ctx, gs, client, jiraClock, &c) })
 	kill := &atomic.Bool{}
 	kill.Store(true)
 	pollCtx, stopPollers := context.WithCancel(context.Background())
@@ -163,7 +169,7 @@ func pollOnce(bin, dir string, env []string, rng *rand.Rand, kill bool, c *count
 // poll lock (phase running) if it still carries the run's lock id, works
 // for runFor and releases it; a run whose lock is gone or another's does
 // nothing. Every run is then completed on the emulator.
-func runners(ctx context.Context, gs *githubsim.Server, client *jira.Client, c *counts) {
+func runners(ctx context.Context, gs *githubsim.Server, client *jira.Client, clock *trackerclock.Clock, c *counts) {
 	seen := map[int64]bool{}
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -176,7 +182,7 @@ func runners(ctx context.Context, gs *githubsim.Server, client *jira.Client, c *
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if !playRun(ctx, client, r) {
+				if !playRun(ctx, client, clock, r) {
 					c.aborted.Add(1)
 				}
 				_ = gs.CompleteRun(r.ID, "success")
@@ -187,13 +193,17 @@ func runners(ctx context.Context, gs *githubsim.Server, client *jira.Client, c *
 }
 
 // playRun reports whether the run got its lock.
-func playRun(ctx context.Context, client *jira.Client, r githubsim.Run) bool {
+func playRun(ctx context.Context, client *jira.Client, clock *trackerclock.Clock, r githubsim.Run) bool {
 	pl, err := runner.ParsePollLock(r.Inputs[plan.InPollLock])
 	if err != nil || pl == nil {
 		return false
 	}
 	l, err := runner.NewLocker(runner.JiraStore{API: client}, pl, stale, plan.Ref{Driver: "gha-dispatch", ID: fmt.Sprint(r.ID)})
-	if err != nil || l.Acquire(ctx) != nil {
+	if err != nil {
+		return false
+	}
+	l.Now = clock.Now
+	if l.Acquire(ctx) != nil {
 		return false
 	}
 	time.Sleep(runFor)

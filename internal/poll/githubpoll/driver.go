@@ -39,6 +39,9 @@ func NewDriver(p *Poller, usage func() poll.Usage) *Driver {
 // Name returns "github-poll".
 func (d *Driver) Name() string { return Name }
 
+// TrackerNow implements poll.TrackerClock: the forge's time (Options.Now).
+func (d *Driver) TrackerNow() time.Time { return d.p.o.Now() }
+
 // Usage implements poll.Driver.
 func (d *Driver) Usage() poll.Usage { return d.usage() }
 

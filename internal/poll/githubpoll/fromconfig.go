@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // ActionsBot is the account of a workflow's built-in GITHUB_TOKEN, which
@@ -85,13 +85,14 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 	if timeout <= 0 {
 		timeout = github.DefaultTimeout
 	}
-	hc := httpx.NewClient(httpx.Options{Transport: cnt, Timeout: timeout, MaxBody: github.MaxResponseBytes})
+	clock := trackerclock.New(env.Now) // GitHub's clock, from its answers
+	hc := httpx.NewClient(httpx.Options{Transport: cnt, Timeout: timeout, MaxBody: github.MaxResponseBytes, Clock: clock})
 	gh, err := github.NewClient(id.Connection.BaseURL, token, github.ClientOptions{HTTPClient: hc})
 	if err != nil {
 		return nil, config.Invalid(fmt.Errorf("%s: connection.base_url: %w", Name, err))
 	}
 	p, err := New(Options{Client: gh, Repo: repo, Workflow: workflow, Lookback: id.Lookback, Grace: DefaultGrace,
-		Now: time.Now, Log: env.Log})
+		Now: clock.Now, Log: env.Log})
 	if err != nil {
 		return nil, config.Invalid(err)
 	}

@@ -51,8 +51,10 @@ type Options struct {
 	// Grace leaves changes younger than it to the event workflow (zero:
 	// none; FromConfig: DefaultGrace).
 	Grace time.Duration
-	Now   func() time.Time
-	Log   *slog.Logger
+	// Now is GitHub's clock (a trackerclock.Clock's Now; nil: time.Now):
+	// the window and the grace cutoff are compared with GitHub's times.
+	Now func() time.Time
+	Log *slog.Logger
 }
 
 // Poller reads one repository's activity. It is used by one cycle at a

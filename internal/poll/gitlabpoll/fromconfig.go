@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
@@ -13,6 +12,7 @@ import (
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // TokenEnv holds the GitLab token of a gitlab-poll input.
@@ -65,11 +65,12 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 
 func build(id config.InputDriver, repo, project, token string, tr http.RoundTripper, env poll.InputEnv) (*Input, error) {
 	cnt := &httpx.Counter{Next: tr}
-	gl, err := glapi.NewClient(glapi.Options{APIURL: id.Connection.BaseURL, Token: token, Timeout: id.Connection.Timeout, Transport: cnt, Log: env.Log})
+	clock := trackerclock.New(env.Now) // GitLab's clock, from its answers
+	gl, err := glapi.NewClient(glapi.Options{APIURL: id.Connection.BaseURL, Token: token, Timeout: id.Connection.Timeout, Transport: clock.Transport(cnt), Log: env.Log})
 	if err != nil {
 		return nil, config.Invalid(fmt.Errorf("gitlab-poll: %w", err))
 	}
-	p, err := New(Options{Client: gl, Project: project, Repo: repo, Lookback: id.Lookback, Grace: DefaultGrace, Now: time.Now, Log: env.Log})
+	p, err := New(Options{Client: gl, Project: project, Repo: repo, Lookback: id.Lookback, Grace: DefaultGrace, Now: clock.Now, Log: env.Log})
 	if err != nil {
 		return nil, config.Invalid(err)
 	}

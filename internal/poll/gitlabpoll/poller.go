@@ -50,7 +50,9 @@ type Options struct {
 	// Grace leaves changes younger than it to the webhook path: a poller
 	// acts on a change only once its webhook had time to dispatch it, so
 	// the two rarely race (FromConfig: DefaultGrace; zero: none).
-	Grace    time.Duration
+	Grace time.Duration
+	// Now is GitLab's clock (a trackerclock.Clock's Now; nil: time.Now):
+	// the window and the grace cutoff are compared with GitLab's times.
 	Now      func() time.Time
 	Dispatch Dispatcher // used by Cycle; the poll cycle (Driver) dispatches through its output
 	Log      *slog.Logger

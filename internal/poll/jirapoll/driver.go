@@ -77,8 +77,12 @@ type Options struct {
 	// CursorMargin: how far behind its own search start this poller keeps
 	// the cursor (0: DefaultCursorMargin).
 	CursorMargin time.Duration
-	Now          func() time.Time
-	Log          *slog.Logger
+	// Now is Jira's clock (a trackerclock.Clock's Now; nil: time.Now):
+	// every time the driver compares with Jira's times or writes for
+	// other hosts to compare (lock ts, lastCheck, the cursor, quarantine
+	// records) is on it.
+	Now func() time.Time
+	Log *slog.Logger
 }
 
 // Driver is the jira-poll driver. It implements poll.Driver; one cycle at
@@ -143,6 +147,9 @@ func New(o Options) (*Driver, error) {
 	d.cur.key = polllock.CursorKey(o.Repo)
 	return d, nil
 }
+
+// TrackerNow implements poll.TrackerClock: Jira's time (Options.Now).
+func (d *Driver) TrackerNow() time.Time { return d.o.Now() }
 
 // Name implements poll.Driver.
 func (d *Driver) Name() string { return Name }

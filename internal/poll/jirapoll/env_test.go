@@ -20,6 +20,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -79,23 +80,29 @@ type env struct {
 	// their limiter, pacing and retry waits pass world time.
 	worldClient bool
 	gaps        gaps // the pollers' re-read-to-lock-write gaps
+	// skew is how far the site's clock runs ahead of the world's (the
+	// pollers' host clock); the pollers read the site's from its answers.
+	skew time.Duration
 }
 
 // newEnv starts the emulator with opts on a fresh clock at epoch (opts.Now
 // must be unset).
-func newEnv(t testing.TB, opts jirasim.Options) *env {
+func newEnv(t testing.TB, opts jirasim.Options) *env { return newSkewedEnv(t, opts, 0) }
+
+// newSkewedEnv is newEnv with the site's clock skew ahead of the world's.
+func newSkewedEnv(t testing.TB, opts jirasim.Options, skew time.Duration) *env {
 	t.Helper()
 	if opts.Now != nil {
 		t.Fatal("newEnv: the world's clock is the env's")
 	}
 	c := &clock{now: epoch}
-	opts.Now = c.tick
+	opts.Now = func() time.Time { return c.tick().Add(skew) }
 	s := jirasim.New(opts)
 	base, err := s.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, sim: s, base: base, transport: &http.Transport{MaxIdleConnsPerHost: 64}, clock: c}
+	e := &env{t: t, sim: s, base: base, transport: &http.Transport{MaxIdleConnsPerHost: 64}, clock: c, skew: skew}
 	t.Cleanup(func() {
 		e.transport.CloseIdleConnections()
 		s.Close()
@@ -171,7 +178,7 @@ func laggingWorld(t testing.TB) (e *env, a, b string) {
 
 // seed marks everything on key so far as handled.
 func (e *env) seed(key string) {
-	lc := polllock.LastCheck{TS: e.clock.Now()}
+	lc := polllock.LastCheck{TS: e.siteNow()}
 	b, _ := json.Marshal(lc)
 	e.sim.SetPropertyDirect(key, lockKey(), nil)
 	e.sim.SetPropertyDirect(key, checkKey(), b)
@@ -180,10 +187,17 @@ func (e *env) seed(key string) {
 func lockKey() string  { l, _ := polllock.Keys(repo); return l }
 func checkKey() string { _, c := polllock.Keys(repo); return c }
 
-func (e *env) client() *jira.Client {
+// siteNow is the site's clock, read without moving it.
+func (e *env) siteNow() time.Time { return e.clock.Now().Add(e.skew) }
+
+func (e *env) client() *jira.Client { return e.clientOn(nil) }
+
+// clientOn is a Jira client whose answers feed the site's clock tc (nil:
+// none).
+func (e *env) clientOn(tc *trackerclock.Clock) *jira.Client {
 	e.t.Helper()
 	o := jira.Options{BaseURL: e.base, Token: "t0ken", RPS: 10000, Burst: 10000,
-		MaxRetries: 1, BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond, Transport: e.transport}
+		MaxRetries: 1, BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond, Transport: e.transport, Clock: tc}
 	if e.worldClient {
 		o.Now, o.Sleep = e.clock.Now, e.sleep
 	}
@@ -212,6 +226,9 @@ type pollerOpts struct {
 	m      int // search page size (0: the driver's default)
 	// wrapCursor, if set, wraps the cursor API (to interleave writes).
 	wrapCursor func(jirapoll.CursorAPI) jirapoll.CursorAPI
+	// hostSkew is how far this poller's host clock runs ahead of the
+	// world's.
+	hostSkew time.Duration
 }
 
 // poller is one fullsend poll process: its own client, driver and core.
@@ -236,9 +253,12 @@ func (e *env) poller(po pollerOpts) *poller {
 	if po.queries == nil {
 		po.queries = []string{"project = " + project + " AND statusCategory != Done"}
 	}
-	c := e.client()
+	// As in production (FromConfig), the driver is on the site's clock
+	// read from its client's answers; the host clock is the world's.
+	tc := trackerclock.New(func() time.Time { return e.clock.Now().Add(po.hostSkew) })
+	c := e.clientOn(tc)
 	opts := jirapoll.Options{API: c, Usage: jirapoll.UsageOf(c), SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id,
-		Now: e.clock.Now, Log: po.log, M: po.m}
+		Now: tc.Now, Log: po.log, M: po.m}
 	if po.cursor != "" {
 		opts.CursorAPI, opts.CursorMode, opts.Project = c, po.cursor, project
 		if po.wrapCursor != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // Input is a configured jira-poll input driver: the Driver (its Seed,
@@ -87,6 +88,8 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 		return nil, err
 	}
 	opts.OnRequest = env.OnRequest
+	clock := trackerclock.New(env.Now) // Jira's clock, from its answers
+	opts.Clock = clock
 	client, err := jira.New(opts)
 	if err != nil {
 		return nil, config.Invalid(err)
@@ -95,7 +98,7 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 		API: client, Usage: UsageOf(client),
 		SiteURL: id.Connection.BaseURL, Repo: cfg.Repo, Project: id.Project, Queries: id.Queries,
 		M: id.Lock.M, N: id.Lock.N, StaleThreshold: id.Lock.StaleThreshold, Concurrency: id.Concurrency,
-		PollerID: env.PollerID, Log: env.Log,
+		PollerID: env.PollerID, Log: env.Log, Now: clock.Now,
 		CursorAPI: client, CursorMode: id.Cursor.Store, CursorAccount: id.Cursor.AccountID, CursorMargin: id.Cursor.Margin,
 	})
 	if err != nil {
