@@ -84,24 +84,10 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 	if err := hideFromSameUser(); err != nil {
 		p.log().Warn("could not make fullsend non-dumpable; the agent may read its environment", "error", err.Error())
 	}
-	cmd := exec.Command(p.Command[0], p.Command[1:]...)
-	cmd.Env, cmd.Dir = p.Env, p.Dir
-	cmd.Stdout, cmd.Stderr = p.Stdout, p.Stderr
-	// A grandchild holding the output pipes open must not hang the run.
-	cmd.WaitDelay = grace
-	opts := procgroup.Options{After: after, OnKill: func() {
-		p.log().Warn("agent still running after grace period; killing", "grace", grace.String())
-	}}
-	pipes, err := p.isolate(cmd, &opts)
+	g, pipes, err := p.start(grace, after)
 	if err != nil {
-		return Result{}, &StartError{Command: p.Command[0], Err: err}
+		return Result{}, err
 	}
-	g, err := procgroup.Start(cmd, opts)
-	if err != nil {
-		pipes.Close()
-		return Result{}, &StartError{Command: p.Command[0], Err: err}
-	}
-	pipes.Started()
 	var res Result
 	var timeout <-chan time.Time
 	if p.Timeout > 0 {
@@ -148,6 +134,29 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 			terminate(syscall.SIGTERM)
 		}
 	}
+}
+
+// start starts the agent in its process group, as p.As when set.
+func (p Process) start(grace time.Duration, after func(time.Duration) <-chan time.Time) (*procgroup.Group, *sandbox.Pipes, error) {
+	cmd := exec.Command(p.Command[0], p.Command[1:]...)
+	cmd.Env, cmd.Dir = p.Env, p.Dir
+	cmd.Stdout, cmd.Stderr = p.Stdout, p.Stderr
+	// A grandchild holding the output pipes open must not hang the run.
+	cmd.WaitDelay = grace
+	opts := procgroup.Options{After: after, OnKill: func() {
+		p.log().Warn("agent still running after grace period; killing", "grace", grace.String())
+	}}
+	pipes, err := p.isolate(cmd, &opts)
+	if err != nil {
+		return nil, nil, &StartError{Command: p.Command[0], Err: err}
+	}
+	g, err := procgroup.Start(cmd, opts)
+	if err != nil {
+		pipes.Close()
+		return nil, nil, &StartError{Command: p.Command[0], Err: err}
+	}
+	pipes.Started()
+	return g, pipes, nil
 }
 
 // isolate prepares cmd to start as p.As: its output through pipes the
