@@ -62,7 +62,7 @@ func Execute(ctx context.Context, r Request) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	sb, err := sandbox.Decide(h.Isolation, h.User, os.Geteuid(), nil)
+	sb, err := sandbox.Decide(h.Isolation, h.User, os.Geteuid(), r.Getenv, nil)
 	if err != nil {
 		return Outcome{}, inputErr("harness %q (%s): %v", h.Name, h.File, err)
 	}

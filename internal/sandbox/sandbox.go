@@ -159,9 +159,10 @@ func Resolve(s string, lookup Lookup) (Identity, error) {
 
 // Decide plans the agent's identity from the harness's run.isolation and
 // run.user and fullsend's effective uid. Only a bad run.user (unknown
-// name, root) is an error; a fullsend that cannot switch users gets
-// ModeUnavailable with the reason.
-func Decide(isolation, runUser string, euid int, lookup Lookup) (Plan, error) {
+// name, root, or the user who started fullsend through sudo, $SUDO_UID,
+// whose processes hold the CI job's secrets) is an error; a fullsend that
+// cannot switch users gets ModeUnavailable with the reason.
+func Decide(isolation, runUser string, euid int, getenv func(string) string, lookup Lookup) (Plan, error) {
 	if err := CheckIsolation(isolation); err != nil {
 		return Plan{}, fmt.Errorf("run.isolation: %w", err)
 	}
@@ -171,6 +172,9 @@ func Decide(isolation, runUser string, euid int, lookup Lookup) (Plan, error) {
 	id, err := Resolve(runUser, lookup)
 	if err != nil {
 		return Plan{}, fmt.Errorf("run.user: %w", err)
+	}
+	if getenv != nil && getenv("SUDO_UID") == strconv.FormatUint(uint64(id.UID), 10) {
+		return Plan{}, fmt.Errorf("run.user: %s is the user who started fullsend through sudo, whose processes hold the job's secrets; choose another", id)
 	}
 	if !Supported {
 		return Plan{Mode: ModeUnavailable, Reason: "switching the agent's user is supported on Linux only"}, nil

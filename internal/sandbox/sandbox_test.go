@@ -48,18 +48,25 @@ func TestDecide(t *testing.T) {
 	for _, tc := range []struct {
 		name, iso, user string
 		euid            int
+		sudoUID         string
 		want            Mode
 		wantErr         string
 	}{
-		{"root isolates by default", "", "", 0, ModeUser, ""},
-		{"root, explicit user", "user", "agent", 0, ModeUser, ""},
-		{"non-root cannot", "", "", 1001, ModeUnavailable, ""},
-		{"opt-out", "none", "nosuch", 0, ModeNone, ""},
-		{"bad isolation", "maybe", "", 0, "", "run.isolation: want"},
-		{"bad user", "", "nosuch", 0, "", "run.user: user \"nosuch\""},
+		{"root isolates by default", "", "", 0, "1001", ModeUser, ""},
+		{"root, explicit user", "user", "agent", 0, "", ModeUser, ""},
+		{"non-root cannot", "", "", 1001, "", ModeUnavailable, ""},
+		{"opt-out", "none", "nosuch", 0, "", ModeNone, ""},
+		{"bad isolation", "maybe", "", 0, "", "", "run.isolation: want"},
+		{"bad user", "", "nosuch", 0, "", "", "run.user: user \"nosuch\""},
+		{"the sudo caller", "", "agent", 0, "64055", "", "started fullsend through sudo"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Decide(tc.iso, tc.user, tc.euid, lookupTable)
+			p, err := Decide(tc.iso, tc.user, tc.euid, func(k string) string {
+				if k == "SUDO_UID" {
+					return tc.sudoUID
+				}
+				return ""
+			}, lookupTable)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err %v, want %q", err, tc.wantErr)

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -30,4 +31,26 @@ func TestUnexecedRuns(t *testing.T) {
 			t.Errorf("UnexecedRuns(%q) = %v, want %v", tc.script, got, tc.want)
 		}
 	}
+}
+
+// FuzzUnexecedRuns: workflow scripts are outside input; no script makes
+// the check panic, every line it reports runs fullsend run, and a script
+// whose every line is prefixed with exec is never reported.
+func FuzzUnexecedRuns(f *testing.F) {
+	for _, s := range []string{"fullsend run", "exec fullsend run", "a; fullsend run --x", "# fullsend run", AgentScript(""), "x=$(fullsend run", "\n\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lines := strings.Split(s, "\n")
+		for _, i := range UnexecedRuns(s) {
+			if i < 0 || i >= len(lines) || !fullsendRunCall.MatchString(lines[i]) {
+				t.Fatalf("line %d of %q reported", i, s)
+			}
+		}
+		if !strings.ContainsAny(s, "\n;&|$#") {
+			if got := UnexecedRuns("exec " + s); len(got) != 0 {
+				t.Fatalf("exec %q reported: %v", s, got)
+			}
+		}
+	})
 }
