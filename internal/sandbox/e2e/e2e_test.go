@@ -46,6 +46,7 @@ type stepRun struct {
 	noIsol  bool              // the harness sets run.isolation: none
 	ciRunID string            // the lock's run entry id (GITHUB_RUN_ID or CI_PIPELINE_ID)
 	driver  string
+	signal  string // what the agent sends its parent; "" = QUIT
 }
 
 // stepResult is what the test observes after the step.
@@ -121,20 +122,25 @@ func TestGeneratedAgentStepKeepsTokensFromAHostileAgent(t *testing.T) {
 		}
 	})
 	// The control: the same agent without isolation, as root, reaches the
-	// tokens (so the hunt above can fail), and its SIGQUIT to fullsend
+	// tokens (so the hunt above can fail), and its signal to fullsend
 	// still leaves the lock released.
-	t.Run("control: run.isolation none as root", func(t *testing.T) {
-		res := execStep(t, with(gh, func(r *stepRun) { r.noIsol = true }))
-		if !strings.Contains(res.found, jiraToken) || !strings.Contains(res.found, githubToken) {
-			t.Errorf("the unisolated agent found no token; the hunt is broken:\n%s", res.found)
-		}
-		if !strings.Contains(res.found, "identity: uid=0") || strings.Contains(res.found, "kill rc=1") {
-			t.Errorf("the control agent did not run as root or could not signal fullsend:\n%s", res.found)
-		}
-		if res.lockLeft {
-			t.Errorf("SIGQUIT to fullsend left the poll lock behind:\n%s", res.output)
-		}
-	})
+	for _, sig := range []string{"QUIT", "HUP", "TERM"} {
+		t.Run("control: run.isolation none as root, SIG"+sig, func(t *testing.T) {
+			res := execStep(t, with(gh, func(r *stepRun) { r.noIsol, r.signal = true, sig }))
+			if !strings.Contains(res.found, jiraToken) || !strings.Contains(res.found, githubToken) {
+				t.Errorf("the unisolated agent found no token; the hunt is broken:\n%s", res.found)
+			}
+			if !strings.Contains(res.found, "identity: uid=0") || strings.Contains(res.found, "kill rc=1") {
+				t.Errorf("the control agent did not run as root or could not signal fullsend:\n%s", res.found)
+			}
+			if !strings.Contains(res.output, "forwarding signal to agent") {
+				t.Errorf("fullsend did not catch SIG%s:\n%s", sig, res.output)
+			}
+			if res.lockLeft {
+				t.Errorf("SIG%s to fullsend left the poll lock behind:\n%s", sig, res.output)
+			}
+		})
+	}
 }
 
 func with(r stepRun, f func(*stepRun)) stepRun {
@@ -266,7 +272,10 @@ func execStep(t *testing.T, r stepRun) stepResult {
 		root = userDir(t)
 	}
 	checkout := filepath.Join(root, "work", "platform")
-	writeCheckout(t, checkout, base, r.noIsol)
+	if r.signal == "" {
+		r.signal = "QUIT"
+	}
+	writeCheckout(t, checkout, base, r.noIsol, r.signal)
 	scriptFile := filepath.Join(root, "_temp", "step.sh")
 	writeFile(t, scriptFile, r.script, 0o644)
 	if r.asUser {
@@ -299,7 +308,7 @@ func execStep(t *testing.T, r stepRun) stepResult {
 }
 
 // writeCheckout writes the repository the agent works in.
-func writeCheckout(t *testing.T, dir, jiraBase string, noIsol bool) {
+func writeCheckout(t *testing.T, dir, jiraBase string, noIsol bool, signal string) {
 	t.Helper()
 	writeFile(t, filepath.Join(dir, ".fullsend", "config.yaml"), fmt.Sprintf(`version: 1
 repo: acme/platform
@@ -319,7 +328,7 @@ poll:
 		harness += "  isolation: none\n"
 	}
 	writeFile(t, filepath.Join(dir, ".fullsend", "hostile.yaml"), harness, 0o644)
-	writeFile(t, filepath.Join(dir, "hostile.sh"), hostileAgent, 0o755)
+	writeFile(t, filepath.Join(dir, "hostile.sh"), strings.ReplaceAll(hostileAgent, "%SIGNAL%", signal), 0o755)
 	writeFile(t, filepath.Join(dir, "README.md"), "the repository\n", 0o644)
 }
 

@@ -4,8 +4,8 @@ package e2e
 
 // hostileAgent is the agent under test: it hunts for the step's tokens
 // in its own environment, in every /proc/*/environ it can read and in the
-// readable memory of its parent (fullsend), tries sudo and SIGQUIT on its
-// parent, writes what it found to found.txt and its work to
+// readable memory of its parent (fullsend), tries sudo and a signal
+// (%SIGNAL%, SIGQUIT unless the test says otherwise) on its parent, writes what it found to found.txt and its work to
 // agent-wrote.txt in the checkout (its working directory), and prints to
 // /dev/stderr, which it reopens.
 const hostileAgent = `#!/bin/bash
@@ -25,7 +25,7 @@ if [ -r /proc/$p/maps ] && exec 3</proc/$p/mem; then
 	while read -r range perms _; do
 		case $perms in r*) ;; *) continue ;; esac
 		s=$((0x${range%-*})); e=$((0x${range#*-}))
-		[ $((e - s)) -le $((256 << 20)) ] || continue
+		[ $((e - s)) -le $((16 << 20)) ] || continue
 		dd if=/proc/$p/mem bs=4096 skip=$((s / 4096)) count=$(((e - s) / 4096)) 2>/dev/null
 	done </proc/$p/maps | tr -c '[:print:]' '\n' | grep -a SECRET | sort -u
 else
@@ -35,7 +35,7 @@ echo "== sudo"
 sudo -n true 2>&1
 echo "sudo rc=$?"
 echo "== signal"
-kill -QUIT $p 2>&1
+kill -%SIGNAL% $p 2>&1
 echo "kill rc=$?"
 } >found.txt 2>&1
 echo "hostile agent done" >/dev/stderr
