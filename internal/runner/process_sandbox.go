@@ -23,9 +23,11 @@ func agentIdentity(plan sandbox.Plan, dir, runDir string, env []string, log *slo
 		log.Warn("the agent runs as fullsend's own user: it can read the environment of every process of that user "+
 			"(the CI step's shell included) and, with sudo, everything; see docs/security.md", "isolation", string(plan.Mode), "reason", plan.Reason)
 		return nil, env, func() {}, nil
-	case sandbox.ModeNone, "":
+	case sandbox.ModeNone:
 		log.Info("agent isolation is off (run.isolation: none)", "isolation", string(sandbox.ModeNone))
 		return nil, env, func() {}, nil
+	case "":
+		return nil, env, func() {}, nil // a Spec built without a plan: as fullsend's user
 	}
 	if dir == "" {
 		wd, err := os.Getwd()
