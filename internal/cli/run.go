@@ -13,13 +13,15 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/runner"
 )
 
-// runSignals starts delivery of SIGINT and SIGTERM for forwarding to the
-// agent and returns the channel and a stop function. Tests replace it.
+// runSignals starts delivery of SIGINT, SIGTERM, SIGHUP and SIGQUIT for
+// forwarding to the agent and returns the channel and a stop function.
+// Caught, none of them ends fullsend before it released the poll lock
+// (SIGHUP and SIGQUIT would otherwise end it at once). Tests replace it.
 var runSignals = notifySignals
 
 func notifySignals() (<-chan os.Signal, func()) {
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	return ch, func() { signal.Stop(ch) }
 }
 

@@ -150,8 +150,9 @@ run:
   command: [%s]
   timeout: 5s
   env: [%s, MODEL_KEY]
+  isolation: none
 `, strings.Join(quoted, ", "), runAgentEnv))
-	f.write(t, "nocmd.yaml", "role: triage\nrun:\n  env: ["+runAgentEnv+"]\n")
+	f.write(t, "nocmd.yaml", "role: triage\nrun:\n  isolation: none\n  env: ["+runAgentEnv+"]\n")
 	f.write(t, "event.json", runEventJSON)
 	f.env = map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/home/ci", runAgentEnv: "1",
 		"JIRA_TOKEN": "jira-secret", "GITHUB_TOKEN": "ghs_secret", "MODEL_KEY": "mk", "GITHUB_RUN_ID": "77",

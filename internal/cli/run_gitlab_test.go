@@ -48,7 +48,7 @@ func TestRunExitsEarlyWhenSupersededOnGitLab(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			marker := filepath.Join(t.TempDir(), "ran")
+			marker := filepath.Join(agentWritableDir(t), "ran")
 			env := map[string]string{"GITLAB_API_URL": base, "GITLAB_TOKEN": sim.Token(), "CI_PROJECT_ID": "1",
 				"CI_COMMIT_REF_NAME": "main", "CI_PIPELINE_ID": strconv.FormatInt(tc.pipeline, 10),
 				"FULLSEND_RESOURCE_KEY": "k", "FULLSEND_AGENT": "triage",
@@ -62,4 +62,19 @@ func TestRunExitsEarlyWhenSupersededOnGitLab(t *testing.T) {
 			}
 		})
 	}
+}
+
+// agentWritableDir is a fresh directory every user can write to: run as
+// root, the examples' harness runs its agent under its own identity.
+func agentWritableDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "fullsend-agent-out-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fullsend-dev/fullsend/internal/sandbox"
 )
 
 // ReadHarnessFile reads and decodes one harness file with the same
@@ -107,6 +109,18 @@ func (d *decoder) harnessRun(n *yaml.Node, r *HarnessRun) {
 		},
 		"timeout": func(v *yaml.Node) { d.duration(v, "run.timeout", &r.Timeout) },
 		"env":     func(v *yaml.Node) { d.strList(v, "run.env", &r.Env, CheckEnvName) },
+		"user": func(v *yaml.Node) {
+			d.str(v, "run.user", &r.User)
+			if err := sandbox.CheckUser(r.User); err != nil {
+				d.errAt(v, "run.user: %v", err)
+			}
+		},
+		"isolation": func(v *yaml.Node) {
+			d.str(v, "run.isolation", &r.Isolation)
+			if err := sandbox.CheckIsolation(r.Isolation); err != nil {
+				d.errAt(v, "run.isolation: %v", err)
+			}
+		},
 	})
 }
 

@@ -167,6 +167,11 @@ type HarnessRun struct {
 	Command []string      `yaml:"command"`
 	Timeout time.Duration `yaml:"timeout"` // default 30m
 	Env     []string      `yaml:"env"`     // extra environment variable names passed to the agent
+	// User is the agent's identity (a user name or uid:gid; "" = the
+	// default, sandbox.DefaultUser); Isolation is "user" (default) or
+	// "none" (docs/runner.md, "The agent's identity").
+	User      string `yaml:"user"`
+	Isolation string `yaml:"isolation"`
 	// CommandLine and CommandCol locate run.command's program in the file.
 	CommandLine, CommandCol int `yaml:"-"`
 }

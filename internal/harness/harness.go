@@ -25,6 +25,8 @@ type Harness struct {
 	Command     []string      // what `fullsend run` and the local executor start
 	Timeout     time.Duration // run timeout, default 30m
 	Env         []string      // names of extra environment variables passed to the agent
+	User        string        // run.user: the agent's identity ("" = sandbox.DefaultUser)
+	Isolation   string        // run.isolation: "user" (default) or "none"
 	Enabled     bool          // from the agents entry; Registry holds enabled harnesses only
 	// CommandLine and CommandCol locate Command[0] in File (0 when unset).
 	CommandLine, CommandCol int

@@ -143,7 +143,7 @@ func loadOne(a config.Agent, lim trigger.Limits) (*Harness, config.Errors) {
 	h := &Harness{
 		Name: ch.Name, Role: ch.Role, File: ch.File, TriggerText: ch.Trigger,
 		Workflow: ch.Dispatch.Workflow, Command: ch.Run.Command, Timeout: ch.Run.Timeout,
-		Env: ch.Run.Env, Enabled: a.IsEnabled(),
+		Env: ch.Run.Env, User: ch.Run.User, Isolation: ch.Run.Isolation, Enabled: a.IsEnabled(),
 		CommandLine: ch.Run.CommandLine, CommandCol: ch.Run.CommandCol,
 	}
 	t, err := trigger.CompileWith(ch.Trigger, lim)

@@ -32,6 +32,9 @@ type Options struct {
 	// OnKill, if set, is called just before the group is killed because
 	// a grace period ran out.
 	OnKill func()
+	// Start, if set, starts the prepared command instead of cmd.Start
+	// (package sandbox starts the agent under its own identity).
+	Start func(*exec.Cmd) error
 }
 
 // Group is a started child and its process group (whose id is the child's
@@ -45,13 +48,17 @@ type Group struct {
 }
 
 // Start starts cmd as the leader of a new process group and waits for it
-// in the background. cmd must not have been started; its SysProcAttr is
-// replaced.
+// in the background. cmd must not have been started; its SysProcAttr keeps
+// its other settings and gets Setpgid.
 func Start(cmd *exec.Cmd, o Options) (*Group, error) {
 	if err := newGroup(cmd); err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	start := o.Start
+	if start == nil {
+		start = (*exec.Cmd).Start
+	}
+	if err := start(cmd); err != nil {
 		return nil, err
 	}
 	if o.After == nil {

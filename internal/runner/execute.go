@@ -10,6 +10,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+	"github.com/fullsend-dev/fullsend/internal/sandbox"
 )
 
 // Request is what `fullsend run` was asked to do, with its environment.
@@ -61,7 +62,11 @@ func Execute(ctx context.Context, r Request) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	spec := Spec{Harness: h.Name, Command: command, Timeout: h.Timeout,
+	sb, err := sandbox.Decide(h.Isolation, h.User, os.Geteuid(), r.Getenv, nil)
+	if err != nil {
+		return Outcome{}, inputErr("harness %q (%s): %v", h.Name, h.File, err)
+	}
+	spec := Spec{Harness: h.Name, Command: command, Timeout: h.Timeout, Sandbox: sb,
 		Event: ev, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: h.Env, Getenv: r.Getenv,
 		Stdout: r.Stdout, Stderr: r.Stderr, Log: r.Log}
 	if in.PollLock != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/procgroup"
+	"github.com/fullsend-dev/fullsend/internal/sandbox"
 )
 
 // ExitTimeout is the exit code of a run whose agent exceeded run.timeout.
@@ -42,6 +43,10 @@ type Process struct {
 	// After returns a channel that receives once d has passed (nil:
 	// time.After); it times run.timeout and Grace. Tests inject a clock.
 	After func(d time.Duration) <-chan time.Time
+	// As, when set, is the identity the agent runs as (package sandbox:
+	// its own uid and gid, no supplementary groups, no_new_privs); nil runs
+	// it as fullsend's user.
+	As *sandbox.Identity
 }
 
 // Result is how the agent ended.
@@ -79,16 +84,9 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 	if err := hideFromSameUser(); err != nil {
 		p.log().Warn("could not make fullsend non-dumpable; the agent may read its environment", "error", err.Error())
 	}
-	cmd := exec.Command(p.Command[0], p.Command[1:]...)
-	cmd.Env, cmd.Dir = p.Env, p.Dir
-	cmd.Stdout, cmd.Stderr = p.Stdout, p.Stderr
-	// A grandchild holding the output pipes open must not hang the run.
-	cmd.WaitDelay = grace
-	g, err := procgroup.Start(cmd, procgroup.Options{After: after, OnKill: func() {
-		p.log().Warn("agent still running after grace period; killing", "grace", grace.String())
-	}})
+	g, pipes, err := p.start(grace, after)
 	if err != nil {
-		return Result{}, &StartError{Command: p.Command[0], Err: err}
+		return Result{}, err
 	}
 	var res Result
 	var timeout <-chan time.Time
@@ -117,6 +115,7 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 			if found, _ := g.Kill(); found && !terminating {
 				p.log().Warn("agent left processes running in its process group; killed them")
 			}
+			pipes.Wait(grace, after)
 			return res, nil
 		case sig := <-p.Signals:
 			if res.Signal == nil {
@@ -135,6 +134,44 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 			terminate(syscall.SIGTERM)
 		}
 	}
+}
+
+// start starts the agent in its process group, as p.As when set.
+func (p Process) start(grace time.Duration, after func(time.Duration) <-chan time.Time) (*procgroup.Group, *sandbox.Pipes, error) {
+	cmd := exec.Command(p.Command[0], p.Command[1:]...)
+	cmd.Env, cmd.Dir = p.Env, p.Dir
+	cmd.Stdout, cmd.Stderr = p.Stdout, p.Stderr
+	// A grandchild holding the output pipes open must not hang the run.
+	cmd.WaitDelay = grace
+	opts := procgroup.Options{After: after, OnKill: func() {
+		p.log().Warn("agent still running after grace period; killing", "grace", grace.String())
+	}}
+	pipes, err := p.isolate(cmd, &opts)
+	if err != nil {
+		return nil, nil, &StartError{Command: p.Command[0], Err: err}
+	}
+	g, err := procgroup.Start(cmd, opts)
+	if err != nil {
+		pipes.Close()
+		return nil, nil, &StartError{Command: p.Command[0], Err: err}
+	}
+	pipes.Started()
+	return g, pipes, nil
+}
+
+// isolate prepares cmd to start as p.As: its output through pipes the
+// agent owns, and the start by sandbox.Starter. Without p.As it does
+// nothing and returns Pipes that do nothing.
+func (p Process) isolate(cmd *exec.Cmd, opts *procgroup.Options) (*sandbox.Pipes, error) {
+	if p.As == nil {
+		return &sandbox.Pipes{}, nil
+	}
+	pipes, err := sandbox.NewPipes(cmd, *p.As)
+	if err != nil {
+		return nil, err
+	}
+	opts.Start = sandbox.Starter(*p.As)
+	return pipes, nil
 }
 
 func (p Process) log() *slog.Logger {

@@ -13,6 +13,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/periodic"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/sandbox"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
@@ -51,6 +52,9 @@ type Spec struct {
 	Stdout, Stderr io.Writer
 	Signals        <-chan os.Signal // forwarded to the agent
 	Log            *slog.Logger
+	// Sandbox is the agent's identity (sandbox.Decide); the zero value
+	// runs the agent as fullsend's user, as run.isolation none does.
+	Sandbox sandbox.Plan
 }
 
 // Run executes the run and returns how the agent ended; Result.ExitCode is
@@ -82,6 +86,14 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 			log.Warn("remove event file", "path", ef.Path, "error", err.Error())
 		}
 	}()
+	key := scope.KeyOf(s.Harness, s.Event, s.Forge)
+	env := AgentEnv(AgentContext{Harness: s.Harness, Event: s.Event, Forge: s.Forge, Key: key,
+		PollLock: s.PollLock, EventFile: ef.Path}, s.EnvAllow, s.Getenv)
+	as, env, handBack, err := agentIdentity(s.Sandbox, s.Dir, ef.dir, env, log)
+	if err != nil {
+		return Result{}, err
+	}
+	defer handBack()
 	if s.Locker != nil {
 		if err := s.Locker.Acquire(ctx); err != nil {
 			var we *writeError
@@ -94,9 +106,6 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		log.Info("poll lock verified and marked running", "issue", s.Locker.Issue, "property", s.Locker.Property)
 		defer ReleaseLock(ctx, s.Locker, log)
 	}
-	key := scope.KeyOf(s.Harness, s.Event, s.Forge)
-	env := AgentEnv(AgentContext{Harness: s.Harness, Event: s.Event, Forge: s.Forge, Key: key,
-		PollLock: s.PollLock, EventFile: ef.Path}, s.EnvAllow, s.Getenv)
 
 	// A signal that arrived while the lock was verified (a CI job being
 	// cancelled) ends the run here: the agent is not started, and the
@@ -113,7 +122,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	}
 	log.Info("starting agent", "harness", s.Harness, "command", s.Command[0], "serialization_key", string(key))
 	res, err := Process{Command: s.Command, Env: env, Dir: s.Dir, Stdout: s.Stdout, Stderr: s.Stderr,
-		Timeout: s.Timeout, Grace: s.Grace, Signals: s.Signals, Log: log}.Run(ctx)
+		Timeout: s.Timeout, Grace: s.Grace, Signals: s.Signals, Log: log, As: as}.Run(ctx)
 	stopRefresh()
 	if err != nil {
 		return Result{}, err

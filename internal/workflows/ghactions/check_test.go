@@ -129,8 +129,14 @@ func TestCheckFindsBrokenVariants(t *testing.T) {
 			"jobs:\n", "jobs:\n\tbad: tab\n",
 			RunFile, "\tbad: tab", "not valid YAML"},
 		{"fullsend run behind a path and flags", false, RunFile,
-			"run: fullsend run\n", "run: |\n          echo start\n          ./bin/fullsend run --harness x\n",
+			agentRun, "run: |\n          echo start\n          exec ./bin/fullsend run --harness x\n",
 			RunFile, "", ""}, // still serialized: no finding
+		{"agent run from a shell that stays", false, RunFile,
+			agentRun, "run: |\n          echo start\n          fullsend run\n",
+			RunFile, "          fullsend run", "stays alive with the tokens"},
+		{"agent run through sudo without exec", true, ReusableFile,
+			agentRun, "run: sudo -E fullsend run\n",
+			ReusableFile, "run: sudo -E fullsend run", "exec fullsend run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			set := generated(t, tc.reusable)

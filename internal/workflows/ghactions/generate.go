@@ -141,10 +141,11 @@ func Generate(opts Options) (map[string][]byte, error) {
 		JiraSecrets                []string
 		Source                     bool
 		Checkout, SetupGo          string
-		Script                     string
+		Script, AgentScript        string
 		Triggers                   []trigger
 	}{Triggers: eventTriggers, Options: opts, CallerPrefix: CallerPrefix, CalleePrefix: CalleePrefix, ConfigDir: ConfigDir, PollGroup: PollGroup,
-		JiraSecrets: jiraSecrets, Source: opts.Install.Mode == release.Source, Script: release.Script}
+		JiraSecrets: jiraSecrets, Source: opts.Install.Mode == release.Source, Script: release.Script,
+		AgentScript: workflows.AgentScript("")}
 	var err error
 	if data.Checkout, err = uses("actions/checkout"); err != nil {
 		return nil, err

@@ -3,6 +3,8 @@ package ghactions
 import (
 	"os/exec"
 	"path/filepath"
+
+	"github.com/fullsend-dev/fullsend/internal/workflows"
 )
 
 // runBinary runs the fullsend installed in dir.
@@ -10,3 +12,6 @@ func runBinary(dir string) (string, error) {
 	out, err := exec.Command(filepath.Join(dir, "fullsend")).CombinedOutput()
 	return string(out), err
 }
+
+// agentRun is the generated "Run the agent" step's run: text.
+var agentRun = "run: |\n" + workflows.Indent(10, workflows.AgentScript("")) + "\n"

@@ -102,7 +102,7 @@ func checkStep(t *testing.T, where string, pin release.Pin, s ghStep) {
 			t.Errorf("%s: setup-go in mode %s, cache %q", where, pin.Mode, s.With["cache"])
 		}
 	}
-	runsFullsend := strings.HasPrefix(s.Run, "fullsend ")
+	runsFullsend := strings.HasPrefix(s.Run, "fullsend ") || fullsendRun.MatchString(s.Run)
 	hasSecret := false
 	for _, v := range s.Env {
 		hasSecret = hasSecret || strings.Contains(v, "secrets.")

@@ -46,6 +46,7 @@ func securityFindings(w *workflow) []workflows.Finding {
 		}
 		for _, s := range j.steps {
 			out = append(out, stepFindings(w.file, j.id, s)...)
+			out = append(out, execFindings(w, j, s)...)
 		}
 	}
 	return out
@@ -97,6 +98,25 @@ func stepFindings(file, jobID string, s *yaml.Node) []workflows.Finding {
 	return out
 }
 
+// execFindings reports a step holding secrets (in its env, its job's or
+// the workflow's) that runs the agent's `fullsend run` without exec.
+func execFindings(w *workflow, j *job, s *yaml.Node) []workflows.Finding {
+	_, env := workflows.MapEntry(s, "env")
+	if len(secretEnv(env))+len(secretEnv(j.env))+len(secretEnv(w.env)) == 0 {
+		return nil
+	}
+	_, r := workflows.MapEntry(s, "run")
+	if r == nil || r.Kind != yaml.ScalarNode {
+		return nil
+	}
+	var out []workflows.Finding
+	for _, i := range workflows.UnexecedRuns(r.Value) {
+		out = append(out, workflows.Finding{File: w.file, Line: scriptLine(r, i),
+			Message: fmt.Sprintf(workflows.ExecMessage, fmt.Sprintf("job %q", j.id))})
+	}
+	return out
+}
+
 // pinnedAction reports whether a step's `uses:` cannot change under the
 // workflow: a local action, an image by digest, or an action at a commit.
 func pinnedAction(uses string) bool {
@@ -116,12 +136,7 @@ func persistFalse(step *yaml.Node) bool {
 
 // scriptLine is the file line of line i of a script scalar: block scalars
 // (| and >) start on the line after their indicator.
-func scriptLine(n *yaml.Node, i int) int {
-	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return n.Line + 1 + i
-	}
-	return n.Line + i
-}
+func scriptLine(n *yaml.Node, i int) int { return workflows.ScriptLine(n, i) }
 
 // envName suggests an environment variable for a context reference, e.g.
 // github.event.issue.title -> ISSUE_TITLE, inputs.agent -> AGENT.

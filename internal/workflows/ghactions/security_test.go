@@ -23,16 +23,16 @@ func TestCheckSecurityFindings(t *testing.T) {
 		// the finding: file, marker of its line, a piece of its message
 		wantFile, marker, msg string
 	}{
-		{"input pasted into run", false, RunFile, "run: fullsend run\n", "run: fullsend run --harness \"${{ inputs.agent }}\"\n", "",
+		{"input pasted into run", false, RunFile, agentRun, "run: exec fullsend run --harness \"${{ inputs.agent }}\"\n", "",
 			RunFile, "--harness \"${{", "use \"$AGENT\""},
-		{"event field in a block script", false, RunFile, "run: fullsend run\n",
-			"run: |\n          echo \"${{ github.event.issue.title }}\"\n          fullsend run\n", "",
+		{"event field in a block script", false, RunFile, agentRun,
+			"run: |\n          echo \"${{ github.event.issue.title }}\"\n          exec fullsend run\n", "",
 			RunFile, "echo \"${{ github.event.issue.title", "env: { ISSUE_TITLE: ${{ github.event.issue.title }} }"},
 		{"step output pasted into run", false, PollFile, "run: fullsend poll\n", "run: fullsend poll ${{ steps.x.outputs.args }}\n", "",
 			PollFile, "steps.x.outputs.args", "\"$ARGS\""},
-		{"secret pasted into run", false, RunFile, "run: fullsend run\n", "run: JIRA_TOKEN=${{ secrets.JIRA_TOKEN }} fullsend run\n", "",
+		{"secret pasted into run", false, RunFile, agentRun, "run: exec env JIRA_TOKEN=${{ secrets.JIRA_TOKEN }} fullsend run\n", "",
 			RunFile, "JIRA_TOKEN=${{", "script injection"},
-		{"trusted expression in run", false, RunFile, "run: fullsend run\n", "run: fullsend run --log-level ${{ vars.LOG_LEVEL }}\n", "",
+		{"trusted expression in run", false, RunFile, agentRun, "run: exec fullsend run --log-level ${{ vars.LOG_LEVEL }}\n", "",
 			"", "", ""},
 		{"checkout by tag", false, RunFile, checkoutSHA, "actions/checkout@v4", "",
 			RunFile, "actions/checkout@v4", "movable ref"},

@@ -210,6 +210,7 @@ func (c *checker) checkJob(k, j *yaml.Node) {
 	if _, iv := c.lookup(j, "interruptible", 0, true); iv != nil && iv.Kind == yaml.ScalarNode && yamlTrue(iv.Value) {
 		c.add(iv.Line, "job %q: interruptible: true lets GitLab cancel an active run; set interruptible: false", name)
 	}
+	c.checkExec(name, j)
 	if _, rules := c.lookup(j, "rules", 0, false); rules != nil && rules.Kind == yaml.SequenceNode {
 		for _, r := range rules.Content {
 			if _, iv := workflows.MapEntry(r, "interruptible"); iv != nil && iv.Kind == yaml.ScalarNode && yamlTrue(iv.Value) {
@@ -280,6 +281,31 @@ func (c *checker) checkRuleAutoCancel(wv *yaml.Node) {
 		if ok, ov := workflows.MapEntry(ac, "on_new_commit"); ok != nil && ov.Value != "none" {
 			c.add(ov.Line, "workflow:rules sets auto_cancel:on_new_commit %q for the pipelines it matches; "+
 				"a new commit would cancel their agent runs; remove the override or set none", ov.Value)
+		}
+	}
+}
+
+// checkExec reports the script lines of an agent job that run `fullsend
+// run` without exec: every GitLab job's shell holds the project's
+// variables (JIRA_TOKEN, a GITLAB_TOKEN of the job's environment) and
+// CI_JOB_TOKEN.
+func (c *checker) checkExec(name string, j *yaml.Node) {
+	for _, key := range []string{"before_script", "script", "after_script"} {
+		_, v := c.lookup(j, key, 0, false)
+		if v == nil {
+			continue
+		}
+		items := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			items = v.Content
+		}
+		for _, it := range items {
+			if it.Kind != yaml.ScalarNode {
+				continue
+			}
+			for _, i := range workflows.UnexecedRuns(it.Value) {
+				c.add(workflows.ScriptLine(it, i), workflows.ExecMessage, fmt.Sprintf("job %q", name))
+			}
 		}
 	}
 }

@@ -125,7 +125,9 @@ func Generate(opts Options) (map[string][]byte, error) {
 		Source                                                 bool
 		Script, TriggerRule                                    string
 		PollEnvironment, AgentEnvironment, DispatchEnvironment string
-	}{opts, opts.Install.Mode == release.Source, release.Script, TriggerRule, PollEnvironment, AgentEnvironment, DispatchEnvironment}
+		AgentScript                                            string
+	}{opts, opts.Install.Mode == release.Source, release.Script, TriggerRule, PollEnvironment, AgentEnvironment, DispatchEnvironment,
+		workflows.AgentScript(`--harness "$FULLSEND_AGENT"`)}
 	var b bytes.Buffer
 	if err := tmpl.Execute(&b, data); err != nil {
 		return nil, fmt.Errorf("gitlab workflows: render %s: %w", FileName, err)

@@ -131,6 +131,7 @@ func TestCheckBrokenVariants(t *testing.T) {
 		{"auto-cancel-in-rules.yml", []string{`8: workflow:rules sets auto_cancel:on_new_commit "interruptible"`}},
 		{"dispatch-every-source.yml", []string{`5: job "dispatch" runs ` + "`fullsend dispatch`" + ` on every pipeline source`}},
 		{"dispatch-wide-rules.yml", []string{"9: this rule runs `fullsend dispatch` outside trigger pipelines", "10: outside trigger pipelines"}},
+		{"no-exec.yml", []string{"11: runs `fullsend run` from a shell that stays alive"}},
 		{"wrong-group-prefix.yml", []string{`6: resource_group "agents-$FULLSEND_RESOURCE_KEY" is not the group the gitlab-pipeline output looks up`}},
 	}
 	for _, tc := range tests {

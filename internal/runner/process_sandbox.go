@@ -1,0 +1,74 @@
+package runner
+
+import (
+	"log/slog"
+	"os"
+	"os/user"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fullsend-dev/fullsend/internal/sandbox"
+)
+
+// agentIdentity hands the workspace to the planned identity (package
+// sandbox) and returns the identity to start the agent as, the agent's
+// environment with HOME, TMPDIR, USER and LOGNAME of that identity, and the
+// function that hands the workspace back. Without isolation it returns
+// env unchanged and logs the one warning that says what the agent can
+// read (docs/security.md, "Without isolation").
+func agentIdentity(plan sandbox.Plan, dir, runDir string, env []string, log *slog.Logger) (*sandbox.Identity, []string, func(), error) {
+	switch plan.Mode {
+	case sandbox.ModeUnavailable:
+		log.Warn("the agent runs as fullsend's own user: it can read the environment of every process of that user "+
+			"(the CI step's shell included) and, with sudo, everything; see docs/security.md", "isolation", string(plan.Mode), "reason", plan.Reason)
+		return nil, env, func() {}, nil
+	case sandbox.ModeNone:
+		log.Info("agent isolation is off (run.isolation: none)", "isolation", string(sandbox.ModeNone))
+		return nil, env, func() {}, nil
+	case "":
+		return nil, env, func() {}, nil // a Spec built without a plan: as fullsend's user
+	}
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		dir = wd
+	}
+	lease, err := sandbox.Hand(sandbox.Workspace{Dir: dir, Run: runDir}, plan.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	back := func() {
+		if err := lease.Return(); err != nil {
+			log.Error("hand the workspace back from the agent", "dir", dir, "error", err.Error())
+		}
+	}
+	set := map[string]string{"HOME": lease.Home, "TMPDIR": lease.Tmp, "USER": "", "LOGNAME": ""}
+	if u, err := user.LookupId(strconv.FormatUint(uint64(plan.ID.UID), 10)); err == nil {
+		set["USER"], set["LOGNAME"] = u.Username, u.Username
+	}
+	log.Info("the agent runs under its own identity", "isolation", string(plan.Mode), "uid", plan.ID.UID, "gid", plan.ID.GID, "workspace", dir)
+	id := plan.ID
+	return &id, overrideEnv(env, set), back, nil
+}
+
+// overrideEnv sets (or, for an empty value, removes) variables of a
+// sorted NAME=value list and keeps it sorted.
+func overrideEnv(env []string, set map[string]string) []string {
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[name]; !ok {
+			out = append(out, kv)
+		}
+	}
+	for k, v := range set {
+		if v != "" {
+			out = append(out, k+"="+v)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

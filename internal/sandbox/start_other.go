@@ -1,0 +1,19 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"os/exec"
+)
+
+// Supported reports whether this platform can switch the agent's user.
+const Supported = false
+
+// Starter is never used where Supported is false: Decide never plans
+// ModeUser there.
+func Starter(Identity) func(*exec.Cmd) error {
+	return func(*exec.Cmd) error {
+		return errors.New("sandbox: switching the agent's user is supported on Linux only")
+	}
+}
