@@ -182,7 +182,11 @@ func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 	if disc.Ordered {
 		rng = nil
 	}
-	sel := Select(disc.Eligible, c.o.N, rng)
+	eligible := disc.Eligible
+	if !c.o.DryRun {
+		eligible = c.settled(eligible)
+	}
+	sel := Select(eligible, c.o.N, rng)
 	c.st.Selected = len(sel)
 	if c.o.DryRun {
 		return c.dryRun(ctx, sel)
