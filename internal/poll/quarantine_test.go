@@ -138,3 +138,37 @@ func TestPoisonDispatchIsQuarantinedAfterBoundedAttempts(t *testing.T) {
 		}
 	})
 }
+
+// The events one edit maps to share the change's id (a changelog entry
+// adding many labels): when they are invalid, the change is quarantined
+// once, and each event is validated once per cycle.
+func TestOneEditIsQuarantinedOnce(t *testing.T) {
+	it := &poll.Item{ID: "P-1", Base: poll.Checkpoint{At: t0}, Cutoff: t0.Add(time.Second)}
+	for i := range 50 {
+		ev := &event.Event{Repo: "acme/platform",
+			Entity:     event.Entity{Kind: event.KindWorkItem, ID: 1, Key: "P-1", URL: "https://jira.example/browse/P-1"},
+			Transition: event.Transition{Kind: event.LabelChanged, Label: &event.Label{Name: "l" + string(rune('a'+i%26)), Action: "added"}},
+			Actor:      event.Actor{ID: "u", Kind: event.ActorHuman, Role: "write"},
+			State:      event.State{Labels: []string{}}, Source: event.Source{System: event.SystemJira, RawType: "changelog", RawAction: "labels"}}
+		it.Changes = append(it.Changes, poll.Change{At: t0.Add(time.Second), Event: ev})
+	}
+	d := newQuarDriver(it)
+	var mu sync.Mutex
+	validations := 0
+	invalid := func(*event.Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		validations++
+		return errors.New("/state/labels: too many")
+	}
+	st, err := runCycle(t, d, &fakeOut{}, invalid)
+	if !errors.Is(err, poll.ErrItemsFailed) || st.ChangesQuarantined != 1 || st.EventsInvalid != 50 {
+		t.Fatalf("err %v quarantined %d invalid %d, want ErrItemsFailed, 1, 50", err, st.ChangesQuarantined, st.EventsInvalid)
+	}
+	if recs := d.records["P-1"]; len(recs) != 1 {
+		t.Errorf("%d quarantine records, want 1", len(recs))
+	}
+	if validations != 50 {
+		t.Errorf("%d validations, want one per event", validations)
+	}
+}
