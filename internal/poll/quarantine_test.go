@@ -3,11 +3,15 @@ package poll_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
@@ -170,5 +174,38 @@ func TestOneEditIsQuarantinedOnce(t *testing.T) {
 	}
 	if validations != 50 {
 		t.Errorf("%d validations, want one per event", validations)
+	}
+}
+
+// tooLarge refuses every run: its inputs can never fit the platform's
+// limit.
+type tooLarge struct{}
+
+func (tooLarge) Name() string { return "too-large" }
+
+func (tooLarge) Dispatch(_ context.Context, runs []plan.Run) []output.Result {
+	res := make([]output.Result, len(runs))
+	for i, r := range runs {
+		res[i] = output.Result{Run: r, Err: fmt.Errorf("gha-dispatch: %w (%w)", plan.ErrInputsTooLarge, output.ErrNotStarted)}
+	}
+	return res
+}
+
+// Inputs that can never fit are quarantined at once, with the reason,
+// even when the output started nothing else in the cycle: the change does
+// not loop on the next cycles.
+func TestInputsThatCannotFitAreQuarantinedAtOnce(t *testing.T) {
+	d := newQuarDriver(item("P-1", "/run"))
+	res, err := poll.Run(context.Background(), poll.Options{Driver: d, Core: fakeCore{}, Output: tooLarge{},
+		JitterMax: -1, Rand: rngFor(1)})
+	if !errors.Is(err, poll.ErrItemsFailed) || res.Stats.ChangesQuarantined != 1 {
+		t.Fatalf("err %v, quarantined %d; want the change quarantined in the first cycle", err, res.Stats.ChangesQuarantined)
+	}
+	recs := d.records["P-1"]
+	if len(recs) != 1 || recs[0].Harness != "a" || !strings.Contains(recs[0].Reason, "too large") {
+		t.Fatalf("records %+v, want one for harness a with the reason", recs)
+	}
+	if !d.base["P-1"].At.Equal(t0.Add(time.Second)) || d.base["P-1"].Pending() {
+		t.Errorf("checkpoint %+v: want it past the change", d.base["P-1"])
 	}
 }

@@ -2,6 +2,7 @@ package jirapoll_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
@@ -199,5 +202,47 @@ func TestProxyAnswerIsNotADispatch(t *testing.T) {
 				t.Errorf("lastCheck %+v: want the change checkpointed", lc)
 			}
 		})
+	}
+}
+
+// An issue whose labels make the inputs larger than GitHub accepts (998
+// labels of 210 characters: 209 436 characters) is dispatched once, in
+// the first cycle: the labels are cut to fit and marked truncated, the
+// comment kept whole; nothing is quarantined or left to loop.
+func TestLabelsOverTheInputLimitAreCutToFit(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	k := e.issue()
+	var labels []string
+	for i := range 998 {
+		labels = append(labels, fmt.Sprintf("%03d-%s", i, strings.Repeat("x", 206)))
+	}
+	e.sim.SetLabels(k, labels, alice)
+	e.seed(k)
+	e.clock.Advance(3 * time.Millisecond)
+	e.sim.AddComment(k, alice, "/fs-triage please")
+	gh := newGHWorld(t, e, &gateway{})
+	p := e.poller(pollerOpts{out: gh.out})
+	p.o.Now = e.clock.Now
+	res, err := p.cycle(context.Background())
+	if err != nil {
+		t.Fatalf("cycle: %v (stats %+v)", err, res.Stats)
+	}
+	runs := gh.sim.Runs()
+	if len(runs) != 2 || res.Stats.ChangesQuarantined != 0 || res.Stats.DispatchesScheduled != 2 {
+		t.Fatalf("%d runs, stats %+v; want triage and audit dispatched in the first cycle", len(runs), res.Stats)
+	}
+	for _, r := range runs {
+		size := 0
+		for _, v := range r.Inputs {
+			size += utf8.RuneCountInString(v)
+		}
+		ev, err := event.Decode([]byte(r.Inputs[plan.InNormalizedEvent]))
+		if err != nil {
+			t.Fatalf("normalized_event: %v", err)
+		}
+		if size > ghadispatch.MaxInputChars || !ev.State.LabelsTruncated || len(ev.State.Labels) == 0 ||
+			ev.Transition.Comment.Truncated || ev.Transition.Comment.Command != "/fs-triage" {
+			t.Errorf("inputs %d characters, %d labels, labels truncated %v, comment %+v", size, len(ev.State.Labels), ev.State.LabelsTruncated, ev.Transition.Comment)
+		}
 	}
 }
