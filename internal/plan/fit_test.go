@@ -143,6 +143,7 @@ func TestLabelsFitGitHubsLimit(t *testing.T) {
 			if ev.State.LabelsTruncated != tc.wantCut || (len(ev.State.Labels) < len(tc.labels)) != tc.wantCut {
 				t.Fatalf("labels %d of %d, truncated %v; want truncated %v", len(ev.State.Labels), len(tc.labels), ev.State.LabelsTruncated, tc.wantCut)
 			}
+			t.Logf("%d of %d labels kept, inputs %d bytes (whole: %d)", len(ev.State.Labels), len(tc.labels), inputsSize(in), inputsSize(r.render(r.Event)))
 			if !slices.Equal(ev.State.Labels, tc.labels[:len(ev.State.Labels)]) {
 				t.Error("kept labels are not a prefix of the labels")
 			}
