@@ -25,6 +25,27 @@ const (
 	MaxRefField  = 1024 // head_ref, base_ref
 )
 
+// StateLabels returns names as state.labels: each cut to MaxLabel code
+// points, empty ones dropped, at most MaxLabels, in order; truncated
+// reports whether anything was cut or dropped (State.LabelsTruncated).
+// The result is never nil.
+func StateLabels(names []string) (labels []string, truncated bool) {
+	labels = make([]string, 0, min(len(names), MaxLabels))
+	for _, n := range names {
+		t := Truncate(n, MaxLabel)
+		switch {
+		case t == "":
+			continue
+		case len(labels) == MaxLabels:
+			truncated = true
+			continue
+		}
+		truncated = truncated || t != n
+		labels = append(labels, t)
+	}
+	return labels, truncated
+}
+
 // Truncate returns the longest prefix of s holding at most maxCodePoints
 // code points; it never splits a multi-byte character. Each byte of an
 // invalid UTF-8 sequence counts as one code point, as it becomes one U+FFFD

@@ -112,9 +112,14 @@ type Actor struct {
 
 // State is the entity's state after the transition.
 type State struct {
-	Labels         []string        `json:"labels"`
-	ChangeProposal *ChangeProposal `json:"change_proposal,omitempty"`
-	Conversation   *Conversation   `json:"conversation,omitempty"`
+	Labels []string `json:"labels"`
+	// LabelsTruncated is set when Labels is not the entity's whole label
+	// list: labels beyond MaxLabels were dropped or names cut to MaxLabel
+	// (StateLabels), or labels were dropped to fit a dispatch's inputs
+	// (plan.FitInputs).
+	LabelsTruncated bool            `json:"labels_truncated,omitempty"`
+	ChangeProposal  *ChangeProposal `json:"change_proposal,omitempty"`
+	Conversation    *Conversation   `json:"conversation,omitempty"`
 }
 
 // ChangeProposal describes a pull or merge request.

@@ -32,6 +32,12 @@ func TestDecodeValid(t *testing.T) {
 			return e.Entity.Key == "PROJ-123" && e.Transition.Comment.Command == "/fs-triage" &&
 				e.Transition.Comment.Instruction == "check acceptance criteria" && len(e.State.Labels) == 2
 		}},
+		{"one-letter project key (Jira Data Center)", exampleJSON, []mutation{{"/entity/key", "A-1"}}, func(e *Event) bool {
+			return e.Entity.Key == "A-1"
+		}},
+		{"issue number 0", exampleJSON, []mutation{{"/entity/key", "PROJ-0"}}, func(e *Event) bool {
+			return e.Entity.Key == "PROJ-0"
+		}},
 		{"fork pull request", pullRequestJSON, nil, func(e *Event) bool {
 			return e.State.ChangeProposal.IsFork && e.State.ChangeProposal.HeadSHA[:4] == "0123"
 		}},
@@ -125,7 +131,7 @@ func TestDecodeInvalid(t *testing.T) {
 		{"entity url too long", exampleJSON, []mutation{{"/entity/url", "https://x.example/" + long(2048-17)}}, "/entity/url", "at most 2048"},
 		{"entity url http without host", exampleJSON, []mutation{{"/entity/url", "https:opaque"}}, "/entity/url", "host"},
 		{"entity key lowercase digits first", exampleJSON, []mutation{{"/entity/key", "1PROJ-1"}}, "/entity/key", "Jira issue key"},
-		{"entity key one letter", exampleJSON, []mutation{{"/entity/key", "P-1"}}, "/entity/key", "Jira issue key"},
+		{"entity key project key only", exampleJSON, []mutation{{"/entity/key", "P"}}, "/entity/key", "Jira issue key"},
 		{"entity key no number", exampleJSON, []mutation{{"/entity/key", "PROJ-"}}, "/entity/key", "Jira issue key"},
 		{"entity key required for jira", exampleJSON, []mutation{{"/entity/key", remove}}, "/entity/key", "required when source.system is jira"},
 		{"entity unknown field", exampleJSON, []mutation{{"/entity/number", 1}}, "/entity/number", "unknown field"},

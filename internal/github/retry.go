@@ -74,6 +74,22 @@ func (f *Failure) Unwrap() []error {
 	return []error{f.Err}
 }
 
+// Refused reports whether the request certainly had no effect: GitHub
+// (or what answered for it) declined it with a definite refusal
+// (httpx.Refusal: a 4xx other than 408 and 429, rate limits excluded), or
+// no connection was ever made. A write that failed any other way (a 5xx,
+// an unanswered request, a 2xx whose body is not GitHub's) may have taken
+// effect.
+func (f *Failure) Refused() bool {
+	switch f.Class {
+	case Permanent:
+		return httpx.Refusal(f.Status)
+	case Retryable:
+		return f.Status == 0 // Classify: no connection, nothing written
+	}
+	return false
+}
+
 // Policy configures Call. The zero value retries 4 times with capped
 // exponential backoff from 1s to 30s and honours server waits up to 60s.
 type Policy struct {

@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"time"
 
+	gl "gitlab.com/gitlab-org/api/client-go"
+
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 )
 
@@ -67,6 +69,19 @@ func NeverSent(err error) bool {
 	}
 	var dns *net.DNSError
 	return errors.As(err, &dns)
+}
+
+// Refused reports whether a failed write certainly had no effect: GitLab
+// (or what answered for it) declined it with a definite refusal
+// (httpx.Refusal: a 4xx other than 408 and 429), or it was never sent
+// (NeverSent). Any other failure of a write (a 5xx, a timeout, a reset
+// connection, a 2xx whose body could not be read) may have taken effect.
+func Refused(err error) bool {
+	var er *gl.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		return httpx.Refusal(er.Response.StatusCode)
+	}
+	return errors.Is(err, gl.ErrNotFound) || NeverSent(err) // client-go answers a 404 with ErrNotFound
 }
 
 // serverWait is the wait the server asked for, if any. GitLab's times (a

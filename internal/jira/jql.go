@@ -10,10 +10,11 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
-var projectKeyRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{1,254}$`)
+var projectKeyRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,254}$`)
 
-// ValidProjectKey reports whether s is a Jira project key (a letter, then one or more
-// letters, digits or underscores, as Jira requires).
+// ValidProjectKey reports whether s is a Jira project key: a letter, then
+// letters, digits or underscores (Jira Cloud asks for two characters at
+// least; Jira Data Center's configurable pattern can allow one).
 func ValidProjectKey(s string) bool { return projectKeyRe.MatchString(s) }
 
 // ValidIssueKey reports whether s looks like PROJ-123 (the one issue-key

@@ -112,8 +112,11 @@ func TestJQLHelpers(t *testing.T) {
 			t.Errorf("ProjectIn(%q) accepted", bad)
 		}
 	}
-	if _, err := KeyIn([]string{"PROJ-0"}); err == nil {
-		t.Error("KeyIn accepted PROJ-0")
+	if got, err := KeyIn([]string{"PROJ-0", "A-1"}); err != nil || got != `key in ("PROJ-0", "A-1")` {
+		t.Errorf("KeyIn(PROJ-0, A-1) = %s %v, want both accepted (Jira accepts them)", got, err)
+	}
+	if _, err := KeyIn([]string{"PROJ-01"}); err == nil {
+		t.Error("KeyIn accepted PROJ-01")
 	}
 	if got := UpdatedSince(time.UnixMilli(1714644672000)); got != "updated >= 1714644672000" {
 		t.Errorf("UpdatedSince = %s", got)

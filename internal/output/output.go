@@ -18,14 +18,26 @@ import (
 // (docs/cli.md), for every forge alike.
 var ErrCredentials = errors.New("credentials refused")
 
+// ErrNotStarted is wrapped by a Result.Err when the run certainly did not
+// start: the platform refused the request (httpx.Refusal: a 4xx other than
+// 408 and 429), the request never left (no connection), or the driver
+// refused the run before sending anything. A poller then forgets the
+// run's dispatch intent at once and offers the change again at the next
+// cycle, without asking the platform. Any other Err leaves the outcome
+// unknown: the run may exist, and a poller finds out through its intent
+// (docs/polling.md, "Delivery contract").
+var ErrNotStarted = errors.New("the run was not started")
+
 // Driver starts planned runs.
 //
 // Dispatch is called with the runs one decision or one poll step produced.
 // It returns one Result per run, in order. A Result with Err == nil means
 // the run was handed off (and Ref, when the platform gives one, says where);
-// a non-nil Err means that run was NOT started and may be retried later.
-// Drivers must never report success for a run they are unsure was started
-// twice, nor silently retry an ambiguous request.
+// a non-nil Err means that run was not handed off, either certainly
+// (ErrNotStarted) or possibly (any other error: the answer was not the
+// platform's confirmed success). Drivers report success only for the
+// platform's confirmed success, and never silently retry a request whose
+// outcome is unknown.
 type Driver interface {
 	Name() string
 	Dispatch(ctx context.Context, runs []plan.Run) []Result

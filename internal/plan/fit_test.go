@@ -3,6 +3,10 @@ package plan
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -91,5 +95,69 @@ func TestFitInputsRefusesWhatCannotFit(t *testing.T) {
 	}
 	if in := r.Inputs(); in[InAgent] != "triage" {
 		t.Error("Inputs of a run that fits changed")
+	}
+}
+
+// Labels too many for GitHub's limit (998 labels of 210 characters: 209
+// 436 characters of normalized_event) are cut deterministically: the
+// comment is kept whole, the longest prefix of the labels that fits is
+// kept, and state.labels_truncated says so.
+func TestLabelsFitGitHubsLimit(t *testing.T) {
+	long := make([]string, 998)
+	for i := range long {
+		long[i] = fmt.Sprintf("%03d-%s", i, strings.Repeat("x", 206))
+	}
+	cases := []struct {
+		name        string
+		comment     string
+		labels      []string
+		wantComment bool // the comment is kept whole
+		wantCut     bool // labels were dropped
+	}{
+		{"998 long labels", "/fs-triage look", long, true, true},
+		{"a few labels", "/fs-triage look", []string{"bug", "ready"}, true, false},
+		{"a long comment with many long labels", "/fs-triage " + strings.Repeat("\x01", 4000), long, false, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := commentRun(tc.comment)
+			r.Event.State.Labels = slices.Clone(tc.labels)
+			orig := r.Event.Clone()
+			in, err := r.FitInputs(MaxInputsSize)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := inputsSize(in); n > MaxInputsSize {
+				t.Fatalf("inputs are %d bytes, over %d", n, MaxInputsSize)
+			}
+			if !reflect.DeepEqual(r.Event, orig) {
+				t.Error("the run's own event was changed")
+			}
+			ev, err := event.Decode([]byte(in[InNormalizedEvent]))
+			if err != nil {
+				t.Fatalf("normalized_event input is not a valid event: %v", err)
+			}
+			if whole := !ev.Transition.Comment.Truncated; whole != tc.wantComment {
+				t.Errorf("comment kept whole %v, want %v", whole, tc.wantComment)
+			}
+			if ev.State.LabelsTruncated != tc.wantCut || (len(ev.State.Labels) < len(tc.labels)) != tc.wantCut {
+				t.Fatalf("labels %d of %d, truncated %v; want truncated %v", len(ev.State.Labels), len(tc.labels), ev.State.LabelsTruncated, tc.wantCut)
+			}
+			t.Logf("%d of %d labels kept, inputs %d bytes (whole: %d)", len(ev.State.Labels), len(tc.labels), inputsSize(in), inputsSize(r.render(r.Event)))
+			if !slices.Equal(ev.State.Labels, tc.labels[:len(ev.State.Labels)]) {
+				t.Error("kept labels are not a prefix of the labels")
+			}
+			if tc.wantCut { // as few dropped as needed: one more label would not fit
+				more := ev.Clone()
+				more.State.Labels = tc.labels[:len(ev.State.Labels)+1]
+				if inputsSize(r.render(more)) <= MaxInputsSize {
+					t.Errorf("%d labels kept, but one more fits", len(ev.State.Labels))
+				}
+			}
+			again, _ := r.FitInputs(MaxInputsSize)
+			if !maps.Equal(in, again) {
+				t.Error("fitting the same run twice gave different inputs")
+			}
+		})
 	}
 }

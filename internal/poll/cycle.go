@@ -83,6 +83,26 @@ type cycle struct {
 	// its credentials (output.ErrCredentials): the cycle then fails with
 	// ErrAuth, like refused tracker credentials.
 	refused error
+	// validated memoizes Options.Validate per event: the lock plan and
+	// the decision see the same events (decideItem runs sequentially).
+	validated map[*event.Event]error
+}
+
+// validate is Options.Validate, once per event and cycle; nil when the
+// cycle does not validate.
+func (c *cycle) validate(ev *event.Event) error {
+	if c.o.Validate == nil {
+		return nil
+	}
+	if err, ok := c.validated[ev]; ok {
+		return err
+	}
+	if c.validated == nil {
+		c.validated = map[*event.Event]error{}
+	}
+	err := c.o.Validate(ev)
+	c.validated[ev] = err
+	return err
 }
 
 // Run executes one cycle. Cancelling ctx asks the cycle to stop: it stops
@@ -187,7 +207,11 @@ func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 	if disc.Ordered {
 		rng = nil
 	}
-	sel := Select(disc.Eligible, c.o.N, rng)
+	eligible := disc.Eligible
+	if !c.o.DryRun {
+		eligible = c.settled(eligible)
+	}
+	sel := Select(eligible, c.o.N, rng)
 	c.st.Selected = len(sel)
 	if c.o.DryRun {
 		return c.dryRun(ctx, sel)
@@ -246,7 +270,7 @@ func (c *cycle) work(ctx context.Context, sel []*Item) error {
 			c.st.LocksLost++
 		case StateHeld:
 			c.st.LocksAcquired++
-			plans = append(plans, decideItem(it, c.o.Core, c.o.Validate, c.log, &c.st))
+			plans = append(plans, decideItem(it, c.o.Core, c.validate, c.log, &c.st))
 		}
 	}
 	c.dispatch(keep, plans)
@@ -290,7 +314,7 @@ func (c *cycle) planLocks(items []*Item) {
 	var scratch CycleStats // counted once, by the decision that dispatches
 	quiet := slog.New(slog.DiscardHandler)
 	for _, it := range items {
-		if p := decideItem(it, c.o.Core, c.o.Validate, quiet, &scratch); !p.killed {
+		if p := decideItem(it, c.o.Core, c.validate, quiet, &scratch); !p.killed {
 			it.Planned = polllock.Placeholders(name, len(p.runs))
 		}
 	}
@@ -424,7 +448,7 @@ func (c *cycle) dryRun(ctx context.Context, sel []*Item) ([]plan.Run, error) {
 		if st := it.State(); st == StateGone || st == StateFailed {
 			continue
 		}
-		p := decideItem(it, c.o.Core, c.o.Validate, c.log, &c.st)
+		p := decideItem(it, c.o.Core, c.validate, c.log, &c.st)
 		for _, r := range p.runs {
 			r.PollLock = unlocked(c.o.Driver.PollLock(it))
 			planned = append(planned, r)

@@ -49,6 +49,18 @@ type itemPlan struct {
 	intents map[string]polllock.Intent // intents written this cycle, by harness
 }
 
+// addPoison records an invalid event once per change: the events one
+// edit maps to (a changelog entry adding many labels) share the change's
+// id, and the change is quarantined once.
+func (p *itemPlan) addPoison(ps Poison) {
+	for _, q := range p.poison {
+		if q.Change == ps.Change {
+			return
+		}
+	}
+	p.poison = append(p.poison, ps)
+}
+
 // decideItem runs every change in it's window through the core and keeps,
 // per harness, the run of the newest matching change (coalescing). A
 // change at or before a harness's checkpoint position is not offered to
@@ -72,7 +84,7 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 		if validate != nil {
 			if err := validate(ev); err != nil {
 				st.EventsInvalid++
-				p.poison = append(p.poison, Poison{Change: ChangeID(ev, c.At), At: c.At, Reason: "invalid event: " + err.Error()})
+				p.addPoison(Poison{Change: ChangeID(ev, c.At), At: c.At, Reason: "invalid event: " + err.Error()})
 				continue
 			}
 		}

@@ -17,6 +17,7 @@ type outcome struct {
 	refs      []plan.Ref
 	succeeded int
 	failed    map[string]bool // harness → its run failed
+	unsent    map[string]bool // harness → its run failed and certainly started nothing (output.ErrNotStarted)
 }
 
 // dispatch admits and dispatches the planned runs of all items in one
@@ -159,12 +160,7 @@ func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, ow
 			if c.giveUp(ctx, plans[owner[k]], runs[k], res.err, healthy) {
 				continue // quarantined: the harness counts as handled
 			}
-			if o.failed == nil {
-				o.failed = map[string]bool{}
-			}
-			o.failed[runs[k].Harness] = true
-			c.log.Error("dispatch failed; the next cycle retries", "item", plans[owner[k]].it.ID,
-				"harness", runs[k].Harness, "error", res.err.Error())
+			c.failed(o, runs[k].Harness, plans[owner[k]].it, res.err)
 			continue
 		}
 		c.st.DispatchesScheduled++
@@ -174,6 +170,27 @@ func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, ow
 			o.refs = append(o.refs, *res.ref)
 		}
 	}
+}
+
+// failed marks harness h's dispatch for it as failed in o: one that
+// certainly started nothing (output.ErrNotStarted) is retried at the next
+// cycle; any other may have started, and its intent stays.
+func (c *cycle) failed(o *outcome, h string, it *Item, err error) {
+	if o.failed == nil {
+		o.failed = map[string]bool{}
+	}
+	o.failed[h] = true
+	if errors.Is(err, output.ErrNotStarted) {
+		if o.unsent == nil {
+			o.unsent = map[string]bool{}
+		}
+		o.unsent[h] = true
+		c.st.DispatchesRefused++
+		c.log.Error("dispatch refused, nothing started; the next cycle retries", "item", it.ID, "harness", h, "error", err.Error())
+		return
+	}
+	c.log.Error("dispatch failed and its run may exist; a later cycle asks the platform once its intent settled",
+		"item", it.ID, "harness", h, "error", err.Error())
 }
 
 type outputResult struct {
@@ -202,11 +219,15 @@ func (c *cycle) checkpoint(ctx context.Context, p itemPlan, o outcome) {
 		c.log.Info("kill switch is on: item left unchanged", "item", it.ID)
 		c.release(ctx, it, false)
 		return
-	case p.blocked, o.succeeded == 0 && p.found == 0 && len(o.failed) > 0:
+	case p.blocked:
+		c.release(ctx, it, true)
+		return
+	case o.succeeded == 0 && p.found == 0 && len(o.failed) > 0:
+		c.forgetUnsent(ctx, p, o)
 		c.release(ctx, it, true)
 		return
 	}
-	cp := Checkpoint{At: p.newAt, Intents: checkpointIntents(p, o.failed), Runs: o.refs}
+	cp := Checkpoint{At: p.newAt, Intents: checkpointIntents(p, o), Runs: o.refs}
 	for h := range o.failed {
 		if cp.Retry == nil {
 			cp.Retry = map[string]time.Time{}

@@ -134,6 +134,39 @@ func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) 
 	p.runs, p.at = runs, at
 }
 
+// settled returns the items that are not waiting out the settle time of
+// an intent (Options.IntentSettle): an item with a younger intent is
+// left out before anything is read or written on it, since the platform's
+// "no such run" would not be believed yet; it costs no lock write. It is
+// offered again once the intent settled.
+func (c *cycle) settled(items []*Item) []*Item {
+	if c.finder() == nil || c.o.IntentSettle < 0 {
+		return items
+	}
+	now := c.o.Now()
+	out := items[:0:0]
+	for _, it := range items {
+		if young, in := c.youngIntent(it, now); young {
+			c.st.ItemsSettling++
+			c.log.Debug("dispatch of unknown outcome too recent to tell whether its run started; item left until its intent settled",
+				"item", it.ID, "key", in.Key, "settle_ms", c.o.IntentSettle.Milliseconds())
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// youngIntent reports whether it has an intent younger than IntentSettle.
+func (c *cycle) youngIntent(it *Item, now time.Time) (bool, polllock.Intent) {
+	for _, in := range it.Base.Intents {
+		if now.Sub(in.TS) < c.o.IntentSettle {
+			return true, in
+		}
+	}
+	return false, polllock.Intent{}
+}
+
 // keyRuns gives every run the idempotency key of its change when the
 // output can find runs by it.
 func (c *cycle) keyRuns(p *itemPlan) {
@@ -190,6 +223,37 @@ func (c *cycle) writeIntents(ctx context.Context, plans []itemPlan, runs []plan.
 	return keptRuns, keptOwner
 }
 
+// forgetUnsent removes, when every run of p's item failed, the intents
+// written this cycle for dispatches that certainly started nothing
+// (output.ErrNotStarted), so that the next cycle dispatches them again
+// at once instead of waiting out the settle time; the checkpoint's
+// positions stay where they were.
+func (c *cycle) forgetUnsent(ctx context.Context, p itemPlan, o outcome) {
+	drop := false
+	for h := range o.unsent {
+		if _, ok := p.intents[h]; ok {
+			drop = true
+		}
+	}
+	if !drop {
+		return
+	}
+	cp := p.it.Base.Clone()
+	if cp.Intents == nil {
+		cp.Intents = map[string]polllock.Intent{}
+	}
+	maps.Copy(cp.Intents, p.intents)
+	for h := range o.unsent {
+		delete(cp.Intents, h)
+	}
+	if len(cp.Intents) == 0 {
+		cp.Intents = nil
+	}
+	if err := c.o.Driver.Advance(ctx, p.it, cp); err != nil {
+		c.log.Error("could not clear the intent of a refused dispatch; the next holder waits out its settle time", "item", p.it.ID, "error", err.Error())
+	}
+}
+
 // flush makes a plan printer write its plan before anything is recorded;
 // on failure every result becomes an error (nothing was printed).
 func (c *cycle) flush(ctx context.Context, results []outputResult) {
@@ -207,12 +271,16 @@ func (c *cycle) flush(ctx context.Context, results []outputResult) {
 }
 
 // checkpointIntents is what the checkpoint after dispatch keeps of the
-// intents: those of the harnesses whose dispatch failed, since a failure
-// after the request was sent may have started the run; the next holder
-// asks the platform.
-func checkpointIntents(p itemPlan, failed map[string]bool) map[string]polllock.Intent {
+// intents: those of the harnesses whose dispatch failed with an unknown
+// outcome, since a failure after the request was sent may have started
+// the run; the next holder asks the platform. A dispatch that certainly
+// started nothing (o.unsent) leaves no intent.
+func checkpointIntents(p itemPlan, o outcome) map[string]polllock.Intent {
 	var out map[string]polllock.Intent
-	for h := range failed {
+	for h := range o.failed {
+		if o.unsent[h] {
+			continue
+		}
 		if in, ok := p.intents[h]; ok {
 			if out == nil {
 				out = map[string]polllock.Intent{}

@@ -2,6 +2,7 @@ package poll
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
@@ -42,19 +43,26 @@ func ChangeID(ev *event.Event, at time.Time) string {
 	return ev.Source.RawType + "/" + ev.Transition.Kind + "@" + at.UTC().Format(time.RFC3339Nano)
 }
 
-// giveUp handles a failed dispatch of run r for p's item. The attempt is
-// counted on the item only while the output is otherwise healthy (it
-// started another run in the same call) or the inputs can never fit: an
-// output that is down for everyone quarantines nothing. At
+// giveUp handles a failed dispatch of run r for p's item. Inputs that can
+// never fit the platform's limit (plan.ErrInputsTooLarge) are quarantined
+// at once. Otherwise the attempt is counted on the item only while the
+// output is otherwise healthy (it started another run in the same call):
+// an output that is down for everyone quarantines nothing. At
 // MaxDispatchAttempts the change is quarantined and giveUp reports true:
 // the caller then treats the harness as handled.
 func (c *cycle) giveUp(ctx context.Context, p itemPlan, r plan.Run, err error, healthy bool) bool {
 	q, ok := c.o.Driver.(Quarantiner)
-	if !ok || !healthy {
+	if !ok {
 		return false
 	}
 	at := p.changeAt(r.Harness)
 	ps := Poison{Harness: r.Harness, Change: ChangeID(r.Event, at), At: at, Reason: err.Error()}
+	if errors.Is(err, plan.ErrInputsTooLarge) {
+		return c.quarantine(ctx, q, p.it, ps, 1) // no later cycle can make them fit
+	}
+	if !healthy {
+		return false
+	}
 	n, ferr := q.Failed(ctx, p.it, ps)
 	if ferr != nil {
 		c.log.Error("could not count the failed dispatch on the item", "item", p.it.ID, "harness", r.Harness, "error", ferr.Error())

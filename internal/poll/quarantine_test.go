@@ -3,11 +3,15 @@ package poll_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
@@ -137,4 +141,71 @@ func TestPoisonDispatchIsQuarantinedAfterBoundedAttempts(t *testing.T) {
 			t.Fatalf("records %v checkpoint %v: the change must wait for the output", d.records, d.base["P-1"].At)
 		}
 	})
+}
+
+// The events one edit maps to share the change's id (a changelog entry
+// adding many labels): when they are invalid, the change is quarantined
+// once, and each event is validated once per cycle.
+func TestOneEditIsQuarantinedOnce(t *testing.T) {
+	it := &poll.Item{ID: "P-1", Base: poll.Checkpoint{At: t0}, Cutoff: t0.Add(time.Second)}
+	for i := range 50 {
+		ev := &event.Event{Repo: "acme/platform",
+			Entity:     event.Entity{Kind: event.KindWorkItem, ID: 1, Key: "P-1", URL: "https://jira.example/browse/P-1"},
+			Transition: event.Transition{Kind: event.LabelChanged, Label: &event.Label{Name: "l" + string(rune('a'+i%26)), Action: "added"}},
+			Actor:      event.Actor{ID: "u", Kind: event.ActorHuman, Role: "write"},
+			State:      event.State{Labels: []string{}}, Source: event.Source{System: event.SystemJira, RawType: "changelog", RawAction: "labels"}}
+		it.Changes = append(it.Changes, poll.Change{At: t0.Add(time.Second), Event: ev})
+	}
+	d := newQuarDriver(it)
+	var mu sync.Mutex
+	validations := 0
+	invalid := func(*event.Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		validations++
+		return errors.New("/state/labels: too many")
+	}
+	st, err := runCycle(t, d, &fakeOut{}, invalid)
+	if !errors.Is(err, poll.ErrItemsFailed) || st.ChangesQuarantined != 1 || st.EventsInvalid != 50 {
+		t.Fatalf("err %v quarantined %d invalid %d, want ErrItemsFailed, 1, 50", err, st.ChangesQuarantined, st.EventsInvalid)
+	}
+	if recs := d.records["P-1"]; len(recs) != 1 {
+		t.Errorf("%d quarantine records, want 1", len(recs))
+	}
+	if validations != 50 {
+		t.Errorf("%d validations, want one per event", validations)
+	}
+}
+
+// tooLarge refuses every run: its inputs can never fit the platform's
+// limit.
+type tooLarge struct{}
+
+func (tooLarge) Name() string { return "too-large" }
+
+func (tooLarge) Dispatch(_ context.Context, runs []plan.Run) []output.Result {
+	res := make([]output.Result, len(runs))
+	for i, r := range runs {
+		res[i] = output.Result{Run: r, Err: fmt.Errorf("gha-dispatch: %w (%w)", plan.ErrInputsTooLarge, output.ErrNotStarted)}
+	}
+	return res
+}
+
+// Inputs that can never fit are quarantined at once, with the reason,
+// even when the output started nothing else in the cycle: the change does
+// not loop on the next cycles.
+func TestInputsThatCannotFitAreQuarantinedAtOnce(t *testing.T) {
+	d := newQuarDriver(item("P-1", "/run"))
+	res, err := poll.Run(context.Background(), poll.Options{Driver: d, Core: fakeCore{}, Output: tooLarge{},
+		JitterMax: -1, Rand: rngFor(1)})
+	if !errors.Is(err, poll.ErrItemsFailed) || res.Stats.ChangesQuarantined != 1 {
+		t.Fatalf("err %v, quarantined %d; want the change quarantined in the first cycle", err, res.Stats.ChangesQuarantined)
+	}
+	recs := d.records["P-1"]
+	if len(recs) != 1 || recs[0].Harness != "a" || !strings.Contains(recs[0].Reason, "too large") {
+		t.Fatalf("records %+v, want one for harness a with the reason", recs)
+	}
+	if !d.base["P-1"].At.Equal(t0.Add(time.Second)) || d.base["P-1"].Pending() {
+		t.Errorf("checkpoint %+v: want it past the change", d.base["P-1"])
+	}
 }

@@ -46,7 +46,14 @@ type CycleStats struct {
 	DispatchesScheduled int // runs handed to the output driver successfully
 	DispatchesFailed    int // runs the output driver failed to start
 	DispatchesRecovered int // runs of interrupted dispatches found on the platform (not dispatched again)
-	RunsPlanned         int // dry run: runs that would have been dispatched
+	// DispatchesRefused counts failed dispatches the output says certainly
+	// started nothing (output.ErrNotStarted): retried at the next cycle.
+	DispatchesRefused int
+	// ItemsSettling counts eligible items left out before locking because
+	// an intent of a dispatch whose outcome is unknown is younger than
+	// Options.IntentSettle.
+	ItemsSettling int
+	RunsPlanned   int // dry run: runs that would have been dispatched
 	// DispatchLatencies holds, per scheduled dispatch, the time from the
 	// change it is for to the output accepting the run (Options.Now).
 	DispatchLatencies []time.Duration
@@ -91,6 +98,8 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 		slog.Int("dispatches_scheduled", s.DispatchesScheduled),
 		slog.Int("dispatches_failed", s.DispatchesFailed),
 		slog.Int("dispatches_recovered", s.DispatchesRecovered),
+		slog.Int("dispatches_refused", s.DispatchesRefused),
+		slog.Int("items_settling", s.ItemsSettling),
 		slog.Int("api_calls", s.APICalls),
 		slog.Int("rate_limit_waits", s.RateLimitWaits),
 		slog.Int64("duration_ms", s.Duration.Milliseconds()),

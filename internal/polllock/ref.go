@@ -10,10 +10,12 @@ import (
 const MaxPropertyKeyChars = 255
 
 var (
-	// issueKeyRE is a Jira issue key: a project key (a letter, then one or
-	// more letters, digits or underscores), a dash and a number without a
-	// leading zero.
-	issueKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]+-[1-9][0-9]*$`)
+	// issueKeyRE is a Jira issue key: a project key (a letter, then
+	// letters, digits or underscores: Jira Data Center's project key
+	// pattern can allow a single letter), a dash and a number without a
+	// leading zero (0 included: imported issues can carry it). It is the
+	// one issue-key rule of the poller, its JQL and its locks.
+	issueKeyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*-(0|[1-9][0-9]*)$`)
 	// propKeyRE is a lock or lastCheck property key as Keys builds it from
 	// a repository slug (whose segments are [A-Za-z0-9._-]).
 	propKeyRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,255}$`)

@@ -112,8 +112,9 @@ func TestRef(t *testing.T) {
 		{in: "", wantErr: "want ISSUE-KEY/property.key"},
 		{in: "proj/x", wantErr: `"proj" is not a Jira issue key`},
 		{in: "12/x", wantErr: `"12" is not a Jira issue key`},
-		{in: "P-1/x", wantErr: `"P-1" is not a Jira issue key`}, // a project key has two characters at least
-		{in: "PROJ-0/x", wantErr: `"PROJ-0" is not a Jira issue key`},
+		{in: "P-1/x", key: "P-1", prop: "x"},       // Jira Data Center allows one-letter project keys
+		{in: "PROJ-0/x", key: "PROJ-0", prop: "x"}, // and Jira accepts the number 0
+		{in: "-1/x", wantErr: `"-1" is not a Jira issue key`},
 		{in: "PROJ-012/x", wantErr: `"PROJ-012" is not a Jira issue key`},
 		{in: "ÄB-1/x", wantErr: "is not a Jira issue key"},
 		{in: "PROJ-12/", wantErr: `"" is not a property key`},

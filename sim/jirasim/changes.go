@@ -75,6 +75,14 @@ func (s *Server) RemoveLabel(key, label, author string) {
 	s.setLabels(is, author, slices.Delete(slices.Clone(is.cur.labels), i, i+1))
 }
 
+// SetLabels replaces the issue's labels in one edit, recording one labels
+// change (a bulk edit adding or removing many labels at once).
+func (s *Server) SetLabels(key string, labels []string, author string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.setLabels(s.mustIssue(key), author, slices.Clone(labels))
+}
+
 // setLabels replaces the issue's labels, recording a labels change; s.mu
 // must be held.
 func (s *Server) setLabels(is *issue, author string, labels []string) {

@@ -36,11 +36,13 @@ type changeItem struct {
 }
 
 // Project keys start with a letter followed by letters, digits or
-// underscores; issue keys are a project key, a dash and a positive number.
+// underscores (one letter alone is allowed, as Jira Data Center's project
+// key pattern can be configured to); issue keys are a project key, a dash
+// and a number without a leading zero.
 // Lower case is accepted (and upper-cased) the way Jira accepts it in JQL.
 var (
-	projectKeyPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{1,254}$`)
-	issueKeyPattern   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]+-[1-9][0-9]*$`)
+	projectKeyPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,254}$`)
+	issueKeyPattern   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*-(0|[1-9][0-9]*)$`)
 )
 
 func validProjectKey(s string) bool { return projectKeyPattern.MatchString(s) }

@@ -48,11 +48,12 @@ func TestKeyPatterns(t *testing.T) {
 		project, issue bool
 	}{
 		{"PROJ", true, false},
-		{"P", false, false},
+		{"P", true, false},
 		{"proj_2", true, false},
 		{"2PROJ", false, false},
 		{"PROJ-1", false, true},
-		{"PROJ-0", false, false},
+		{"PROJ-0", false, true},
+		{"P-1", false, true},
 		{"PROJ-01", false, false},
 		{"proj-12", false, true},
 		{"-12", false, false},

@@ -4,10 +4,12 @@
 // run details so the run id and URL can be recorded (in poll locks) and
 // cancelled later (`fullsend poll cancel`).
 //
-// Failure handling: 404 and 422 are permanent and explain what to fix;
-// server errors and rate limits are retried with capped backoff honouring
-// Retry-After; a request that was sent but got no answer is reported as a
-// failure that may have dispatched and is never retried.
+// Failure handling: a definite refusal (404, 422, 403, any 4xx but 408 and
+// 429) wraps output.ErrNotStarted and explains what to fix; server errors
+// and rate limits are retried with capped backoff honouring Retry-After;
+// a request that was sent but got no answer, or whose answer is not
+// GitHub's confirmation (confirmed), is reported as a failure that may
+// have dispatched (ErrAmbiguous) and is never retried.
 package ghadispatch
 
 import (
@@ -15,12 +17,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	gogithub "github.com/google/go-github/v90/github"
 
@@ -196,11 +198,11 @@ func (d *Driver) repoFor(r plan.Run) (owner, repo, full string, err error) {
 
 func (d *Driver) dispatchOne(ctx context.Context, r plan.Run) (*plan.Ref, error) {
 	if r.Event == nil {
-		return nil, fmt.Errorf("gha-dispatch %s: run has no event", r.Harness)
+		return nil, fmt.Errorf("gha-dispatch %s: run has no event (%w)", r.Harness, output.ErrNotStarted)
 	}
 	owner, repo, full, err := d.repoFor(r)
 	if err != nil {
-		return nil, fmt.Errorf("gha-dispatch %s: %v", r.Harness, err)
+		return nil, fmt.Errorf("gha-dispatch %s: %v (%w)", r.Harness, err, output.ErrNotStarted)
 	}
 	wf := r.Workflow
 	if wf == "" {
@@ -208,17 +210,16 @@ func (d *Driver) dispatchOne(ctx context.Context, r plan.Run) (*plan.Ref, error)
 	}
 	ref, err := d.resolveRef(ctx, owner, repo, full)
 	if err != nil {
-		return nil, fmt.Errorf("gha-dispatch %s: %w", r.Harness, err)
+		return nil, fmt.Errorf("gha-dispatch %s: %w (%w)", r.Harness, err, output.ErrNotStarted)
+	}
+	fitted, err := r.FitInputs(plan.MaxInputsSize)
+	if err != nil {
+		return nil, fmt.Errorf("gha-dispatch %s: the workflow_dispatch inputs for %s do not fit the %d characters GitHub accepts; the run was not started: %w (%w)",
+			r.Harness, r.Key, MaxInputChars, err, output.ErrNotStarted)
 	}
 	inputs := map[string]any{}
-	size := 0
-	for k, v := range r.Inputs() {
+	for k, v := range fitted {
 		inputs[k] = v
-		size += utf8.RuneCountInString(v)
-	}
-	if size > MaxInputChars {
-		return nil, fmt.Errorf("gha-dispatch %s: the workflow_dispatch inputs for %s are %d characters, more than the %d GitHub accepts "+
-			"(the event's comment, instruction or labels are too large once JSON-encoded); the run was not started", r.Harness, r.Key, size, MaxInputChars)
 	}
 	req := gogithub.CreateWorkflowDispatchEventRequest{Ref: ref, Inputs: inputs, ReturnRunDetails: gogithub.Ptr(true)}
 	var details *gogithub.WorkflowDispatchRunDetails
@@ -234,36 +235,52 @@ func (d *Driver) dispatchOne(ctx context.Context, r plan.Run) (*plan.Ref, error)
 		// Older servers reject the parameter; nothing was dispatched.
 		d.log.Info("server does not support return_run_details; dispatching without it", "repo", full, "workflow", wf)
 		req.ReturnRunDetails = nil
+		details = nil
 		resp, err = github.Call(ctx, d.policy(false, "dispatch "+wf), call)
 	}
 	if err != nil {
-		if errors.As(err, &f) && f.Status >= 200 && f.Status < 300 {
-			d.log.Warn("workflow dispatched but the run details could not be read", "repo", full,
-				"workflow", wf, "harness", r.Harness, "error", err.Error())
-			return &plan.Ref{Driver: Name}, nil
-		}
 		return nil, dispatchError(r.Harness, full, wf, ref, err)
 	}
-	// A 2xx means GitHub accepted the dispatch, so the run exists: an
-	// answer without workflow_run_id (204 from a server without
-	// return_run_details, or a "200 {}") is a success without a run id,
-	// recorded as such, never dispatched again.
-	pr := &plan.Ref{Driver: Name}
-	if details != nil && details.GetWorkflowRunID() > 0 {
-		pr.ID = strconv.FormatInt(details.GetWorkflowRunID(), 10)
-		pr.URL = details.GetHTMLURL()
-	} else if req.ReturnRunDetails != nil && resp != nil && resp.StatusCode != http.StatusNoContent {
-		d.log.Warn("workflow dispatched but GitHub returned no run id; the run cannot be cancelled by id", "repo", full,
-			"workflow", wf, "harness", r.Harness, "status", resp.StatusCode)
-	}
-	status := 0
-	if resp != nil {
-		status = resp.StatusCode
+	pr, err := confirmed(resp, details)
+	if err != nil {
+		return nil, fmt.Errorf("gha-dispatch %s: %s: %w", r.Harness, unknownHint(full, wf), err)
 	}
 	d.log.Info("workflow dispatched", "harness", r.Harness, "repo", full, "workflow", wf, "ref", ref,
-		"run_id", pr.ID, "url", pr.URL, "status", status, "key", string(r.Key))
+		"run_id", pr.ID, "url", pr.URL, "status", resp.StatusCode, "key", string(r.Key))
 	d.settleOne(ctx, r, pr)
 	return pr, nil
+}
+
+// confirmed is the run a successful dispatch answer confirms. GitHub
+// confirms a dispatch in one of two ways: 200 with a JSON body naming the
+// run (workflow_run_id, with return_run_details), or 204 without a body
+// (without return_run_details, or a server that ignores it). Any other
+// answer (a proxy's HTML page or "200 {}", a body of another content type,
+// another 2xx) is not GitHub's confirmation: the run may or may not exist,
+// and the error wraps ErrAmbiguous.
+func confirmed(resp *gogithub.Response, details *gogithub.WorkflowDispatchRunDetails) (*plan.Ref, error) {
+	pr := &plan.Ref{Driver: Name}
+	switch {
+	case resp == nil || resp.Response == nil:
+		return nil, fmt.Errorf("no answer recorded: %w", ErrAmbiguous)
+	case resp.StatusCode == http.StatusNoContent:
+		return pr, nil
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("GitHub answered %d, not 200 or 204: %w", resp.StatusCode, ErrAmbiguous)
+	case !isJSON(resp.Header.Get("Content-Type")):
+		return nil, fmt.Errorf("GitHub answered 200 with content type %q, not JSON: %w", resp.Header.Get("Content-Type"), ErrAmbiguous)
+	case details == nil || details.GetWorkflowRunID() <= 0:
+		return nil, fmt.Errorf("GitHub answered 200 without a workflow_run_id: %w", ErrAmbiguous)
+	}
+	pr.ID = strconv.FormatInt(details.GetWorkflowRunID(), 10)
+	pr.URL = details.GetHTMLURL()
+	return pr, nil
+}
+
+// isJSON reports whether a Content-Type header names JSON.
+func isJSON(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
 
 // settleOne settles a dispatched run that carries a GitHub change's

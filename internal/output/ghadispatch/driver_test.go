@@ -3,6 +3,7 @@ package ghadispatch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
@@ -198,25 +200,47 @@ func TestNewNeedsToken(t *testing.T) {
 }
 
 // GitHub accepts at most 65,535 characters of workflow_dispatch inputs. A
-// comment too long for them is cut (plan.FitInputs); inputs that stay too
-// large (here 300 labels of 255 characters) must be refused by the driver
-// instead of sending a request GitHub rejects with a 422 that reads like a
-// workflow problem.
+// comment too long for them is cut and so are labels too many for them
+// (plan.FitInputs): the run is dispatched with its labels marked
+// truncated. Inputs that stay too large (here an entity URL no event
+// should carry) are refused by the driver, never sent, with an error
+// naming the limit and wrapping plan.ErrInputsTooLarge.
 func TestInputsTooLargeForGitHub(t *testing.T) {
-	e := newEnv(t, githubsim.Options{})
-	d := e.driver(t, nil)
-	run := jiraRun(t)
-	for i := range 300 {
-		run.Event.State.Labels = append(run.Event.State.Labels, fmt.Sprintf("%03d", i)+strings.Repeat("a", 252))
+	tests := []struct {
+		name string
+		mod  func(*plan.Run)
+		sent bool
+	}{
+		{"300 labels of 255 characters", func(r *plan.Run) {
+			for i := range 300 {
+				r.Event.State.Labels = append(r.Event.State.Labels, fmt.Sprintf("%03d", i)+strings.Repeat("a", 252))
+			}
+		}, true},
+		{"an entity URL of 70 000 characters", func(r *plan.Run) {
+			r.Event.Entity.URL = "https://jira.example/" + strings.Repeat("a", 70000)
+		}, false},
 	}
-	if err := run.Event.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	res := d.Dispatch(context.Background(), []plan.Run{run})
-	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "65535") || res[0].Ref != nil {
-		t.Fatalf("result = %+v, want an error naming GitHub's 65535-character limit", res[0])
-	}
-	if n := e.sim.Calls(githubsim.EndpointDispatch); n != 0 {
-		t.Errorf("dispatch requests = %d, want 0", n)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, githubsim.Options{})
+			d := e.driver(t, nil)
+			run := jiraRun(t)
+			tc.mod(&run)
+			res := d.Dispatch(context.Background(), []plan.Run{run})
+			n := e.sim.Calls(githubsim.EndpointDispatch)
+			if !tc.sent {
+				if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "65535") || !errors.Is(res[0].Err, plan.ErrInputsTooLarge) || res[0].Ref != nil || n != 0 {
+					t.Fatalf("result = %+v, %d requests; want an error naming GitHub's 65535-character limit and no request", res[0], n)
+				}
+				return
+			}
+			if res[0].Err != nil || n != 1 {
+				t.Fatalf("result = %+v, %d requests; want dispatched once", res[0], n)
+			}
+			ev, err := event.Decode([]byte(e.sim.Runs()[0].Inputs[plan.InNormalizedEvent]))
+			if err != nil || !ev.State.LabelsTruncated || len(ev.State.Labels) == 0 || len(ev.State.Labels) >= 300 {
+				t.Fatalf("dispatched event: %v, %d labels, truncated %v", err, len(ev.State.Labels), ev.State.LabelsTruncated)
+			}
+		})
 	}
 }

@@ -19,12 +19,27 @@ func mentionsRunDetails(msg string) bool {
 	return strings.Contains(strings.ToLower(msg), "return_run_details")
 }
 
+// unknownHint says what to check after an answer that leaves a dispatch's
+// outcome unknown.
+func unknownHint(repo, wf string) string {
+	return fmt.Sprintf("the dispatch request was sent but the answer was not GitHub's confirmation, so the run MAY have started; "+
+		"it was not retried to avoid a double run (a poller asks GitHub once its intent settled): check https://github.com/%s/actions/workflows/%s", repo, wf)
+}
+
 // dispatchError turns a failed dispatch into a message that says what to
-// fix. The underlying error stays wrapped (errors.Is(err, ErrAmbiguous)).
+// fix. The underlying error stays wrapped (errors.Is(err, ErrAmbiguous));
+// a definite refusal also wraps output.ErrNotStarted, and an answer with
+// a 2xx status whose body could not be read wraps ErrAmbiguous.
 func dispatchError(harness, repo, wf, ref string, err error) error {
 	var f *github.Failure
 	if !errors.As(err, &f) {
 		return fmt.Errorf("gha-dispatch %s: dispatching %s in %s on %s: %w", harness, wf, repo, ref, err)
+	}
+	if f.Status >= 200 && f.Status < 300 {
+		return fmt.Errorf("gha-dispatch %s: %s: GitHub answered %d with a body that could not be read: %w: %w", harness, unknownHint(repo, wf), f.Status, err, ErrAmbiguous)
+	}
+	if f.Refused() {
+		err = fmt.Errorf("%w (%w)", err, output.ErrNotStarted)
 	}
 	msg := strings.ToLower(f.Message)
 	var hint string
@@ -48,7 +63,7 @@ func dispatchError(harness, repo, wf, ref string, err error) error {
 	case f.Class == github.Retryable && f.Status == 0:
 		hint = "could not connect to GitHub, so the run was not started: check GITHUB_API_URL and the network"
 	case f.Class == github.Retryable:
-		hint = "GitHub kept answering with server errors or rate limits, so the run was not started; it can be retried later"
+		hint = "GitHub kept answering with server errors or rate limits; a server error can follow a dispatch GitHub acted on, so a poller asks GitHub before dispatching again"
 	default:
 		hint = fmt.Sprintf("dispatching %s in %s on %s failed", wf, repo, ref)
 	}

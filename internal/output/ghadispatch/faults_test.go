@@ -94,7 +94,7 @@ func TestDispatchFailureClasses(t *testing.T) {
 			name:       "persistent server errors fail after the retries",
 			faults:     []githubsim.Fault{{Endpoint: githubsim.EndpointDispatch, Status: 500, Times: 10}},
 			mod:        func(o *Options) { o.MaxRetries = 2 },
-			wantErr:    "so the run was not started; it can be retried later",
+			wantErr:    "a server error can follow a dispatch GitHub acted on",
 			calls:      3,
 			wantSleeps: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond},
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
@@ -61,28 +63,42 @@ func TestDispatchVariablesAndRef(t *testing.T) {
 	}
 }
 
+// Only GitLab's confirmation (201 with a JSON pipeline) is a success; a
+// definite refusal (a 4xx but 408 and 429) wraps output.ErrNotStarted;
+// every other answer leaves the outcome unknown.
 func TestCreateFailures(t *testing.T) {
+	const notStarted, unknown = true, false
 	tests := []struct {
 		name      string
 		fault     gitlabsim.Fault
 		wantErr   string // "" means success
+		refused   bool   // the error wraps output.ErrNotStarted
 		wantCalls int    // create_pipeline requests
 		wantPipes int    // pipelines that exist afterwards
 	}{
-		{"500 is not retried", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 500}, "pipeline may exist", 1, 0},
-		{"502 after processing is reported, not repeated", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 502, AfterProcess: true}, "502", 1, 1},
-		{"502 after processing says the pipeline may exist", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 502, AfterProcess: true}, "pipeline may exist", 1, 1},
+		{"500 is not retried", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 500}, "pipeline may exist", unknown, 1, 0},
+		{"502 after processing is reported, not repeated", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 502, AfterProcess: true}, "502", unknown, 1, 1},
+		{"502 after processing says the pipeline may exist", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 502, AfterProcess: true}, "pipeline may exist", unknown, 1, 1},
 		{"restricted pipeline variables explain the setting", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 400,
-			Body: `{"message":{"base":["Insufficient permissions to set pipeline variables"]}}`}, "Minimum role to use pipeline variables", 1, 0},
-		{"timeout after sending is reported, not repeated", gitlabsim.Fault{Endpoint: "create_pipeline", AfterProcess: true, Delay: 3 * time.Second}, "timed out after sending", 1, 1},
-		{"429 with Retry-After is retried", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, RetryAfter: "0"}, "", 2, 1},
-		{"429 twice then success", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, Times: 2}, "", 3, 1},
-		{"429 asking too long a wait fails at once", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, RetryAfter: "3600"}, "429", 1, 0},
+			Body: `{"message":{"base":["Insufficient permissions to set pipeline variables"]}}`}, "Minimum role to use pipeline variables", notStarted, 1, 0},
+		{"timeout after sending is reported, not repeated", gitlabsim.Fault{Endpoint: "create_pipeline", AfterProcess: true, Delay: 3 * time.Second}, "timed out after sending", unknown, 1, 1},
+		{"429 with Retry-After is retried", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, RetryAfter: "0"}, "", unknown, 2, 1},
+		{"429 twice then success", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, Times: 2}, "", unknown, 3, 1},
+		{"429 asking too long a wait fails at once", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 429, RetryAfter: "3600"}, "429", unknown, 1, 0},
 		{"200 {} without a pipeline id is ambiguous, not recorded", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 200, Body: `{}`},
-			"without a pipeline id (the pipeline may exist", 1, 0},
+			"not its confirmation of a created pipeline (the pipeline may exist", unknown, 1, 0},
 		{"201 {} after processing is reported, not repeated", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 201, Body: `{}`, AfterProcess: true},
-			"without a pipeline id", 1, 1},
-		{"400 bad ref", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 400, Body: `{"message":{"base":["Reference not found"]}}`}, "Reference not found", 1, 0},
+			"not its confirmation", unknown, 1, 1},
+		{"proxy HTML 200 after processing", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 200, Body: `<html>sign in</html>`, AfterProcess: true},
+			"may exist", unknown, 1, 1},
+		{"200 with a pipeline is not GitLab's 201", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 200, Body: `{"id":99,"web_url":"w"}`, AfterProcess: true},
+			"answered 200, not 201", unknown, 1, 1},
+		{"truncated pipeline JSON", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 201, Body: `{"id":9`, AfterProcess: true},
+			"may exist", unknown, 1, 1},
+		{"400 bad ref", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 400, Body: `{"message":{"base":["Reference not found"]}}`}, "Reference not found", notStarted, 1, 0},
+		{"403 is a refusal", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 403}, "403", notStarted, 1, 0},
+		{"404 is a refusal", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 404}, "404", notStarted, 1, 0},
+		{"422 is a refusal", gitlabsim.Fault{Endpoint: "create_pipeline", Status: 422}, "422", notStarted, 1, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,6 +114,8 @@ func TestCreateFailures(t *testing.T) {
 				t.Fatalf("err = %v, want containing %q", res[0].Err, tc.wantErr)
 			case tc.wantErr != "" && res[0].Ref != nil:
 				t.Fatalf("failed run has a ref %+v", res[0].Ref)
+			case tc.wantErr != "" && errors.Is(res[0].Err, output.ErrNotStarted) != tc.refused:
+				t.Fatalf("err = %v: wraps ErrNotStarted %v, want %v", res[0].Err, !tc.refused, tc.refused)
 			}
 			if res[0].Err != nil && strings.Contains(res[0].Err.Error(), e.opts.Token) {
 				t.Fatalf("error leaks the token: %v", res[0].Err)

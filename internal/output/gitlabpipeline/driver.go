@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"mime"
 	"net"
 	"net/http"
 	"strconv"
@@ -112,20 +113,18 @@ func (d *Driver) dispatchOne(ctx context.Context, run plan.Run) (*plan.Ref, erro
 		opts[i] = &gitlab.PipelineVariableOptions{Key: gitlab.Ptr(v[0]), Value: gitlab.Ptr(v[1]),
 			VariableType: gitlab.Ptr(gitlab.EnvVariableType)}
 	}
-	p, _, err := d.gl.Pipelines.CreatePipeline(d.o.Project, &gitlab.CreatePipelineOptions{
+	p, resp, err := d.gl.Pipelines.CreatePipeline(d.o.Project, &gitlab.CreatePipelineOptions{
 		Ref: gitlab.Ptr(d.o.Ref), Variables: &opts}, gitlab.WithContext(glapi.WriteCtx(ctx)))
 	if err != nil {
-		if isUnauthorized(err) {
-			return nil, fmt.Errorf("gitlab-pipeline: GitLab rejected the token (%w): set GITLAB_TOKEN to a valid token: %w", output.ErrCredentials, err)
-		}
-		return nil, fmt.Errorf("gitlab-pipeline: create pipeline for %s in project %s on %s%s: %w", run.Key, d.o.Project, d.o.Ref, createNote(err), err)
+		return nil, createError(run, d.o, err)
 	}
-	if p == nil || p.ID <= 0 {
-		// A success without a pipeline id (a proxy's "200 {}") cannot be
-		// recorded, and the pipeline may have been created: reported like
-		// an unanswered request, never repeated.
-		return nil, fmt.Errorf("gitlab-pipeline: create pipeline for %s in project %s on %s: %w",
-			run.Key, d.o.Project, d.o.Ref, errNoPipelineID)
+	if err := confirmed(resp, p); err != nil {
+		// An answer that is not GitLab's confirmation (a proxy's "200 {}",
+		// another status or content type) cannot be recorded, and the
+		// pipeline may have been created: reported like an unanswered
+		// request, never repeated.
+		return nil, fmt.Errorf("gitlab-pipeline: create pipeline for %s in project %s on %s: %w: %w",
+			run.Key, d.o.Project, d.o.Ref, errNoPipelineID, err)
 	}
 	ref := &plan.Ref{Driver: Name, ID: strconv.FormatInt(p.ID, 10), URL: p.WebURL}
 	rk := ResourceKey(run.Key)
@@ -194,11 +193,45 @@ func projectFromURL(raw, apiURL, def string) string {
 	return rest[:i]
 }
 
+// createError explains a failed pipeline creation; a definite refusal
+// wraps output.ErrNotStarted.
+func createError(run plan.Run, o Options, err error) error {
+	if glapi.Refused(err) {
+		err = fmt.Errorf("%w (%w)", err, output.ErrNotStarted)
+	}
+	if isUnauthorized(err) {
+		return fmt.Errorf("gitlab-pipeline: GitLab rejected the token (%w): set GITLAB_TOKEN to a valid token: %w", output.ErrCredentials, err)
+	}
+	return fmt.Errorf("gitlab-pipeline: create pipeline for %s in project %s on %s%s: %w", run.Key, o.Project, o.Ref, createNote(err), err)
+}
+
+// confirmed checks that a pipeline creation's answer is GitLab's
+// confirmation: 201 Created with a JSON pipeline that has an id.
+func confirmed(resp *gitlab.Response, p *gitlab.Pipeline) error {
+	switch {
+	case resp == nil || resp.Response == nil:
+		return errors.New("no answer recorded")
+	case resp.StatusCode != http.StatusCreated:
+		return fmt.Errorf("GitLab answered %d, not 201", resp.StatusCode)
+	case !isJSON(resp.Header.Get("Content-Type")):
+		return fmt.Errorf("GitLab answered 201 with content type %q, not JSON", resp.Header.Get("Content-Type"))
+	case p == nil || p.ID <= 0:
+		return errors.New("the answer names no pipeline id")
+	}
+	return nil
+}
+
+// isJSON reports whether a Content-Type header names JSON.
+func isJSON(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
 // createNote explains a failed pipeline creation: whether the pipeline may
 // exist anyway (the request reached GitLab but its answer was an error or
 // never came), or which project setting refused the pipeline variables.
 // errNoPipelineID is a successful create answer that names no pipeline.
-var errNoPipelineID = errors.New("GitLab answered success without a pipeline id (the pipeline may exist; not retried to avoid a duplicate run)")
+var errNoPipelineID = errors.New("GitLab's answer is not its confirmation of a created pipeline (the pipeline may exist; not retried to avoid a duplicate run)")
 
 func createNote(err error) string {
 	const mayExist = ": the pipeline may exist; not retried to avoid a duplicate run)"
@@ -215,7 +248,7 @@ func createNote(err error) string {
 		return ""
 	case isTimeout(err):
 		return " (timed out after sending" + mayExist
-	case errors.Is(err, context.Canceled), glapi.NeverSent(err):
+	case errors.Is(err, context.Canceled), glapi.NeverSent(err), errors.Is(err, gitlab.ErrNotFound):
 		return ""
 	}
 	return " (no answer after sending" + mayExist

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Detect implements poll.Driver. Its cost is one bulk changelog call for
@@ -14,6 +15,7 @@ import (
 // item's checkpoint, and cached lookups (the tool's own account, project
 // roles, status categories). It only reads.
 func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
+	items = handleable(items)
 	if len(items) == 0 {
 		return nil
 	}
@@ -52,6 +54,21 @@ func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 		return err
 	}
 	return ctx.Err()
+}
+
+// handleable fails the items whose key is not an issue key the poller can
+// name in JQL and lock (polllock.ValidIssueKey) and returns the others:
+// such an item fails alone, every cycle, never the batch it came with.
+func handleable(items []*poll.Item) []*poll.Item {
+	out := items[:0:0]
+	for _, it := range items {
+		if !polllock.ValidIssueKey(it.ID) {
+			it.Fail(fmt.Errorf("issue key %q is not a Jira issue key the poller can handle (a letter, letters, digits or underscores, a dash and a number)", it.ID))
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 // apiStop wraps a failure of a call the whole cycle depends on.

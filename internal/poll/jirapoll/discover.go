@@ -210,6 +210,7 @@ func (d *Driver) pass(ctx context.Context, ps passSpec, now time.Time, disc *pol
 // notIn excludes keys ("" when there are none): the next page must not
 // return issues already seen at the page boundary's timestamp.
 func notIn(keys []string) string {
+	keys = slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return !polllock.ValidIssueKey(k) })
 	in, err := jira.KeyIn(keys)
 	if err != nil {
 		return ""

@@ -149,6 +149,7 @@ func (d *Driver) readProps(ctx context.Context, issue string) (lock, check json.
 // current data (reconcileIssues), keyed by issue key.
 func (d *Driver) reconciled(ctx context.Context, items []*poll.Item, fields []string) (map[string]jira.Issue, error) {
 	out := make(map[string]jira.Issue, len(items))
+	items = handleable(items) // Detect failed the others already
 	for start := 0; start < len(items); start += maxReconcile {
 		chunk := items[start:min(start+maxReconcile, len(items))]
 		keys := make([]string, len(chunk))

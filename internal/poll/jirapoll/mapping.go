@@ -27,6 +27,8 @@ type mapper struct {
 	ctx context.Context
 	me  string // the tool's own account id
 	it  *poll.Item
+
+	state *event.State // the issue's state, shared by its events (read-only)
 }
 
 // changes maps everything after the item's oldest checkpoint position.
@@ -94,10 +96,10 @@ func (m *mapper) history(h jira.History) ([]*event.Event, error) {
 		case "labels":
 			added, removed := diffLabels(ci.FromString, ci.ToString)
 			for _, l := range added {
-				trs = append(trs, event.Transition{Kind: event.LabelChanged, Label: &event.Label{Name: l, Action: "added"}})
+				trs = append(trs, event.Transition{Kind: event.LabelChanged, Label: &event.Label{Name: event.Truncate(l, event.MaxLabel), Action: "added"}})
 			}
 			for _, l := range removed {
-				trs = append(trs, event.Transition{Kind: event.LabelChanged, Label: &event.Label{Name: l, Action: "removed"}})
+				trs = append(trs, event.Transition{Kind: event.LabelChanged, Label: &event.Label{Name: event.Truncate(l, event.MaxLabel), Action: "removed"}})
 			}
 		case "status":
 			kind, err := m.statusKind(ci)
@@ -196,16 +198,16 @@ func (m *mapper) event(author *jira.User, tr event.Transition, rawType, rawActio
 	if err != nil {
 		return nil, err
 	}
-	labels := slices.Clone(is.Fields.Labels)
-	if labels == nil {
-		labels = []string{}
+	if m.state == nil {
+		labels, cut := event.StateLabels(is.Fields.Labels)
+		m.state = &event.State{Labels: labels, LabelsTruncated: cut}
 	}
 	return &event.Event{
 		Repo:       m.d.o.Repo,
 		Entity:     event.Entity{Kind: event.KindWorkItem, ID: m.d.issue(m.it.ID).id, URL: m.d.o.SiteURL + "/browse/" + is.Key, Key: is.Key},
 		Transition: tr,
 		Actor:      actor,
-		State:      event.State{Labels: labels},
+		State:      *m.state,
 		Source:     event.Source{System: event.SystemJira, RawType: rawType, RawAction: rawAction},
 	}, nil
 }

@@ -261,8 +261,9 @@ dispatch:
 	if _, ok := w.jira.Property(key, lockProp); ok {
 		t.Error("lock left after a failed dispatch")
 	}
-	// The position stays; the dispatch intent stays too, so that the next
-	// poller asks GitHub before dispatching again (docs/polling.md,
+	// The position stays; the dispatch intent is cleared: GitHub refused
+	// the dispatch (404), so nothing started and the next cycle dispatches
+	// again at once, without waiting out the settle time (docs/polling.md,
 	// "Delivery contract").
 	after, _ := w.jira.Property(key, checkProp)
 	before, _ := polllock.ParseLastCheck(seeded)
@@ -270,7 +271,7 @@ dispatch:
 	if err != nil || !lc.TS.Equal(before.TS) || len(lc.Harness) != len(before.Harness) {
 		t.Errorf("lastCheck advanced after a failed dispatch: %s → %s (%v)", seeded, after, err)
 	}
-	if _, ok := lc.Intents["triage"]; !ok {
-		t.Errorf("lastCheck lost the dispatch intent: %s", after)
+	if len(lc.Intents) != 0 {
+		t.Errorf("lastCheck kept the intent of a refused dispatch: %s", after)
 	}
 }
