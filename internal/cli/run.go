@@ -18,10 +18,10 @@ import (
 var runSignals = notifySignals
 
 // notifySignals is runSignals. SIGPIPE is caught (and dropped) as well:
-// a write to a stdout or stderr
-// whose reader is gone (a local executor's poller killed with SIGKILL)
-// then fails instead of killing the run, which goes on to wait for its
-// agent and release its poll lock (docs/local.md).
+// a write to a stdout or stderr whose reader is gone (a local executor's
+// poller killed with SIGKILL) then fails instead of killing the run,
+// which goes on to wait for its agent and release its poll lock
+// (docs/local.md).
 func notifySignals() (<-chan os.Signal, func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
