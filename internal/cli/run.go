@@ -19,10 +19,17 @@ import (
 // (SIGHUP and SIGQUIT would otherwise end it at once). Tests replace it.
 var runSignals = notifySignals
 
+// notifySignals is runSignals. SIGPIPE is caught (and dropped) as well:
+// a write to a stdout or stderr whose reader is gone (a local executor's
+// poller killed with SIGKILL) then fails instead of killing the run,
+// which goes on to wait for its agent and release its poll lock
+// (docs/local.md).
 func notifySignals() (<-chan os.Signal, func()) {
 	ch := make(chan os.Signal, 4)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	return ch, func() { signal.Stop(ch) }
+	pipe := make(chan os.Signal, 1) // never read: a full channel drops the signal
+	signal.Notify(pipe, syscall.SIGPIPE)
+	return ch, func() { signal.Stop(ch); signal.Stop(pipe) }
 }
 
 // newRunCmd builds `fullsend run`: one agent run for one harness and one

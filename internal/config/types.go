@@ -55,7 +55,7 @@ type Authorization struct {
 type Limits struct {
 	RunsPerScopePerHour int           `yaml:"runs_per_scope_per_hour"` // default 6
 	TriggerCost         int           `yaml:"trigger_cost"`            // CEL cost units per evaluation, default 1000000
-	TriggerTimeout      time.Duration `yaml:"trigger_timeout"`         // per evaluation, default 100ms
+	TriggerTimeout      time.Duration `yaml:"trigger_timeout"`         // accepted, bounds nothing: triggers are bounded by cost alone (docs/triggers.md)
 }
 
 // Poll configures `fullsend poll`.

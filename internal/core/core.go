@@ -30,6 +30,7 @@ const (
 	VerdictKilled  = "killed"   // kill_switch is on
 	VerdictDenied  = "denied"   // the authorization gate refused the actor
 	VerdictNoMatch = "no_match" // authorized, but no trigger matched
+	VerdictError   = "error"    // no trigger matched and some could not be evaluated (Decision.Errors)
 )
 
 // Options configure an Engine.
@@ -60,6 +61,22 @@ type Decision struct {
 	Verdict string
 	Reason  string
 	Runs    []plan.Run // one per matching harness, in registration order
+	// Errors lists the harnesses whose trigger could not decide: the cost
+	// limit stopped it (trigger.LimitError). Such a harness neither ran
+	// nor was found not to match; callers retry it and report it, never
+	// count it as no match. The other harnesses decided as usual.
+	Errors []HarnessError
+}
+
+// HarnessError is a harness whose trigger could not decide an event.
+type HarnessError struct {
+	Harness string
+	File    string
+	Err     error
+}
+
+func (e HarnessError) Error() string {
+	return fmt.Sprintf("harness %s (%s): %v", e.Harness, e.File, e.Err)
 }
 
 // New builds an engine. It fails only on an invalid policy (unknown
@@ -93,8 +110,10 @@ func (e *Engine) Halted() (bool, string) {
 }
 
 // Decide runs ev through the kill switch, the gate and every enabled
-// harness trigger. A trigger that fails to evaluate counts as no match and
-// is logged with the harness name. ev must already be validated.
+// harness trigger. A trigger stopped by its cost limit is listed in
+// Errors and logged at error level; any other evaluation error (an index
+// out of range on this event) counts as no match and is logged at warn
+// level. ev must already be validated.
 func (e *Engine) Decide(ev *event.Event) Decision {
 	d := Decision{Event: ev}
 	if e.cfg.KillSwitch {
@@ -111,13 +130,19 @@ func (e *Engine) Decide(ev *event.Event) Decision {
 	for _, h := range e.reg.All() {
 		ok, err := h.Matches(in) // manual-only harnesses never match
 		if err != nil {
-			e.logEvalError(h, err)
+			if e.logEvalError(h, err) {
+				d.Errors = append(d.Errors, HarnessError{Harness: h.Name, File: h.File, Err: err})
+			}
 			continue
 		}
 		if ok {
 			d.Runs = append(d.Runs, e.RunFor(h, ev))
 			matched = append(matched, h.Name)
 		}
+	}
+	if len(d.Runs) == 0 && len(d.Errors) > 0 {
+		d.Verdict, d.Reason = VerdictError, gate.Reason+"; no trigger matched and "+errorNames(d.Errors)+" could not decide"
+		return d
 	}
 	if len(d.Runs) == 0 {
 		d.Verdict, d.Reason = VerdictNoMatch, gate.Reason+"; no trigger matched"
@@ -127,17 +152,28 @@ func (e *Engine) Decide(ev *event.Event) Decision {
 	return d
 }
 
-// logEvalError logs a trigger that failed to evaluate, naming the limit
-// (limits.trigger_cost or limits.trigger_timeout) when one stopped it.
-func (e *Engine) logEvalError(h *harness.Harness, err error) {
+// logEvalError logs a trigger that failed to evaluate and reports whether
+// the failure is an error of the harness (its cost limit stopped it)
+// rather than no match.
+func (e *Engine) logEvalError(h *harness.Harness, err error) bool {
 	var le *trigger.LimitError
 	if errors.As(err, &le) {
-		e.log.Warn("trigger stopped by a limit; counted as no match",
+		e.log.Error("trigger stopped by its cost limit: the harness could not decide; not counted as no match",
 			"harness", h.Name, "file", h.File, "limit", "limits."+le.Limit, "value", le.Value)
-		return
+		return true
 	}
 	e.log.Warn("trigger evaluation failed; counted as no match",
 		"harness", h.Name, "file", h.File, "error", err.Error())
+	return false
+}
+
+// errorNames lists the harnesses of errs.
+func errorNames(errs []HarnessError) string {
+	names := make([]string, len(errs))
+	for i, he := range errs {
+		names[i] = he.Harness
+	}
+	return strings.Join(names, ", ")
 }
 
 // RunFor plans a run of harness h for ev, with its scope key and work item.
@@ -182,5 +218,5 @@ func (e *Engine) Refund(runs []plan.Run) {
 func (e *Engine) LogDecision(d Decision) {
 	e.log.Info("decision", "verdict", d.Verdict, "reason", d.Reason,
 		"repo", d.Event.Repo, "entity", d.Event.Entity.ID, "transition", d.Event.Transition.Kind,
-		"actor", d.Event.Actor.ID, "runs", len(d.Runs))
+		"actor", d.Event.Actor.ID, "runs", len(d.Runs), "errors", len(d.Errors))
 }

@@ -99,9 +99,25 @@ func Run(ctx context.Context, o Options) error {
 		// Refused credentials are the operator's configuration (exit 2).
 		return config.Invalid(refused)
 	case failed > 0:
-		return fmt.Errorf("%d of %d dispatches failed", failed, len(runs))
+		return errors.Join(fmt.Errorf("%d of %d dispatches failed", failed, len(runs)), triggerErrors(d.Errors))
 	}
-	return nil
+	return triggerErrors(d.Errors)
+}
+
+// triggerErrors is the error of the harnesses whose trigger could not
+// decide the event (its cost limit stopped it), or nil: the command fails
+// (exit 1) rather than report the event as matching nothing. The runs of
+// the other harnesses were dispatched.
+func triggerErrors(errs []core.HarnessError) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	out := make([]error, 0, len(errs)+1)
+	out = append(out, fmt.Errorf("%d trigger(s) could not decide the event (the other harnesses were handled)", len(errs)))
+	for _, he := range errs {
+		out = append(out, he)
+	}
+	return errors.Join(out...)
 }
 
 // send dispatches runs, logs each outcome and returns how many failed and

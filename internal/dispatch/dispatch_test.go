@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/core"
 	"github.com/fullsend-dev/fullsend/internal/output"
 )
 
@@ -60,5 +61,18 @@ func TestRun(t *testing.T) {
 				t.Errorf("stdout %q lacks %q", stdout.String(), tc.want)
 			}
 		})
+	}
+}
+
+// A harness whose trigger could not decide the event fails the command
+// (exit 1, not the user's input) and is named with its file; none is nil.
+func TestTriggerErrors(t *testing.T) {
+	if err := triggerErrors(nil); err != nil {
+		t.Fatalf("triggerErrors(nil) = %v", err)
+	}
+	err := triggerErrors([]core.HarnessError{{Harness: "greedy", File: "harness/greedy.yaml", Err: errors.New("runtime cost limit of 10 exceeded")}})
+	want := "1 trigger(s) could not decide the event (the other harnesses were handled)\nharness greedy (harness/greedy.yaml): runtime cost limit of 10 exceeded"
+	if err == nil || err.Error() != want || config.IsInvalid(err) {
+		t.Errorf("triggerErrors = %v; want %q, not the user's input", err, want)
 	}
 }

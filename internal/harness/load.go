@@ -109,8 +109,10 @@ func loadAgents(cfg *config.Config, all, resolve bool) ([]*Harness, config.Error
 
 // TriggerLimits converts the limits: section of config.yaml into the
 // bounds of one trigger evaluation (unset values take trigger's defaults).
+// limits.trigger_timeout bounds nothing: evaluation is bounded by its cost
+// alone, so that a decision never depends on the machine's load.
 func TriggerLimits(l config.Limits) trigger.Limits {
-	return trigger.Limits{Cost: uint64(max(l.TriggerCost, 0)), Timeout: l.TriggerTimeout}
+	return trigger.Limits{Cost: uint64(max(l.TriggerCost, 0))}
 }
 
 // loadAgent loads one agent's harness. An agent without a resolved Path

@@ -47,7 +47,7 @@ func (c *Client) CommentsSince(ctx context.Context, issueKey string, since time.
 					continue
 				}
 			}
-			cm.Text = commentText(cm.Body)
+			cm.Text = c.commentText(issueKey, cm)
 			out = append(out, cm)
 		}
 		startAt += len(page.Comments)
@@ -58,15 +58,16 @@ func (c *Client) CommentsSince(ctx context.Context, issueKey string, since time.
 }
 
 // commentText renders a comment body: ADF, or a plain string (API v2
-// style). An unreadable body renders as empty text.
-func commentText(body json.RawMessage) string {
+// style). A body that is not a readable document renders as empty text
+// and is logged, so that the loss is never silent.
+func (c *Client) commentText(issueKey string, cm Comment) string {
 	var s string
-	if json.Unmarshal(body, &s) == nil {
+	if json.Unmarshal(cm.Body, &s) == nil {
 		return s
 	}
-	text, err := ADFToText(body)
+	text, err := ADFToText(cm.Body)
 	if err != nil {
-		return ""
+		c.log.Warn("comment body is not a readable ADF document; its text is empty", "issue", issueKey, "comment", cm.ID, "error", err.Error())
 	}
 	return text
 }

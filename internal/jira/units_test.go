@@ -40,57 +40,6 @@ func TestTimeJSON(t *testing.T) {
 	}
 }
 
-func TestADFToText(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-		err            bool
-	}{
-		{"paragraphs and hard break", `{"type":"doc","version":1,"content":[
-			{"type":"paragraph","content":[{"type":"text","text":"/fs-triage check"},{"type":"hardBreak"},{"type":"text","text":"more"}]},
-			{"type":"paragraph","content":[{"type":"text","text":"second"}]}]}`, "/fs-triage check\nmore\nsecond", false},
-		{"mention and code mark", `{"type":"doc","content":[{"type":"paragraph","content":[
-			{"type":"mention","attrs":{"id":"1","text":"@Alice"}},{"type":"text","text":" run "},
-			{"type":"text","text":"/fs-code","marks":[{"type":"code"}]}]}]}`, "@Alice run /fs-code", false},
-		{"code block and lists", `{"type":"doc","content":[
-			{"type":"codeBlock","attrs":{"language":"sh"},"content":[{"type":"text","text":"make test\nmake lint"}]},
-			{"type":"bulletList","content":[{"type":"listItem","content":[{"type":"paragraph","content":[{"type":"text","text":"one"}]}]},
-			{"type":"listItem","content":[{"type":"paragraph","content":[{"type":"text","text":"two"}]}]}]},
-			{"type":"orderedList","attrs":{"order":3},"content":[{"type":"listItem","content":[{"type":"paragraph","content":[{"type":"text","text":"three"}]}]}]}]}`,
-			"make test\nmake lint\n- one\n- two\n3. three", false},
-		{"leading empty paragraph trimmed", `{"type":"doc","content":[{"type":"paragraph"},{"type":"paragraph","content":[{"type":"text","text":"  /fs-x  "}]}]}`, "  /fs-x", false},
-		{"emoji, card, quote", `{"type":"doc","content":[{"type":"blockquote","content":[{"type":"paragraph","content":[
-			{"type":"emoji","attrs":{"shortName":":smile:"}},{"type":"text","text":" "},{"type":"inlineCard","attrs":{"url":"https://x.test/1"}}]}]}]}`,
-			":smile: https://x.test/1", false},
-		{"task and decision items are one line each", `{"type":"doc","content":[
-			{"type":"taskList","attrs":{"localId":"t"},"content":[{"type":"taskItem","attrs":{"localId":"1","state":"TODO"},"content":[
-				{"type":"text","text":"/fs-code fix "},{"type":"text","text":"login","marks":[{"type":"strong"}]},{"type":"text","text":" bug"}]}]},
-			{"type":"decisionList","attrs":{"localId":"d"},"content":[{"type":"decisionItem","attrs":{"localId":"2","state":"DECIDED"},"content":[
-				{"type":"text","text":"ship "},{"type":"mention","attrs":{"id":"1","text":"@Bo"}}]}]}]}`,
-			"- /fs-code fix login bug\n- ship @Bo", false},
-		{"not a doc", `{"type":"paragraph"}`, "", true},
-		{"not json", `{`, "", true},
-	}
-	for _, tc := range tests {
-		got, err := ADFToText(json.RawMessage(tc.in))
-		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("%s: got %q, %v; want %q", tc.name, got, err, tc.want)
-		}
-	}
-	round, err := ADFToText(TextToADF("/fs-triage go\n\nnext"))
-	if err != nil || round != "/fs-triage go\nnext" {
-		t.Errorf("round trip = %q %v", round, err)
-	}
-}
-
-func TestADFDeepNestingBounded(t *testing.T) {
-	doc := `{"type":"doc","content":[` + strings.Repeat(`{"type":"blockquote","content":[`, 500) +
-		`{"type":"paragraph","content":[{"type":"text","text":"deep"}]}` + strings.Repeat(`]}`, 500) + `]}`
-	got, err := ADFToText(json.RawMessage(doc))
-	if err != nil || got != "" {
-		t.Errorf("deep doc = %q %v (content beyond the depth bound is dropped)", got, err)
-	}
-}
-
 func TestJQLHelpers(t *testing.T) {
 	quotes := map[string]string{
 		`plain`:             `"plain"`,
@@ -149,19 +98,6 @@ func TestErrorHelpers(t *testing.T) {
 	}
 }
 
-func FuzzADFToText(f *testing.F) {
-	f.Add(`{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"/fs-x y"}]}]}`)
-	f.Add(`{"type":"doc","content":[{"type":"orderedList","attrs":{"order":"x"},"content":[{"type":"listItem"}]}]}`)
-	f.Add(`{"type":"doc","content":[{"type":"mention","attrs":5}]}`)
-	f.Add(`[]`)
-	f.Fuzz(func(t *testing.T, in string) {
-		out, err := ADFToText(json.RawMessage(in))
-		if err == nil && out != strings.Trim(out, "\n") {
-			t.Errorf("untrimmed output %q", out)
-		}
-	})
-}
-
 func FuzzDecodeResponses(f *testing.F) {
 	f.Add([]byte(`{"issues":[{"id":"1","key":"P-1","fields":{"created":"2024-05-02T10:11:12.345+0000","labels":["a"],"status":{"statusCategory":{"key":"new"}}}}],"isLast":true}`))
 	f.Add([]byte(`{"issueChangeLogs":[{"issueId":"1","changeHistories":[{"id":"1","created":"2024-05-02T10:11:12Z","items":[{"field":"labels"}]}]}]}`))
@@ -181,7 +117,7 @@ func FuzzDecodeResponses(f *testing.F) {
 		}
 		if decode(cl, body, &cm) == nil {
 			for _, c := range cm.Comments {
-				_ = commentText(c.Body)
+				_, _ = ADFToText(c.Body)
 			}
 		}
 		_ = errorMessages(body)

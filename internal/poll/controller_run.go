@@ -140,7 +140,11 @@ type decider struct{ e *core.Engine }
 func (d decider) Decide(ev *event.Event) Decision {
 	dec := d.e.Decide(ev)
 	d.e.LogDecision(dec)
-	return Decision{Verdict: dec.Verdict, Reason: dec.Reason, Runs: dec.Runs}
+	var errs []TriggerError
+	for _, he := range dec.Errors {
+		errs = append(errs, TriggerError{Harness: he.Harness, Err: he})
+	}
+	return Decision{Verdict: dec.Verdict, Reason: dec.Reason, Runs: dec.Runs, Errors: errs}
 }
 
 func (d decider) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return d.e.Admit(runs) }

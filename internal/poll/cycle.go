@@ -449,6 +449,9 @@ func (c *cycle) dryRun(ctx context.Context, sel []*Item) ([]plan.Run, error) {
 			continue
 		}
 		p := decideItem(it, c.o.Core, c.validate, c.log, &c.st)
+		for h := range p.undecided {
+			p.drop(h)
+		}
 		for _, r := range p.runs {
 			r.PollLock = unlocked(c.o.Driver.PollLock(it))
 			planned = append(planned, r)

@@ -16,6 +16,7 @@ const (
 	VerdictKilled  = "killed"
 	VerdictDenied  = "denied"
 	VerdictNoMatch = "no_match"
+	VerdictError   = "error" // no trigger matched and some could not decide (Decision.Errors)
 )
 
 // Decision is the core's answer for one event: a verdict, why, and one run
@@ -24,6 +25,17 @@ type Decision struct {
 	Verdict string
 	Reason  string
 	Runs    []plan.Run
+	// Errors are the harnesses whose trigger could not decide the event
+	// (stopped by its cost limit): neither a match nor no match. The cycle
+	// retries them and quarantines the change after MaxDispatchAttempts
+	// cycles (undecided.go).
+	Errors []TriggerError
+}
+
+// TriggerError is a harness whose trigger could not decide an event.
+type TriggerError struct {
+	Harness string
+	Err     error
 }
 
 // Decider is the core as the cycle uses it (the CLI adapts *core.Engine).
@@ -42,6 +54,11 @@ type itemPlan struct {
 	killed bool        // the kill switch is on: leave the item untouched
 	newAt  time.Time   // the checkpoint every handled harness advances to
 	poison []Poison    // invalid events: quarantined, never offered to the core
+	// undecided lists, per harness, the changes its trigger could not
+	// decide; held is set by the dispatch stage for the harnesses left for
+	// a later cycle because of them (undecided.go).
+	undecided map[string][]Poison
+	held      map[string]bool
 
 	// Filled in by the dispatch stage (intent.go).
 	blocked bool                       // leave the item untouched (a platform lookup or intent write failed)
@@ -89,6 +106,7 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 			}
 		}
 		dec := d.Decide(ev)
+		p.noteUndecided(c, dec.Errors, st)
 		switch dec.Verdict {
 		case VerdictKilled:
 			p.killed = true
@@ -100,6 +118,8 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 			continue
 		case VerdictNoMatch:
 			st.EventsNoMatch++
+			continue
+		case VerdictError:
 			continue
 		}
 		for _, r := range dec.Runs {

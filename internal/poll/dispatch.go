@@ -49,6 +49,7 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 		if p.killed || p.blocked {
 			continue
 		}
+		c.holdUndecided(ctx, p)
 		c.keyRuns(p)
 		lock := c.o.Driver.PollLock(p.it)
 		for _, r := range p.runs {
@@ -58,6 +59,9 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 		}
 	}
 	outs := make([]outcome, len(plans))
+	for i := range plans {
+		outs[i].failHeld(plans[i])
+	}
 	if len(runs) > 0 {
 		c.start(ctx, plans, runs, owner, outs)
 	}

@@ -8,7 +8,8 @@ import (
 
 // ErrItemsFailed matches (errors.Is) the error of a cycle that ran to its
 // end but in which some work item failed: an item skipped after an error
-// or a change quarantined. The cycle's other items were handled; the
+// a change quarantined, or a trigger that could not decide a change
+// (retried next cycle). The cycle's other items were handled; the
 // command still exits non-zero (1) so that a scheduler notices an issue
 // that stays unprocessable (docs/polling.md). Failed dispatches alone do
 // not make this error (the caller reports CycleStats.DispatchesFailed);
@@ -21,6 +22,7 @@ type ItemsError struct {
 	Failed      int // CycleStats.ItemsFailed
 	Quarantined int // CycleStats.ChangesQuarantined
 	Dispatches  int // CycleStats.DispatchesFailed
+	Triggers    int // CycleStats.TriggerErrors
 }
 
 func (e *ItemsError) Error() string {
@@ -36,7 +38,8 @@ func (e *ItemsError) Error() string {
 	add(e.Failed, "item failed", "items failed")
 	add(e.Quarantined, "change quarantined", "changes quarantined")
 	add(e.Dispatches, "dispatch failed", "dispatches failed")
-	return fmt.Sprintf("%s: %s (failed items and dispatches are retried next cycle; quarantined changes are recorded on their items)",
+	add(e.Triggers, "trigger could not decide", "triggers could not decide")
+	return fmt.Sprintf("%s: %s (failed items, dispatches and triggers are retried next cycle; quarantined changes are recorded on their items)",
 		e.Driver, strings.Join(parts, ", "))
 }
 
@@ -46,8 +49,9 @@ func (e *ItemsError) Is(target error) bool { return target == ErrItemsFailed }
 // itemsError is the error of a cycle that completed with per-item
 // failures, or nil.
 func (s CycleStats) itemsError() error {
-	if s.Interrupted || s.ItemsFailed+s.ChangesQuarantined == 0 {
+	if s.Interrupted || s.ItemsFailed+s.ChangesQuarantined+s.TriggerErrors == 0 {
 		return nil
 	}
-	return &ItemsError{Driver: s.Driver, Failed: s.ItemsFailed, Quarantined: s.ChangesQuarantined, Dispatches: s.DispatchesFailed}
+	return &ItemsError{Driver: s.Driver, Failed: s.ItemsFailed, Quarantined: s.ChangesQuarantined, Dispatches: s.DispatchesFailed,
+		Triggers: s.TriggerErrors}
 }

@@ -38,6 +38,10 @@ type CycleStats struct {
 	EventsInvalid int // changes whose event failed validation
 	EventsDenied  int // changes the authorization gate refused
 	EventsNoMatch int // authorized changes no trigger matched
+	// TriggerErrors counts evaluations a trigger could not finish (its
+	// cost limit stopped it): never counted as no match; the change is
+	// retried, then quarantined.
+	TriggerErrors int
 
 	RunsMatched     int // runs the triggers asked for
 	RunsCoalesced   int // runs replaced by a newer event of the same harness and item
@@ -92,6 +96,7 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 		slog.Int("events_invalid", s.EventsInvalid),
 		slog.Int("events_denied", s.EventsDenied),
 		slog.Int("events_no_match", s.EventsNoMatch),
+		slog.Int("trigger_errors", s.TriggerErrors),
 		slog.Int("runs_matched", s.RunsMatched),
 		slog.Int("runs_coalesced", s.RunsCoalesced),
 		slog.Int("runs_rate_limited", s.RunsRateLimited),

@@ -140,7 +140,7 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 func (p Process) start(grace time.Duration, after func(time.Duration) <-chan time.Time) (*procgroup.Group, *sandbox.Pipes, error) {
 	cmd := exec.Command(p.Command[0], p.Command[1:]...)
 	cmd.Env, cmd.Dir = p.Env, p.Dir
-	cmd.Stdout, cmd.Stderr = p.Stdout, p.Stderr
+	cmd.Stdout, cmd.Stderr = agentOutput(p.Stdout), agentOutput(p.Stderr)
 	// A grandchild holding the output pipes open must not hang the run.
 	cmd.WaitDelay = grace
 	opts := procgroup.Options{After: after, OnKill: func() {

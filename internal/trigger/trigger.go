@@ -1,7 +1,6 @@
 package trigger
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"cel.dev/cel-go/cel"
 	celast "cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/types"
-	"cel.dev/cel-go/common/types/ref"
 )
 
 // Trigger is one compiled trigger expression. The CEL program is planned
@@ -19,11 +17,9 @@ type Trigger struct {
 	text string
 	prg  cel.Program
 	lim  Limits
-	// loops is set when the expression has a comprehension: only there
-	// does cel-go check a context, and only there can an evaluation run
-	// long. slow is set when, in addition, its estimated worst case could
-	// come near the deadline (see mayNear): only then does Eval arm it.
-	loops, slow bool
+	// worst is the estimated worst-case cost over every valid event (at
+	// most lim.Cost).
+	worst uint64
 }
 
 // CompileError is a problem in a trigger expression. Line and Col are
@@ -61,7 +57,8 @@ func Compile(expr string) (*Trigger, error) { return CompileWith(expr, Limits{})
 // defaults). An empty (or all-whitespace) expression returns (nil, nil):
 // the harness runs only manually. An expression whose type is not bool is
 // an error naming its type, and so is one whose estimated worst-case cost
-// exceeds CompileCostFactor times lim.Cost. Problems in the expression
+// over every valid event (the schema's maxItems and maxLength) exceeds
+// lim.Cost. Problems in the expression
 // are returned as *CompileError; a broken environment is a plain error.
 func CompileWith(expr string, lim Limits) (*Trigger, error) {
 	lim = lim.withDefaults()
@@ -81,26 +78,28 @@ func CompileWith(expr string, lim Limits) (*Trigger, error) {
 			Msg: fmt.Sprintf("a trigger must be a condition (true or false), but this expression has type %s; "+
 				"compare it with something, for example with ==", ast.OutputType())}
 	}
-	worst, ce := checkCost(env, ast, lim.compileCost())
+	worst, ce := checkCost(env, ast, lim.Cost)
 	if ce != nil {
 		return nil, ce
 	}
-	prg, err := env.Program(ast, programOptions(lim, worst)...)
+	prg, err := env.Program(ast, programOptions(lim, hasComprehension(ast))...)
 	if err != nil {
 		return nil, &CompileError{Line: 1, Col: 1, Msg: err.Error()}
 	}
-	loops := hasComprehension(ast)
-	return &Trigger{text: expr, prg: prg, lim: lim, loops: loops, slow: loops && lim.mayNear(worst)}, nil
+	return &Trigger{text: expr, prg: prg, lim: lim, worst: worst}, nil
 }
 
-// programOptions plans the evaluation. Cost tracking makes a simple
-// evaluation several times slower, so it is enabled only for a trigger
-// whose estimated worst case may exceed the runtime limit. The estimate
-// holds for valid events (sizes as assumed in cost.go), which is what
-// callers evaluate (core.Engine.Decide takes validated events only).
-func programOptions(lim Limits, worst uint64) []cel.ProgramOption {
-	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize), cel.InterruptCheckFrequency(interruptCheckFrequency)}
-	if worst > lim.Cost {
+// programOptions plans the evaluation. Cost tracking (cel.CostLimit) is
+// armed for every trigger that iterates: a comprehension is the only
+// construct whose work grows with the event, so it is where an event
+// beyond the schema's sizes (which callers do not evaluate:
+// core.Engine.Decide takes validated events) could exceed the estimate.
+// Without a comprehension the work is bounded by the estimate itself, and
+// cost tracking, which makes a small evaluation several times slower, is
+// left out.
+func programOptions(lim Limits, loops bool) []cel.ProgramOption {
+	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}
+	if loops {
 		opts = append(opts, cel.CostLimit(lim.Cost))
 	}
 	return opts
@@ -116,37 +115,26 @@ func hasComprehension(a *cel.Ast) bool {
 // String returns the expression text.
 func (t *Trigger) String() string { return t.text }
 
+// WorstCost is the trigger's estimated worst-case cost over every valid
+// event, in CEL cost units (never above its Limits.Cost).
+func (t *Trigger) WorstCost() uint64 { return t.worst }
+
 // errNoEvent is returned when Eval is given an Input built from nil.
 var errNoEvent = errors.New("trigger: no event to evaluate")
 
-// Eval evaluates the trigger against one prepared event, within its
-// Limits. An evaluation error (for example an index out of range, or a
-// *LimitError when a limit stopped it) is returned with a false result;
-// callers count it as "no match" and log it.
+// Eval evaluates the trigger against one prepared event, within its cost
+// limit. The result depends on the event alone: no clock is consulted. An
+// evaluation error is returned with a false result: a *LimitError when the
+// cost limit stopped it (which callers must treat as an error of the
+// harness, never as no match), else an error of the expression on this
+// event (for example an index out of range), which callers count as no
+// match.
 func (t *Trigger) Eval(in *Input) (bool, error) {
-	return t.EvalContext(context.Background(), in)
-}
-
-// EvalContext is Eval under ctx: a trigger with a comprehension also
-// stops when ctx is done (between comprehension steps), with a
-// *LimitError naming LimitTimeout when a deadline passed. Without a
-// comprehension an evaluation is short and ctx is not consulted.
-func (t *Trigger) EvalContext(ctx context.Context, in *Input) (bool, error) {
 	if in == nil || in.act == nil {
 		return false, errNoEvent
 	}
-	var out ref.Val
-	var err error
-	if t.loops && (t.slow || ctx.Done() != nil) {
-		ctx, cancel := context.WithTimeout(ctx, t.lim.Timeout)
-		out, _, err = t.prg.ContextEval(ctx, in.act)
-		err = t.limitError(ctx, err) // before cancel, which would hide the cause
-		cancel()
-	} else {
-		out, _, err = t.prg.Eval(in.act)
-		err = t.limitError(ctx, err)
-	}
-	if err != nil {
+	out, _, err := t.prg.Eval(in.act)
+	if err = t.limitError(err); err != nil {
 		return false, err
 	}
 	b, ok := out.Value().(bool)

@@ -30,7 +30,7 @@ const helperEnv = "FULLSEND_LOCAL_TEST_HELPER"
 // reports what it received, "fail" exits 3, "hang" waits to be terminated.
 func helperMain() bool {
 	if os.Getenv(helperEnv) == "" {
-		return false
+		return pollerHelper() // plays a poller whose child outlives it (Linux)
 	}
 	a := os.Args[1:]
 	flags := map[string]string{}
@@ -42,6 +42,8 @@ func helperMain() bool {
 		os.Exit(2)
 	}
 	switch flags["--harness"] {
+	case "survivor":
+		survivorHelper(flags["--event-file"])
 	case "fail":
 		os.Exit(3)
 	case "hang":

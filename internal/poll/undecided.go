@@ -1,0 +1,102 @@
+package poll
+
+import (
+	"context"
+	"time"
+)
+
+// A trigger that could not decide a change (its cost limit stopped it) is
+// an error of its harness for the item, never "no match": the harness is
+// held (no run, its checkpoint position kept) and the failure is counted
+// on the item like a failed dispatch (Quarantiner.Failed); at
+// MaxDispatchAttempts the undecided changes are quarantined with the
+// reason and the harness goes on with the changes it did decide.
+
+// noteUndecided records the harnesses of errs that could not decide
+// change c, unless they already handled it.
+func (p *itemPlan) noteUndecided(c Change, errs []TriggerError, st *CycleStats) {
+	for _, te := range errs {
+		if !c.At.After(p.it.Base.Pos(te.Harness)) {
+			continue
+		}
+		st.TriggerErrors++
+		if p.undecided == nil {
+			p.undecided = map[string][]Poison{}
+		}
+		reason := "trigger could not decide: " + errText(te.Err)
+		p.undecided[te.Harness] = append(p.undecided[te.Harness],
+			Poison{Harness: te.Harness, Change: ChangeID(c.Event, c.At), At: c.At, Reason: reason})
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
+}
+
+// holdUndecided counts one more failed cycle on each harness of p that
+// could not decide a change, and holds the harness (drops its runs, keeps
+// its position) until MaxDispatchAttempts; then it quarantines the
+// undecided changes and lets the harness's runs go.
+func (c *cycle) holdUndecided(ctx context.Context, p *itemPlan) {
+	q, _ := c.o.Driver.(Quarantiner)
+	for h, ps := range p.undecided {
+		if q != nil && c.attemptsOf(ctx, q, p, ps[0]) >= MaxDispatchAttempts && c.quarantineAll(ctx, q, p, ps) {
+			continue
+		}
+		p.drop(h)
+		if p.held == nil {
+			p.held = map[string]bool{}
+		}
+		p.held[h] = true
+		c.log.Error("trigger could not decide a change; the harness is held and the next cycle retries",
+			"item", p.it.ID, "harness", h, "change", ps[0].Change, "reason", ps[0].Reason)
+	}
+}
+
+// attemptsOf counts the failure on the item and returns how many
+// consecutive cycles failed on it (0 when the count could not be written).
+func (c *cycle) attemptsOf(ctx context.Context, q Quarantiner, p *itemPlan, ps Poison) int {
+	n, err := q.Failed(ctx, p.it, ps)
+	if err != nil {
+		c.log.Error("could not count the undecided change on the item", "item", p.it.ID, "harness", ps.Harness, "error", err.Error())
+		return 0
+	}
+	return n
+}
+
+// quarantineAll records every change of ps; it reports whether all were
+// recorded (else the harness stays held and a later cycle tries again).
+func (c *cycle) quarantineAll(ctx context.Context, q Quarantiner, p *itemPlan, ps []Poison) bool {
+	ok := true
+	for _, x := range ps {
+		ok = c.quarantine(ctx, q, p.it, x, MaxDispatchAttempts) && ok
+	}
+	return ok
+}
+
+// drop removes harness h's run from p.
+func (p *itemPlan) drop(h string) {
+	var runs = p.runs[:0:0]
+	var at []time.Time
+	for i, r := range p.runs {
+		if r.Harness != h {
+			runs = append(runs, r)
+			at = append(at, p.at[i])
+		}
+	}
+	p.runs, p.at = runs, at
+}
+
+// failHeld marks p's held harnesses failed in o: their checkpoint
+// positions are kept, so the next cycle offers their changes again.
+func (o *outcome) failHeld(p itemPlan) {
+	for h := range p.held {
+		if o.failed == nil {
+			o.failed = map[string]bool{}
+		}
+		o.failed[h] = true
+	}
+}
