@@ -12,10 +12,14 @@ import (
 // driver at base, printing its plan.
 func pollConfig(t *testing.T, forge, driver, base string) string {
 	t.Helper()
+	jql := ""
+	if driver == "jira-poll" {
+		jql = "\n      project: PROJ\n      queries: [project = PROJ]"
+	}
 	return testfs.WriteTree(t, map[string]string{
 		"config.yaml": "version: 1\nrepo: acme/platform\nforge: " + forge + "\nagents:\n  - name: triage\n    source: harness/triage.yaml\n" +
 			"poll:\n  input_drivers:\n    - type: " + driver + "\n      connection:\n        base_url: " + base +
-			"\n      project: PROJ\n      queries: [project = PROJ]\n  output_driver: json\n",
+			jql + "\n  output_driver: json\n",
 		"harness/triage.yaml": "role: triage\ntrigger: >-\n  event.transition.kind == \"comment_added\"\nrun:\n  command: [\"true\"]\n",
 	})
 }
