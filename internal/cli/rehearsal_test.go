@@ -113,3 +113,83 @@ func TestReadOnlyCommandsWriteNothing(t *testing.T) {
 		})
 	}
 }
+
+// simulatorsWalkthrough is the rehearsal of docs/simulators.md, command by
+// command, after `fullsend sim --seed examples/sim/seed.yaml`, from the
+// repository root; readOnly commands must not write, and each prints what
+// the doc says.
+var simulatorsWalkthrough = []struct {
+	cmd      string
+	readOnly bool
+	prints   string
+}{
+	{"fullsend --config-dir examples/.fullsend validate", true, "3 agents"},
+	{"fullsend --config-dir examples/.fullsend poll --dry-run", true, `"agent":"triage"`},
+	{"fullsend --config-dir examples/.fullsend status", true, "LOCKS: none"},
+	{"fullsend --config-dir examples/.fullsend status --issue PROJ-1", true, "PROJ-1"},
+	{"fullsend --config-dir examples/.fullsend dispatch --input-driver gha-event --event-name issue_comment " +
+		"--input-file examples/events/github-issue-comment.json --output-driver gha-dispatch", false, ""},
+}
+
+// docCommands returns the fullsend command lines of the ```sh blocks of a
+// Markdown file, continuation lines joined.
+func docCommands(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	in, cont := false, false
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "```"):
+			in, cont = line == "```sh", false
+		case in && cont:
+			cmds[len(cmds)-1] += " " + strings.TrimSuffix(line, "\\")
+		case in && strings.HasPrefix(line, "fullsend "):
+			cmds = append(cmds, strings.TrimSuffix(line, "\\"))
+		default:
+			continue
+		}
+		cont = in && strings.HasSuffix(line, "\\")
+	}
+	for i, c := range cmds {
+		cmds[i] = strings.Join(strings.Fields(c), " ")
+	}
+	return cmds
+}
+
+// TestSimulatorsWalkthrough runs the rehearsal of docs/simulators.md as
+// written against the emulators its `fullsend sim` line serves: each
+// command exits 0, the read-only ones write nothing, and the doc's
+// commands are exactly the table's.
+func TestSimulatorsWalkthrough(t *testing.T) {
+	doc := docCommands(t, filepath.Join("..", "..", "docs", "simulators.md"))
+	if len(doc) == 0 || doc[0] != "fullsend sim --seed examples/sim/seed.yaml" {
+		t.Fatalf("docs/simulators.md does not start with fullsend sim --seed examples/sim/seed.yaml: %q", doc)
+	}
+	var want []string
+	for _, c := range simulatorsWalkthrough {
+		want = append(want, c.cmd)
+	}
+	if got := doc[1:]; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("docs/simulators.md's commands\n%s\ndiffer from the table\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	w := newSeededWorld(t)
+	t.Chdir(filepath.Join("..", ".."))
+	for _, c := range simulatorsWalkthrough {
+		before := total(w.writes())
+		code, out, errs := runCLI(t, "", w.env, strings.Fields(c.cmd)[1:]...)
+		if code != 0 || !strings.Contains(out, c.prints) {
+			t.Fatalf("%s: exit %d; stdout lacks %q:\n%s\nstderr:\n%s", c.cmd, code, c.prints, out, errs)
+		}
+		if n := total(w.writes()) - before; c.readOnly && n != 0 {
+			t.Errorf("%s: %d writes, want none", c.cmd, n)
+		}
+	}
+	if runs := w.github.Runs(); len(runs) != 1 {
+		t.Errorf("the walkthrough dispatched %d runs on GitHub, want 1", len(runs))
+	}
+}
