@@ -85,7 +85,7 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 	// A grandchild holding the output pipes open must not hang the run.
 	cmd.WaitDelay = grace
 	g, err := procgroup.Start(cmd, procgroup.Options{After: after, OnKill: func() {
-		p.log().Warn("agent still running after grace period; killing", "grace", grace.String())
+		p.log().Warn("agent still running after grace period; killing", "grace", grace)
 	}})
 	if err != nil {
 		return Result{}, &StartError{Command: p.Command[0], Err: err}
@@ -131,7 +131,7 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 			terminate(syscall.SIGTERM)
 		case <-ctxDone:
 			ctxDone = nil
-			p.log().Info("run cancelled; terminating agent", "grace", grace.String())
+			p.log().Info("run cancelled; terminating agent", "grace", grace)
 			terminate(syscall.SIGTERM)
 		}
 	}

@@ -65,7 +65,7 @@ func (d *Driver) Close(ctx context.Context) error {
 	}
 	active := d.q.Stats().Active
 	if active > 0 {
-		d.log.Info("waiting for active local runs", "active", active, "grace", d.grace.String())
+		d.log.Info("waiting for active local runs", "active", active, "grace", d.grace)
 	}
 	gctx, cancel := d.deadline(d.grace)
 	err := d.q.Wait(gctx)
