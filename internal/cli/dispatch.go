@@ -10,6 +10,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/dispatch"
 	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
@@ -107,7 +108,7 @@ func (app *App) eventProblems(err error) error {
 		fmt.Fprintf(app.Stderr, "%s%s\n", prefix, p)
 	}
 	if verr.Omitted > 0 {
-		fmt.Fprintf(app.Stderr, "%s… and %d more problems\n", prefix, verr.Omitted)
+		fmt.Fprintf(app.Stderr, "%s… and %d more %s\n", prefix, verr.Omitted, english.Noun(verr.Omitted, "problem"))
 	}
-	return fmt.Errorf("%sinvalid NormalizedEvent (%d problems)", prefix, len(verr.Problems)+verr.Omitted)
+	return fmt.Errorf("%sinvalid NormalizedEvent (%s)", prefix, english.Count(len(verr.Problems)+verr.Omitted, "problem"))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/poll"
@@ -93,13 +94,13 @@ func (app *App) runPollSeed(ctx context.Context, o *pollSeedOptions) error {
 			r := seedResult{Driver: s.Name(), Site: s.SiteURL(), Matched: rep.Matched, Seeded: rep.Seeded, Failed: rep.Failed}
 			results = append(results, r)
 			if o.format == formatText {
-				fmt.Fprintf(app.Stdout, "%s %s: %d issues matched, %d seeded, %d failed\n", r.Driver, r.Site, r.Matched, r.Seeded, r.Failed)
+				fmt.Fprintf(app.Stdout, "%s %s: %s matched, %d seeded, %d failed\n", r.Driver, r.Site, english.Count(r.Matched, "issue"), r.Seeded, r.Failed)
 			}
 			if err != nil {
 				return poll.StopErr(err)
 			}
 			if rep.Failed > 0 {
-				return fmt.Errorf("seed: %d writes failed; run it again", rep.Failed)
+				return fmt.Errorf("seed: %s failed; run it again", english.Count(rep.Failed, "write"))
 			}
 		}
 		return nil

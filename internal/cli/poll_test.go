@@ -81,7 +81,7 @@ func (f *pollFixture) run(t *testing.T, args ...string) (int, string, string) {
 func TestPollCommand(t *testing.T) {
 	f := newPollFixture(t)
 	old := f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
-	if code, out, errs := f.run(t, "poll", "seed"); code != 0 || !strings.Contains(out, "1 issues matched, 1 seeded") {
+	if code, out, errs := f.run(t, "poll", "seed"); code != 0 || !strings.Contains(out, "1 issue matched, 1 seeded") {
 		t.Fatalf("seed: %d %q %s", code, out, errs)
 	}
 	f.sim.AddComment(old, "acct-dev", "/fs-triage please")

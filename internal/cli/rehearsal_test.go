@@ -125,7 +125,7 @@ var simulatorsWalkthrough = []struct {
 }{
 	{"fullsend --config-dir examples/.fullsend validate", true, "3 agents"},
 	{"fullsend --config-dir examples/.fullsend poll --dry-run", true, `"agent":"triage"`},
-	{"fullsend --config-dir examples/.fullsend status", true, "LOCKS: none"},
+	{"fullsend --config-dir examples/.fullsend status", true, "scanned the 1 newest-updated candidate of the queries"},
 	{"fullsend --config-dir examples/.fullsend status --issue PROJ-1", true, "PROJ-1"},
 	{"fullsend --config-dir examples/.fullsend dispatch --input-driver gha-event --event-name issue_comment " +
 		"--input-file examples/events/github-issue-comment.json --output-driver gha-dispatch", false, ""},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/workflows"
 	"github.com/fullsend-dev/fullsend/internal/workflows/ghactions"
 	"github.com/fullsend-dev/fullsend/internal/workflows/gitlabci"
@@ -263,8 +264,8 @@ func reportCheck(app *App, dir string, nfiles, njobs int, findings []workflows.F
 		fmt.Fprintln(app.Stdout, f.String())
 	}
 	if len(findings) > 0 {
-		return UserError(fmt.Errorf("workflows check: %d finding(s) in %s", len(findings), dir))
+		return UserError(fmt.Errorf("workflows check: %s in %s", english.Count(len(findings), "finding"), dir))
 	}
-	fmt.Fprintf(app.Stdout, "ok: %d files, %d jobs checked\n", nfiles, njobs)
+	fmt.Fprintf(app.Stdout, "ok: %s, %s checked\n", english.Count(nfiles, "file"), english.Count(njobs, "job"))
 	return nil
 }

@@ -143,7 +143,7 @@ func TestProcessRunFailureIsLoggedAndCounted(t *testing.T) {
 	d, _, _, logs := newProcessDriver(t, time.Second)
 	d.Dispatch(context.Background(), []plan.Run{mkRun("fail", 1, "x")})
 	err := d.Close(context.Background())
-	if err == nil || err.Error() != "local: 1 run(s) failed" {
+	if err == nil || err.Error() != "local: 1 run failed" {
 		t.Fatalf("close = %v, want one failed run", err)
 	}
 	if d.Stats().Failed != 1 || !strings.Contains(logs.String(), "exit code 3") {
