@@ -15,7 +15,6 @@ import (
 )
 
 // dispatchInputs are the input drivers `fullsend dispatch` reads one event with.
-var dispatchInputs = []string{drivers.JSONIn, drivers.GHAEvent}
 
 type dispatchOptions struct {
 	inputDriver  string
@@ -53,12 +52,12 @@ the output driver (json prints the plan).`,
 	}
 	addPrettyFlag(cmd, &o.pretty)
 	f := cmd.Flags()
-	f.StringVar(&o.inputDriver, "input-driver", "", "json, gha-event or gitlab-event (default: gha-event when GITHUB_EVENT_PATH is set, gitlab-event in a GitLab trigger pipeline, else json)")
+	f.StringVar(&o.inputDriver, "input-driver", "", english.Or(drivers.DispatchInputNames())+" (default: gha-event when GITHUB_EVENT_PATH is set, gitlab-event in a GitLab trigger pipeline, else json)")
 	f.StringVar(&o.inputFile, "input-file", "", "event file, or - for stdin (default: stdin; $GITHUB_EVENT_PATH for gha-event, $TRIGGER_PAYLOAD for gitlab-event)")
 	f.StringVar(&o.eventName, "event-name", "", "GitHub event name for gha-event (default $GITHUB_EVENT_NAME)")
-	f.StringVar(&o.outputDriver, "output-driver", drivers.JSON, strings.Join(drivers.OutputNames(), ", "))
+	f.StringVar(&o.outputDriver, "output-driver", drivers.JSON, english.Or(drivers.OutputNames()))
 	f.StringVar(&o.repo, "repo", "", "target repository (overrides config repo)")
-	completeValues(cmd, "input-driver", dispatchInputs...)
+	completeValues(cmd, "input-driver", drivers.DispatchInputNames()...)
 	completeValues(cmd, "output-driver", drivers.OutputNames()...)
 	return cmd
 }

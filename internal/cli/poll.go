@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/output/outputs"
 	"github.com/fullsend-dev/fullsend/internal/poll"
@@ -80,8 +81,8 @@ signal finishes or rolls back the issue in flight and exits 0.
 		},
 	}
 	f := cmd.Flags()
-	cmd.PersistentFlags().StringVar(&o.inputDriver, "input-driver", "", "use only the input drivers of this type (jira-poll); default all configured")
-	f.StringVar(&o.outputDriver, "output-driver", "", "output driver (default: poll.output_driver from config.yaml)")
+	cmd.PersistentFlags().StringVar(&o.inputDriver, "input-driver", "", "use only the input drivers of this type ("+english.Or(drivers.PollInputNames())+"); default all configured")
+	f.StringVar(&o.outputDriver, "output-driver", "", english.Or(drivers.OutputNames())+" (default: poll.output_driver from config.yaml)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "discover and evaluate without writing anything; print the runs that would be dispatched")
 	f.BoolVar(&o.watch, "watch", false, "repeat cycles until SIGINT/SIGTERM")
 	f.DurationVar(&o.interval, "interval", time.Minute, "wait between cycles with --watch")

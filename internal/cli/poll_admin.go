@@ -131,7 +131,7 @@ new run.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	cmd.Flags().StringVar(&o.issue, "issue", "", "issue key whose poll lock to remove, e.g. PROJ-123")
-	cmd.Flags().StringVar(&o.outputDriver, "output-driver", "", "output driver that started the runs (default: poll.output_driver)")
+	cmd.Flags().StringVar(&o.outputDriver, "output-driver", "", "output driver that started the runs: "+english.Or(drivers.OutputNames())+" (default: poll.output_driver)")
 	completeValues(cmd, "output-driver", drivers.OutputNames()...)
 	addOutputFlag(cmd, &o.format)
 	return cmd

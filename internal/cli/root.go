@@ -107,6 +107,7 @@ func newRoot(app *App, cmds ...*cobra.Command) *cobra.Command {
 	root.SetFlagErrorFunc(flagError)
 	registerRootCompletions(root)
 	root.AddCommand(cmds...)
+	addCompletionCmd(root)
 	addVersionFlag(root) // --version (version.go)
 	markRunErrors(root)
 	return root
