@@ -39,7 +39,7 @@ none), and ` + "`fullsend status`" + ` reads what the pollers left. Exits 0 only
 every check held.`,
 		Example: `  fullsend demo
   fullsend demo --keep    # then use the emulators: the exports are printed at the end`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	cmd.Flags().BoolVar(&o.keep, "keep", false, "leave the emulators running after the story, until interrupted")

@@ -44,7 +44,7 @@ the output driver (json prints the plan).`,
   GITHUB_TOKEN=... fullsend dispatch --input-driver gha-event --event-name issue_comment \
       --input-file events/github-issue-comment.json
   fullsend dispatch --output-driver gha-dispatch   # in a GitHub workflow: reads $GITHUB_EVENT_PATH`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.indent = o.pretty.resolve(cmd, app.Stdout)
 			return runF(cmd.Context(), o)

@@ -20,7 +20,7 @@ func newEventCmd(app *App, runF func(context.Context, string) error) *cobra.Comm
 		Use:     "event",
 		Short:   "Work with NormalizedEvent v1 documents",
 		Example: `  fullsend event validate events/label-added.json`,
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newEventValidateCmd(app, runF))

@@ -73,7 +73,7 @@ signal finishes or rolls back the issue in flight and exits 0.
   fullsend poll --watch --interval 2m --metrics-addr 127.0.0.1:9090
   fullsend poll seed
   fullsend poll cancel --issue PROJ-123`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.intervalSet = cmd.Flags().Changed("interval")
 			o.indent = o.pretty.resolve(cmd, app.Stdout)

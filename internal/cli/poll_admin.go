@@ -46,7 +46,7 @@ existing backlog dispatch only changes made from now on. Issues that
 already carry a lastCheck are left alone.`,
 		Example: `  fullsend poll seed
   fullsend poll seed -o json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	addOutputFlag(cmd, &o.format)
@@ -127,7 +127,7 @@ changes those runs were about stay handled, and the next change starts a
 new run.`,
 		Example: `  fullsend poll cancel --issue PROJ-123
   fullsend poll cancel --issue PROJ-123 --output-driver gha-dispatch -o json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	cmd.Flags().StringVar(&o.issue, "issue", "", "issue key whose poll lock to remove, e.g. PROJ-123")

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -111,6 +112,17 @@ func newRoot(app *App, cmds ...*cobra.Command) *cobra.Command {
 	addVersionFlag(root) // --version (version.go)
 	markRunErrors(root)
 	return root
+}
+
+// noArgs is the Args of every command that takes no positional argument:
+// a command with subcommands says the word is not one of them (cobra's
+// "unknown command"), any other says it accepts no arguments.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 || cmd.HasSubCommands() {
+		return cobra.NoArgs(cmd, args)
+	}
+	name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+	return fmt.Errorf("%s accepts no arguments (got %q); see %s --help", name, strings.Join(args, " "), cmd.CommandPath())
 }
 
 // markRunErrors makes every error a command's RunE returns an *ExitError

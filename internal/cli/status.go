@@ -45,7 +45,7 @@ dry run: nothing is written or dispatched), and its recent runs.`,
   fullsend status --issue PROJ-123
   fullsend status -o json | jq '.inputs[].locks'
   fullsend status --watch --interval 10s`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.intervalSet = cmd.Flags().Changed("interval")
 			o.terminal = isTerminal(app.Stdout)

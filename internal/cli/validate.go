@@ -34,7 +34,7 @@ func newValidateCmd(app *App, runF func(context.Context, *validateOptions) error
 		Example: `  fullsend validate
   fullsend validate --config-dir examples/.fullsend
   fullsend validate -o json | jq '.problems'`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	addOutputFlag(cmd, &o.format)
