@@ -131,6 +131,11 @@ func (app *App) runPoll(ctx context.Context, o *pollOptions) error {
 		defer stop()
 	}
 	err := poll.Poll(ctx, co)
+	if err == nil && o.watch {
+		// The one line a stopped watch prints: why, and that it was clean.
+		app.Log.Info("poll --watch stopped; the cycle under way finished or rolled back", "reason", context.Cause(ctx).Error())
+		return nil
+	}
 	var sig Signal
 	if err == nil && !o.watch && errors.As(context.Cause(ctx), &sig) {
 		// One cycle cut short: it rolled back what it had not
