@@ -65,6 +65,8 @@ type App struct {
 	// StdinIsTerminal reports whether standard input is a terminal: a
 	// command waiting there for an event then says what it expects.
 	StdinIsTerminal bool
+
+	logFormat string // the format in effect: LogFormat, else the terminal's default
 }
 
 // commandList is every top-level command, built for app with its real
@@ -162,6 +164,7 @@ func (app *App) setupLogging() error {
 			format = "text"
 		}
 	}
+	app.logFormat = format
 	switch format {
 	case "text":
 		app.Log = slog.New(redact.Handler(slog.NewTextHandler(app.Stderr, opts), redact.Global()))
