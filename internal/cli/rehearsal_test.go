@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -25,7 +26,13 @@ type seededWorld struct {
 
 func newSeededWorld(t *testing.T) *seededWorld {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "examples", "sim", "seed.yaml"))
+	return newWorldFrom(t, filepath.Join("..", "..", "examples", "sim", "seed.yaml"))
+}
+
+// newWorldFrom is newSeededWorld with the seed file at path.
+func newWorldFrom(t *testing.T, path string) *seededWorld {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,44 +121,60 @@ func TestReadOnlyCommandsWriteNothing(t *testing.T) {
 	}
 }
 
-// simulatorsWalkthrough is the rehearsal of docs/simulators.md, command by
-// command, after `fullsend sim --seed examples/sim/seed.yaml`, from the
-// repository root; readOnly commands must not write, and each prints what
-// the doc says.
-var simulatorsWalkthrough = []struct {
+// walkStep is one command of a documented walkthrough: readOnly ones must
+// not write, and each prints what the doc says.
+type walkStep struct {
 	cmd      string
 	readOnly bool
 	prints   string
-}{
-	{"fullsend --config-dir examples/.fullsend validate", true, "3 agents"},
-	{"fullsend --config-dir examples/.fullsend poll --dry-run", true, `"agent":"triage"`},
-	{"fullsend --config-dir examples/.fullsend status", true, "scanned the 1 newest-updated candidate of the queries"},
-	{"fullsend --config-dir examples/.fullsend status --issue PROJ-1", true, "PROJ-1"},
-	{"fullsend --config-dir examples/.fullsend dispatch --input-driver gha-event --event-name issue_comment " +
-		"--input-file examples/events/github-issue-comment.json --output-driver gha-dispatch", false, ""},
 }
 
-// docCommands returns the fullsend command lines of the ```sh blocks of a
-// Markdown file, continuation lines joined.
-func docCommands(t *testing.T, path string) []string {
+// walkthroughs are the rehearsals of the docs, command by command, each
+// after its `fullsend sim` line, run from dir (from the repository root).
+var walkthroughs = []struct {
+	doc, section string // the Markdown file and the heading of its section
+	dir          string
+	sim, seed    string // the doc's sim line; the seed it names, from the repository root
+	exports      bool   // the doc has the sim's export line pasted first
+	steps        []walkStep
+}{
+	{"docs/simulators.md", "## `fullsend sim`", ".", "fullsend sim --seed examples/sim/seed.yaml", "examples/sim/seed.yaml", true, []walkStep{
+		{"fullsend --config-dir examples/.fullsend validate", true, "3 agents"},
+		{"fullsend --config-dir examples/.fullsend poll --dry-run", true, `"agent":"triage"`},
+		{"fullsend --config-dir examples/.fullsend status", true, "scanned the 1 newest-updated candidate of the queries"},
+		{"fullsend --config-dir examples/.fullsend status --issue PROJ-1", true, "PROJ-1"},
+		{"fullsend --config-dir examples/.fullsend dispatch --input-driver gha-event --event-name issue_comment " +
+			"--input-file examples/events/github-issue-comment.json --output-driver gha-dispatch", false, ""},
+	}},
+	{"docs/operations.md", "### Rehearse against the emulator", "examples/rehearsal",
+		"fullsend sim --jira --seed seed.json --addr 127.0.0.1:18080 &", "examples/rehearsal/seed.json", false, []walkStep{
+			{"JIRA_BASE_URL=http://127.0.0.1:18080 JIRA_TOKEN=any fullsend poll --dry-run", true, `"key\":\"PROJ-1\"`},
+		}},
+}
+
+// docCommands returns the command lines of the ```sh blocks of the
+// section of a Markdown file under heading (up to the next heading of any
+// level), continuation lines joined, `cd` and `export` lines left out.
+func docCommands(t *testing.T, path, heading string) []string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var cmds []string
-	in, cont := false, false
+	inSection, in, cont := false, false, false
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSpace(line)
 		switch {
+		case !in && strings.HasPrefix(line, "#"):
+			inSection = line == heading
+		case !inSection:
 		case strings.HasPrefix(line, "```"):
-			in, cont = line == "```sh", false
+			in, cont = !in && line == "```sh", false
 		case in && cont:
 			cmds[len(cmds)-1] += " " + strings.TrimSuffix(line, "\\")
-		case in && strings.HasPrefix(line, "fullsend "):
+		case in && line != "" && !strings.HasPrefix(line, "cd ") && !strings.HasPrefix(line, "export "):
 			cmds = append(cmds, strings.TrimSuffix(line, "\\"))
-		default:
-			continue
 		}
 		cont = in && strings.HasSuffix(line, "\\")
 	}
@@ -161,35 +184,51 @@ func docCommands(t *testing.T, path string) []string {
 	return cmds
 }
 
-// TestSimulatorsWalkthrough runs the rehearsal of docs/simulators.md as
-// written against the emulators its `fullsend sim` line serves: each
-// command exits 0, the read-only ones write nothing, and the doc's
-// commands are exactly the table's.
-func TestSimulatorsWalkthrough(t *testing.T) {
-	doc := docCommands(t, filepath.Join("..", "..", "docs", "simulators.md"))
-	if len(doc) == 0 || doc[0] != "fullsend sim --seed examples/sim/seed.yaml" {
-		t.Fatalf("docs/simulators.md does not start with fullsend sim --seed examples/sim/seed.yaml: %q", doc)
-	}
-	var want []string
-	for _, c := range simulatorsWalkthrough {
-		want = append(want, c.cmd)
-	}
-	if got := doc[1:]; strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("docs/simulators.md's commands\n%s\ndiffer from the table\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	w := newSeededWorld(t)
-	t.Chdir(filepath.Join("..", ".."))
-	for _, c := range simulatorsWalkthrough {
-		before := total(w.writes())
-		code, out, errs := runCLI(t, "", w.env, strings.Fields(c.cmd)[1:]...)
-		if code != 0 || !strings.Contains(out, c.prints) {
-			t.Fatalf("%s: exit %d; stdout lacks %q:\n%s\nstderr:\n%s", c.cmd, code, c.prints, out, errs)
-		}
-		if n := total(w.writes()) - before; c.readOnly && n != 0 {
-			t.Errorf("%s: %d writes, want none", c.cmd, n)
-		}
-	}
-	if runs := w.github.Runs(); len(runs) != 1 {
-		t.Errorf("the walkthrough dispatched %d runs on GitHub, want 1", len(runs))
+// TestDocWalkthroughs runs each documented rehearsal as written against
+// the emulators its `fullsend sim` line serves, seeded as it says: each
+// command exits 0 and prints what the doc says, the read-only ones write
+// nothing, and the doc's commands are exactly the table's.
+func TestDocWalkthroughs(t *testing.T) {
+	for _, wt := range walkthroughs {
+		t.Run(wt.doc, func(t *testing.T) {
+			root := filepath.Join("..", "..")
+			want := []string{wt.sim}
+			for _, c := range wt.steps {
+				want = append(want, c.cmd)
+			}
+			doc := docCommands(t, filepath.Join(root, wt.doc), wt.section)
+			if strings.Join(doc, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("%s %q: the commands\n%s\ndiffer from the table\n%s", wt.doc, wt.section, strings.Join(doc, "\n"), strings.Join(want, "\n"))
+			}
+			w := newWorldFrom(t, filepath.Join(root, wt.seed))
+			t.Chdir(filepath.Join(root, wt.dir))
+			for _, c := range wt.steps {
+				env, args := map[string]string{}, strings.Fields(c.cmd)
+				if wt.exports {
+					env = w.env
+				}
+				for len(args) > 0 && strings.Contains(args[0], "=") {
+					// VAR=value before the command; the base URL is the
+					// emulator's (the doc's fixed port is the sim line's).
+					k, v, _ := strings.Cut(args[0], "=")
+					env = maps.Clone(env)
+					if env[k] = v; k == "JIRA_BASE_URL" {
+						env[k] = w.env[k]
+					}
+					args = args[1:]
+				}
+				before := total(w.writes())
+				code, out, errs := runCLI(t, "", env, args[1:]...)
+				if code != 0 || !strings.Contains(out, c.prints) {
+					t.Fatalf("%s: exit %d; stdout lacks %q:\n%s\nstderr:\n%s", c.cmd, code, c.prints, out, errs)
+				}
+				switch n := total(w.writes()) - before; {
+				case c.readOnly && n != 0:
+					t.Errorf("%s: %d writes, want none", c.cmd, n)
+				case !c.readOnly && n == 0:
+					t.Errorf("%s: no write; it should have dispatched", c.cmd)
+				}
+			}
+		})
 	}
 }
