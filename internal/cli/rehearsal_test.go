@@ -121,24 +121,40 @@ func TestReadOnlyCommandsWriteNothing(t *testing.T) {
 	}
 }
 
-// walkStep is one command of a documented walkthrough: readOnly ones must
-// not write, and each prints what the doc says.
+// walkStep is one line of a documented walkthrough: the sim line (the
+// world is the walkthrough's seed), an export line (the values with "…"
+// are what the sim printed), cd and go build (the walkthrough's dir), or
+// a fullsend command, which exits 0 and prints what the doc says (on
+// stdout; "stderr:…" on stderr); readOnly
+// ones must not write, the others must.
 type walkStep struct {
 	cmd      string
 	readOnly bool
 	prints   string
 }
 
-// walkthroughs are the rehearsals of the docs, command by command, each
-// after its `fullsend sim` line, run from dir (from the repository root).
+// walkthroughs are the rehearsals of the docs, line by line, run from dir
+// (from the repository root) on the world of seed.
 var walkthroughs = []struct {
 	doc, section string // the Markdown file and the heading of its section
-	dir          string
-	sim, seed    string // the doc's sim line; the seed it names, from the repository root
-	exports      bool   // the doc has the sim's export line pasted first
+	dir, seed    string
 	steps        []walkStep
 }{
-	{"docs/simulators.md", "## `fullsend sim`", ".", "fullsend sim --seed examples/sim/seed.yaml", "examples/sim/seed.yaml", true, []walkStep{
+	{"README.md", "## Quickstart", "examples", "examples/sim/seed.yaml", []walkStep{
+		{"go build -o fullsend ./cmd/fullsend", true, ""},
+		{"cd examples", true, ""},
+		{"../fullsend validate", true, "ok: 3 agents, 3 triggers compiled\n"},
+		{"../fullsend dispatch --input-file events/triage-comment.json", true, `"agent":"triage"`},
+		{"../fullsend dispatch --input-file events/triage-comment.json --output-driver local", true, "stderr:] triage agent: harness=triage"},
+		{"../fullsend dispatch --input-file events/outsider-comment.json", true, "[]"},
+		{"../fullsend event validate events/label-added.json", true, ""},
+		{"../fullsend sim --seed sim/seed.yaml &", true, ""},
+		{"export GITHUB_API_URL=http://127.0.0.1:…/ GITHUB_TOKEN=sim-token", true, ""},
+		{"../fullsend dispatch --input-driver gha-event --event-name issue_comment --input-file events/github-issue-comment.json", true, `"agent":"triage"`},
+	}},
+	{"docs/simulators.md", "## `fullsend sim`", ".", "examples/sim/seed.yaml", []walkStep{
+		{"fullsend sim --seed examples/sim/seed.yaml", true, ""},
+		{"export JIRA_BASE_URL=… JIRA_USER_EMAIL=… JIRA_TOKEN=… GITHUB_API_URL=… GITHUB_TOKEN=… GITLAB_API_URL=… GITLAB_TOKEN=…", true, ""},
 		{"fullsend --config-dir examples/.fullsend validate", true, "3 agents"},
 		{"fullsend --config-dir examples/.fullsend poll --dry-run", true, `"agent":"triage"`},
 		{"fullsend --config-dir examples/.fullsend status", true, "scanned the 1 newest-updated candidate of the queries"},
@@ -146,15 +162,16 @@ var walkthroughs = []struct {
 		{"fullsend --config-dir examples/.fullsend dispatch --input-driver gha-event --event-name issue_comment " +
 			"--input-file examples/events/github-issue-comment.json --output-driver gha-dispatch", false, ""},
 	}},
-	{"docs/operations.md", "### Rehearse against the emulator", "examples/rehearsal",
-		"fullsend sim --jira --seed seed.json --addr 127.0.0.1:18080 &", "examples/rehearsal/seed.json", false, []walkStep{
-			{"JIRA_BASE_URL=http://127.0.0.1:18080 JIRA_TOKEN=any fullsend poll --dry-run", true, `"key\":\"PROJ-1\"`},
-		}},
+	{"docs/operations.md", "### Rehearse against the emulator", "examples/rehearsal", "examples/rehearsal/seed.json", []walkStep{
+		{"cd examples/rehearsal", true, ""},
+		{"fullsend sim --jira --seed seed.json --addr 127.0.0.1:18080 &", true, ""},
+		{"JIRA_BASE_URL=http://127.0.0.1:18080 JIRA_TOKEN=any fullsend poll --dry-run", true, `"key\":\"PROJ-1\"`},
+	}},
 }
 
-// docCommands returns the command lines of the ```sh blocks of the
-// section of a Markdown file under heading (up to the next heading of any
-// level), continuation lines joined, `cd` and `export` lines left out.
+// docCommands returns the lines of the ```sh blocks of the section of a
+// Markdown file under heading (up to the next heading of any level),
+// continuation lines joined, comments removed.
 func docCommands(t *testing.T, path, heading string) []string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -165,6 +182,9 @@ func docCommands(t *testing.T, path, heading string) []string {
 	inSection, in, cont := false, false, false
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSpace(line)
+		if i := strings.Index(line, " #"); in && i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
 		switch {
 		case !in && strings.HasPrefix(line, "#"):
 			inSection = line == heading
@@ -173,7 +193,7 @@ func docCommands(t *testing.T, path, heading string) []string {
 			in, cont = !in && line == "```sh", false
 		case in && cont:
 			cmds[len(cmds)-1] += " " + strings.TrimSuffix(line, "\\")
-		case in && line != "" && !strings.HasPrefix(line, "cd ") && !strings.HasPrefix(line, "export "):
+		case in && line != "":
 			cmds = append(cmds, strings.TrimSuffix(line, "\\"))
 		}
 		cont = in && strings.HasSuffix(line, "\\")
@@ -185,50 +205,73 @@ func docCommands(t *testing.T, path, heading string) []string {
 }
 
 // TestDocWalkthroughs runs each documented rehearsal as written against
-// the emulators its `fullsend sim` line serves, seeded as it says: each
-// command exits 0 and prints what the doc says, the read-only ones write
-// nothing, and the doc's commands are exactly the table's.
+// the emulators its `fullsend sim` line serves, seeded as it says, and
+// fails when the doc's lines differ from the table's.
 func TestDocWalkthroughs(t *testing.T) {
+	t.Setenv(actAsFullsend, "1") // the local executor's children are this binary
 	for _, wt := range walkthroughs {
 		t.Run(wt.doc, func(t *testing.T) {
 			root := filepath.Join("..", "..")
-			want := []string{wt.sim}
+			var want []string
 			for _, c := range wt.steps {
 				want = append(want, c.cmd)
 			}
 			doc := docCommands(t, filepath.Join(root, wt.doc), wt.section)
 			if strings.Join(doc, "\n") != strings.Join(want, "\n") {
-				t.Fatalf("%s %q: the commands\n%s\ndiffer from the table\n%s", wt.doc, wt.section, strings.Join(doc, "\n"), strings.Join(want, "\n"))
+				t.Fatalf("%s %q: the lines\n%s\ndiffer from the table\n%s", wt.doc, wt.section, strings.Join(doc, "\n"), strings.Join(want, "\n"))
 			}
 			w := newWorldFrom(t, filepath.Join(root, wt.seed))
 			t.Chdir(filepath.Join(root, wt.dir))
+			env := map[string]string{}
 			for _, c := range wt.steps {
-				env, args := map[string]string{}, strings.Fields(c.cmd)
-				if wt.exports {
-					env = w.env
-				}
-				for len(args) > 0 && strings.Contains(args[0], "=") {
-					// VAR=value before the command; the base URL is the
-					// emulator's (the doc's fixed port is the sim line's).
-					k, v, _ := strings.Cut(args[0], "=")
-					env = maps.Clone(env)
-					if env[k] = v; k == "JIRA_BASE_URL" {
-						env[k] = w.env[k]
+				args := strings.Fields(c.cmd)
+				switch {
+				case args[0] == "cd" || args[0] == "go" || len(args) > 1 && args[1] == "sim":
+					continue
+				case args[0] == "export":
+					for _, kv := range args[1:] {
+						k, v, _ := strings.Cut(kv, "=")
+						if env[k] = v; strings.Contains(v, "…") {
+							env[k] = w.env[k]
+						}
 					}
-					args = args[1:]
+					continue
 				}
-				before := total(w.writes())
-				code, out, errs := runCLI(t, "", env, args[1:]...)
-				if code != 0 || !strings.Contains(out, c.prints) {
-					t.Fatalf("%s: exit %d; stdout lacks %q:\n%s\nstderr:\n%s", c.cmd, code, c.prints, out, errs)
-				}
-				switch n := total(w.writes()) - before; {
-				case c.readOnly && n != 0:
-					t.Errorf("%s: %d writes, want none", c.cmd, n)
-				case !c.readOnly && n == 0:
-					t.Errorf("%s: no write; it should have dispatched", c.cmd)
-				}
+				walk(t, w, c, env, args)
 			}
 		})
+	}
+}
+
+// walk runs one command of a walkthrough: VAR=value words before it are
+// its environment (a base URL is the emulator's: the doc's fixed port is
+// its sim line's).
+func walk(t *testing.T, w *seededWorld, c walkStep, env map[string]string, args []string) {
+	t.Helper()
+	env = maps.Clone(env)
+	for strings.Contains(args[0], "=") {
+		k, v, _ := strings.Cut(args[0], "=")
+		if env[k] = v; strings.HasSuffix(k, "_URL") {
+			env[k] = w.env[k]
+		}
+		args = args[1:]
+	}
+	if base := filepath.Base(args[0]); base != "fullsend" {
+		t.Fatalf("%s: runs %s, not fullsend", c.cmd, args[0])
+	}
+	before := total(w.writes())
+	code, out, errs := runCLI(t, "", env, args[1:]...)
+	where, prints := out, c.prints
+	if p, ok := strings.CutPrefix(prints, "stderr:"); ok {
+		where, prints = errs, p
+	}
+	if code != 0 || !strings.Contains(where, prints) {
+		t.Fatalf("%s: exit %d; output lacks %q:\nstdout:\n%s\nstderr:\n%s", c.cmd, code, prints, out, errs)
+	}
+	switch n := total(w.writes()) - before; {
+	case c.readOnly && n != 0:
+		t.Errorf("%s: %d writes, want none", c.cmd, n)
+	case !c.readOnly && n == 0:
+		t.Errorf("%s: no write; it should have dispatched", c.cmd)
 	}
 }
