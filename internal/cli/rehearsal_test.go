@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -226,7 +227,12 @@ func TestDocWalkthroughs(t *testing.T) {
 			for _, c := range wt.steps {
 				args := strings.Fields(c.cmd)
 				switch {
-				case args[0] == "cd" || args[0] == "go" || len(args) > 1 && args[1] == "sim":
+				case args[0] == "cd" || args[0] == "go":
+					continue
+				case len(args) > 1 && args[1] == "sim":
+					if i := slices.Index(args, "--seed"); i < 0 || filepath.Join(wt.dir, args[i+1]) != filepath.Clean(wt.seed) {
+						t.Fatalf("%s: serves another seed than %s", c.cmd, wt.seed)
+					}
 					continue
 				case args[0] == "export":
 					for _, kv := range args[1:] {
