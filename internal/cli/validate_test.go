@@ -75,3 +75,13 @@ func TestValidateRejectsArgs(t *testing.T) {
 		t.Errorf("exit %d, want 2", code)
 	}
 }
+
+// A missing configuration says how to point at one.
+func TestMissingConfigSaysConfigDir(t *testing.T) {
+	for _, cmd := range []string{"validate", "poll", "status"} {
+		code, _, errs := runCLI(t, "", nil, "--config-dir", filepath.Join(t.TempDir(), ".fullsend"), cmd)
+		if code != ExitUsage || !strings.Contains(errs, "file not found") || !strings.Contains(errs, "pass --config-dir DIR") {
+			t.Errorf("%s: exit %d, stderr %s", cmd, code, errs)
+		}
+	}
+}
