@@ -75,3 +75,21 @@ func TestExampleAgentsRun(t *testing.T) {
 		})
 	}
 }
+
+// TestGitLabSamplePayload: the sample GitLab webhook body is the one the
+// GitLab emulator produces for a note on an issue, which the gitlab-event
+// driver's golden test confirms against the emulator and maps
+// (internal/input/gitlabevent, TestGolden "issue_note").
+func TestGitLabSamplePayload(t *testing.T) {
+	sample, err := os.ReadFile("events/gitlab-issue-note.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("../internal/input/gitlabevent/testdata/issue_note.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(sample) != string(golden) {
+		t.Error("events/gitlab-issue-note.json differs from internal/input/gitlabevent/testdata/issue_note.json; copy it again")
+	}
+}

@@ -80,6 +80,18 @@ func registerRootCompletions(root *cobra.Command) {
 	})
 }
 
+// addCompletionCmd adds cobra's `completion` command now (instead of at
+// Execute) to give it examples; call it after the other commands.
+func addCompletionCmd(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
+		c.Example = `  source <(fullsend completion bash)       # bash, in this shell
+  fullsend completion bash > ~/.local/share/bash-completion/completions/fullsend
+  fullsend completion zsh > "${fpath[1]}/_fullsend"
+  fullsend completion fish > ~/.config/fish/completions/fullsend.fish`
+	}
+}
+
 // flagError turns a flag parsing error into a usage error (exit 2), adding
 // "did you mean --x?" when an unknown flag is close to one cmd accepts.
 func flagError(cmd *cobra.Command, err error) error {

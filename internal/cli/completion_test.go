@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/fullsend-dev/fullsend/internal/drivers"
 )
 
 // complete runs cobra's hidden __complete command and returns the offered
@@ -29,7 +31,7 @@ func TestFlagValueCompletion(t *testing.T) {
 	}{
 		{[]string{"dispatch", "--output-driver", ""}, "json gha-matrix gha-dispatch gitlab-pipeline local"},
 		{[]string{"dispatch", "--output-driver", "gha-"}, "gha-matrix gha-dispatch"},
-		{[]string{"dispatch", "--input-driver", ""}, "json gha-event"},
+		{[]string{"dispatch", "--input-driver", ""}, "json gha-event gitlab-event"},
 		{[]string{"poll", "--input-driver", ""}, "jira-poll gitlab-poll github-poll"},
 		{[]string{"poll", "seed", "--input-driver", ""}, "jira-poll gitlab-poll github-poll"},
 		{[]string{"poll", "--output-driver", ""}, "json gha-matrix gha-dispatch gitlab-pipeline local"},
@@ -57,7 +59,9 @@ func TestFlagValueCompletion(t *testing.T) {
 func TestEveryCommandHasExamples(t *testing.T) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		if !c.Hidden && c.Name() != "help" && c.Name() != "completion" && c.Example == "" {
+		// The shell subcommands of completion explain themselves in Long.
+		shell := c.HasParent() && c.Parent().Name() == "completion"
+		if !c.Hidden && c.Name() != "help" && !shell && c.Example == "" {
 			t.Errorf("%q has no Examples", c.CommandPath())
 		}
 		for _, sub := range c.Commands() {
@@ -97,5 +101,43 @@ func TestUnknownFlagSuggestion(t *testing.T) {
 				t.Errorf("stderr %q, want it to end with %q", errs, hint)
 			}
 		})
+	}
+}
+
+// TestHelpListsRegisteredDrivers: every --input-driver and --output-driver
+// help names each driver the registry has for that command, so that a
+// new driver cannot be missing from --help.
+func TestHelpListsRegisteredDrivers(t *testing.T) {
+	checked := 0
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for flag, names := range map[string][]string{"input-driver": drivers.PollInputNames(), "output-driver": drivers.OutputNames()} {
+			if flag == "input-driver" && c.Name() == "dispatch" {
+				names = drivers.DispatchInputNames()
+			}
+			f := c.LocalFlags().Lookup(flag)
+			if f == nil {
+				continue
+			}
+			checked++
+			for _, n := range names {
+				if !strings.Contains(f.Usage, n) {
+					t.Errorf("%s --%s help %q does not name %s", c.CommandPath(), flag, f.Usage, n)
+				}
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewRoot(&App{}))
+	if checked < 5 {
+		t.Errorf("checked %d driver flags; want dispatch, poll, poll cancel and status", checked)
+	}
+	code, out, _ := runCLI(t, "", nil, "demo", "--help")
+	for _, system := range []string{"Jira", "GitHub", "GitLab"} {
+		if code != 0 || !strings.Contains(out, system) {
+			t.Errorf("demo --help does not mention %s:\n%s", system, out)
+		}
 	}
 }

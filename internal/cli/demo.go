@@ -28,15 +28,18 @@ func newDemoCmd(app *App, runF func(context.Context, *demoOptions) error) *cobra
 	}
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Run the whole pipeline on embedded Jira and GitHub emulators, with checks",
-		Long: `Starts the Jira and GitHub emulators on loopback, seeds a small project and
-a temporary .fullsend/, then plays a short story while concurrent pollers
-run: a developer asks for triage, an outsider is denied, a burst of
-comments is coalesced, a label triggers a harness, and one harness runs
-through the local executor. Exits 0 only if every check held.`,
+		Short: "Run the whole pipeline on embedded Jira, GitHub and GitLab emulators, with checks",
+		Long: `Starts the Jira, GitHub and GitLab emulators on loopback, seeds a small
+project and a temporary .fullsend/, then plays a short story while
+concurrent pollers run: a developer asks for triage, an outsider is denied,
+a burst of comments is coalesced, a label triggers a harness, one harness
+runs through the local executor, GitLab webhooks start a pipeline once
+however often they are delivered (an outsider's and a forged one start
+none), and ` + "`fullsend status`" + ` reads what the pollers left. Exits 0 only if
+every check held.`,
 		Example: `  fullsend demo
   fullsend demo --keep    # then use the emulators: the exports are printed at the end`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	cmd.Flags().BoolVar(&o.keep, "keep", false, "leave the emulators running after the story, until interrupted")

@@ -10,11 +10,11 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/dispatch"
 	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
 // dispatchInputs are the input drivers `fullsend dispatch` reads one event with.
-var dispatchInputs = []string{drivers.JSONIn, drivers.GHAEvent}
 
 type dispatchOptions struct {
 	inputDriver  string
@@ -44,7 +44,7 @@ the output driver (json prints the plan).`,
   GITHUB_TOKEN=... fullsend dispatch --input-driver gha-event --event-name issue_comment \
       --input-file events/github-issue-comment.json
   fullsend dispatch --output-driver gha-dispatch   # in a GitHub workflow: reads $GITHUB_EVENT_PATH`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.indent = o.pretty.resolve(cmd, app.Stdout)
 			return runF(cmd.Context(), o)
@@ -52,12 +52,12 @@ the output driver (json prints the plan).`,
 	}
 	addPrettyFlag(cmd, &o.pretty)
 	f := cmd.Flags()
-	f.StringVar(&o.inputDriver, "input-driver", "", "json, gha-event or gitlab-event (default: gha-event when GITHUB_EVENT_PATH is set, gitlab-event in a GitLab trigger pipeline, else json)")
+	f.StringVar(&o.inputDriver, "input-driver", "", english.Or(drivers.DispatchInputNames())+" (default: gha-event when GITHUB_EVENT_PATH is set, gitlab-event in a GitLab trigger pipeline, else json)")
 	f.StringVar(&o.inputFile, "input-file", "", "event file, or - for stdin (default: stdin; $GITHUB_EVENT_PATH for gha-event, $TRIGGER_PAYLOAD for gitlab-event)")
 	f.StringVar(&o.eventName, "event-name", "", "GitHub event name for gha-event (default $GITHUB_EVENT_NAME)")
-	f.StringVar(&o.outputDriver, "output-driver", drivers.JSON, strings.Join(drivers.OutputNames(), ", "))
+	f.StringVar(&o.outputDriver, "output-driver", drivers.JSON, english.Or(drivers.OutputNames()))
 	f.StringVar(&o.repo, "repo", "", "target repository (overrides config repo)")
-	completeValues(cmd, "input-driver", dispatchInputs...)
+	completeValues(cmd, "input-driver", drivers.DispatchInputNames()...)
 	completeValues(cmd, "output-driver", drivers.OutputNames()...)
 	return cmd
 }
@@ -107,7 +107,7 @@ func (app *App) eventProblems(err error) error {
 		fmt.Fprintf(app.Stderr, "%s%s\n", prefix, p)
 	}
 	if verr.Omitted > 0 {
-		fmt.Fprintf(app.Stderr, "%s… and %d more problems\n", prefix, verr.Omitted)
+		fmt.Fprintf(app.Stderr, "%s… and %d more %s\n", prefix, verr.Omitted, english.Noun(verr.Omitted, "problem"))
 	}
-	return fmt.Errorf("%sinvalid NormalizedEvent (%d problems)", prefix, len(verr.Problems)+verr.Omitted)
+	return fmt.Errorf("%sinvalid NormalizedEvent (%s)", prefix, english.Count(len(verr.Problems)+verr.Omitted, "problem"))
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -9,13 +8,16 @@ import (
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
 
 // runCLI runs fullsend with args from dir's parent-relative config dir.
 func runCLI(t *testing.T, stdin string, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
+	// Safe for concurrent writes: the local executor's children write to
+	// stderr while the command logs there.
+	var out, errb syncio.Buffer
 	app := &App{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return env[k] }}
 	code := Run(context.Background(), app, args)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
@@ -19,7 +20,7 @@ func newEventCmd(app *App, runF func(context.Context, string) error) *cobra.Comm
 		Use:     "event",
 		Short:   "Work with NormalizedEvent v1 documents",
 		Example: `  fullsend event validate events/label-added.json`,
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newEventValidateCmd(app, runF))
@@ -41,7 +42,7 @@ func newEventValidateCmd(app *App, runF func(ctx context.Context, file string) e
   fullsend event validate - < events/triage-comment.json`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return UserError(fmt.Errorf("event validate: want one FILE, or - for standard input (got %d arguments)", len(args)))
+				return UserError(fmt.Errorf("event validate: want one FILE, or - for standard input (got %s)", english.Count(len(args), "argument")))
 			}
 			return nil
 		},
@@ -78,10 +79,10 @@ func validateEventFile(ctx context.Context, app *App, arg string) error {
 			fmt.Fprintf(app.Stderr, "%s: %s\n", name, p)
 		}
 		if verr.Omitted > 0 {
-			fmt.Fprintf(app.Stderr, "%s: … and %d more problems\n", name, verr.Omitted)
+			fmt.Fprintf(app.Stderr, "%s: … and %d more %s\n", name, verr.Omitted, english.Noun(verr.Omitted, "problem"))
 		}
 		n := len(verr.Problems) + verr.Omitted
-		return UserError(fmt.Errorf("%s: invalid NormalizedEvent (%d %s)", name, n, eventPlural(n, "problem")))
+		return UserError(fmt.Errorf("%s: invalid NormalizedEvent (%s)", name, english.Count(n, "problem")))
 	default:
 		return UserError(fmt.Errorf("event file %s: %w", name, err))
 	}
@@ -94,13 +95,6 @@ func eventOpenError(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-func eventPlural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 type eventEOFReader struct{}

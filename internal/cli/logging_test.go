@@ -34,3 +34,28 @@ func TestJSONLogsUseMilliseconds(t *testing.T) {
 		}
 	}
 }
+
+// The output drivers get the log format in effect (the terminal's default
+// when --log-format is not given) and the level, for the children the
+// local executor starts.
+func TestOutputEnvCarriesTheLogFormat(t *testing.T) {
+	cases := []struct {
+		flag     string
+		terminal bool
+		want     string
+	}{
+		{"", true, "text"},
+		{"", false, "json"},
+		{"json", true, "json"},
+		{"text", false, "text"},
+	}
+	for _, tc := range cases {
+		app := &App{Stderr: &bytes.Buffer{}, LogFormat: tc.flag, LogLevel: "debug", IsTerminal: tc.terminal}
+		if err := app.setupLogging(); err != nil {
+			t.Fatal(err)
+		}
+		if env := app.outputEnv(); env.LogFormat != tc.want || env.LogLevel != "debug" {
+			t.Errorf("--log-format %q, terminal %v: output env has %q/%q, want %q/debug", tc.flag, tc.terminal, env.LogFormat, env.LogLevel, tc.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/output/outputs"
 	"github.com/fullsend-dev/fullsend/internal/poll"
@@ -72,7 +73,7 @@ signal finishes or rolls back the issue in flight and exits 0.
   fullsend poll --watch --interval 2m --metrics-addr 127.0.0.1:9090
   fullsend poll seed
   fullsend poll cancel --issue PROJ-123`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.intervalSet = cmd.Flags().Changed("interval")
 			o.indent = o.pretty.resolve(cmd, app.Stdout)
@@ -80,8 +81,8 @@ signal finishes or rolls back the issue in flight and exits 0.
 		},
 	}
 	f := cmd.Flags()
-	cmd.PersistentFlags().StringVar(&o.inputDriver, "input-driver", "", "use only the input drivers of this type (jira-poll); default all configured")
-	f.StringVar(&o.outputDriver, "output-driver", "", "output driver (default: poll.output_driver from config.yaml)")
+	cmd.PersistentFlags().StringVar(&o.inputDriver, "input-driver", "", "use only the input drivers of this type ("+english.Or(drivers.PollInputNames())+"); default all configured")
+	f.StringVar(&o.outputDriver, "output-driver", "", english.Or(drivers.OutputNames())+" (default: poll.output_driver from config.yaml)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "discover and evaluate without writing anything; print the runs that would be dispatched")
 	f.BoolVar(&o.watch, "watch", false, "repeat cycles until SIGINT/SIGTERM")
 	f.DurationVar(&o.interval, "interval", time.Minute, "wait between cycles with --watch")
@@ -130,6 +131,11 @@ func (app *App) runPoll(ctx context.Context, o *pollOptions) error {
 		defer stop()
 	}
 	err := poll.Poll(ctx, co)
+	if err == nil && o.watch {
+		// The one line a stopped watch prints: why, and that it was clean.
+		app.Log.Info("poll --watch stopped; the cycle under way finished or rolled back", "reason", context.Cause(ctx).Error())
+		return nil
+	}
 	var sig Signal
 	if err == nil && !o.watch && errors.As(context.Cause(ctx), &sig) {
 		// One cycle cut short: it rolled back what it had not

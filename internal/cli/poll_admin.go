@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/poll"
@@ -45,7 +46,7 @@ existing backlog dispatch only changes made from now on. Issues that
 already carry a lastCheck are left alone.`,
 		Example: `  fullsend poll seed
   fullsend poll seed -o json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	addOutputFlag(cmd, &o.format)
@@ -93,13 +94,13 @@ func (app *App) runPollSeed(ctx context.Context, o *pollSeedOptions) error {
 			r := seedResult{Driver: s.Name(), Site: s.SiteURL(), Matched: rep.Matched, Seeded: rep.Seeded, Failed: rep.Failed}
 			results = append(results, r)
 			if o.format == formatText {
-				fmt.Fprintf(app.Stdout, "%s %s: %d issues matched, %d seeded, %d failed\n", r.Driver, r.Site, r.Matched, r.Seeded, r.Failed)
+				fmt.Fprintf(app.Stdout, "%s %s: %s matched, %d seeded, %d failed\n", r.Driver, r.Site, english.Count(r.Matched, "issue"), r.Seeded, r.Failed)
 			}
 			if err != nil {
 				return poll.StopErr(err)
 			}
 			if rep.Failed > 0 {
-				return fmt.Errorf("seed: %d writes failed; run it again", rep.Failed)
+				return fmt.Errorf("seed: %s failed; run it again", english.Count(rep.Failed, "write"))
 			}
 		}
 		return nil
@@ -126,11 +127,11 @@ changes those runs were about stay handled, and the next change starts a
 new run.`,
 		Example: `  fullsend poll cancel --issue PROJ-123
   fullsend poll cancel --issue PROJ-123 --output-driver gha-dispatch -o json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	cmd.Flags().StringVar(&o.issue, "issue", "", "issue key whose poll lock to remove, e.g. PROJ-123")
-	cmd.Flags().StringVar(&o.outputDriver, "output-driver", "", "output driver that started the runs (default: poll.output_driver)")
+	cmd.Flags().StringVar(&o.outputDriver, "output-driver", "", "output driver that started the runs: "+english.Or(drivers.OutputNames())+" (default: poll.output_driver)")
 	completeValues(cmd, "output-driver", drivers.OutputNames()...)
 	addOutputFlag(cmd, &o.format)
 	return cmd

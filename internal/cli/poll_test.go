@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -81,7 +82,7 @@ func (f *pollFixture) run(t *testing.T, args ...string) (int, string, string) {
 func TestPollCommand(t *testing.T) {
 	f := newPollFixture(t)
 	old := f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
-	if code, out, errs := f.run(t, "poll", "seed"); code != 0 || !strings.Contains(out, "1 issues matched, 1 seeded") {
+	if code, out, errs := f.run(t, "poll", "seed"); code != 0 || !strings.Contains(out, "1 issue matched, 1 seeded") {
 		t.Fatalf("seed: %d %q %s", code, out, errs)
 	}
 	f.sim.AddComment(old, "acct-dev", "/fs-triage please")
@@ -218,6 +219,12 @@ func TestPollWatchPrintsEachCycle(t *testing.T) {
 	if !strings.Contains(printed, `"agent":"triage"`) {
 		t.Fatalf("the dispatched plan was not printed while watching: %q", printed)
 	}
+	// Stopping prints one line, the last, with the reason.
+	logLines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	stop := `"msg":"poll --watch stopped; the cycle under way finished or rolled back","reason":"interrupted (SIGINT)"`
+	if strings.Count(errb.String(), "poll --watch stopped") != 1 || !strings.Contains(logLines[len(logLines)-1], stop) {
+		t.Errorf("want one last line %s; stderr:\n%s", stop, errb.String())
+	}
 	lines := strings.Split(strings.TrimSpace(printed), "\n")
 	if len(lines) < 2 || strings.TrimSpace(lines[1]) != "[]" {
 		t.Errorf("want one array per cycle ([] for quiet ones), got %q", printed)
@@ -229,7 +236,7 @@ type watch struct {
 	out    syncio.Buffer
 	errb   *notifyBuffer
 	done   chan int // the exit code
-	cancel context.CancelFunc
+	cancel func()   // as SIGINT does
 }
 
 // startWatch starts `poll --watch --interval 20ms` plus args on a fixture
@@ -239,9 +246,9 @@ func startWatch(t *testing.T, args ...string) *watch {
 	f := newPollFixture(t)
 	k := f.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
 	f.sim.AddComment(k, "acct-dev", "/fs-triage")
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	w := &watch{errb: newNotifyBuffer(), done: make(chan int, 1), cancel: cancel}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	t.Cleanup(func() { cancel(nil) })
+	w := &watch{errb: newNotifyBuffer(), done: make(chan int, 1), cancel: func() { cancel(Signal{Signal: syscall.SIGINT}) }}
 	app := &App{Stdin: strings.NewReader(""), Stdout: &w.out, Stderr: w.errb, Getenv: func(k string) string { return f.env[k] }}
 	go func() {
 		w.done <- Run(ctx, app, append([]string{"--config-dir", f.dir, "--log-format", "json", "poll", "--watch", "--interval", "20ms"}, args...))

@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -64,6 +65,8 @@ type App struct {
 	// StdinIsTerminal reports whether standard input is a terminal: a
 	// command waiting there for an event then says what it expects.
 	StdinIsTerminal bool
+
+	logFormat string // the format in effect: LogFormat, else the terminal's default
 }
 
 // commandList is every top-level command, built for app with its real
@@ -107,9 +110,21 @@ func newRoot(app *App, cmds ...*cobra.Command) *cobra.Command {
 	root.SetFlagErrorFunc(flagError)
 	registerRootCompletions(root)
 	root.AddCommand(cmds...)
+	addCompletionCmd(root)
 	addVersionFlag(root) // --version (version.go)
 	markRunErrors(root)
 	return root
+}
+
+// noArgs is the Args of every command that takes no positional argument:
+// a command with subcommands says the word is not one of them (cobra's
+// "unknown command"), any other says it accepts no arguments.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 || cmd.HasSubCommands() {
+		return cobra.NoArgs(cmd, args)
+	}
+	name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+	return fmt.Errorf("%s accepts no arguments (got %q); see %s --help", name, strings.Join(args, " "), cmd.CommandPath())
 }
 
 // markRunErrors makes every error a command's RunE returns an *ExitError
@@ -149,6 +164,7 @@ func (app *App) setupLogging() error {
 			format = "text"
 		}
 	}
+	app.logFormat = format
 	switch format {
 	case "text":
 		app.Log = slog.New(redact.Handler(slog.NewTextHandler(app.Stderr, opts), redact.Global()))

@@ -35,3 +35,29 @@ func TestRunExitCodesDoNotDependOnMessageText(t *testing.T) {
 		}
 	}
 }
+
+// TestExtraArgumentsAreNamed: a command without positional arguments says
+// so and names the extra word; one with subcommands says the word is not
+// one of them. Both are exit 2.
+func TestExtraArgumentsAreNamed(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate", "extra-arg"}, `validate accepts no arguments (got "extra-arg"); see fullsend validate --help`},
+		{[]string{"status", "a", "b"}, `status accepts no arguments (got "a b")`},
+		{[]string{"poll", "seed", "x"}, `poll seed accepts no arguments (got "x")`},
+		{[]string{"version", "x"}, `version accepts no arguments`},
+		{[]string{"dispatch", "x"}, `dispatch accepts no arguments`},
+		{[]string{"poll", "x"}, `unknown command "x" for "fullsend poll"`},
+		{[]string{"workflows", "x"}, `unknown command "x" for "fullsend workflows"`},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errs := runCLI(t, "", nil, tc.args...)
+			if code != 2 || out != "" || !strings.Contains(errs, tc.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, errs, tc.want)
+			}
+		})
+	}
+}

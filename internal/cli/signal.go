@@ -18,7 +18,15 @@ const (
 // cancels the context of every command with it.
 type Signal struct{ Signal os.Signal }
 
-func (s Signal) Error() string { return "interrupted by " + s.Signal.String() }
+func (s Signal) Error() string {
+	switch s.Signal {
+	case syscall.SIGINT:
+		return "interrupted (SIGINT)"
+	case syscall.SIGTERM:
+		return "terminated (SIGTERM)"
+	}
+	return "stopped by signal " + s.Signal.String()
+}
 
 // Code is the conventional exit code for the signal: 128 + its number.
 func (s Signal) Code() int {

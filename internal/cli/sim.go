@@ -85,7 +85,7 @@ func newSimCmd(app *App, runF func(context.Context, *simFlags) error) *cobra.Com
 		Example: `  fullsend sim
   fullsend sim --seed examples/sim/seed.yaml
   fullsend sim --jira --addr 127.0.0.1:18080 --seed examples/rehearsal/seed.json`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

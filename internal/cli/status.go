@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/status"
 )
 
@@ -44,7 +45,7 @@ dry run: nothing is written or dispatched), and its recent runs.`,
   fullsend status --issue PROJ-123
   fullsend status -o json | jq '.inputs[].locks'
   fullsend status --watch --interval 10s`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.intervalSet = cmd.Flags().Changed("interval")
 			o.terminal = isTerminal(app.Stdout)
@@ -52,7 +53,7 @@ dry run: nothing is written or dispatched), and its recent runs.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.inputDriver, "input-driver", "", "show only the input drivers of this type; default all configured")
+	f.StringVar(&o.inputDriver, "input-driver", "", "show only the input drivers of this type ("+english.Or(drivers.PollInputNames())+"); default all configured")
 	f.StringVar(&o.issue, "issue", "", "also inspect this work item (a dry run of its changes), e.g. PROJ-123")
 	f.StringVarP(&o.format, "output", "o", status.FormatTable, "result format: table or json")
 	f.StringVar(&o.metricsURL, "metrics-url", "", "a poller's metrics endpoint for its last cycle, e.g. http://127.0.0.1:9090/metrics")

@@ -41,8 +41,8 @@ type readResult struct {
 }
 
 func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
+	if c.ctx.Err() != nil {
+		return 0, c.stopped()
 	}
 	// The goroutine reads into its own buffer: after a cancellation it may
 	// still complete, and must not write into p, which the caller owns again.
@@ -56,6 +56,12 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	case res := <-done:
 		return copy(p, buf[:res.n]), res.err
 	case <-c.ctx.Done():
-		return 0, fmt.Errorf("standard input: %w", c.ctx.Err())
+		return 0, c.stopped()
 	}
+}
+
+// stopped is the error of a read that ctx ended: its cause (a Signal says
+// "interrupted (SIGINT)"), not "context canceled".
+func (c *ctxReader) stopped() error {
+	return fmt.Errorf("standard input: %w", context.Cause(c.ctx))
 }

@@ -73,6 +73,10 @@ func TestSignalEndsStdinRead(t *testing.T) {
 			if got := Run(ctx, app, append([]string{"--config-dir", cfg}, tc.args...)); got != tc.want {
 				t.Errorf("exit code %d, want %d (stderr %q)", got, tc.want, errb.String())
 			}
+			word := map[syscall.Signal]string{syscall.SIGINT: "interrupted (SIGINT)", syscall.SIGTERM: "terminated (SIGTERM)"}[tc.sig]
+			if msg := errb.String(); !strings.Contains(msg, "standard input: "+word) || strings.Contains(msg, "context canceled") {
+				t.Errorf("stderr %q: want %q, never context canceled", msg, "standard input: "+word)
+			}
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 )
 
@@ -33,7 +34,7 @@ func newValidateCmd(app *App, runF func(context.Context, *validateOptions) error
 		Example: `  fullsend validate
   fullsend validate --config-dir examples/.fullsend
   fullsend validate -o json | jq '.problems'`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	addOutputFlag(cmd, &o.format)
@@ -90,14 +91,14 @@ func (app *App) runValidate(_ context.Context, o *validateOptions) error {
 		}
 	}
 	if len(probs) > 0 {
-		return UserError(fmt.Errorf("validate: %d problem(s) in %s", len(probs), app.ConfigDir))
+		return UserError(fmt.Errorf("validate: %s in %s", english.Count(len(probs), "problem"), app.ConfigDir))
 	}
 	if o.format == formatText {
 		suffix := ""
 		if len(warns) > 0 {
-			suffix = fmt.Sprintf(", %d warning(s)", len(warns))
+			suffix = ", " + english.Count(len(warns), "warning")
 		}
-		fmt.Fprintf(app.Stdout, "ok: %d agents, %d triggers compiled%s\n", len(hs), triggers, suffix)
+		fmt.Fprintf(app.Stdout, "ok: %s, %s compiled%s\n", english.Count(len(hs), "agent"), english.Count(triggers, "trigger"), suffix)
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func TestValidateWarnsAboutMissingPrograms(t *testing.T) {
 	t.Chdir(work)
 
 	code, out, errs := runValidate(t, ".fullsend", map[string]string{"PATH": bin})
-	if code != ExitOK || out != "ok: 6 agents, 0 triggers compiled, 3 warning(s)\n" {
+	if code != ExitOK || out != "ok: 6 agents, 0 triggers compiled, 3 warnings\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	p := func(name string) string { return filepath.Join(".fullsend", name) }
@@ -97,7 +97,7 @@ func TestValidateWarningNamesTheDirectoryThatWorks(t *testing.T) {
 	}
 	t.Chdir(t.TempDir())
 	code, out, errs := runValidate(t, filepath.Join(examples, ".fullsend"), nil)
-	if code != ExitOK || out != "ok: 3 agents, 3 triggers compiled, 3 warning(s)\n" {
+	if code != ExitOK || out != "ok: 3 agents, 3 triggers compiled, 3 warnings\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	want := filepath.Join(examples, ".fullsend", "harness", "triage.yaml") + ":10:13: WARNING: run.command: ./agents/triage.sh"
@@ -116,5 +116,15 @@ func TestBadOutputFormat(t *testing.T) {
 		if code != ExitUsage || out != "" || errs != "fullsend: --output \"yaml\": want text or json\n" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
+	}
+}
+
+// One agent is "1 agent" (and one warning, sh not being on the empty
+// $PATH, "1 warning"): counts in messages go through english.Count.
+func TestValidateCountsOneAgent(t *testing.T) {
+	code, out, errs := runCLI(t, "", map[string]string{"JIRA_BASE_URL": "http://127.0.0.1:1"},
+		"--config-dir", filepath.Join("..", "..", "examples", "rehearsal", ".fullsend"), "validate")
+	if code != ExitOK || out != "ok: 1 agent, 1 trigger compiled, 1 warning\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errs)
 	}
 }

@@ -53,7 +53,7 @@ func TestValidateBroken(t *testing.T) {
 		`  |                          ^`,
 		p("off.yaml") + ":2:11: trigger: a trigger must be a condition (true or false), but this expression has type string; compare it with something, for example with ==",
 		p("off.yaml") + `:3:1: harness: unknown key "surprise" (allowed: dispatch, name, role, run, trigger)`,
-		"fullsend: validate: 5 problem(s) in " + dir,
+		"fullsend: validate: 5 problems in " + dir,
 	}
 	if got := strings.TrimRight(errs, "\n"); got != strings.Join(want, "\n") {
 		t.Errorf("stderr:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
@@ -73,5 +73,15 @@ func TestValidateRejectsArgs(t *testing.T) {
 	app := &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
 	if code := Run(context.Background(), app, []string{"validate", "extra"}); code != ExitUsage {
 		t.Errorf("exit %d, want 2", code)
+	}
+}
+
+// A missing configuration says how to point at one.
+func TestMissingConfigSaysConfigDir(t *testing.T) {
+	for _, cmd := range []string{"validate", "poll", "status"} {
+		code, _, errs := runCLI(t, "", nil, "--config-dir", filepath.Join(t.TempDir(), ".fullsend"), cmd)
+		if code != ExitUsage || !strings.Contains(errs, "file not found") || !strings.Contains(errs, "pass --config-dir DIR") {
+			t.Errorf("%s: exit %d, stderr %s", cmd, code, errs)
+		}
 	}
 }

@@ -31,7 +31,7 @@ func newVersionCmd(app *App, runF func(*versionOptions) error) *cobra.Command {
 		Short: "Print fullsend's version, commit, build date and Go version",
 		Example: `  fullsend version
   fullsend version -o json | jq -r .version`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return runF(o) },
 	}
 	addOutputFlag(cmd, &o.format)

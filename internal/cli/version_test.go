@@ -31,7 +31,7 @@ func TestVersionCommand(t *testing.T) {
 		{name: "explicit text", args: []string{"version", "-o", "text"}, stdout: text},
 		{name: "--version flag", args: []string{"--version"}, stdout: text},
 		{name: "unknown format", args: []string{"version", "-o", "yaml"}, code: 2, errHas: `--output "yaml": want text or json`},
-		{name: "extra argument", args: []string{"version", "now"}, code: 2, errHas: "unknown command"},
+		{name: "extra argument", args: []string{"version", "now"}, code: 2, errHas: `version accepts no arguments (got "now")`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

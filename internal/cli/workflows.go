@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/workflows"
 	"github.com/fullsend-dev/fullsend/internal/workflows/ghactions"
 	"github.com/fullsend-dev/fullsend/internal/workflows/gitlabci"
@@ -27,7 +28,7 @@ func newWorkflowsCmd(app *App) *cobra.Command {
 		Short: "Generate and check CI workflows that keep the serialize-and-coalesce rule",
 		Example: `  fullsend workflows generate --platform github
   fullsend workflows check`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newWorkflowsGenerateCmd(app), newWorkflowsCheckCmd(app))
@@ -62,7 +63,7 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 			"--install source --version TAG|COMMIT to build fullsend from source in CI (cached).",
 		Example: `  fullsend workflows generate --platform github --reusable --version v1.2.3
   fullsend workflows generate --platform gitlab --dir . --version v1.2.3`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.changed = cmd.Flags().Changed
 			files, dir, err := generateWorkflows(f)
@@ -206,7 +207,7 @@ func newWorkflowsCheckCmd(app *App) *cobra.Command {
 			"outside trigger pipelines). Exit code 2 when anything is found.",
 		Example: `  fullsend workflows check
   fullsend workflows check --dir .github/workflows`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			gl, err := checkGitLabCI(dir)
 			if err != nil {
@@ -263,8 +264,8 @@ func reportCheck(app *App, dir string, nfiles, njobs int, findings []workflows.F
 		fmt.Fprintln(app.Stdout, f.String())
 	}
 	if len(findings) > 0 {
-		return UserError(fmt.Errorf("workflows check: %d finding(s) in %s", len(findings), dir))
+		return UserError(fmt.Errorf("workflows check: %s in %s", english.Count(len(findings), "finding"), dir))
 	}
-	fmt.Fprintf(app.Stdout, "ok: %d files, %d jobs checked\n", nfiles, njobs)
+	fmt.Fprintf(app.Stdout, "ok: %s, %s checked\n", english.Count(nfiles, "file"), english.Count(njobs, "job"))
 	return nil
 }

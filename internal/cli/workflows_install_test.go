@@ -24,7 +24,7 @@ func TestWorkflowsGenerateInstallFlags(t *testing.T) {
 		{"source install", []string{"--platform", "github", "--install", "source", "--version", "abc123"}, 0, "cache: true", "fullsend-poll.yml"},
 		{"release url", []string{"--platform", "github", "--version", "v1.4.0", "--release-url", "https://mirror.example/fs"}, 0,
 			`FULLSEND_RELEASE_URL: "https://mirror.example/fs"`, "fullsend-run.yml"},
-		{"every minute", []string{"--platform", "github", "--version", "v1.4.0", "--cron", "* * * * *"}, 2, "--cron: cron \"* * * * *\": fires 1 minute(s) apart", ""},
+		{"every minute", []string{"--platform", "github", "--version", "v1.4.0", "--cron", "* * * * *"}, 2, "--cron: cron \"* * * * *\": fires 1 minute apart", ""},
 		{"minute 61", []string{"--platform", "github", "--version", "v1.4.0", "--cron", "61 * * * *"}, 2, "--cron: cron \"61 * * * *\": minute field", ""},
 		{"image on github", []string{"--platform", "github", "--version", "v1.4.0", "--image", "x"}, 2, "--image applies to --platform gitlab only", ""},
 		{"gitlab unpinned image", []string{"--platform", "gitlab", "--version", "v1.4.0", "--image", "alpine:3"}, 2, "not pinned by digest", ""},

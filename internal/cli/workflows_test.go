@@ -30,7 +30,7 @@ func TestWorkflowsGenerateThenCheck(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "wrote "+filepath.Join(dir, "fullsend-run.yml")) {
 			t.Fatalf("generate: code %d, out %q, err %q", code, out, errOut)
 		}
-		wantFiles, wantJobs := "3 files", "1 jobs"
+		wantFiles, wantJobs := "3 files", "1 job"
 		if reusable {
 			wantFiles, wantJobs = "4 files", "2 jobs"
 		}
@@ -65,7 +65,7 @@ func TestWorkflowsCheckReportsFindings(t *testing.T) {
 	}
 	code, out, errOut := wfCLI(t, "workflows", "check", "--dir", dir)
 	want := p + ":" + strconv.Itoa(line) + ": job \"run\": cancel-in-progress: true"
-	if code != 2 || !strings.HasPrefix(out, want) || !strings.Contains(errOut, "1 finding(s)") {
+	if code != 2 || !strings.HasPrefix(out, want) || !strings.Contains(errOut, "1 finding in") {
 		t.Fatalf("code %d, out %q (want prefix %q), err %q", code, out, want, errOut)
 	}
 	// A regenerate refuses to overwrite the edited file without --force.

@@ -52,10 +52,18 @@ func LoadLenient(dir string, getenv func(string) string) (*Config, Errors) {
 	file := filepath.Join(dir, FileName)
 	src, err := readLimited(file)
 	if err != nil {
-		return nil, Errors{{File: file, Msg: err.Error()}}
+		msg := err.Error()
+		if errors.Is(err, errNotFound) {
+			msg += "; pass --config-dir DIR (default: .fullsend in the working directory; " +
+				"the examples: --config-dir examples/.fullsend)"
+		}
+		return nil, Errors{{File: file, Msg: msg}}
 	}
 	return parse(dir, file, src, getenv)
 }
+
+// errNotFound matches readLimited's error for a missing file.
+var errNotFound = errors.New("file not found")
 
 // readLimited reads a whole file of at most maxFileSize bytes. Only a
 // regular file is read: a FIFO, device or socket (which could block the
@@ -66,7 +74,7 @@ func readLimited(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("file not found (looked for %s)", path)
+			return nil, fmt.Errorf("%w (looked for %s)", errNotFound, path)
 		}
 		return nil, err
 	}

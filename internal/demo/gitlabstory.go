@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
@@ -47,7 +48,7 @@ func (d *demo) gitlab(ctx context.Context) error {
 	}
 	d.check("GitLab note started one agent pipeline in the merge request's scope",
 		code == 0 && len(ps) == 1 && key == glScopeKey && agent == "review",
-		"exit %d, %d pipeline(s), scope %q%s", code, len(ps), key, failTail(code, log))
+		"exit %d, %s, scope %q%s", code, english.Count(len(ps), "pipeline"), key, failTail(code, log))
 
 	d.printf("\n9. GitLab delivers the same webhook twice more (a retry, then \"Resend request\"). Each delivery creates a\n" +
 		"   pipeline carrying the same change (its idempotency key), finds the older pipeline with that key and\n" +
@@ -84,7 +85,7 @@ func (d *demo) gitlabRefusals(ctx context.Context) error {
 	verdict, reason := decision(log)
 	n := len(g.sim.Pipelines(glProject)) - before
 	d.check("GitLab outsider denied", code == 0 && verdict == "denied" && n == 0,
-		"exit %d, verdict %s (%s), %d new pipeline(s)", code, verdict, reason, n)
+		"exit %d, verdict %s (%s), %s", code, verdict, reason, english.Count(n, "new pipeline"))
 
 	d.printf("\n11. Someone holding the trigger token posts Oscar's note again, edited to claim Mia wrote it.\n")
 	forged, err := forgeAuthor(hook, g.mia)
@@ -97,7 +98,7 @@ func (d *demo) gitlabRefusals(ctx context.Context) error {
 	}
 	n = len(g.sim.Pipelines(glProject)) - before
 	d.printf("    %s\n", lastLine(log))
-	d.check("forged GitLab payload refused with exit 2", code == 2 && n == 0, "exit %d, %d new pipeline(s)", code, n)
+	d.check("forged GitLab payload refused with exit 2", code == 2 && n == 0, "exit %d, %s", code, english.Count(n, "new pipeline"))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
@@ -24,7 +25,7 @@ func (d *demo) story(ctx context.Context) error {
 	}
 	d.printf("   %s\n", strings.TrimSpace(out))
 	d.settle(ctx, 2)
-	d.check("seeded backlog starts nothing", len(d.dispatchedRuns()) == 0, "%d runs", len(d.dispatchedRuns()))
+	d.check("seeded backlog starts nothing", len(d.dispatchedRuns()) == 0, "%s", english.Count(len(d.dispatchedRuns()), "run"))
 	time.Sleep(5 * time.Millisecond) // changes below are strictly after lastCheck
 
 	d.printf("\n2. Dana (developer) comments \"/fs-triage what is missing?\" on %s; %d pollers run concurrently.\n", issue1, d.pollers)
@@ -32,14 +33,14 @@ func (d *demo) story(ctx context.Context) error {
 	d.settle(ctx, 4)
 	r1 := runsFor(d.dispatchedRuns(), "triage", issue1)
 	d.check("developer's request dispatched once", len(r1) == 1 && strings.Contains(commentOf(r1), "what is missing"),
-		"%d triage run(s) for %s", len(r1), issue1)
+		"%s for %s", english.Count(len(r1), "triage run"), issue1)
 
 	d.printf("\n3. Oscar (no project role) posts the same command on %s.\n", issue2)
 	w.jira.AddComment(issue2, outsider, "/fs-triage do it for me")
 	d.settle(ctx, 4)
 	r2 := runsFor(d.dispatchedRuns(), "triage", issue2)
 	reason := d.denialReason(outsider)
-	d.check("outsider denied", len(r2) == 0 && reason != "", "%d runs; reason: %s", len(r2), reason)
+	d.check("outsider denied", len(r2) == 0 && reason != "", "%s; reason: %s", english.Count(len(r2), "run"), reason)
 
 	d.printf("\n4. Dana posts 5 triage requests on %s between two cycles.\n", issue3)
 	for i := 1; i <= 5; i++ {
@@ -51,22 +52,22 @@ func (d *demo) story(ctx context.Context) error {
 	r3 := runsFor(d.dispatchedRuns(), "triage", issue3)
 	d.check("burst coalesced into one run carrying the newest comment",
 		len(r3) == 1 && strings.Contains(commentOf(r3), "attempt 5") && d.coalesced()-coalescedBefore >= 4,
-		"%d run(s), comment %q, %d coalesced", len(r3), commentOf(r3), d.coalesced()-coalescedBefore)
+		"%s, comment %q, %d coalesced", english.Count(len(r3), "run"), commentOf(r3), d.coalesced()-coalescedBefore)
 
 	d.printf("\n5. Ada (admin) adds the label needs-triage to %s.\n", issue4)
 	w.jira.AddLabel(issue4, "needs-triage", admin)
 	d.settle(ctx, 4)
 	r4 := runsFor(d.dispatchedRuns(), "label-triage", issue4)
-	d.check("label trigger dispatched", len(r4) == 1, "%d label-triage run(s) for %s", len(r4), issue4)
+	d.check("label trigger dispatched", len(r4) == 1, "%s for %s", english.Count(len(r4), "label-triage run"), issue4)
 
 	d.printf("\n6. Quiet cycles: nothing changed, nothing may be dispatched again.\n")
 	before := len(d.dispatchedRuns())
 	d.round(ctx, d.pollers)
 	all := d.dispatchedRuns()
 	d.check("no duplicates", duplicates(all) == 0 && len(all) == before && len(all) == 3,
-		"%d runs in all, %d duplicate(s)", len(all), duplicates(all))
+		"%s in all, %s", english.Count(len(all), "run"), english.Count(duplicates(all), "duplicate"))
 	d.check("every poll lock handed to its run and released", d.locksLeft() == 0 && len(d.runFailures) == 0,
-		"%d lock(s) left, %d run failure(s) %v", d.locksLeft(), len(d.runFailures), d.runFailures)
+		"%s left, %s %v", english.Count(d.locksLeft(), "lock"), english.Count(len(d.runFailures), "run failure"), d.runFailures)
 	d.check("every poller cycle succeeded", len(d.t.failed) == 0, "%d failed %v", len(d.t.failed), d.t.failed)
 
 	d.printf("\n7. The local executor: `fullsend dispatch --output-driver local` runs the triage harness on this machine.\n")

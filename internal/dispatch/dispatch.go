@@ -15,6 +15,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/core"
 	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/input"
 	"github.com/fullsend-dev/fullsend/internal/input/ghaevent"
@@ -180,7 +181,7 @@ func newInput(o Options, cfg *config.Config, log *slog.Logger) (input.Driver, er
 		}
 		return d, nil
 	}
-	return nil, config.Invalid(fmt.Errorf("--input-driver %q: want %s, %s or %s", name, drivers.JSONIn, drivers.GHAEvent, drivers.GitLabEvent))
+	return nil, config.Invalid(fmt.Errorf("--input-driver %q: want %s", name, english.Or(drivers.DispatchInputNames())))
 }
 
 // keyRuns gives the runs the idempotency key of the change when the input

@@ -108,6 +108,18 @@ func OutputNames() []string {
 	return names
 }
 
+// DispatchInputNames lists the input drivers that read one event for
+// `fullsend dispatch`.
+func DispatchInputNames() []string {
+	var names []string
+	for _, in := range inputs {
+		if !in.Polls {
+			names = append(names, in.Name)
+		}
+	}
+	return names
+}
+
 // PollInputNames lists the input drivers that run in poll cycles.
 func PollInputNames() []string {
 	var names []string

@@ -12,4 +12,8 @@ type Env struct {
 	Stdout io.Writer           // where plan printers write
 	Stderr io.Writer           // where in-process agents' output goes
 	Log    *slog.Logger
+	// LogFormat and LogLevel are the command's log settings (text or json;
+	// debug…error), which child processes (local) are given so that their
+	// lines read like the parent's; empty: the child's own default.
+	LogFormat, LogLevel string
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/core"
 	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -121,7 +122,7 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 		if err != nil {
 			errs = append(errs, err)
 		} else if n := res.Stats.DispatchesFailed; n > 0 {
-			errs = append(errs, fmt.Errorf("%s: %d dispatches failed; the next cycle retries them", in.PollDriver().Name(), n))
+			errs = append(errs, fmt.Errorf("%s: %s failed; the next cycle retries them", in.PollDriver().Name(), english.Count(n, "dispatch")))
 		}
 	}
 	if c.o.DryRun {

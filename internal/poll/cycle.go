@@ -121,6 +121,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		c.st.Output = o.Output.Name()
 	}
 	c.st.DryRun = o.DryRun
+	if o.DryRun {
+		ctx = WithDryRun(ctx)
+	}
 	c.log = o.Log.With("cycle_id", c.st.CycleID, "driver", c.st.Driver)
 	start := time.Now()
 	before := o.Driver.Usage()

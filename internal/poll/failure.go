@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/fullsend-dev/fullsend/internal/english"
 )
 
 // ErrItemsFailed matches (errors.Is) the error of a cycle that ran to its
@@ -27,18 +29,15 @@ type ItemsError struct {
 
 func (e *ItemsError) Error() string {
 	var parts []string
-	add := func(n int, one, many string) {
-		switch {
-		case n == 1:
-			parts = append(parts, "1 "+one)
-		case n > 1:
-			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+	add := func(n int, noun, verb string) {
+		if n > 0 {
+			parts = append(parts, english.Count(n, noun)+" "+verb)
 		}
 	}
-	add(e.Failed, "item failed", "items failed")
-	add(e.Quarantined, "change quarantined", "changes quarantined")
-	add(e.Dispatches, "dispatch failed", "dispatches failed")
-	add(e.Triggers, "trigger could not decide", "triggers could not decide")
+	add(e.Failed, "item", "failed")
+	add(e.Quarantined, "change", "quarantined")
+	add(e.Dispatches, "dispatch", "failed")
+	add(e.Triggers, "trigger", "could not decide")
 	return fmt.Sprintf("%s: %s (failed items, dispatches and triggers are retried next cycle; quarantined changes are recorded on their items)",
 		e.Driver, strings.Join(parts, ", "))
 }

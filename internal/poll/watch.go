@@ -52,7 +52,7 @@ func Watch(ctx context.Context, o WatchOptions, cycle func(ctx context.Context) 
 		}
 		wait := Backoff(o.Interval, failures)
 		if failures > 0 {
-			o.Log.Warn("poll cycle failed; backing off", "consecutive_failures", failures, "next_in", wait.String())
+			o.Log.Warn("poll cycle failed; backing off", "consecutive_failures", failures, "next_in", wait)
 		}
 		if o.Sleep(ctx, wait) != nil {
 			break

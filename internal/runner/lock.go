@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
@@ -189,7 +190,7 @@ func (l *Locker) Release(ctx context.Context) (Released, error) {
 		lk.Runs = others
 		lk.TS = l.Now()
 		if err := l.Store.Put(ctx, l.Issue, l.Property, lk.Marshal()); err != nil {
-			return ReleaseNotHeld, fmt.Errorf("write back poll lock %s on %s for %d other run(s): %w", l.Property, l.Issue, len(others), err)
+			return ReleaseNotHeld, fmt.Errorf("write back poll lock %s on %s for %s: %w", l.Property, l.Issue, english.Count(len(others), "other run"), err)
 		}
 		return ReleaseKept, nil
 	}

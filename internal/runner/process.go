@@ -130,7 +130,7 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 			terminate(syscall.SIGTERM)
 		case <-ctxDone:
 			ctxDone = nil
-			p.log().Info("run cancelled; terminating agent", "grace", grace.String())
+			p.log().Info("run cancelled; terminating agent", "grace", grace)
 			terminate(syscall.SIGTERM)
 		}
 	}
@@ -144,7 +144,7 @@ func (p Process) start(grace time.Duration, after func(time.Duration) <-chan tim
 	// A grandchild holding the output pipes open must not hang the run.
 	cmd.WaitDelay = grace
 	opts := procgroup.Options{After: after, OnKill: func() {
-		p.log().Warn("agent still running after grace period; killing", "grace", grace.String())
+		p.log().Warn("agent still running after grace period; killing", "grace", grace)
 	}}
 	pipes, err := p.isolate(cmd, &opts)
 	if err != nil {

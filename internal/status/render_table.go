@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
@@ -68,7 +69,7 @@ func renderTable(w io.Writer, rep *Report) error {
 		t.section("FAILING", []string{"ITEM", "HARNESS", "CHANGE", "ATTEMPTS", "LAST", "REASON"}, failingRows(in.Failing, rep.At))
 		t.section("DEFERRED", []string{"ITEM", "HARNESS", "KIND", "RETRIES FROM", "KEY"}, deferredRows(in.Deferred, rep.At))
 		t.cursorTable(in.Cursor)
-		scanned := fmt.Sprintf("scanned the %d newest-updated candidates of the queries", in.Scanned)
+		scanned := "scanned the " + english.Count(in.Scanned, "newest-updated candidate") + " of the queries"
 		if in.Truncated {
 			scanned += " (a full page: older ones were not read; --limit)"
 		}

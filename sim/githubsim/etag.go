@@ -85,6 +85,14 @@ func (s *Server) Requests() int {
 	return s.requests
 }
 
+// Writes returns how many requests could have changed the world: every
+// method but GET and HEAD, counted as they arrive (refused ones too).
+func (s *Server) Writes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes
+}
+
 // NotModified returns how many requests were answered 304 Not Modified.
 func (s *Server) NotModified() int {
 	s.mu.Lock()

@@ -85,6 +85,7 @@ type Server struct {
 	repoCache map[string]json.RawMessage
 
 	requests, notModified, points int // see Requests, NotModified, RatePointsUsed
+	writes                        int // see Writes
 
 	httpSrv *http.Server
 	ln      net.Listener
@@ -214,6 +215,9 @@ func (s *Server) wrap(endpoint string, h func(http.ResponseWriter, *http.Request
 		s.mu.Lock()
 		s.calls[endpoint]++
 		s.requests++
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			s.writes++
+		}
 		close(s.called)
 		s.called = make(chan struct{})
 		f := s.takeFaultLocked(endpoint)

@@ -89,6 +89,11 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Date", s.opts.Now().UTC().Format(http.TimeFormat))
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		s.mu.Lock()
+		s.writes++
+		s.mu.Unlock()
+	}
 	if !s.authorized(r) {
 		writeMsg(w, http.StatusUnauthorized, "401 Unauthorized")
 		return

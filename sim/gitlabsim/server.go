@@ -67,6 +67,7 @@ type Server struct {
 	st      *state
 	wk      work // issues, merge requests, notes, members (work.go)
 	calls   map[string]int
+	writes  int // see Writes
 	faults  []*Fault
 	hooks   map[string]func(*http.Request)
 	winFrom time.Time
@@ -185,6 +186,14 @@ func (s *Server) Calls(endpoint string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls[endpoint]
+}
+
+// Writes returns how many requests could have changed the world: every
+// method but GET and HEAD, counted as they arrive (refused ones too).
+func (s *Server) Writes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes
 }
 
 // AddProject registers a project path (idempotent) and returns its id.

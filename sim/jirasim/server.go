@@ -83,6 +83,7 @@ type Server struct {
 	myself   string
 	nextID   int64
 	calls    map[string]int
+	writes   int // requests that may change the world (see Writes)
 	faults   []*Fault
 	budget   budgetState
 	baseURL  string
@@ -158,11 +159,33 @@ func (s *Server) Calls() map[string]int {
 	return out
 }
 
-// ResetCalls zeroes the call counts.
+// ResetCalls zeroes the call counts and the write count.
 func (s *Server) ResetCalls() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = map[string]int{}
+	s.writes = 0
+}
+
+// Writes returns how many requests could have changed the world: every
+// PUT, DELETE and POST except the POSTs that only read (search, bulk
+// changelogs), counted as they arrive, refused or faulted ones too.
+func (s *Server) Writes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes
+}
+
+// readPOSTs are the POST endpoints that change nothing.
+var readPOSTs = map[string]bool{
+	"POST /rest/api/3/search/jql":          true,
+	"POST /rest/api/3/search":              true,
+	"POST /rest/api/3/changelog/bulkfetch": true,
+}
+
+func isWrite(pattern string) bool {
+	method, _, _ := strings.Cut(pattern, " ")
+	return method != http.MethodGet && method != http.MethodHead && !readPOSTs[pattern]
 }
 
 // InjectFault adds a fault; faults are tried in the order added.
@@ -208,6 +231,9 @@ func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Re
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.calls[pattern]++
+		if isWrite(pattern) {
+			s.writes++
+		}
 		f := s.takeFault(pattern)
 		s.mu.Unlock()
 		if s.opts.Latency != nil {

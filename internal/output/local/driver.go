@@ -73,6 +73,10 @@ type Options struct {
 	Stderr   io.Writer    // child stderr, each line prefixed; default os.Stderr
 	Launcher Launcher     // replaces the child-process launcher (tests)
 	Log      *slog.Logger // default: discard
+	// LogFormat and LogLevel are passed to each child as --log-format and
+	// --log-level ("": not passed), so that a child whose stderr is a pipe
+	// logs in the parent's format rather than its pipe default (json).
+	LogFormat, LogLevel string
 	// After returns a channel that receives once d has passed; it times
 	// Grace and the kill of a terminated child. Default time.After;
 	// tests inject a clock.

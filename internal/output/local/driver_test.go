@@ -198,7 +198,7 @@ func TestCloseShutdown(t *testing.T) {
 			if len(se.Dropped) != 2 || se.Terminated != tc.wantTerminated || se.Failed != tc.wantTerminated || se.Unfinished != 0 {
 				t.Fatalf("shutdown = %+v", se)
 			}
-			if msg := se.Error(); !strings.HasPrefix(msg, "local: ") || !strings.Contains(msg, "shutdown dropped 2 pending run(s) (seq 3, 2)") ||
+			if msg := se.Error(); !strings.HasPrefix(msg, "local: ") || !strings.Contains(msg, "shutdown dropped 2 pending runs (seq 3, 2)") ||
 				strings.Contains(msg, "terminated") != (tc.wantTerminated > 0) {
 				t.Fatalf("message = %q", msg)
 			}

@@ -18,6 +18,8 @@ func FromConfig(cfg *config.Config, env output.Env) (*Driver, error) {
 		Stdout:      env.Stderr,
 		Stderr:      env.Stderr,
 		Log:         env.Log,
+		LogFormat:   env.LogFormat,
+		LogLevel:    env.LogLevel,
 	})
 	if err != nil {
 		return nil, config.Invalid(fmt.Errorf("%s: %w", DriverName, err))

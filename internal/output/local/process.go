@@ -37,6 +37,7 @@ type processLauncher struct {
 	stdout    io.Writer
 	stderr    io.Writer
 	log       *slog.Logger
+	logFlags  []string                             // --log-format, --log-level as the parent's
 	after     func(time.Duration) <-chan time.Time // nil: time.After
 }
 
@@ -52,6 +53,12 @@ func newProcessLauncher(o Options) (*processLauncher, error) {
 	}
 	p := &processLauncher{exe: exe, configDir: o.ConfigDir, tempDir: o.TempDir,
 		killDelay: o.KillDelay, teardown: o.Teardown, log: o.Log, after: o.After}
+	if o.LogFormat != "" {
+		p.logFlags = append(p.logFlags, "--log-format", o.LogFormat)
+	}
+	if o.LogLevel != "" {
+		p.logFlags = append(p.logFlags, "--log-level", o.LogLevel)
+	}
 	if p.configDir == "" {
 		p.configDir = ".fullsend"
 	}
@@ -100,6 +107,7 @@ func (p *processLauncher) Launch(ctx context.Context, job Job) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
+	args = append(args, p.logFlags...)
 	prefix := fmt.Sprintf("[%s %s #%d] ", r.Harness, r.Key, job.Seq)
 	stdout := newPrefixWriter(p.stdout, prefix)
 	stderr := newPrefixWriter(p.stderr, prefix)

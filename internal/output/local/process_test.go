@@ -37,7 +37,7 @@ func helperMain() bool {
 	for i := 1; i+1 < len(a); i += 2 {
 		flags[a[i]] = a[i+1]
 	}
-	if len(a) != 9 || a[0] != "run" {
+	if len(a) < 9 || len(a)%2 != 1 || a[0] != "run" {
 		fmt.Fprintf(os.Stderr, "bad args %q\n", a)
 		os.Exit(2)
 	}
@@ -76,6 +76,7 @@ func helperMain() bool {
 		ev.Transition.Comment.Body, flags["--poll-lock"], flags["--config-dir"],
 		os.Getenv("FULLSEND_SERIALIZATION_KEY"), os.Getenv("FULLSEND_NORMALIZED_EVENT"))
 	fmt.Printf("run_id=%q\n", os.Getenv(RunIDEnv))
+	fmt.Printf("log=%s/%s\n", flags["--log-format"], flags["--log-level"])
 	fmt.Fprint(os.Stderr, "no newline at the end")
 	os.Exit(0)
 	return true
@@ -145,7 +146,7 @@ func TestProcessRunFailureIsLoggedAndCounted(t *testing.T) {
 	d, _, _, logs := newProcessDriver(t, time.Second)
 	d.Dispatch(context.Background(), []plan.Run{mkRun("fail", 1, "x")})
 	err := d.Close(context.Background())
-	if err == nil || err.Error() != "local: 1 run(s) failed" {
+	if err == nil || err.Error() != "local: 1 run failed" {
 		t.Fatalf("close = %v, want one failed run", err)
 	}
 	if d.Stats().Failed != 1 || !strings.Contains(logs.String(), "exit code 3") {
@@ -279,5 +280,38 @@ func TestRunIDEnvMatchesTheRunner(t *testing.T) {
 	}, 1)
 	if ref != (plan.Ref{Driver: DriverName, ID: "42"}) {
 		t.Fatalf("the child would record %+v, want the dispatch ref {local 42}", ref)
+	}
+}
+
+// A child `fullsend run` gets the parent's log format and level: its
+// stderr is a pipe, where it would otherwise log JSON under a parent
+// logging text on a terminal.
+func TestProcessRunLogsInParentsFormat(t *testing.T) {
+	cases := []struct {
+		format, level string
+		want          string
+	}{
+		{"text", "debug", "log=text/debug"},
+		{"json", "warn", "log=json/warn"},
+		{"", "", "log=/"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.want, func(t *testing.T) {
+			out := &syncio.Buffer{}
+			d, err := newTestProcessDriver(t, Options{Grace: time.Second, Stdout: out, Stderr: &syncio.Buffer{},
+				LogFormat: tc.format, LogLevel: tc.level})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := d.Dispatch(context.Background(), []plan.Run{mkRun("ok", 1, "hello")}); res[0].Err != nil {
+				t.Fatal(res[0].Err)
+			}
+			if err := d.Close(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), "] "+tc.want+"\n") {
+				t.Errorf("stdout %q lacks %q", out.String(), tc.want)
+			}
+		})
 	}
 }

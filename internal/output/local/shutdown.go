@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/english"
 )
 
 // CloseError reports what Close could not complete: runs that failed,
@@ -20,20 +22,20 @@ type CloseError struct {
 func (e *CloseError) Error() string {
 	var parts []string
 	if e.Failed > 0 {
-		parts = append(parts, fmt.Sprintf("%d run(s) failed", e.Failed))
+		parts = append(parts, english.Count(e.Failed, "run")+" failed")
 	}
 	if n := len(e.Dropped); n > 0 {
 		seqs := make([]string, n)
 		for i, j := range e.Dropped {
 			seqs[i] = strconv.FormatUint(j.Seq, 10)
 		}
-		parts = append(parts, fmt.Sprintf("shutdown dropped %d pending run(s) (seq %s)", n, strings.Join(seqs, ", ")))
+		parts = append(parts, fmt.Sprintf("shutdown dropped %s (seq %s)", english.Count(n, "pending run"), strings.Join(seqs, ", ")))
 	}
 	if e.Terminated > 0 {
-		parts = append(parts, fmt.Sprintf("terminated %d active run(s) after the grace period", e.Terminated))
+		parts = append(parts, fmt.Sprintf("terminated %s after the grace period", english.Count(e.Terminated, "active run")))
 	}
 	if e.Unfinished > 0 {
-		parts = append(parts, fmt.Sprintf("%d run(s) did not end after termination", e.Unfinished))
+		parts = append(parts, english.Count(e.Unfinished, "run")+" did not end after termination")
 	}
 	return "local: " + strings.Join(parts, "; ")
 }
@@ -65,7 +67,7 @@ func (d *Driver) Close(ctx context.Context) error {
 	}
 	active := d.q.Stats().Active
 	if active > 0 {
-		d.log.Info("waiting for active local runs", "active", active, "grace", d.grace.String())
+		d.log.Info("waiting for active local runs", "active", active, "grace", d.grace)
 	}
 	gctx, cancel := d.deadline(d.grace)
 	err := d.q.Wait(gctx)

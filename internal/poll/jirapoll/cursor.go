@@ -260,6 +260,9 @@ func (d *Driver) maxHeld() int { return min(polllock.MaxHeld, d.o.M/2) }
 // work to share (an idle cycle writes nothing). A write is verified by a
 // re-read; a concurrent writer may win (see the package comment above).
 func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, start time.Time, disc *poll.Discovery) {
+	if poll.IsDryRun(ctx) {
+		return // a dry run writes nothing, and the cursor is shared
+	}
 	now := d.o.Now()
 	next := polllock.Cursor{}
 	if cur != nil {

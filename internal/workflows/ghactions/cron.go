@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fullsend-dev/fullsend/internal/english"
 )
 
 // MinCronInterval is the shortest interval GitHub runs a schedule at.
@@ -33,8 +35,8 @@ func ValidateCron(expr string) error {
 		sets[i] = s
 	}
 	if gap := minGap(sets[0], sets[1]); gap < MinCronInterval {
-		return fmt.Errorf("cron %q: fires %d minute(s) apart; GitHub runs schedules at most every %d minutes, use e.g. \"*/%d * * * *\"",
-			expr, gap, MinCronInterval, MinCronInterval)
+		return fmt.Errorf("cron %q: fires %s apart; GitHub runs schedules at most every %d minutes, use e.g. \"*/%d * * * *\"",
+			expr, english.Count(gap, "minute"), MinCronInterval, MinCronInterval)
 	}
 	return nil
 }

@@ -16,10 +16,10 @@ func TestValidateCron(t *testing.T) {
 		{"0-55/5 * 1,15 1-12/3 0", ""},
 		{"58 0 * * *", ""},     // one hour: no wrap
 		{"0,58 */2 * * *", ""}, // hours not consecutive: wrap is 62 minutes
-		{"* * * * *", "1 minute(s) apart"},
-		{"*/4 * * * *", "4 minute(s) apart"},
-		{"0,58 * * * *", "2 minute(s) apart"}, // wraps into the next hour
-		{"0,58 23,0 * * *", "2 minute(s) apart"},
+		{"* * * * *", "1 minute apart"},
+		{"*/4 * * * *", "4 minutes apart"},
+		{"0,58 * * * *", "2 minutes apart"}, // wraps into the next hour
+		{"0,58 23,0 * * *", "2 minutes apart"},
 		{"61 * * * *", "minute field"},
 		{"0 24 * * *", "hour field"},
 		{"0 0 0 * *", "day of month field"},
