@@ -71,7 +71,7 @@ type Options struct {
 	Now   func() time.Time
 	Rand  func(n int64) int64
 	// Clock, when set, is Jira's clock (package trackerclock): it observes
-	// every answer's Date, and the waits Jira states as its own times
+	// every answer's Date, and the times Jira states on its own clock
 	// (a Retry-After date, X-RateLimit-Reset) are read against it.
 	Clock *trackerclock.Clock
 }
@@ -182,13 +182,17 @@ func (c *Client) Calls() map[string]int {
 	return maps.Clone(c.calls)
 }
 
-// siteNow is Jira's time: Options.Clock, else Options.Now.
-func (c *Client) siteNow() time.Time {
-	if c.opts.Clock != nil {
-		return c.opts.Clock.Now()
+// offset is how far Jira's clock runs ahead of the host's (Options.Clock;
+// zero without one).
+func (c *Client) offset() time.Duration {
+	if c.opts.Clock == nil {
+		return 0
 	}
-	return c.opts.Now()
+	return c.opts.Clock.Offset()
 }
+
+// siteNow is Jira's time: Options.Now corrected by the offset.
+func (c *Client) siteNow() time.Time { return c.opts.Now().Add(c.offset()) }
 
 // CallsTotal is the number of HTTP attempts made, retries included.
 func (c *Client) CallsTotal() int {

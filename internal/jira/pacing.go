@@ -68,6 +68,7 @@ func (c *Client) observeRateHeaders(status int, h http.Header) {
 	now := c.opts.Now()
 	near := strings.EqualFold(strings.TrimSpace(h.Get(hdrNearLimit)), "true")
 	reset, hasReset := parseReset(h.Get(hdrReset))
+	reset = reset.Add(-c.offset()) // Jira's time onto the host's clock
 	hasReset = hasReset && reset.After(now)
 	rem, rerr := strconv.Atoi(strings.TrimSpace(h.Get(hdrRemaining)))
 	limit, lerr := strconv.Atoi(strings.TrimSpace(h.Get(hdrLimit)))

@@ -82,8 +82,12 @@ func (c *Clock) Now() time.Time {
 func (c *Clock) Host() time.Time { return c.host() }
 
 // Offset is the offset in use: zero when the known interval holds zero
-// (and before any observation), else the interval's midpoint.
+// (and before any observation, and for a nil Clock), else the interval's
+// midpoint.
 func (c *Clock) Offset() time.Duration {
+	if c == nil {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return estimate(c.lo, c.hi, c.known)
