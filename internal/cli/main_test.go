@@ -11,6 +11,9 @@ import (
 const actAsFullsend = "FULLSEND_CLI_TEST_ACTS_AS_FULLSEND"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(brokenPipeHelper) != "" {
+		brokenStderrHelper()
+	}
 	if os.Getenv(actAsFullsend) == "1" {
 		app := &App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 		os.Exit(Run(context.Background(), app, os.Args[1:]))

@@ -11,13 +11,6 @@ const brokenPipeHelper = "FULLSEND_CLI_BROKEN_PIPE_HELPER"
 
 // TestMain lets the test binary play `fullsend run` for
 // TestRunSurvivesBrokenStderr.
-func TestMain(m *testing.M) {
-	if os.Getenv(brokenPipeHelper) != "" {
-		brokenStderrHelper()
-	}
-	os.Exit(m.Run())
-}
-
 // brokenStderrHelper writes its log after the reader of its stderr is
 // gone, with the run's signals on: the writes fail and it goes on.
 func brokenStderrHelper() {
