@@ -1,7 +1,8 @@
 // Package githubsim is a loopback emulator of the part of the GitHub REST
 // API that fullsend calls: workflow dispatch (with and without run
 // details), workflow runs (get, list, cancel), collaborator permission,
-// repository and pull request lookups, and the issue, pull request,
+// repository and pull request lookups, the token's own user (GET /user),
+// the rate limit (free), and the issue, pull request,
 // comment, issue event and review listings a poller reads (with since,
 // Link paging and conditional requests). A Go API opens issues and pull
 // requests, comments, labels and reviews, returning the webhook delivery
@@ -10,8 +11,9 @@
 // exhausted rate limits, delays, dropped connections) per endpoint, so
 // drivers can be tested end to end without the network.
 //
-// Response shapes follow GitHub's published REST description closely enough
-// for go-github to decode them.
+// Response shapes are those of GitHub's published REST description, every
+// required field included; contract_test.go validates every route against
+// it.
 package githubsim
 
 import (
