@@ -121,7 +121,9 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 		planned = append(planned, res.Planned...)
 		if err != nil {
 			errs = append(errs, err)
-		} else if n := res.Stats.DispatchesFailed; n > 0 {
+		} else if n := res.Stats.DispatchesFailed; n > 0 && n == res.Stats.DispatchesRefused {
+			errs = append(errs, fmt.Errorf("%s: %s %w; the next cycle dispatches them again", in.PollDriver().Name(), english.Count(n, "dispatch"), ErrDispatchesRefused))
+		} else if n > 0 {
 			errs = append(errs, fmt.Errorf("%s: %s failed; the next cycle retries them", in.PollDriver().Name(), english.Count(n, "dispatch")))
 		}
 	}

@@ -16,13 +16,19 @@ import (
 // fakeInput is a poll.Input over a fakeDriver.
 type fakeInput struct {
 	d        *fakeDriver
+	drv      poll.Driver // when set, the driver instead of d
 	settings config.InputDriver
 	account  error
 	// accountFn, when set, answers Account instead of account.
 	accountFn func() (string, error)
 }
 
-func (in *fakeInput) PollDriver() poll.Driver      { return in.d }
+func (in *fakeInput) PollDriver() poll.Driver {
+	if in.drv != nil {
+		return in.drv
+	}
+	return in.d
+}
 func (in *fakeInput) Settings() config.InputDriver { return in.settings }
 func (in *fakeInput) Account(context.Context) (string, error) {
 	if in.accountFn != nil {

@@ -3,6 +3,7 @@ package poll_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
@@ -142,4 +144,90 @@ func durations(ds []time.Duration) []string {
 		s[i] = d.String()
 	}
 	return s
+}
+
+// freshDriver offers a fresh item with one /run comment every cycle.
+type freshDriver struct{ fakeDriver }
+
+func (f *freshDriver) Discover(context.Context) (*poll.Discovery, error) {
+	return &poll.Discovery{Candidates: 1, Eligible: []*poll.Item{item("PROJ-1", "/run")}}, nil
+}
+
+// refusing answers the first n dispatches with err, then starts runs.
+type refusing struct {
+	fakeOut
+	n   int
+	err error
+}
+
+func (o *refusing) Dispatch(ctx context.Context, runs []plan.Run) []output.Result {
+	o.mu.Lock()
+	if o.n > 0 {
+		o.n--
+		o.mu.Unlock()
+		res := make([]output.Result, len(runs))
+		for i, r := range runs {
+			res[i] = output.Result{Run: r, Err: o.err}
+		}
+		return res
+	}
+	o.mu.Unlock()
+	return o.fakeOut.Dispatch(ctx, runs)
+}
+
+// Under --watch, a cycle whose only failures are refused dispatches
+// (output.ErrNotStarted) does not back off: the next cycle, one interval
+// later, dispatches again. Eight refusals, then the platform recovers: the
+// run starts 8 s after the first cycle. Any other dispatch failure still
+// backs off.
+func TestWatchRetriesRefusedDispatchesAtTheInterval(t *testing.T) {
+	s := time.Second
+	tests := []struct {
+		name    string
+		err     error
+		refused bool
+		want    []time.Duration
+	}{
+		{"refused", fmt.Errorf("HTTP 422 (%w)", output.ErrNotStarted), true, []time.Duration{s, s, s, s, s, s, s, s}},
+		{"unknown outcome", errors.New("answer was not the platform's"), false, []time.Duration{2 * s, 4 * s, 8 * s, 10 * s, 10 * s, 10 * s, 10 * s, 10 * s}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := &fakeInput{d: &fakeDriver{}, drv: &freshDriver{}}
+			out := &refusing{n: 8, err: tc.err}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var waits []time.Duration
+			var startedAfter time.Duration
+			o := poll.ControllerOptions{Watch: true, Interval: s, Sleep: func(ctx context.Context, d time.Duration) error {
+				out.mu.Lock()
+				started := len(out.runs) > 0
+				out.mu.Unlock()
+				if started || len(waits) == 20 {
+					cancel()
+					return ctx.Err()
+				}
+				waits = append(waits, d)
+				startedAfter += d
+				return nil
+			}}
+			c, err := controller(t, "false", in, o, func() output.Driver { return out })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(durations(waits), " ") != strings.Join(durations(tc.want), " ") {
+				t.Errorf("waits %v, want %v", waits, tc.want)
+			}
+			if len(out.runs) != 1 {
+				t.Errorf("%d runs, want 1", len(out.runs))
+			}
+			t.Logf("run started %s after the first cycle", startedAfter)
+			if tc.refused && startedAfter > 30*time.Second {
+				t.Errorf("run started %s after the first cycle, want within 30s", startedAfter)
+			}
+		})
+	}
 }

@@ -25,7 +25,9 @@ type WatchOptions struct {
 
 // Watch calls cycle repeatedly until ctx ends, waiting Interval between
 // calls. After a failing call the wait doubles with every further failure,
-// capped at MaxBackoffFactor×Interval, and resets after a success. A
+// capped at MaxBackoffFactor×Interval, and resets after a success or a
+// call whose only failures were refused dispatches (ErrDispatchesRefused),
+// which the next call dispatches again. A
 // cancelled ctx is the normal way out: Watch then returns nil (the cycle
 // itself is responsible for finishing or rolling back its work); the only
 // other one is an error Fatal accepts, which Watch returns.
@@ -45,7 +47,7 @@ func Watch(ctx context.Context, o WatchOptions, cycle func(ctx context.Context) 
 		switch {
 		case err != nil && ctx.Err() == nil && o.Fatal != nil && o.Fatal(err):
 			return err
-		case err != nil && ctx.Err() == nil:
+		case err != nil && ctx.Err() == nil && !refusedOnly(err):
 			failures++
 		default:
 			failures = 0

@@ -16,12 +16,13 @@ const (
 	dispatchFailFrom, dispatchFailTo = 12, 14 // GitHub refuses workflow dispatches
 	outageFrom, outageTo             = 22, 25 // Jira's search answers 503
 	crashAt                          = 30     // a poller dies holding a lock
-	poisonAt                         = 17     // a label over 255 characters: its events fail validation, quarantined
+	poisonAt                         = 17     // a comment by an account id over 256 characters: its event fails validation, quarantined
 	burstEvery                       = 7      // a burst of comments: coalescing and 429s
 )
 
-// poison is a label longer than the event schema allows.
-var poison = strings.Repeat("x", 300)
+// poison is an account id longer than the event schema allows (labels
+// too long are cut to fit, so they no longer make an event invalid).
+var poison = "acct-" + strings.Repeat("x", 300)
 
 // script makes minute i's changes on the emulators.
 func (w *world) script(i int, rng *rand.Rand) {
@@ -64,9 +65,7 @@ func (w *world) incidents(i int, pick func() string) {
 		w.jira.ClearFaults()
 	case i == poisonAt:
 		w.poisoned = pick()
-		w.jira.AddLabel(w.poisoned, poison, dev)
-	case i == poisonAt+1:
-		w.jira.RemoveLabel(w.poisoned, poison, dev)
+		w.jira.AddComment(w.poisoned, poison, "/fs-triage")
 	case i == crashAt:
 		k := pick()
 		lockKey, _ := polllock.Keys(repo)

@@ -29,7 +29,7 @@ type world struct {
 	dir    string
 	env    map[string]string
 	issues []string
-	// poisoned is the issue that carried the poison label.
+	// poisoned is the issue that got the poison comment.
 	poisoned string
 }
 
@@ -56,6 +56,7 @@ func newWorld(clk *fakeclock.Clock, issues int) (*world, error) {
 	w.jira.AddUser(jira.User{AccountID: dev, AccountType: "atlassian"})
 	w.jira.AddUser(jira.User{AccountID: outsider, AccountType: "atlassian"})
 	w.jira.AddUser(jira.User{AccountID: bot, AccountType: "app"})
+	w.jira.AddUser(jira.User{AccountID: poison, AccountType: "atlassian"})
 	w.jira.SetRole(project, "Developers", dev)
 	w.jira.SetMyself(bot)
 	for i := 0; i < issues; i++ {
