@@ -122,7 +122,7 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 		if err != nil {
 			errs = append(errs, err)
 		} else if n := res.Stats.DispatchesFailed; n > 0 && n == res.Stats.DispatchesRefused {
-			errs = append(errs, fmt.Errorf("%s: %s %w; the next cycle dispatches them again", in.PollDriver().Name(), english.Count(n, "dispatch"), ErrDispatchesRefused))
+			errs = append(errs, fmt.Errorf("%s: %w (%s); the next cycle dispatches them again", in.PollDriver().Name(), ErrDispatchesRefused, english.Count(n, "dispatch")))
 		} else if n > 0 {
 			errs = append(errs, fmt.Errorf("%s: %s failed; the next cycle retries them", in.PollDriver().Name(), english.Count(n, "dispatch")))
 		}
