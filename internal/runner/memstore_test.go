@@ -144,3 +144,17 @@ func (w *logWatch) until(t *testing.T, do func()) {
 	}
 	t.Errorf("no log record containing %q", w.want)
 }
+
+// lock returns the stored lock, failing the test when there is none.
+func (s *memStore) lock(t *testing.T, key string) polllock.Lock {
+	t.Helper()
+	raw, ok := s.value(key)
+	if !ok {
+		t.Fatalf("no lock at %s", key)
+	}
+	l, err := polllock.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}

@@ -59,5 +59,8 @@ func LockerFor(cfg *config.Config, pl *plan.PollLock, getenv func(string) string
 	if err != nil {
 		return nil, 0, err
 	}
+	if drv.Lock.PendingTTL > 0 {
+		lk.PendingTTL = drv.Lock.PendingTTL
+	}
 	return lk, drv.Lock.RefreshInterval, nil
 }
