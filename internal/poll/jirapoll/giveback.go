@@ -65,9 +65,8 @@ func judge(lv lockView, base poll.Checkpoint, updated time.Time) view {
 // older: the changes after from are offered again.
 func rewind(base poll.Checkpoint, from polllock.Position) poll.Checkpoint {
 	out := base.Clone()
-	out.At = earliest(base.At, from.TS)
-	if base.At.IsZero() || from.TS.IsZero() {
-		out.At = time.Time{}
+	if from.TS.Before(out.At) { // a zero time (no checkpoint) is the oldest
+		out.At = from.TS
 	}
 	retry := map[string]time.Time{}
 	for h := range maps.Keys(base.Retry) {
