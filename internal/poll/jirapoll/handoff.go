@@ -160,16 +160,14 @@ func (d *Driver) Advance(ctx context.Context, it *poll.Item, cp poll.Checkpoint)
 	return nil
 }
 
-// Release implements poll.Driver. The lock of an item whose give-back is
-// not in its checkpoint yet (a lock taken over, then a stop or a failure
-// before any checkpoint) is left in place: it carries the positions to
-// give back (From) and expires after the pending TTL, when the next taker
-// gives them back.
+// Release implements poll.Driver. An item whose give-back is not in its
+// checkpoint yet (a lock taken over, then a stop or a failed dispatch
+// before any checkpoint) gets its rewound checkpoint written first, so
+// that the next cycle dispatches the changes; when that write fails, the
+// lock is left: it carries the same positions (From), expires after the
+// pending TTL, and the next taker gives them back.
 func (d *Driver) Release(ctx context.Context, it *poll.Item, check bool) error {
-	if d.issue(it.ID).owed {
-		d.o.Log.Info("poll lock left to expire: it carries changes to dispatch again", "issue", it.ID)
-		return nil
-	}
+	st := d.issue(it.ID)
 	if check {
 		raw, found, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
 		if err != nil {
@@ -181,8 +179,13 @@ func (d *Driver) Release(ctx context.Context, it *poll.Item, check bool) error {
 		if !found {
 			return nil
 		}
-		if l, err := polllock.Parse(raw); err == nil && l.ID != d.issue(it.ID).lockID {
+		if l, err := polllock.Parse(raw); err == nil && l.ID != st.lockID {
 			return nil // another poller's lock now
+		}
+	}
+	if st.owed {
+		if err := d.Advance(ctx, it, it.Base); err != nil {
+			return fmt.Errorf("poll lock on %s left to expire, it carries changes to dispatch again: %w", it.ID, err)
 		}
 	}
 	if _, err := d.o.API.DeleteProperty(ctx, it.ID, d.lockKey); err != nil && !jira.IsNotFound(err) {

@@ -235,3 +235,38 @@ func TestPrintedPlanLockBlocksForThePendingTTL(t *testing.T) {
 		t.Errorf("claimed locks printed again: stats %+v", st)
 	}
 }
+
+// A cycle that took an unclaimed lock over and then failed every dispatch
+// writes the rewound checkpoint before removing its lock: the next cycle
+// dispatches the given-back changes at once, without waiting for a new
+// change or the stale threshold.
+func TestFailedTakeoverKeepsTheGiveBack(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	k := e.issues(1, seeded, "/fs-triage")[0] // triage and audit
+	rec := &recorder{}
+	p := e.poller(pollerOpts{out: rec, stale: time.Hour, pending: 2 * time.Second})
+	p.mustCycle()
+	queued := rec.all()
+	e.clock.Advance(3 * time.Second)
+	e.sim.AddComment(k, alice, "a note")
+	rec.setFail("triage", true)
+	rec.setFail("audit", true)
+	if res, _ := p.cycle(context.Background()); res.Stats.DispatchesFailed != 2 {
+		t.Fatalf("stats %+v, want both dispatches failed", res.Stats)
+	}
+	if l, ok := e.lock(k); ok {
+		t.Fatalf("lock left after the failed takeover: %+v", l)
+	}
+	rec.setFail("triage", false)
+	rec.setFail("audit", false)
+	if st := p.mustCycle(); st.DispatchesScheduled != 2 {
+		t.Fatalf("the next cycle dispatched %d runs, want triage and audit (stats %+v)", st.DispatchesScheduled, st)
+	}
+	s := &starts{t: t}
+	for i, run := range rec.all() {
+		s.start(e.lateRunner(run, plan.Ref{Driver: "recorder", ID: string(rune('1' + i))}, time.Hour, 2*time.Second), run.Harness)
+	}
+	if s.runs["triage"] != 1 || s.runs["audit"] != 1 || len(rec.all()) != len(queued)+2 {
+		t.Errorf("agents started %v over dispatches %v, want each harness once", s.runs, rec.count())
+	}
+}
