@@ -27,9 +27,21 @@ const DefaultPendingTTL = 2 * time.Minute
 
 // ClaimWait is how long a run waits between its claim of a lock that went
 // past its PendingTTL (a write) and the re-read that confirms the claim
-// held: a poller taking the lock over in between writes within that time
-// of its own consistent read, so one of the two sees the other's write.
+// held, and how long a poller that took such a lock over waits before its
+// verification: each writes within that time of its own read, so of the
+// two, one sees the other's write. ClaimWaitFor scales it down for short
+// stale thresholds.
 const ClaimWait = 3 * time.Second
+
+// ClaimWaitFor is the claim wait under stale threshold threshold:
+// ClaimWait, at most a quarter of the threshold (a poller's own lock must
+// not go stale while it waits).
+func ClaimWaitFor(threshold time.Duration) time.Duration {
+	if threshold <= 0 {
+		return ClaimWait
+	}
+	return min(ClaimWait, threshold/4)
+}
 
 // Position is a work item's checkpoint positions as lastCheck stores
 // them: TS, and per harness an older position to retry from.

@@ -33,7 +33,7 @@ type Locker struct {
 	PendingTTL time.Duration
 	Run        plan.Ref // this CI run, recorded in the lock's runs
 	Now        func() time.Time
-	// Sleep waits d or until ctx ends (the claim's wait, polllock.ClaimWait).
+	// Sleep waits d or until ctx ends (the claim's wait, polllock.ClaimWaitFor).
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
@@ -113,8 +113,8 @@ func (l *Locker) Verify(ctx context.Context) (polllock.Lock, error) {
 // agent starts, and the whole of --refresh-only.
 //
 // A late run (its lock past the pending TTL, or stale) may race a poller
-// taking the lock over: it writes its claim, waits polllock.ClaimWait and
-// re-reads; it proceeds only when the lock still carries its id (the
+// taking the lock over: it writes its claim, waits polllock.ClaimWaitFor
+// its stale threshold and re-reads; it proceeds only when the lock still carries its id (the
 // poller's own verification then sees the claim and backs off). Otherwise
 // it is a *LostLockError: the poller that took the lock over dispatches
 // the change again.
@@ -123,14 +123,15 @@ func (l *Locker) Acquire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	late := lk.Expired(l.Now().Add(polllock.ClaimWait), l.PendingTTL, l.StaleThreshold)
+	wait := polllock.ClaimWaitFor(l.StaleThreshold)
+	late := lk.Expired(l.Now().Add(wait), l.PendingTTL, l.StaleThreshold)
 	if err := l.markRunning(ctx, lk); err != nil {
 		return &writeError{fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err)}
 	}
 	if !late {
 		return nil
 	}
-	if err := l.Sleep(ctx, polllock.ClaimWait); err != nil {
+	if err := l.Sleep(ctx, wait); err != nil {
 		return &writeError{fmt.Errorf("confirm the claim of poll lock %s on %s: %w", l.Property, l.Issue, err)}
 	}
 	if _, err := l.Verify(ctx); err != nil {

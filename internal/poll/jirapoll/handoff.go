@@ -53,15 +53,15 @@ func (d *Driver) verifyEach(ctx context.Context, items []*poll.Item) error {
 }
 
 // settle applies a consistent read: the lock must carry the id this
-// cycle wrote and still block the issue; the checkpoint is refreshed (and
-// rewound again when the lock taken over was owed a give-back).
+// cycle wrote and not be stale; the checkpoint is refreshed (and rewound
+// again when the lock taken over was owed a give-back).
 func (d *Driver) settle(it *poll.Item, lockRaw, checkRaw json.RawMessage) {
 	now := d.o.Now()
 	st := d.issue(it.ID)
 	ours := false
 	if len(lockRaw) > 0 {
 		if l, err := polllock.Parse(lockRaw); err == nil {
-			ours = l.ID == st.lockID && !l.Expired(now, d.o.PendingTTL, d.o.StaleThreshold)
+			ours = l.ID == st.lockID && !l.Stale(now, d.o.StaleThreshold)
 		}
 	}
 	if !ours {
