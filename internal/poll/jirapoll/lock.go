@@ -54,7 +54,14 @@ func (d *Driver) lockValue(it *poll.Item, phase string, refs []plan.Ref) json.Ra
 
 // taken records the outcome of the consistent read before the lock write:
 // the view's checkpoint (rewound when the lock read is owed a give-back).
+// A checkpoint older than the one the changes were detected from (a
+// give-back discovery's lagging search did not show) skips the item: the
+// next cycle detects from it.
 func (d *Driver) taken(it *poll.Item, v view) {
+	if v.base.Min().Before(it.Base.Min()) {
+		it.Skip()
+		return
+	}
 	it.Base, it.StaleLock, it.TakenOver = v.base, v.expired, v.takeover
 	st := d.issue(it.ID)
 	st.giveBack, st.owed = v.giveBack, v.giveBack != nil
