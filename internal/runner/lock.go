@@ -126,7 +126,7 @@ func (l *Locker) Acquire(ctx context.Context) error {
 	wait := polllock.ClaimWaitFor(l.StaleThreshold)
 	late := lk.Expired(l.Now().Add(wait), l.PendingTTL, l.StaleThreshold)
 	if err := l.markRunning(ctx, lk); err != nil {
-		return &writeError{fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err)}
+		return l.unclaim(ctx, lk, fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err))
 	}
 	if !late {
 		return nil
@@ -138,9 +138,22 @@ func (l *Locker) Acquire(ctx context.Context) error {
 		if IsLostLock(err) {
 			return err
 		}
-		return &writeError{fmt.Errorf("confirm the claim of poll lock %s on %s: %w", l.Property, l.Issue, err)}
+		return l.unclaim(ctx, lk, fmt.Errorf("confirm the claim of poll lock %s on %s: %w", l.Property, l.Issue, err))
 	}
 	return nil
+}
+
+// unclaim puts back lk, the lock as read before this run's claim, after
+// the claim failed on a store error: the run cannot proceed, and the lock
+// goes back to unclaimed, so that a poller takes it over in time and
+// dispatches its change again (ARCHITECTURE.md, "Give-back"). If that
+// write fails too, the claim may have landed: the error is a *writeError
+// (the caller removes the lock rather than leave it without a run).
+func (l *Locker) unclaim(ctx context.Context, lk polllock.Lock, cause error) error {
+	if err := l.Store.Put(context.WithoutCancel(ctx), l.Issue, l.Property, lk.Marshal()); err != nil {
+		return &writeError{fmt.Errorf("%w; putting the lock back unclaimed failed too: %v", cause, err)}
+	}
+	return fmt.Errorf("%w; the lock was put back unclaimed, for a poller to dispatch the change again", cause)
 }
 
 // markRunning writes lk back as this run's: phase running, this run's

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -408,5 +409,25 @@ func TestLockerLateClaimIsVerified(t *testing.T) {
 				t.Fatalf("lock = %+v, want ours, running, written now", got)
 			}
 		})
+	}
+}
+
+// A claim that fails on a store error (the run cannot proceed) puts the
+// lock back as it was read, unclaimed, instead of leaving a claim that no
+// run holds or removing it: a poller then takes it over and dispatches
+// the change again. The error is a runtime error, not a lost lock.
+func TestLockerFailedClaimPutsTheLockBack(t *testing.T) {
+	orig := polllock.Lock{ID: testID, TS: testNow.Add(-time.Minute), Phase: polllock.PhasePending,
+		Runs: polllock.Placeholders("gha-dispatch", 1), From: &polllock.Position{TS: testNow.Add(-time.Hour)}}
+	s := newMemStore()
+	s.set(testKey, orig)
+	s.failPuts = 1
+	err := testLocker(s).Acquire(context.Background())
+	var we *writeError
+	if err == nil || IsLostLock(err) || IsInput(err) || errors.As(err, &we) || !strings.Contains(err.Error(), "put back unclaimed") {
+		t.Fatalf("err = %v, want a runtime error with the lock put back", err)
+	}
+	if raw, _ := s.value(testKey); string(raw) != string(orig.Marshal()) {
+		t.Fatalf("lock = %s, want it as read: %s", raw, orig.Marshal())
 	}
 }

@@ -21,6 +21,8 @@ type memStore struct {
 	ops     []memOp
 	failGet error // returned by Get when set
 	failPut error // returned by Put when set
+	// failPuts, when > 0, is how many of the next puts fail (with errStore).
+	failPuts int
 }
 
 type memOp struct {
@@ -48,6 +50,10 @@ func (s *memStore) Put(_ context.Context, issue, prop string, raw []byte) error 
 	s.ops = append(s.ops, memOp{Kind: "put", At: time.Now(), Value: bytes.Clone(raw)})
 	if s.failPut != nil {
 		return s.failPut
+	}
+	if s.failPuts > 0 {
+		s.failPuts--
+		return errStore
 	}
 	s.props[issue+"/"+prop] = bytes.Clone(raw)
 	return nil
