@@ -28,8 +28,8 @@ type issueState struct {
 	// giveBack is set when the lock this cycle took over was owed a
 	// give-back (judge): the positions its checkpoint was rewound to.
 	// owed stays true until a checkpoint carrying them is written: until
-	// then this cycle's own lock, which carries them in its From, is not
-	// removed (it expires, and the next taker gives them back).
+	// then, removing this cycle's own lock (which carries them in its
+	// From) writes that checkpoint first (Release).
 	giveBack *polllock.Position
 	owed     bool
 }

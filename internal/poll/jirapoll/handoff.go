@@ -61,7 +61,7 @@ func (d *Driver) settle(it *poll.Item, lockRaw, checkRaw json.RawMessage) {
 	ours := false
 	if len(lockRaw) > 0 {
 		if l, err := polllock.Parse(lockRaw); err == nil {
-			ours = l.ID == st.lockID && !l.Stale(now, d.o.StaleThreshold)
+			ours = l.HeldBy(st.lockID, now, d.o.StaleThreshold)
 		}
 	}
 	if !ours {
