@@ -59,7 +59,8 @@ func defaultInputDriver() InputDriver {
 		Lock: Lock{
 			M: DefaultLockM, N: DefaultLockN,
 			StaleThreshold: polllock.DefaultStaleThreshold, RefreshInterval: DefaultRefreshInterval,
-			JitterMin: DefaultJitterMin, JitterMax: DefaultJitterMax,
+			PendingTTL: polllock.DefaultPendingTTL,
+			JitterMin:  DefaultJitterMin, JitterMax: DefaultJitterMax,
 		},
 		Concurrency: DefaultConcurrency,
 		RateLimit:   RateLimit{RPS: DefaultRPS, Burst: DefaultBurst},

@@ -26,7 +26,7 @@ func TestLoadDefaults(t *testing.T) {
 		Connection: Connection{EmailEnv: "JIRA_USER_EMAIL", TokenEnv: "JIRA_TOKEN",
 			Timeout: 15 * time.Second, RetryBudget: time.Minute, MaxRetries: 4},
 		Queries: []string{"project = P"},
-		Lock: Lock{M: 50, N: 5, StaleThreshold: 900 * time.Second, RefreshInterval: 300 * time.Second,
+		Lock: Lock{M: 50, N: 5, StaleThreshold: 900 * time.Second, PendingTTL: 120 * time.Second, RefreshInterval: 300 * time.Second,
 			JitterMin: 500 * time.Millisecond, JitterMax: 1500 * time.Millisecond},
 		Concurrency: 4,
 		RateLimit:   RateLimit{RPS: 10, Burst: 20},

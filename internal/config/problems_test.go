@@ -57,6 +57,7 @@ func TestConfigProblems(t *testing.T) {
 			{"config.yaml", 6, 25, "rps: must be greater than 0"}, {"config.yaml", 6, 35, "burst: must be at least 1"}}},
 		{"n greater than m", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      lock:\n        m: 3\n        n: 4\n", []want{{"config.yaml", 8, 12, "n (4) must not exceed m (3)"}}},
 		{"n above default m", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      lock: {n: 51}\n", []want{{"config.yaml", 6, 17, "n (51) must not exceed m (50)"}}},
+		{"pending ttl above stale", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      lock: {stale_threshold: 60s, refresh_interval: 20s, pending_ttl: 2m}\n", []want{{"config.yaml", 6, 72, "pending_ttl (2m0s) must not exceed stale_threshold (1m0s)"}}},
 		{"refresh not below stale", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      lock: {refresh_interval: 15m}\n", []want{{"config.yaml", 6, 32, "must be shorter than stale_threshold"}}},
 		{"jitter inverted", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      lock: {jitter_min: 2s, jitter_max: 1s}\n", []want{{"config.yaml", 6, 42, "jitter_min (2s) must not exceed jitter_max (1s)"}}},
 		{"http base url", "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n      connection: {base_url: 'http://jira.example.com'}\n", []want{{"config.yaml", 6, 30, "plain http is only allowed for loopback"}}},

@@ -134,7 +134,7 @@ func (w *configWalk) poll(n *yaml.Node) {
 func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 	what := fmt.Sprintf("poll.input_drivers[%d]", i)
 	d := defaultInputDriver()
-	var typeNode, queriesNode, mNode, nNode, staleNode, refreshNode, jitterNode, cursorNode *yaml.Node
+	var typeNode, queriesNode, mNode, nNode, staleNode, refreshNode, pendingNode, jitterNode, cursorNode *yaml.Node
 	w.fields(n, what, map[string]func(*yaml.Node){
 		"type": func(v *yaml.Node) { typeNode = v; w.enum(v, what+".type", &d.Type, inputDrivers...) },
 		"connection": func(v *yaml.Node) {
@@ -166,6 +166,7 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 				"n":                func(v *yaml.Node) { nNode = v; w.intMin(v, what+".lock.n", 1, &l.N) },
 				"stale_threshold":  func(v *yaml.Node) { staleNode = v; w.duration(v, what+".lock.stale_threshold", &l.StaleThreshold) },
 				"refresh_interval": func(v *yaml.Node) { refreshNode = v; w.duration(v, what+".lock.refresh_interval", &l.RefreshInterval) },
+				"pending_ttl":      func(v *yaml.Node) { pendingNode = v; w.duration(v, what+".lock.pending_ttl", &l.PendingTTL) },
 				"jitter_min":       func(v *yaml.Node) { w.duration(v, what+".lock.jitter_min", &l.JitterMin) },
 				"jitter_max":       func(v *yaml.Node) { jitterNode = v; w.duration(v, what+".lock.jitter_max", &l.JitterMax) },
 			})
@@ -175,6 +176,9 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 			if l.RefreshInterval >= l.StaleThreshold {
 				at := firstNode(refreshNode, staleNode, v)
 				w.errAt(at, "%s.lock: refresh_interval (%s) must be shorter than stale_threshold (%s), or a held lock goes stale between refreshes", what, l.RefreshInterval, l.StaleThreshold)
+			}
+			if pendingNode != nil && l.PendingTTL > l.StaleThreshold {
+				w.errAt(pendingNode, "%s.lock: pending_ttl (%s) must not exceed stale_threshold (%s)", what, l.PendingTTL, l.StaleThreshold)
 			}
 			if l.JitterMin > l.JitterMax {
 				w.errAt(firstNode(jitterNode, v), "%s.lock: jitter_min (%s) must not exceed jitter_max (%s)", what, l.JitterMin, l.JitterMax)

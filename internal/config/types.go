@@ -103,6 +103,7 @@ type Lock struct {
 	M               int           `yaml:"m"`                // candidates per cycle, default 50
 	N               int           `yaml:"n"`                // issues locked per cycle, default 5
 	StaleThreshold  time.Duration `yaml:"stale_threshold"`  // default 900s
+	PendingTTL      time.Duration `yaml:"pending_ttl"`      // default 120s, at most stale_threshold
 	RefreshInterval time.Duration `yaml:"refresh_interval"` // default 300s
 	JitterMin       time.Duration `yaml:"jitter_min"`       // default 500ms
 	JitterMax       time.Duration `yaml:"jitter_max"`       // default 1500ms

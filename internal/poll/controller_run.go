@@ -13,6 +13,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Poll is `fullsend poll`: it builds a Controller and runs it.
@@ -117,6 +118,7 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 			Driver: in.PollDriver(), Core: decider{eng}, Output: out, Validate: (*event.Event).Validate,
 			N: s.Lock.N, Concurrency: s.Concurrency, JitterMin: s.Lock.JitterMin, JitterMax: s.Lock.JitterMax,
 			DryRun: c.o.DryRun, Log: c.o.Log, Observer: c.observer(ctx), IntentSettle: intentSettle(s.Lock.StaleThreshold),
+			ClaimWait: polllock.ClaimWaitFor(s.Lock.StaleThreshold),
 		})
 		planned = append(planned, res.Planned...)
 		if err != nil {

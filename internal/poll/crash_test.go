@@ -39,6 +39,10 @@ type world struct {
 	clock   bool
 	now     time.Time
 	created []time.Time
+	// queued: the runs started so far wait in a CI queue and never claim
+	// the lock, so the next poller takes an unclaimed lock over
+	// (Item.TakenOver): those runs will not start any more.
+	queued, takeover bool
 }
 
 // poller is one poller process: its driver and output share dead.
@@ -67,7 +71,7 @@ func (p *poller) Discover(context.Context) (*poll.Discovery, error) {
 	if (w.lockID != "" && !w.stale) || !(last.After(w.check.At) || w.check.Pending() || len(w.check.Intents) > 0) {
 		return &poll.Discovery{Candidates: 1}, nil
 	}
-	it := &poll.Item{ID: "P-1", Base: w.check.Clone(), Cutoff: last, StaleLock: w.stale}
+	it := &poll.Item{ID: "P-1", Base: w.check.Clone(), Cutoff: last, StaleLock: w.stale, TakenOver: w.stale && w.takeover}
 	return &poll.Discovery{Candidates: 1, Eligible: []*poll.Item{it}}, nil
 }
 
@@ -199,6 +203,10 @@ func (o finder) FindDispatched(_ context.Context, run plan.Run, since time.Time)
 func (w *world) endRuns() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.queued {
+		w.queued = false // the runs queued so far never start; later ones do
+		return
+	}
 	if w.live > 0 && w.lockID != "" && w.lockID == w.runs[len(w.runs)-1].PollLock.ID {
 		w.lockID = ""
 	}
@@ -457,4 +465,28 @@ func (o failB) Dispatch(ctx context.Context, runs []plan.Run) []output.Result {
 		}
 	}
 	return res
+}
+
+// A poller killed between its dispatch and its checkpoint leaves intents
+// whose runs the platform has; when those runs are still queued (no run
+// claimed the lock), the next poller takes the lock over, which keeps
+// them from starting: it must dispatch the change again instead of
+// counting the runs found on the platform.
+func TestTakenOverIntentsDispatchAgain(t *testing.T) {
+	w := &world{check: poll.Checkpoint{At: t0}, changes: []poll.Change{comment(time.Second, "/run both")}, queued: true, takeover: true}
+	w.cycle(t, &poller{w: w, id: "A", crash: "dispatch", find: true})
+	if len(w.runs) != 2 {
+		t.Fatalf("%d runs dispatched by the killed poller, want 2", len(w.runs))
+	}
+	st := w.cycle(t, &poller{w: w, id: "B", find: true})
+	if st.DispatchesRecovered != 0 || st.DispatchesScheduled != 2 {
+		t.Fatalf("stats %+v: want both harnesses dispatched again, none counted as found", st)
+	}
+	last := w.changes[0].At
+	if !w.check.At.Equal(last) || w.check.Pending() || len(w.check.Intents) > 0 {
+		t.Errorf("checkpoint %+v, want %v with no retry and no intent", w.check, last)
+	}
+	if w.lockID != "" {
+		t.Errorf("lock of %s left", w.lockID)
+	}
 }

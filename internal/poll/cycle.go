@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -57,6 +58,10 @@ type Options struct {
 	// their settle time. Nil uses the driver's TrackerClock when it has
 	// one, else time.Now.
 	Now func() time.Time
+	// ClaimWait is the least wait before verifying a lock taken over from
+	// runs that never claimed it (polllock.ClaimWaitFor the stale
+	// threshold); 0 means polllock.ClaimWait.
+	ClaimWait time.Duration
 	// IntentSettle is how old an interrupted dispatch's intent must be
 	// before "the platform has no such run" is believed: a younger one may
 	// still be in flight (its poller slowed down past the lock's staleness,
@@ -176,6 +181,9 @@ func withDefaults(o Options) Options {
 		if tc, ok := o.Driver.(TrackerClock); ok {
 			o.Now = tc.TrackerNow
 		}
+	}
+	if o.ClaimWait <= 0 {
+		o.ClaimWait = polllock.ClaimWait
 	}
 	if o.IntentSettle == 0 {
 		o.IntentSettle = DefaultIntentSettle
@@ -365,7 +373,7 @@ func (c *cycle) lock(ctx, keep context.Context, items []*Item) error {
 // of the held items consistently right before dispatch. On a stop the
 // locks are rolled back.
 func (c *cycle) verify(ctx, keep context.Context, held []*Item, gap time.Duration) ([]*Item, error) {
-	err := c.o.Sleep(ctx, c.jitter(gap))
+	err := c.o.Sleep(ctx, c.verifyWait(held, gap))
 	if err == nil {
 		err = c.o.Driver.Verify(ctx, held)
 	}
@@ -377,6 +385,18 @@ func (c *cycle) verify(ctx, keep context.Context, held []*Item, gap time.Duratio
 		return nil, err
 	}
 	return held, nil
+}
+
+// verifyWait is the jitter, and at least Options.ClaimWait when the
+// cycle took over a lock no run had claimed (Item.TakenOver): a run that
+// claims that lock late waits as long between its write and its re-read,
+// so that of the claim and the takeover one always sees the other.
+func (c *cycle) verifyWait(held []*Item, gap time.Duration) time.Duration {
+	d := c.jitter(gap)
+	if c.o.JitterMax >= 0 && slices.ContainsFunc(held, func(it *Item) bool { return it.TakenOver }) {
+		d = max(d, c.o.ClaimWait)
+	}
+	return d
 }
 
 // inState returns the items in state s.

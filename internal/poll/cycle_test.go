@@ -17,6 +17,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output/jsonout"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -297,6 +298,26 @@ func TestReleaseLockOfEndedRuns(t *testing.T) {
 		}
 		if ended != (rel > rec) {
 			t.Errorf("ended=%v: writes %v; want a release after the record only when the runs ended", ended, w)
+		}
+	}
+}
+
+// A cycle that takes over a lock no run claimed waits at least
+// polllock.ClaimWait before verifying, as long as a late run waits after
+// its claim: of the two writers, one sees the other.
+func TestTakeoverWaitsTheClaimWait(t *testing.T) {
+	for _, takenOver := range []bool{false, true} {
+		it := item("P-1", "/run one")
+		it.TakenOver = takenOver
+		o := opts(&fakeDriver{items: []*poll.Item{it}}, fakeCore{}, &fakeOut{})
+		o.JitterMin, o.JitterMax = 10*time.Millisecond, 20*time.Millisecond
+		var waits []time.Duration
+		o.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+		if _, err := poll.Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		if len(waits) != 1 || (waits[0] >= polllock.ClaimWait) != takenOver {
+			t.Errorf("taken over %v: waits %v, want one, of at least %s only after a takeover", takenOver, waits, polllock.ClaimWait)
 		}
 	}
 }

@@ -74,7 +74,8 @@ func (c *cycle) finder() DispatchFinder {
 // one) that the platform has is not dispatched again: the harness counts
 // as handled. A failed lookup blocks the item for this cycle (its lock is
 // removed, its checkpoint left), since dispatching could start the run
-// twice.
+// twice. An item whose unclaimed lock the cycle took over (Item.TakenOver)
+// asks nothing: the runs of its intents cannot start any more.
 func (c *cycle) recoverIntents(ctx context.Context, plans []itemPlan) {
 	f := c.finder()
 	if f == nil {
@@ -82,7 +83,7 @@ func (c *cycle) recoverIntents(ctx context.Context, plans []itemPlan) {
 	}
 	idx := make([]int, 0, len(plans))
 	for i, p := range plans {
-		if !p.killed && len(p.it.Base.Intents) > 0 && len(p.runs) > 0 {
+		if !p.killed && len(p.it.Base.Intents) > 0 && len(p.runs) > 0 && !p.it.TakenOver {
 			idx = append(idx, i)
 		}
 	}

@@ -60,8 +60,15 @@ type Item struct {
 	// Waiting orders selection: the earlier, the longer the item has
 	// waited (its checkpoint, or its creation without one).
 	Waiting time.Time
-	// StaleLock is set when discovery found a stale lock on the item.
+	// StaleLock is set when discovery found a stale lock on the item (or
+	// one no run claimed within the pending TTL), which locking replaces.
 	StaleLock bool
+	// TakenOver is set when the lock the cycle replaces was never claimed
+	// by a run (polllock.Lock.Owed): the runs dispatched under it cannot
+	// start any more (their lock check fails), so the item's checkpoint
+	// was rewound to give their changes back, and intents left in it are
+	// dispatched again without asking the platform.
+	TakenOver bool
 	Changes   []Change
 	// Planned is the entries the lock is written with: one without an id
 	// per run the cycle expects to dispatch (polllock.Placeholders), set

@@ -30,6 +30,9 @@ type Lock struct {
 	TS    time.Time  `json:"ts"`    // last write, RFC 3339 UTC
 	Phase string     `json:"phase"` // pending | dispatched | running
 	Runs  []plan.Ref `json:"runs"`
+	// From is the item's checkpoint before the dispatch whose runs the
+	// lock awaits (see Owed); absent in locks of older pollers.
+	From *Position `json:"from,omitempty"`
 }
 
 // DefaultStaleThreshold applies when no lock.stale_threshold is configured.
@@ -71,6 +74,10 @@ func Parse(raw []byte) (Lock, error) {
 // Marshal encodes the lock with a UTC timestamp and a non-null runs array.
 func (l Lock) Marshal() []byte {
 	l.TS = l.TS.UTC().Truncate(time.Millisecond)
+	if l.From != nil {
+		f := Position{TS: l.From.TS.UTC(), Harness: utcTimes(l.From.Harness)}
+		l.From = &f
+	}
 	if l.Runs == nil {
 		l.Runs = []plan.Ref{}
 	}

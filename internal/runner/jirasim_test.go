@@ -166,7 +166,7 @@ func TestJiraLockStolenBeforeStart(t *testing.T) {
 		lock *polllock.Lock
 	}{
 		{"other poller", &polllock.Lock{ID: "poller-b", TS: time.Now(), Phase: polllock.PhasePending}},
-		{"stale", &polllock.Lock{ID: testID, TS: time.Now().Add(-time.Hour), Phase: polllock.PhaseDispatched}},
+		{"taken over", &polllock.Lock{ID: "poller-b.1", TS: time.Now().Add(-time.Hour), Phase: polllock.PhaseDispatched}},
 		{"deleted", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

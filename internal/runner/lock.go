@@ -28,11 +28,16 @@ type Locker struct {
 	Issue          string        // issue key holding the lock
 	Property       string        // lock property key
 	ID             string        // this run's lock id
-	StaleThreshold time.Duration // a lock older than this is not ours any more
-	Run            plan.Ref      // this CI run, recorded in the lock's runs
+	StaleThreshold time.Duration // a claimed lock older than this may be taken over
+	// PendingTTL is how long an unclaimed lock blocks the item (the
+	// pollers' lock.pending_ttl); past it a poller may take it over.
+	PendingTTL time.Duration
+	Run        plan.Ref // this CI run, recorded in the lock's runs
 	// Now is the tracker's clock (trackerclock.Clock.Now): the lock's ts
 	// is judged and written on it, like the pollers do.
 	Now func() time.Time
+	// Sleep waits d or until ctx ends (the claim's wait, polllock.ClaimWaitFor).
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // NewLocker builds a Locker for the reference pl. stale <= 0 means
@@ -46,7 +51,19 @@ func NewLocker(store LockStore, pl *plan.PollLock, stale time.Duration, run plan
 		stale = polllock.DefaultStaleThreshold
 	}
 	return &Locker{Store: store, Issue: issue, Property: prop, ID: pl.ID,
-		StaleThreshold: stale, Run: run, Now: time.Now}, nil
+		StaleThreshold: stale, PendingTTL: polllock.DefaultPendingTTL, Run: run, Now: time.Now, Sleep: sleep}, nil
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // ownership is the outcome of reading the lock.
@@ -72,19 +89,17 @@ func (l *Locker) read(ctx context.Context) (ownership, error) {
 		return ownership{}, &InputError{Err: fmt.Errorf("lock property %s on %s is corrupt: %v", l.Property, l.Issue, err)}
 	}
 	o := ownership{lock: lk, found: true}
-	switch {
-	case lk.ID != l.ID:
-		o.reason = fmt.Sprintf("held by lock id %q", lk.ID)
-	case lk.Stale(l.Now(), l.StaleThreshold):
-		o.reason = fmt.Sprintf("stale (written %s, threshold %s)", lk.TS.UTC().Format(time.RFC3339), l.StaleThreshold)
-	default:
+	if lk.ID != l.ID {
+		o.reason = fmt.Sprintf("held by lock id %q: taken over, its changes are dispatched again", lk.ID)
+	} else {
 		o.ours = true
 	}
 	return o, nil
 }
 
-// Verify checks, without writing, that the lock still carries this run's id
-// and is fresh. Not ours → *LostLockError; corrupt → *InputError.
+// Verify checks, without writing, that the lock still carries this run's
+// id, however old it is: a lock no other poller took over is still this
+// run's. Not ours → *LostLockError; corrupt → *InputError.
 func (l *Locker) Verify(ctx context.Context) (polllock.Lock, error) {
 	o, err := l.read(ctx)
 	if err != nil {
@@ -99,15 +114,49 @@ func (l *Locker) Verify(ctx context.Context) (polllock.Lock, error) {
 // Acquire verifies the lock and marks it `phase: running` with a fresh
 // timestamp and this CI run recorded in `runs`. It is the step before the
 // agent starts, and the whole of --refresh-only.
+//
+// A late run (its lock past the pending TTL, or stale) may race a poller
+// taking the lock over: it writes its claim, waits polllock.ClaimWaitFor
+// its stale threshold and re-reads; it proceeds only when the lock still carries its id (the
+// poller's own verification then sees the claim and backs off). Otherwise
+// it is a *LostLockError: the poller that took the lock over dispatches
+// the change again.
 func (l *Locker) Acquire(ctx context.Context) error {
 	lk, err := l.Verify(ctx)
 	if err != nil {
 		return err
 	}
+	wait := polllock.ClaimWaitFor(l.StaleThreshold)
+	late := lk.Expired(l.Now().Add(wait), l.PendingTTL, l.StaleThreshold)
 	if err := l.markRunning(ctx, lk); err != nil {
-		return &writeError{fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err)}
+		return l.unclaim(ctx, lk, fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err))
+	}
+	if !late {
+		return nil
+	}
+	if err := l.Sleep(ctx, wait); err != nil {
+		return &writeError{fmt.Errorf("confirm the claim of poll lock %s on %s: %w", l.Property, l.Issue, err)}
+	}
+	if _, err := l.Verify(ctx); err != nil {
+		if IsLostLock(err) {
+			return err
+		}
+		return l.unclaim(ctx, lk, fmt.Errorf("confirm the claim of poll lock %s on %s: %w", l.Property, l.Issue, err))
 	}
 	return nil
+}
+
+// unclaim puts back lk, the lock as read before this run's claim, after
+// the claim failed on a store error: the run cannot proceed, and the lock
+// goes back to unclaimed, so that a poller takes it over in time and
+// dispatches its change again (ARCHITECTURE.md, "Give-back"). If that
+// write fails too, the claim may have landed: the error is a *writeError
+// (the caller removes the lock rather than leave it without a run).
+func (l *Locker) unclaim(ctx context.Context, lk polllock.Lock, cause error) error {
+	if err := l.Store.Put(context.WithoutCancel(ctx), l.Issue, l.Property, lk.Marshal()); err != nil {
+		return &writeError{fmt.Errorf("%w; putting the lock back unclaimed failed too: %v", cause, err)}
+	}
+	return fmt.Errorf("%w; the lock was put back unclaimed, for a poller to dispatch the change again", cause)
 }
 
 // markRunning writes lk back as this run's: phase running, this run's

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -21,9 +22,9 @@ const (
 var testNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func testLocker(s LockStore) *Locker {
-	return &Locker{Store: s, Issue: testIssue, Property: testProp, ID: testID, StaleThreshold: 15 * time.Minute,
+	return &Locker{Store: s, Issue: testIssue, Property: testProp, ID: testID, StaleThreshold: 15 * time.Minute, PendingTTL: 2 * time.Minute,
 		Run: plan.Ref{Driver: "gha-dispatch", ID: "42", URL: "https://github.com/acme/platform/actions/runs/42"},
-		Now: func() time.Time { return testNow }}
+		Now: func() time.Time { return testNow }, Sleep: func(context.Context, time.Duration) error { return nil }}
 }
 
 func TestLockerAcquire(t *testing.T) {
@@ -38,7 +39,7 @@ func TestLockerAcquire(t *testing.T) {
 		{name: "ours and fresh", stored: string(dispatched.Marshal())},
 		{name: "absent", wantLost: "gone"},
 		{name: "other id", stored: string(polllock.Lock{ID: "other", TS: testNow, Phase: polllock.PhasePending}.Marshal()), wantLost: `held by lock id "other"`},
-		{name: "stale", stored: string(polllock.Lock{ID: testID, TS: testNow.Add(-16 * time.Minute), Phase: polllock.PhaseDispatched}.Marshal()), wantLost: "stale"},
+		{name: "stale but still ours", stored: string(polllock.Lock{ID: testID, TS: testNow.Add(-16 * time.Minute), Phase: polllock.PhaseDispatched, Runs: dispatched.Runs}.Marshal())},
 		{name: "corrupt json", stored: `{"id":`, wantInput: "corrupt"},
 		{name: "corrupt phase", stored: `{"id":"` + testID + `","ts":"2026-03-01T12:00:00Z","phase":"held"}`, wantInput: "unknown phase"},
 	}
@@ -337,7 +338,7 @@ func FuzzLockerVerify(f *testing.F) {
 		l, err := testLocker(s).Verify(context.Background())
 		switch {
 		case err == nil:
-			if l.ID != testID || l.Stale(testNow, 15*time.Minute) {
+			if l.ID != testID { // however old: a lock no poller took over is still ours
 				t.Fatalf("accepted %s as ours: %+v", raw, l)
 			}
 		case !IsLostLock(err) && !IsInput(err):
@@ -347,4 +348,86 @@ func FuzzLockerVerify(f *testing.F) {
 			t.Fatal("verification wrote")
 		}
 	})
+}
+
+// A run whose lock went past the pending TTL or stale, but still carries
+// its id, claims it, waits polllock.ClaimWait and re-reads: it proceeds
+// when the claim held, and is a lost lock when a poller took the lock
+// over meanwhile (the poller's write is left as it is). A fresh lock is
+// claimed without the wait.
+func TestLockerLateClaimIsVerified(t *testing.T) {
+	taker := polllock.Lock{ID: "poller-b.9", TS: testNow, Phase: polllock.PhasePending}
+	tests := []struct {
+		name     string
+		age      time.Duration
+		phase    string
+		takeover bool // a poller writes its lock during the claim's wait
+		waits    int
+		wantLost bool
+	}{
+		{name: "fresh", age: 30 * time.Second, phase: polllock.PhasePending},
+		{name: "past the pending ttl", age: 5 * time.Minute, phase: polllock.PhasePending, waits: 1},
+		{name: "stale", age: time.Hour, phase: polllock.PhaseDispatched, waits: 1},
+		{name: "claimed and fresh", age: 5 * time.Minute, phase: polllock.PhaseRunning},
+		{name: "taken over during the wait", age: time.Hour, phase: polllock.PhasePending, takeover: true, waits: 1, wantLost: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newMemStore()
+			s.set(testKey, polllock.Lock{ID: testID, TS: testNow.Add(-tc.age), Phase: tc.phase,
+				From: &polllock.Position{TS: testNow.Add(-2 * time.Hour)}})
+			l := testLocker(s)
+			waits := 0
+			l.Sleep = func(_ context.Context, d time.Duration) error {
+				if d != polllock.ClaimWait {
+					t.Errorf("waited %s, want %s", d, polllock.ClaimWait)
+				}
+				waits++
+				if tc.takeover {
+					s.set(testKey, taker)
+				}
+				return nil
+			}
+			err := l.Acquire(context.Background())
+			if waits != tc.waits {
+				t.Errorf("%d waits, want %d", waits, tc.waits)
+			}
+			if tc.wantLost {
+				if !IsLostLock(err) || !strings.Contains(err.Error(), "taken over") {
+					t.Fatalf("err = %v, want a lost lock taken over", err)
+				}
+				if got := s.lock(t, testKey); got.ID != taker.ID {
+					t.Fatalf("lock = %+v, want the taker's left alone", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Acquire: %v", err)
+			}
+			got := s.lock(t, testKey)
+			if got.ID != testID || got.Phase != polllock.PhaseRunning || !got.TS.Equal(testNow) {
+				t.Fatalf("lock = %+v, want ours, running, written now", got)
+			}
+		})
+	}
+}
+
+// A claim that fails on a store error (the run cannot proceed) puts the
+// lock back as it was read, unclaimed, instead of leaving a claim that no
+// run holds or removing it: a poller then takes it over and dispatches
+// the change again. The error is a runtime error, not a lost lock.
+func TestLockerFailedClaimPutsTheLockBack(t *testing.T) {
+	orig := polllock.Lock{ID: testID, TS: testNow.Add(-time.Minute), Phase: polllock.PhasePending,
+		Runs: polllock.Placeholders("gha-dispatch", 1), From: &polllock.Position{TS: testNow.Add(-time.Hour)}}
+	s := newMemStore()
+	s.set(testKey, orig)
+	s.failPuts = 1
+	err := testLocker(s).Acquire(context.Background())
+	var we *writeError
+	if err == nil || IsLostLock(err) || IsInput(err) || errors.As(err, &we) || !strings.Contains(err.Error(), "put back unclaimed") {
+		t.Fatalf("err = %v, want a runtime error with the lock put back", err)
+	}
+	if raw, _ := s.value(testKey); string(raw) != string(orig.Marshal()) {
+		t.Fatalf("lock = %s, want it as read: %s", raw, orig.Marshal())
+	}
 }

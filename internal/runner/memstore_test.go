@@ -21,6 +21,8 @@ type memStore struct {
 	ops     []memOp
 	failGet error // returned by Get when set
 	failPut error // returned by Put when set
+	// failPuts, when > 0, is how many of the next puts fail (with errStore).
+	failPuts int
 }
 
 type memOp struct {
@@ -48,6 +50,10 @@ func (s *memStore) Put(_ context.Context, issue, prop string, raw []byte) error 
 	s.ops = append(s.ops, memOp{Kind: "put", At: time.Now(), Value: bytes.Clone(raw)})
 	if s.failPut != nil {
 		return s.failPut
+	}
+	if s.failPuts > 0 {
+		s.failPuts--
+		return errStore
 	}
 	s.props[issue+"/"+prop] = bytes.Clone(raw)
 	return nil
@@ -143,4 +149,18 @@ func (w *logWatch) until(t *testing.T, do func()) {
 		}
 	}
 	t.Errorf("no log record containing %q", w.want)
+}
+
+// lock returns the stored lock, failing the test when there is none.
+func (s *memStore) lock(t *testing.T, key string) polllock.Lock {
+	t.Helper()
+	raw, ok := s.value(key)
+	if !ok {
+		t.Fatalf("no lock at %s", key)
+	}
+	l, err := polllock.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

@@ -65,5 +65,8 @@ func LockerFor(cfg *config.Config, pl *plan.PollLock, getenv func(string) string
 		return nil, 0, err
 	}
 	lk.Now = clock.Now
+	if drv.Lock.PendingTTL > 0 {
+		lk.PendingTTL = drv.Lock.PendingTTL
+	}
 	return lk, drv.Lock.RefreshInterval, nil
 }

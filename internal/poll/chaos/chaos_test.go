@@ -49,6 +49,7 @@ var harnesses = []string{"triage", "audit"}
 type counts struct {
 	processes, kills, changes atomic.Int64
 	aborted                   atomic.Int64 // runs whose lock was no longer theirs when they started
+	started                   sync.Map     // run id → true: the runs that got their lock (started their agent)
 }
 
 // BenchmarkChaos: comments arrive on random issues while -chaos.pollers
@@ -182,7 +183,9 @@ func runners(ctx context.Context, gs *githubsim.Server, client *jira.Client, clo
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if !playRun(ctx, client, clock, r) {
+				if playRun(ctx, client, clock, r) {
+					c.started.Store(r.ID, true)
+				} else {
 					c.aborted.Add(1)
 				}
 				_ = gs.CompleteRun(r.ID, "success")
@@ -224,9 +227,11 @@ func drainUntilQuiet(gs *githubsim.Server, max time.Duration) {
 
 // report counts duplicates (a comment run more than once for one
 // harness) and lost changes (per issue and harness, the comments newer
-// than the newest comment any run was dispatched for). Runs are told
-// apart by their event's comment id, so that the figures do not depend on
-// idempotency keys.
+// than the newest comment any run started its agent for). Only the runs
+// that got their lock count: a run whose lock was taken over exits
+// without starting its agent, and the taker dispatched its change again.
+// Runs are told apart by their event's comment id, so that the figures do
+// not depend on idempotency keys.
 func report(b *testing.B, js *jirasim.Server, client *jira.Client, gs *githubsim.Server, keys []string, c *counts) {
 	created := map[string]int64{} // comment id → Unix ms
 	for _, key := range keys {
@@ -234,7 +239,13 @@ func report(b *testing.B, js *jirasim.Server, client *jira.Client, gs *githubsim
 			created[id] = at
 		}
 	}
-	runs := gs.Runs()
+	all := gs.Runs()
+	var runs []githubsim.Run
+	for _, r := range all {
+		if _, ok := c.started.Load(r.ID); ok {
+			runs = append(runs, r)
+		}
+	}
 	perChange := map[string][]string{}
 	newest := map[string]int64{} // issue/harness → newest comment dispatched (Unix ms)
 	for _, r := range runs {
@@ -271,13 +282,13 @@ func report(b *testing.B, js *jirasim.Server, client *jira.Client, gs *githubsim
 	b.ReportMetric(float64(c.processes.Load()), "processes")
 	b.ReportMetric(float64(c.kills.Load()), "kills")
 	b.ReportMetric(float64(c.changes.Load()), "changes")
-	b.ReportMetric(float64(len(runs)), "dispatches")
+	b.ReportMetric(float64(len(all)), "dispatches")
 	b.ReportMetric(float64(lost), "lost")
 	b.ReportMetric(float64(dups), "duplicates")
 	b.ReportMetric(float64(locks), "locks_left")
 	b.ReportMetric(float64(c.aborted.Load()), "runs_without_lock")
 	fmt.Printf("chaos: processes=%d kills=%d changes=%d dispatches=%d lost=%d duplicates=%d locks_left=%d runs_without_lock=%d\n",
-		c.processes.Load(), c.kills.Load(), c.changes.Load(), len(runs), lost, dups, locks, c.aborted.Load())
+		c.processes.Load(), c.kills.Load(), c.changes.Load(), len(all), lost, dups, locks, c.aborted.Load())
 }
 
 // commentTimes are the creation times (Unix ms) of the issue's comments

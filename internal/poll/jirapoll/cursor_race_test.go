@@ -8,6 +8,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -90,7 +91,7 @@ func TestCursorCrashAfterDispatch(t *testing.T) {
 	w.add(pollerOpts{id: "b", n: 2, cursor: jirapoll.CursorUser, stale: 2 * time.Minute})
 	w.comment(keys[3], 0)
 	a.mustCycle()
-	if l, ok := w.lock(keys[3]); !ok || l.ID != "a" {
+	if l, ok := w.lock(keys[3]); !ok || polllock.LockOwner(l.ID) != "a" {
 		t.Fatalf("after the crash the lock is %+v (present %v), want a's", l, ok)
 	}
 	if len(dead.all()) != 2 {

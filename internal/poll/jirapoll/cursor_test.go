@@ -222,7 +222,7 @@ func TestCursorHeldIssueDeleted(t *testing.T) {
 	e.putCursor(polllock.Cursor{At: e.clock.Now().Add(-5 * time.Minute), By: "other", TS: e.clock.Now(),
 		Held: map[string]time.Time{keys[0]: first, keys[1]: second}})
 	e.sim.DeleteIssue(keys[0])
-	out := &recorder{}
+	out := &recorder{after: e.release} // each run claims its lock and ends
 	var logs syncio.Buffer
 	p := e.poller(pollerOpts{cursor: jirapoll.CursorUser, out: out, m: 2, log: slog.New(slog.NewTextHandler(&logs, nil))})
 	p.mustCycle()

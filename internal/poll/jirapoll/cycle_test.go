@@ -106,7 +106,7 @@ func TestCrashedPollerLockGoesStale(t *testing.T) {
 		t.Errorf("locks_stale_removed = %d, want 1", st.LocksStaleRemoved)
 	}
 	l, ok := e.lock(k)
-	if !ok || l.ID != "live-poller" || l.Phase != polllock.PhasePending || len(l.Runs) != 2 {
+	if !ok || polllock.LockOwner(l.ID) != "live-poller" || l.Phase != polllock.PhasePending || len(l.Runs) != 2 {
 		t.Errorf("lock after dispatch = %+v (present %v)", l, ok)
 	}
 }

@@ -22,6 +22,16 @@ var searchFields = []string{"summary", "labels", "created", "updated", "status",
 type issueState struct {
 	issue jira.Issue
 	id    int64
+	// lockID is the id of the lock this cycle wrote on the issue
+	// (polllock.NewLockID), "" before Acquire.
+	lockID string
+	// giveBack is set when the lock this cycle took over was owed a
+	// give-back (judge): the positions its checkpoint was rewound to.
+	// owed stays true until a checkpoint carrying them is written: until
+	// then, removing this cycle's own lock (which carries them in its
+	// From) writes that checkpoint first (Release).
+	giveBack *polllock.Position
+	owed     bool
 }
 
 // keep records the state of the items a discovery returns, replacing the
@@ -229,27 +239,28 @@ func queryError(i int, q string, err error) error {
 	return fmt.Errorf("query %d %q: %w", i+1, q, err)
 }
 
-// view is what one read of an issue says about it.
+// view is what one read of an issue says about it (judge).
 type view struct {
-	locked, stale, changed bool
-	base                   poll.Checkpoint
-	corrupt                int
+	locked, changed bool
+	stale           bool // a lock to remove: stale or corrupt, no give-back owed
+	expired         bool // a lock that no longer blocks the issue
+	owed, takeover  bool // a lock owed a give-back; taking it over now gives it
+	giveBack        *polllock.Position
+	base            poll.Checkpoint
+	corrupt         int
 }
 
 // look interprets an issue's inline properties and updated time.
 func (d *Driver) look(is jira.Issue, now time.Time) view {
-	var v view
-	var corrupt, bad bool
-	v.locked, v.stale, corrupt = d.lockState(is.Key, is.Properties[d.lockKey], now)
-	v.base, bad = d.checkpoint(is.Key, is.Properties[d.checkKey], now)
-	if corrupt {
+	lv := d.lockView(is.Key, is.Properties[d.lockKey], now)
+	base, bad := d.checkpoint(is.Key, is.Properties[d.checkKey], now)
+	v := judge(lv, base, is.Fields.Updated.Time)
+	if lv.corrupt {
 		v.corrupt++
 	}
 	if bad {
 		v.corrupt++
 	}
-	updated := is.Fields.Updated.Time
-	v.changed = v.base.At.IsZero() || updated.After(v.base.At) || v.base.Pending()
 	return v
 }
 
@@ -260,7 +271,7 @@ func (d *Driver) classify(is jira.Issue, now time.Time, disc *poll.Discovery) (*
 	id, _ := strconv.ParseInt(is.ID, 10, 64)
 	v := d.look(is, now)
 	disc.Corrupt += v.corrupt
-	it := &poll.Item{ID: is.Key, Cutoff: is.Fields.Updated.Time, Base: v.base, StaleLock: v.stale}
+	it := &poll.Item{ID: is.Key, Cutoff: is.Fields.Updated.Time, Base: v.base, StaleLock: v.expired, TakenOver: v.takeover}
 	it.Waiting = v.base.Min()
 	if it.Waiting.IsZero() {
 		it.Waiting = is.Fields.Created.Time
@@ -272,24 +283,7 @@ func (d *Driver) classify(is jira.Issue, now time.Time, disc *poll.Discovery) (*
 	case v.stale:
 		disc.Stale = append(disc.Stale, it)
 	}
-	return &issueState{issue: is, id: id}, !v.changed
-}
-
-// lockState classifies a lock value: locked (held and fresh), stale
-// (removable: old, far in the future, or corrupt) and corrupt.
-func (d *Driver) lockState(key string, raw json.RawMessage, now time.Time) (locked, stale, corrupt bool) {
-	if len(raw) == 0 {
-		return false, false, false
-	}
-	l, err := polllock.Parse(raw)
-	if err != nil {
-		d.o.Log.Warn("corrupt poll lock value; treated as stale", "issue", key, "property", d.lockKey, "error", err.Error())
-		return false, true, true
-	}
-	if l.Stale(now, d.o.StaleThreshold) {
-		return false, true, false
-	}
-	return true, false, false
+	return &issueState{issue: is, id: id}, !v.changed && !v.owed
 }
 
 // checkpoint decodes a lastCheck value. A corrupt value, or one further in

@@ -63,9 +63,13 @@ type Options struct {
 	// StaleThreshold: a lock older than this is abandoned (0:
 	// polllock.DefaultStaleThreshold).
 	StaleThreshold time.Duration
+	// PendingTTL: an unclaimed lock older than this no longer blocks the
+	// issue (0: polllock.DefaultPendingTTL; at most StaleThreshold).
+	PendingTTL time.Duration
 	// Concurrency bounds per-issue calls made in parallel.
 	Concurrency int
-	// PollerID is this poller's UUID, written into the locks it takes.
+	// PollerID is this poller's UUID; the locks it takes carry lock ids
+	// made from it (polllock.NewLockID).
 	PollerID string
 	// CursorAPI stores the shared discovery cursor (nil: no cursor, every
 	// discovery reads newest first). CursorMode is where: CursorUser (the
@@ -130,6 +134,10 @@ func New(o Options) (*Driver, error) {
 	if o.StaleThreshold <= 0 {
 		o.StaleThreshold = polllock.DefaultStaleThreshold
 	}
+	if o.PendingTTL <= 0 {
+		o.PendingTTL = polllock.DefaultPendingTTL
+	}
+	o.PendingTTL = min(o.PendingTTL, o.StaleThreshold)
 	if o.Concurrency <= 0 {
 		o.Concurrency = DefaultConcurrency
 	}
@@ -167,7 +175,7 @@ func (d *Driver) Usage() poll.Usage {
 
 // PollLock implements poll.Driver.
 func (d *Driver) PollLock(it *poll.Item) *plan.PollLock {
-	return &plan.PollLock{ID: d.o.PollerID, Driver: Name, Property: polllock.FormatRef(it.ID, d.lockKey)}
+	return &plan.PollLock{ID: d.issue(it.ID).lockID, Driver: Name, Property: polllock.FormatRef(it.ID, d.lockKey)}
 }
 
 // remember records that this poller wrote to issue id, so that the next

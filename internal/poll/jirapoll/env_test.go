@@ -213,6 +213,7 @@ type pollerOpts struct {
 	id       string
 	n        int
 	stale    time.Duration
+	pending  time.Duration // the pending TTL (0: the driver's default)
 	jitter   time.Duration // max jitter; 0 means no wait
 	seed     uint64
 	out      output.Driver
@@ -257,7 +258,7 @@ func (e *env) poller(po pollerOpts) *poller {
 	// read from its client's answers; the host clock is the world's.
 	tc := trackerclock.New(func() time.Time { return e.clock.Now().Add(po.hostSkew) })
 	c := e.clientOn(tc)
-	opts := jirapoll.Options{API: c, Usage: jirapoll.UsageOf(c), SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PollerID: po.id,
+	opts := jirapoll.Options{API: c, Usage: jirapoll.UsageOf(c), SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PendingTTL: po.pending, PollerID: po.id,
 		Now: tc.Now, Log: po.log, M: po.m}
 	if po.cursor != "" {
 		opts.CursorAPI, opts.CursorMode, opts.Project = c, po.cursor, project

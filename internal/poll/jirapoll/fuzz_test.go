@@ -28,7 +28,9 @@ type nilAPI struct{ JiraAPI }
 func FuzzCheckpoint(f *testing.F) {
 	for _, s := range []string{`{"ts":"2026-01-01T00:00:00Z"}`, `"2026-01-01T00:00:00Z"`, `{"ts":true}`, `null`, `[]`,
 		`{"ts":"2026-01-01T00:00:00Z","harness":{"a":"2025-01-01T00:00:00Z"}}`, `{"ts":"2999-01-01T00:00:00Z"}`,
-		`{"id":"x","ts":"2026-01-01T00:00:00Z","phase":"running","runs":[]}`, `{"id":"","ts":"x"}`} {
+		`{"id":"x","ts":"2026-01-01T00:00:00Z","phase":"running","runs":[]}`, `{"id":"","ts":"x"}`,
+		`{"id":"x.1","ts":"2026-05-31T23:59:00Z","phase":"pending","runs":[],"from":{"ts":"2026-05-01T00:00:00Z","harness":{"a":"2026-04-01T00:00:00Z"}}}`,
+		`{"id":"x.1","ts":"2026-01-01T00:00:00Z","phase":"dispatched","runs":[{"driver":"gha-dispatch"}],"from":{"ts":"0001-01-01T00:00:00Z"}}`} {
 		f.Add([]byte(s))
 	}
 	d := testDriver(f)
@@ -44,12 +46,20 @@ func FuzzCheckpoint(f *testing.F) {
 		if cp.Min().After(cp.At) {
 			t.Fatalf("retry position after the checkpoint: %+v", cp)
 		}
-		locked, stale, corrupt := d.lockState("P-1", raw, now)
-		if corrupt && (locked || !stale) {
-			t.Fatalf("corrupt lock %q: locked=%v stale=%v", raw, locked, stale)
+		lv := d.lockView("P-1", raw, now)
+		if lv.corrupt && (lv.locked || !lv.stale || lv.owed != nil) {
+			t.Fatalf("corrupt lock %q: %+v", raw, lv)
 		}
-		if locked && stale {
+		if lv.locked && lv.stale {
 			t.Fatalf("lock %q both held and stale", raw)
+		}
+		if lv.owed != nil {
+			back := rewind(cp, *lv.owed)
+			for _, h := range []string{"a", "b"} {
+				if back.Pos(h).After(cp.Pos(h)) || (!back.At.IsZero() && back.Pos(h).After(lv.owed.Pos(h))) {
+					t.Fatalf("rewind of %+v to %+v moved %s forward: %+v", cp, *lv.owed, h, back)
+				}
+			}
 		}
 		_ = lastCheckValue(cp, "p")
 	})

@@ -52,14 +52,16 @@ func (d *Driver) verifyEach(ctx context.Context, items []*poll.Item) error {
 	return stop.get()
 }
 
-// settle applies a consistent read: the lock must carry this poller's id
-// and be fresh; the checkpoint is refreshed.
+// settle applies a consistent read: the lock must carry the id this
+// cycle wrote and not be stale; the checkpoint is refreshed (and rewound
+// again when the lock taken over was owed a give-back).
 func (d *Driver) settle(it *poll.Item, lockRaw, checkRaw json.RawMessage) {
 	now := d.o.Now()
+	st := d.issue(it.ID)
 	ours := false
 	if len(lockRaw) > 0 {
 		if l, err := polllock.Parse(lockRaw); err == nil {
-			ours = l.HeldBy(d.o.PollerID, now, d.o.StaleThreshold)
+			ours = l.HeldBy(st.lockID, now, d.o.StaleThreshold)
 		}
 	}
 	if !ours {
@@ -67,6 +69,9 @@ func (d *Driver) settle(it *poll.Item, lockRaw, checkRaw json.RawMessage) {
 		return
 	}
 	it.Base, _ = d.checkpoint(it.ID, checkRaw, now)
+	if st.giveBack != nil {
+		it.Base = rewind(it.Base, *st.giveBack)
+	}
 }
 
 // Dispatched implements poll.Driver. The runs were started before this
@@ -94,13 +99,13 @@ func (d *Driver) Dispatched(ctx context.Context, items []*poll.Item) error {
 		if gone {
 			return
 		}
-		val := d.lockValue(polllock.PhaseDispatched, it.Refs)
+		val := d.lockValue(it, polllock.PhaseDispatched, it.Refs)
 		if !ok && len(it.Refs) <= 1 {
 			d.o.Log.Info("poll lock already released by the dispatched run; not written again", "issue", it.ID)
 			return
 		}
 		if l, perr := polllock.Parse(raw); perr == nil {
-			if l.ID != d.o.PollerID {
+			if l.ID != d.issue(it.ID).lockID {
 				it.Fail(fmt.Errorf("recording the dispatched runs on %s: the poll lock is now held by %q; left alone", it.ID, l.ID))
 				return
 			}
@@ -143,16 +148,26 @@ func (d *Driver) dispatchedLock(ctx context.Context, it *poll.Item, found map[st
 	return raw, ok, false
 }
 
-// Advance implements poll.Driver.
+// Advance implements poll.Driver. A checkpoint written after the item's
+// changes were decided carries the give-back of a lock taken over (the
+// rewound positions, or the dispatch made from them).
 func (d *Driver) Advance(ctx context.Context, it *poll.Item, cp poll.Checkpoint) error {
-	if err := d.o.API.SetProperty(ctx, it.ID, d.checkKey, lastCheckValue(cp, d.o.PollerID)); err != nil {
+	st := d.issue(it.ID)
+	if err := d.o.API.SetProperty(ctx, it.ID, d.checkKey, lastCheckValue(cp, st.lockID)); err != nil {
 		return fmt.Errorf("writing lastCheck on %s: %w", it.ID, err)
 	}
+	st.owed = false
 	return nil
 }
 
-// Release implements poll.Driver.
+// Release implements poll.Driver. An item whose give-back is not in its
+// checkpoint yet (a lock taken over, then a stop or a failed dispatch
+// before any checkpoint) gets its rewound checkpoint written first, so
+// that the next cycle dispatches the changes; when that write fails, the
+// lock is left: it carries the same positions (From), expires after the
+// pending TTL, and the next taker gives them back.
 func (d *Driver) Release(ctx context.Context, it *poll.Item, check bool) error {
+	st := d.issue(it.ID)
 	if check {
 		raw, found, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
 		if err != nil {
@@ -164,8 +179,13 @@ func (d *Driver) Release(ctx context.Context, it *poll.Item, check bool) error {
 		if !found {
 			return nil
 		}
-		if l, err := polllock.Parse(raw); err == nil && l.ID != d.o.PollerID {
+		if l, err := polllock.Parse(raw); err == nil && l.ID != st.lockID {
 			return nil // another poller's lock now
+		}
+	}
+	if st.owed {
+		if err := d.Advance(ctx, it, it.Base); err != nil {
+			return fmt.Errorf("poll lock on %s left to expire, it carries changes to dispatch again: %w", it.ID, err)
 		}
 	}
 	if _, err := d.o.API.DeleteProperty(ctx, it.ID, d.lockKey); err != nil && !jira.IsNotFound(err) {
@@ -186,8 +206,8 @@ func (d *Driver) RemoveStale(ctx context.Context, items []*poll.Item) (int, erro
 		}
 		raw, found, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
 		if err == nil && found {
-			if _, stale, _ := d.lockState(it.ID, raw, d.o.Now()); !stale {
-				return
+			if lv := d.lockView(it.ID, raw, d.o.Now()); !lv.stale || lv.owed != nil {
+				return // refreshed since, or owed a give-back (taken over instead)
 			}
 			_, err = d.o.API.DeleteProperty(ctx, it.ID, d.lockKey)
 			if err == nil {

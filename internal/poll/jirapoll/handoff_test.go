@@ -132,7 +132,7 @@ func TestRunningLockKeptWhenDispatchRecorded(t *testing.T) {
 		t.Fatalf("stats = %+v", st)
 	}
 	l, ok := e.lock(k)
-	if !ok || l.Phase != polllock.PhaseRunning || l.ID != "poller-1" {
+	if !ok || l.Phase != polllock.PhaseRunning || polllock.LockOwner(l.ID) != "poller-1" {
 		t.Fatalf("lock = %+v (found %v), want the runner's running lock", l, ok)
 	}
 	if want := []plan.Ref{{Driver: "recorder", ID: "1"}}; !slices.Equal(l.Runs, want) {

@@ -45,8 +45,26 @@ func classifyErr(it *poll.Item, what string, err error, stop *firstErr) {
 	}
 }
 
-func (d *Driver) lockValue(phase string, refs []plan.Ref) json.RawMessage {
-	return polllock.Lock{ID: d.o.PollerID, TS: d.o.Now(), Phase: phase, Runs: refs}.Marshal()
+// lockValue is the lock this cycle writes on it: its lock id, phase and
+// refs, and the checkpoint the dispatch starts from (From: where a
+// give-back rewinds to, should no run claim the lock).
+func (d *Driver) lockValue(it *poll.Item, phase string, refs []plan.Ref) json.RawMessage {
+	return polllock.Lock{ID: d.issue(it.ID).lockID, TS: d.o.Now(), Phase: phase, Runs: refs, From: position(it.Base)}.Marshal()
+}
+
+// taken records the outcome of the consistent read before the lock write:
+// the view's checkpoint (rewound when the lock read is owed a give-back).
+// A checkpoint older than the one the changes were detected from (a
+// give-back discovery's lagging search did not show) skips the item: the
+// next cycle detects from it.
+func (d *Driver) taken(it *poll.Item, v view) {
+	if v.base.Min().Before(it.Base.Min()) {
+		it.Skip()
+		return
+	}
+	it.Base, it.StaleLock, it.TakenOver = v.base, v.expired, v.takeover
+	st := d.issue(it.ID)
+	st.giveBack, st.owed = v.giveBack, v.giveBack != nil
 }
 
 // Acquire implements poll.Driver: one lock write per issue, in parallel,
@@ -58,8 +76,10 @@ func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
 			return
 		}
 		it.Attempt()
-		d.remember(d.issue(it.ID).id)
-		err := d.o.API.SetProperty(ctx, it.ID, d.lockKey, d.lockValue(polllock.PhasePending, it.Planned))
+		st := d.issue(it.ID)
+		d.remember(st.id)
+		st.lockID = polllock.NewLockID(d.o.PollerID)
+		err := d.o.API.SetProperty(ctx, it.ID, d.lockKey, d.lockValue(it, polllock.PhasePending, it.Planned))
 		if err != nil {
 			classifyErr(it, "writing the poll lock", err, &stop)
 			return
@@ -101,7 +121,7 @@ func (d *Driver) Recheck(ctx context.Context, items []*poll.Item) error {
 		}
 		// The cutoff stays discovery's: the changes were detected up to it,
 		// and later ones are left for the next cycle.
-		it.Base, it.StaleLock = v.base, v.stale
+		d.taken(it, v)
 	}
 	return nil
 }
@@ -121,13 +141,13 @@ func (d *Driver) recheckEach(ctx context.Context, items []*poll.Item) error {
 			return
 		}
 		now := d.o.Now()
-		locked, stale, _ := d.lockState(it.ID, lock, now)
 		base, _ := d.checkpoint(it.ID, check, now)
-		if locked || !(base.At.IsZero() || it.Cutoff.After(base.At) || base.Pending()) {
+		v := judge(d.lockView(it.ID, lock, now), base, it.Cutoff)
+		if v.locked || !v.changed {
 			it.Skip()
 			return
 		}
-		it.Base, it.StaleLock = base, stale
+		d.taken(it, v)
 	})
 	if err := stop.get(); err != nil {
 		return err

@@ -35,14 +35,14 @@ func (d *Driver) RefreshLocks(ctx context.Context, locks []plan.PollLock) (refre
 	var errs []error
 	var stop firstErr
 	each(d.o.Concurrency, locks, func(pl plan.PollLock) {
-		if pl.Driver != Name || pl.ID != d.o.PollerID || ctx.Err() != nil || stop.get() != nil {
+		if pl.Driver != Name || polllock.LockOwner(pl.ID) != d.o.PollerID || ctx.Err() != nil || stop.get() != nil {
 			return
 		}
 		issue, prop, perr := polllock.ParseRef(pl.Property)
 		if perr != nil || prop != d.lockKey {
 			return
 		}
-		ok, rerr := d.refreshLock(ctx, issue)
+		ok, rerr := d.refreshLock(ctx, issue, pl.ID)
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
@@ -67,7 +67,7 @@ func (d *Driver) RefreshLocks(ctx context.Context, locks []plan.PollLock) (refre
 
 // refreshLock rewrites the ts of the lock on issue while it carries this
 // poller's id; ok is false when the lock is gone, corrupt or another's.
-func (d *Driver) refreshLock(ctx context.Context, issue string) (ok bool, err error) {
+func (d *Driver) refreshLock(ctx context.Context, issue, id string) (ok bool, err error) {
 	raw, found, err := d.o.API.GetProperty(ctx, issue, d.lockKey)
 	switch {
 	case jira.IsNotFound(err):
@@ -80,7 +80,7 @@ func (d *Driver) refreshLock(ctx context.Context, issue string) (ok bool, err er
 		return false, nil
 	}
 	l, perr := polllock.Parse(raw)
-	if perr != nil || l.ID != d.o.PollerID {
+	if perr != nil || l.ID != id {
 		reason := "corrupt"
 		if perr == nil {
 			reason = fmt.Sprintf("held by lock id %q", l.ID)
