@@ -124,7 +124,7 @@ func TestGeneratedAgentStepKeepsTokensFromAHostileAgent(t *testing.T) {
 	// The control: the same agent without isolation, as root, reaches the
 	// tokens (so the hunt above can fail), and its signal to fullsend
 	// still leaves the lock released.
-	for _, sig := range []string{"QUIT", "HUP", "TERM"} {
+	for _, sig := range []string{"QUIT", "HUP"} { // SIGTERM: internal/cli's run tests
 		t.Run("control: run.isolation none as root, SIG"+sig, func(t *testing.T) {
 			res := execStep(t, with(gh, func(r *stepRun) { r.noIsol, r.signal = true, sig }))
 			if !strings.Contains(res.found, jiraToken) || !strings.Contains(res.found, githubToken) {

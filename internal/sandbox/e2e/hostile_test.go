@@ -16,9 +16,7 @@ grep -E '^(NoNewPrivs|CapEff):' /proc/self/status
 echo "== own environment"
 env
 echo "== every readable /proc/*/environ"
-for f in /proc/[0-9]*/environ; do
-	tr '\0' '\n' <"$f" 2>/dev/null | sed "s|^|$f: |"
-done
+grep -a -H '' /proc/[0-9]*/environ 2>&1 | tr '\0' '\n'
 echo "== parent $p memory"
 if [ -r /proc/$p/maps ] && exec 3</proc/$p/mem; then
 	exec 3<&-
@@ -35,8 +33,15 @@ echo "== sudo"
 sudo -n true 2>&1
 echo "sudo rc=$?"
 echo "== signal"
-kill -%SIGNAL% $p 2>&1
-echo "kill rc=$?"
+trap 'echo "signal forwarded back"; exit 0' HUP TERM QUIT
+if kill -%SIGNAL% $p 2>&1; then
+	echo "kill rc=0"
+	# fullsend forwards what it caught to this process group: wait for it.
+	sleep 60 &
+	wait $!
+else
+	echo "kill rc=$?"
+fi
 } >found.txt 2>&1
 echo "hostile agent done" >/dev/stderr
 echo written >agent-wrote.txt
