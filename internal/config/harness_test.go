@@ -25,7 +25,7 @@ func TestParseHarnessFull(t *testing.T) {
 	}
 	if h.Trigger != "true" || h.TriggerLine != 3 || h.TriggerCol != 11 || h.Dispatch.Workflow != "run.yml" ||
 		!reflect.DeepEqual(h.Run, HarnessRun{Command: []string{"./a.sh", "-v"}, Timeout: 5 * time.Minute, Env: []string{"A_B", "C"},
-		User: "agent", Isolation: "none", CommandLine: 6, CommandCol: 13}) {
+			User: "agent", Isolation: "none", CommandLine: 6, CommandCol: 13}) {
 		t.Errorf("got %+v", h)
 	}
 }
