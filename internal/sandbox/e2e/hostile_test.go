@@ -3,7 +3,7 @@
 package e2e
 
 // hostileAgent is the agent under test: it hunts for the step's tokens
-// in its own environment, in every /proc/*/environ it can read and in the
+// in its own environment, in the CI user's ~/.netrc, in every /proc/*/environ it can read and in the
 // readable memory of its parent (fullsend), tries sudo and a signal
 // (%SIGNAL%, SIGQUIT unless the test says otherwise) on its parent, writes what it found to found.txt and its work to
 // agent-wrote.txt in the checkout (its working directory), and prints to
@@ -29,6 +29,8 @@ if [ -r /proc/$p/maps ] && exec 3</proc/$p/mem; then
 else
 	echo "mem: denied"
 fi
+echo "== credential files"
+cat /root/.netrc /home/*/.netrc 2>&1
 echo "== sudo"
 sudo -n true 2>&1
 echo "sudo rc=$?"
