@@ -18,13 +18,14 @@ func TestParseHarnessDefaults(t *testing.T) {
 }
 
 func TestParseHarnessFull(t *testing.T) {
-	src := "name: triage\nrole: triage\ntrigger: 'true'\ndispatch: {workflow: run.yml}\nrun:\n  command: [./a.sh, -v]\n  timeout: 5m\n  env: [A_B, C]\n"
+	src := "name: triage\nrole: triage\ntrigger: 'true'\ndispatch: {workflow: run.yml}\nrun:\n  command: [./a.sh, -v]\n  timeout: 5m\n  env: [A_B, C]\n  user: agent\n  isolation: none\n"
 	h, probs := ParseHarness("h.yaml", "triage", []byte(src))
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
 	if h.Trigger != "true" || h.TriggerLine != 3 || h.TriggerCol != 11 || h.Dispatch.Workflow != "run.yml" ||
-		!reflect.DeepEqual(h.Run, HarnessRun{Command: []string{"./a.sh", "-v"}, Timeout: 5 * time.Minute, Env: []string{"A_B", "C"}, CommandLine: 6, CommandCol: 13}) {
+		!reflect.DeepEqual(h.Run, HarnessRun{Command: []string{"./a.sh", "-v"}, Timeout: 5 * time.Minute, Env: []string{"A_B", "C"},
+			User: "agent", Isolation: "none", CommandLine: 6, CommandCol: 13}) {
 		t.Errorf("got %+v", h)
 	}
 }
@@ -47,6 +48,9 @@ func TestHarnessProblems(t *testing.T) {
 		{"command not list", "role: r\nrun: {command: ./a.sh}\n", []want{{"h.yaml", 2, 16, "want a list of strings, got a string"}}},
 		{"bad env name", "role: r\nrun:\n  env: [OK, 'NOT OK']\n", []want{{"h.yaml", 3, 13, `run.env[1]: "NOT OK" is not a valid environment variable name`}}},
 		{"unknown run key", "role: r\nrun: {cmd: [a]}\n", []want{{"h.yaml", 2, 7, `run: unknown key "cmd"`}}},
+		{"root user", "role: r\nrun:\n  user: \"0:0\"\n", []want{{"h.yaml", 3, 9, "run.user: \"0:0\": the agent must not run as root"}}},
+		{"bad user", "role: r\nrun:\n  user: 1001\n", []want{{"h.yaml", 3, 9, "run.user: want uid:gid for a numeric identity"}}},
+		{"bad isolation", "role: r\nrun: {isolation: off}\n", []want{{"h.yaml", 2, 18, `run.isolation: want "user" or "none", got "off"`}}},
 		{"bad workflow", "role: r\ndispatch: {workflow: a/b.yml}\n", []want{{"h.yaml", 2, 22, "want a file name"}}},
 		{"malformed", "role: r\nrun: {\n", []want{{"h.yaml", 2, 1, "invalid YAML"}}},
 		{"tab in trigger block", "role: r\ntrigger: |\n  event.repo == \"a\" &&\n\tevent.repo == \"b\"\n", []want{{"h.yaml", 4, 1, "tab character"}}},

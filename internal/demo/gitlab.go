@@ -77,6 +77,7 @@ trigger: >-
 run:
   command: ["sh", "-c", "echo \"review agent: $FULLSEND_SERIALIZATION_KEY\""]
   timeout: 1m
+  isolation: none # the demo's agents only echo; isolating them would hand the working directory over
 `,
 	}
 	return writeFiles(g.dir, files)

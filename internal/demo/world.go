@@ -147,6 +147,7 @@ trigger: >-
 run:
   command: ["sh", "-c", "echo \"triage agent: working on $FULLSEND_WORK_ITEM_KEY ($FULLSEND_SERIALIZATION_KEY)\""]
   timeout: 1m
+  isolation: none # the demo's agents only echo; isolating them would hand the working directory over
 `,
 		"harness/label-triage.yaml": `role: triage
 trigger: >-
@@ -156,6 +157,7 @@ trigger: >-
 run:
   command: ["sh", "-c", "echo \"label agent: $FULLSEND_WORK_ITEM_KEY\""]
   timeout: 1m
+  isolation: none # the demo's agents only echo; isolating them would hand the working directory over
 `,
 	}
 	return writeFiles(w.dir, files)

@@ -115,6 +115,11 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 			if found, _ := g.Kill(); found && !terminating {
 				p.log().Warn("agent left processes running in its process group; killed them")
 			}
+			if p.As != nil {
+				if n := sandbox.KillOrphans(p.As.UID); n > 0 {
+					p.log().Warn("agent left processes running outside its process group; killed them", "count", n)
+				}
+			}
 			pipes.Wait(grace, after)
 			return res, nil
 		case sig := <-p.Signals:
@@ -171,6 +176,9 @@ func (p Process) isolate(cmd *exec.Cmd, opts *procgroup.Options) (*sandbox.Pipes
 		return nil, err
 	}
 	opts.Start = sandbox.Starter(*p.As)
+	if err := sandbox.Subreaper(); err != nil {
+		p.log().Warn("could not become the reaper of the agent's orphans; processes it leaves outside its group may outlive the run", "error", err.Error())
+	}
 	return pipes, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,7 +27,7 @@ func TestRunIsolatedAgent(t *testing.T) {
 	work := t.TempDir()
 	var out, log syncio.Buffer
 	spec := Spec{Harness: "triage", Command: []string{"/bin/sh", "-c",
-		`echo "id=$(id -u):$(id -g) home=$HOME tmp=$TMPDIR user=$USER"; echo to-stderr >/dev/stderr; echo x >"$HOME/h" && echo x >"$TMPDIR/t" && echo done >result`},
+		`echo "id=$(id -u):$(id -g) home=$HOME tmp=$TMPDIR user=$USER"; echo to-stderr >/dev/stderr; echo x >"$HOME/h" && echo x >"$TMPDIR/t" && echo done >result; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! >bgpid`},
 		Timeout: 10 * time.Second, Event: jiraEvent(), Getenv: envOf(map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/root", "USER": "root"}),
 		Dir: work, TempDir: t.TempDir(), Stdout: &out, Stderr: &out, Log: testLogger(&log),
 		Sandbox: sandbox.Plan{Mode: sandbox.ModeUser, ID: sandbox.Identity{UID: 65534, GID: 65534}}}
@@ -41,6 +42,21 @@ func TestRunIsolatedAgent(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(work, "result")); err != nil || string(b) != "done\n" {
 		t.Fatalf("result %q, %v", b, err)
+	}
+	b, err := os.ReadFile(filepath.Join(work, "bgpid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the process the agent left in a session of its own survived the run (kill 0: %v)", err)
+	}
+	if !strings.Contains(log.String(), "outside its process group; killed them") {
+		t.Errorf("no warning about the leftover process:\n%s", log.String())
 	}
 	if o := ownerOfPath(t, filepath.Join(work, "result")); o != 0 {
 		t.Fatalf("the agent's file is owned by uid %d after the run, want the workspace's owner 0", o)

@@ -79,8 +79,8 @@ func CheckUser(s string) error {
 	return err
 }
 
-// parseUser splits a run.user value: a numeric identity (numeric true) or
-// a name to look up.
+// parseUser splits a run.user value ("" = DefaultUser): a numeric
+// identity, or (with an empty identity) a name to look up.
 func parseUser(s string) (id Identity, name string, err error) {
 	if s == "" {
 		s = DefaultUser

@@ -17,3 +17,9 @@ func Starter(Identity) func(*exec.Cmd) error {
 		return errors.New("sandbox: switching the agent's user is supported on Linux only")
 	}
 }
+
+// Subreaper does nothing where Supported is false.
+func Subreaper() error { return nil }
+
+// KillOrphans does nothing where Supported is false.
+func KillOrphans(uint32) int { return 0 }

@@ -31,6 +31,7 @@ const (
 	githubToken = "ghs_SECRETe2e7d2a"
 	gitlabToken = "glpat-SECRET-e2e-91b0"
 	jobToken    = "glcbt-SECRET-e2e-job"
+	netrcToken  = "netrc-SECRET-e2e-77aa" // in the CI user's ~/.netrc (0600)
 	lockID      = "0b6f3c1e-7d4a-4e38-9c2b-5a1d2e3f4a5b"
 )
 
@@ -82,7 +83,7 @@ func TestGeneratedAgentStepKeepsTokensFromAHostileAgent(t *testing.T) {
 			if res.err != nil {
 				t.Fatalf("step failed: %v\n%s\nfound.txt:\n%s", res.err, res.output, res.found)
 			}
-			for _, secret := range []string{jiraToken, githubToken, gitlabToken, jobToken} {
+			for _, secret := range []string{jiraToken, githubToken, gitlabToken, jobToken, netrcToken} {
 				if strings.Contains(res.found, secret) || strings.Contains(res.output, secret) {
 					t.Errorf("the agent reached %s:\n%s", secret, res.found)
 				}
@@ -114,8 +115,8 @@ func TestGeneratedAgentStepKeepsTokensFromAHostileAgent(t *testing.T) {
 		if res.err != nil {
 			t.Fatalf("step failed: %v\n%s", res.err, res.output)
 		}
-		if !strings.Contains(res.found, jiraToken) || !strings.Contains(res.found, githubToken) {
-			t.Errorf("the agent did not find the tokens in the shell's environment:\n%s", res.found)
+		if !strings.Contains(res.found, jiraToken) || !strings.Contains(res.found, githubToken) || !strings.Contains(res.found, netrcToken) {
+			t.Errorf("the agent did not find the tokens in the shell's environment and the CI user's files:\n%s", res.found)
 		}
 		if !strings.Contains(res.output, "the agent runs as fullsend's own user") {
 			t.Errorf("no warning that the agent is not isolated:\n%s", res.output)
@@ -124,7 +125,7 @@ func TestGeneratedAgentStepKeepsTokensFromAHostileAgent(t *testing.T) {
 	// The control: the same agent without isolation, as root, reaches the
 	// tokens (so the hunt above can fail), and its signal to fullsend
 	// still leaves the lock released.
-	for _, sig := range []string{"QUIT", "HUP", "TERM"} {
+	for _, sig := range []string{"QUIT", "HUP"} { // SIGTERM: internal/cli's run tests
 		t.Run("control: run.isolation none as root, SIG"+sig, func(t *testing.T) {
 			res := execStep(t, with(gh, func(r *stepRun) { r.noIsol, r.signal = true, sig }))
 			if !strings.Contains(res.found, jiraToken) || !strings.Contains(res.found, githubToken) {

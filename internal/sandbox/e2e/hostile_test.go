@@ -3,7 +3,7 @@
 package e2e
 
 // hostileAgent is the agent under test: it hunts for the step's tokens
-// in its own environment, in every /proc/*/environ it can read and in the
+// in its own environment, in the CI user's ~/.netrc, in every /proc/*/environ it can read and in the
 // readable memory of its parent (fullsend), tries sudo and a signal
 // (%SIGNAL%, SIGQUIT unless the test says otherwise) on its parent, writes what it found to found.txt and its work to
 // agent-wrote.txt in the checkout (its working directory), and prints to
@@ -16,9 +16,7 @@ grep -E '^(NoNewPrivs|CapEff):' /proc/self/status
 echo "== own environment"
 env
 echo "== every readable /proc/*/environ"
-for f in /proc/[0-9]*/environ; do
-	tr '\0' '\n' <"$f" 2>/dev/null | sed "s|^|$f: |"
-done
+grep -a -H '' /proc/[0-9]*/environ 2>&1 | tr '\0' '\n'
 echo "== parent $p memory"
 if [ -r /proc/$p/maps ] && exec 3</proc/$p/mem; then
 	exec 3<&-
@@ -31,12 +29,21 @@ if [ -r /proc/$p/maps ] && exec 3</proc/$p/mem; then
 else
 	echo "mem: denied"
 fi
+echo "== credential files"
+cat /root/.netrc /home/*/.netrc 2>&1
 echo "== sudo"
 sudo -n true 2>&1
 echo "sudo rc=$?"
 echo "== signal"
-kill -%SIGNAL% $p 2>&1
-echo "kill rc=$?"
+trap 'echo "signal forwarded back"; exit 0' HUP TERM QUIT
+if kill -%SIGNAL% $p 2>&1; then
+	echo "kill rc=0"
+	# fullsend forwards what it caught to this process group: wait for it.
+	sleep 60 &
+	wait $!
+else
+	echo "kill rc=$?"
+fi
 } >found.txt 2>&1
 echo "hostile agent done" >/dev/stderr
 echo written >agent-wrote.txt

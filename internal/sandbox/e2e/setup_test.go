@@ -50,7 +50,8 @@ const sudoers = ciUser + " ALL=(ALL) NOPASSWD:ALL\nnobody ALL=(ALL) NOPASSWD:ALL
 const sudoersFile = "/etc/sudoers.d/fullsend-isolation-test"
 
 // setupCIUser installs Debian's sudo when it is missing, creates ciUser
-// with a 0750 home and writes the sudoers drop-in; all but the package
+// with a 0750 home holding a ~/.netrc (0600) and writes the sudoers
+// drop-in; all but the package
 // are removed when the test ends. It also checks the control: without
 // no_new_privs, the agent's identity does get root through sudo.
 func setupCIUser(t *testing.T) {
@@ -87,6 +88,15 @@ func setupCIUser(t *testing.T) {
 	t.Cleanup(func() { os.Remove(sudoersFile) })
 	u := lookupCIUser(t)
 	if err := os.Chmod(u.HomeDir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	netrc := filepath.Join(u.HomeDir, ".netrc")
+	if err := os.WriteFile(netrc, []byte("machine api.example.com login ci password "+netrcToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if err := os.Chown(netrc, uid, gid); err != nil {
 		t.Fatal(err)
 	}
 	for _, who := range [][]string{{"--reuid=" + ciUser, "--regid=" + ciUser, "--init-groups"}, {"--reuid=65534", "--regid=65534", "--clear-groups"}} {
