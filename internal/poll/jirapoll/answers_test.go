@@ -74,6 +74,10 @@ func newGHWorld(t *testing.T, e *env, g *gateway) *ghWorld {
 			rec := httptest.NewRecorder()
 			proxy.ServeHTTP(rec, r)
 		}
+		// The gateway's own Date is on the platform's clock (a proxy on a
+		// synchronised host): without it, Go's server would stamp the host's
+		// wall clock, which this world's fake clock is far from.
+		w.Header().Set("Date", e.clock.Now().UTC().Format(http.TimeFormat))
 		w.Header().Set("Content-Type", g.contentType)
 		w.WriteHeader(g.status)
 		_, _ = io.WriteString(w, g.body)
