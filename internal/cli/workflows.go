@@ -59,7 +59,8 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 			"fullsend release archive for the runner's OS/arch and refuses it unless its sha256 matches the\n" +
 			"release's checksums.txt; no Go toolchain. The release pinned is this binary's own version, or\n" +
 			"--version vX.Y.Z. A development build has no release to pin: pass --version vX.Y.Z, or\n" +
-			"--install source --version TAG|COMMIT to build fullsend from source in CI (cached).",
+			"--install source --version vX.Y.Z|SHA (a full 40-hex commit; branches are refused) to build fullsend\n" +
+			"from source in CI (cached).",
 		Example: `  fullsend workflows generate --platform github --reusable --version v1.2.3
   fullsend workflows generate --platform gitlab --dir . --version v1.2.3`,
 		Args: cobra.NoArgs,

@@ -18,7 +18,7 @@ import (
 var testPin = release.Pin{Mode: release.Download, Version: "v1.2.3", BaseURL: release.DefaultBaseURL}
 
 // sourcePin builds fullsend from source at a commit.
-var sourcePin = release.Pin{Mode: release.Source, Version: "0123abcd"}
+var sourcePin = release.Pin{Mode: release.Source, Version: "0123abcd0123abcd0123abcd0123abcd0123abcd"}
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 

@@ -17,6 +17,7 @@ func TestArchiveName(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
+	const sha = "0123456789abcdef0123456789abcdef01234567"
 	for _, tc := range []struct {
 		name    string
 		r       Request
@@ -30,7 +31,14 @@ func TestResolve(t *testing.T) {
 		{"pseudo version is not a release", Request{}, "v0.0.0-20260101000000-abcdef123456", Pin{}, "--install source"},
 		{"devel with explicit version", Request{Version: "v1.0.0"}, "(devel)", Pin{Download, "v1.0.0", DefaultBaseURL}, ""},
 		{"release mode rejects a commit", Request{Version: "abc123"}, "(devel)", Pin{}, "release tag vX.Y.Z"},
-		{"source with a commit", Request{Mode: "source", Version: "abc123"}, "(devel)", Pin{Source, "abc123", ""}, ""},
+		{"source with a commit", Request{Mode: "source", Version: sha}, "(devel)", Pin{Source, sha, ""}, ""},
+		{"source with a tag", Request{Mode: "source", Version: "v1.2.3"}, "(devel)", Pin{Source, "v1.2.3", ""}, ""},
+		{"source refuses a branch", Request{Mode: "source", Version: "main"}, "(devel)", Pin{}, "release tag vX.Y.Z or a full 40-hex commit SHA"},
+		{"source refuses a short sha", Request{Mode: "source", Version: "abc123"}, "(devel)", Pin{}, "40-hex commit SHA"},
+		{"source refuses an upper-case sha", Request{Mode: "source", Version: strings.ToUpper(sha)}, "(devel)", Pin{}, "40-hex"},
+		{"source refuses a 41-hex sha", Request{Mode: "source", Version: sha + "0"}, "(devel)", Pin{}, "40-hex"},
+		{"source refuses a module query", Request{Mode: "source", Version: "latest"}, "(devel)", Pin{}, "40-hex"},
+		{"source refuses a pre-release tag", Request{Mode: "source", Version: "v1.2.3-rc.1"}, "(devel)", Pin{}, "40-hex"},
 		{"source defaults to own release", Request{Mode: "source"}, "v1.4.0", Pin{Source, "v1.4.0", ""}, ""},
 		{"source devel without version", Request{Mode: "source"}, "(devel)", Pin{}, "pass --version"},
 		{"source rejects shell text", Request{Mode: "source", Version: "v1;rm"}, "", Pin{}, "--version"},
