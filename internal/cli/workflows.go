@@ -52,7 +52,7 @@ type genFlags struct {
 func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 	var f genFlags
 	cmd := &cobra.Command{
-		Use:   "generate --platform github|gitlab [--dir D] [--version vX.Y.Z | --install source --version REF]",
+		Use:   "generate --platform github|gitlab [--dir D] [--version vX.Y.Z | --install source --version vX.Y.Z|SHA]",
 		Short: "Write the poll and run workflows for a CI platform",
 		Long: "Writes the workflows (GitHub: fullsend-events.yml, fullsend-poll.yml, fullsend-run.yml) or\n" +
 			".gitlab-ci.yml (GitLab). Their install step downloads the\n" +
@@ -204,7 +204,9 @@ func newWorkflowsCheckCmd(app *App) *cobra.Command {
 			"(resource_group fullsend-$FULLSEND_RESOURCE_KEY, interruptible in the job, its\n" +
 			"templates, default and rules, workflow:auto_cancel including overrides in\n" +
 			"workflow:rules, workflow:name, and a webhook `fullsend dispatch` job that can run\n" +
-			"outside trigger pipelines). Exit code 2 when anything is found.",
+			"outside trigger pipelines). Files in which no job runs fullsend are listed as not checked,\n" +
+			"with the reason; the ok line counts the files and fullsend jobs checked. Exit code 2 when\n" +
+			"anything is found, or when no file was checked.",
 		Example: `  fullsend workflows check
   fullsend workflows check --dir .github/workflows`,
 		Args: cobra.NoArgs,
@@ -223,7 +225,8 @@ func newWorkflowsCheckCmd(app *App) *cobra.Command {
 			}
 			findings := append(rep.Findings, gl.findings...)
 			workflows.SortFindings(findings)
-			return reportCheck(app, dir, rep.Files+gl.files, rep.Jobs+gl.jobs, findings)
+			skipped := append(rep.Skipped, gl.skipped...)
+			return reportCheck(app, dir, rep.Files-len(rep.Skipped)+gl.files, rep.Jobs+gl.jobs, findings, skipped)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", defaultWorkflowDir, "directory holding the workflow files")
@@ -258,14 +261,23 @@ func readWorkflowDir(dir string) ([]ghactions.File, error) {
 	return files, nil
 }
 
-// reportCheck prints findings, or the ok line, and sets the exit code.
-func reportCheck(app *App, dir string, nfiles, njobs int, findings []workflows.Finding) error {
+// reportCheck prints the files not checked and why, then the findings or
+// the ok line counting what was checked, and sets the exit code: 2 for
+// findings, and for a run that checked nothing.
+func reportCheck(app *App, dir string, nfiles, njobs int, findings []workflows.Finding, skipped []workflows.Skipped) error {
+	for _, s := range skipped {
+		fmt.Fprintln(app.Stdout, s.String())
+	}
 	for _, f := range findings {
 		fmt.Fprintln(app.Stdout, f.String())
 	}
 	if len(findings) > 0 {
-		return UserError(fmt.Errorf("workflows check: %d finding(s) in %s", len(findings), dir))
+		return UserError(fmt.Errorf("workflows check: %s in %s", workflows.Count(len(findings), "finding"), dir))
 	}
-	fmt.Fprintf(app.Stdout, "ok: %d files, %d jobs checked\n", nfiles, njobs)
+	if nfiles == 0 {
+		return UserError(fmt.Errorf("workflows check: nothing checked in %s: no workflow file there has a fullsend job "+
+			"(generate them with `fullsend workflows generate`, or pass --dir)", dir))
+	}
+	fmt.Fprintf(app.Stdout, "ok: %s, %s checked\n", workflows.Count(nfiles, "file"), workflows.Count(njobs, "job"))
 	return nil
 }

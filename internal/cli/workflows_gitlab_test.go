@@ -14,7 +14,7 @@ func TestWorkflowsGitLab(t *testing.T) {
 		t.Fatalf("generate: %d %q %q", code, out, errs)
 	}
 	code, out, errs = runCLI(t, "", nil, "workflows", "check", "--dir", dir)
-	if code != 0 || !strings.Contains(out, "ok: 1 files, 2 jobs checked") {
+	if code != 0 || !strings.Contains(out, "ok: 1 file, 2 jobs checked") {
 		t.Fatalf("check generated: %d %q %q", code, out, errs)
 	}
 	p := filepath.Join(dir, ".gitlab-ci.yml")

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fullsend-dev/fullsend/internal/workflows/ghactions"
 )
 
 func wfCLI(t *testing.T, args ...string) (int, string, string) {
@@ -30,9 +32,9 @@ func TestWorkflowsGenerateThenCheck(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "wrote "+filepath.Join(dir, "fullsend-run.yml")) {
 			t.Fatalf("generate: code %d, out %q, err %q", code, out, errOut)
 		}
-		wantFiles, wantJobs := "3 files", "1 jobs"
+		wantFiles, wantJobs := "3 files", "3 jobs"
 		if reusable {
-			wantFiles, wantJobs = "4 files", "2 jobs"
+			wantFiles, wantJobs = "4 files", "4 jobs"
 		}
 		code, out, errOut = wfCLI(t, "workflows", "check", "--dir", dir)
 		if code != 0 || out != "ok: "+wantFiles+", "+wantJobs+" checked\n" {
@@ -65,7 +67,7 @@ func TestWorkflowsCheckReportsFindings(t *testing.T) {
 	}
 	code, out, errOut := wfCLI(t, "workflows", "check", "--dir", dir)
 	want := p + ":" + strconv.Itoa(line) + ": job \"run\": cancel-in-progress: true"
-	if code != 2 || !strings.HasPrefix(out, want) || !strings.Contains(errOut, "1 finding(s)") {
+	if code != 2 || !strings.HasPrefix(out, want) || !strings.Contains(errOut, "1 finding in") {
 		t.Fatalf("code %d, out %q (want prefix %q), err %q", code, out, want, errOut)
 	}
 	// A regenerate refuses to overwrite the edited file without --force.
@@ -78,6 +80,41 @@ func TestWorkflowsCheckReportsFindings(t *testing.T) {
 	}
 	if code, _, _ = wfCLI(t, "workflows", "check", "--dir", dir); code != 0 {
 		t.Fatalf("check after --force: code %d", code)
+	}
+}
+
+// Files without a fullsend job are named as not checked, with the reason,
+// and left out of the count; a directory with none checked is exit 2, not
+// ok. Counts are singular for one.
+func TestWorkflowsCheckSkippedFiles(t *testing.T) {
+	const other = "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: make test\n"
+	const poll = "on: {schedule: [{cron: '*/5 * * * *'}]}\nconcurrency: {group: fullsend-poll, cancel-in-progress: false}\n" +
+		"permissions: {}\njobs:\n  poll:\n    runs-on: ubuntu-latest\n    steps:\n      - run: fullsend poll\n"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		code  int
+		out   []string // stdout lines; with {dir} for the directory
+		err   string
+	}{
+		{"one fullsend file and one other", map[string]string{"ci.yml": other, "poll.yml": poll}, 0,
+			[]string{"not checked: {dir}/ci.yml: " + ghactions.NoFullsendJob, "ok: 1 file, 1 job checked"}, ""},
+		{"nothing to check", map[string]string{"ci.yml": other}, 2,
+			[]string{"not checked: {dir}/ci.yml: " + ghactions.NoFullsendJob}, "nothing checked in {dir}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, data := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, out, errOut := wfCLI(t, "workflows", "check", "--dir", dir)
+			want := strings.ReplaceAll(strings.Join(tc.out, "\n")+"\n", "{dir}", dir)
+			if code != tc.code || out != want || !strings.Contains(errOut, strings.ReplaceAll(tc.err, "{dir}", dir)) {
+				t.Fatalf("code %d, out %q, err %q; want %d, %q, %q", code, out, errOut, tc.code, want, tc.err)
+			}
+		})
 	}
 }
 
