@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/workflows"
 	"github.com/fullsend-dev/fullsend/internal/workflows/ghactions"
 	"github.com/fullsend-dev/fullsend/internal/workflows/gitlabci"
@@ -47,6 +48,7 @@ type genFlags struct {
 	anyImage   bool // --allow-unpinned-image
 	agentToken bool // --gitlab-agent-token
 	changed    func(name string) bool
+	secrets    []string // github: the secrets the configuration reads (workflowSecrets)
 }
 
 func newWorkflowsGenerateCmd(app *App) *cobra.Command {
@@ -60,17 +62,34 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 			"release's checksums.txt; no Go toolchain. The release pinned is this binary's own version, or\n" +
 			"--version vX.Y.Z. A development build has no release to pin: pass --version vX.Y.Z, or\n" +
 			"--install source --version vX.Y.Z|SHA (a full 40-hex commit; branches are refused) to build fullsend\n" +
-			"from source in CI (cached).",
+			"from source in CI (cached).\n" +
+			"GitHub: the fullsend steps get GITHUB_TOKEN and the secrets config.yaml (--config-dir) reads:\n" +
+			"each jira-poll input's email_env and token_env, and JIRA_BASE_URL when it sets no base_url.\n" +
+			"Without a config.yaml they get no Jira secret.",
 		Example: `  fullsend workflows generate --platform github --reusable --version v1.2.3
   fullsend workflows generate --platform gitlab --dir . --version v1.2.3`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.changed = cmd.Flags().Changed
+			found := true
+			if f.platform == "github" {
+				var err error
+				if f.secrets, found, err = workflowSecrets(app.ConfigDir, cmd.Flag("config-dir").Changed); err != nil {
+					return err
+				}
+			}
 			files, dir, err := generateWorkflows(f)
 			if err != nil {
 				return err
 			}
-			return writeWorkflows(app, dir, files, f.force)
+			if err := writeWorkflows(app, dir, files, f.force); err != nil {
+				return err
+			}
+			if !found {
+				app.Log.Warn("no configuration found: the workflows pass no Jira secret; generate them again "+
+					"once config.yaml has a jira-poll input", "config_dir", app.ConfigDir)
+			}
+			return nil
 		},
 	}
 	fl := cmd.Flags()
@@ -133,12 +152,29 @@ func generateWorkflows(f genFlags) (map[string][]byte, string, error) {
 		files, err = gitlabci.Generate(gitlabci.Options{Install: pin, Image: f.image,
 			AllowUnpinnedImage: f.anyImage, AgentToken: f.agentToken})
 	} else {
-		files, err = ghactions.Generate(ghactions.Options{Install: pin, Cron: f.cron, Reusable: f.reusable, GitHubPoll: f.githubPoll})
+		files, err = ghactions.Generate(ghactions.Options{Install: pin, Cron: f.cron, Reusable: f.reusable, GitHubPoll: f.githubPoll,
+			Secrets: f.secrets})
 	}
 	if err != nil {
 		return nil, "", UserError(err)
 	}
 	return files, orDefault(f.dir, dir), nil
+}
+
+// workflowSecrets reads the configuration in dir (without the
+// environment: a base URL config.yaml leaves out is a secret) and lists
+// the secrets the GitHub workflows pass to fullsend. A missing config.yaml
+// is found=false and no secrets, unless --config-dir named it (explicit),
+// which makes it an error like any configuration problem.
+func workflowSecrets(dir string, explicit bool) (secrets []string, found bool, err error) {
+	if _, err := os.Stat(filepath.Join(dir, config.FileName)); errors.Is(err, fs.ErrNotExist) && !explicit {
+		return nil, false, nil
+	}
+	c, err := config.Load(dir, nil)
+	if err != nil {
+		return nil, true, err
+	}
+	return ghactions.SecretsFor(c), true, nil
 }
 
 func orDefault(s, def string) string {

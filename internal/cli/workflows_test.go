@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -150,5 +152,71 @@ func TestWorkflowsUnknownSubcommandIsUsageError(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, "", nil, "workflows"); code != 0 || !strings.Contains(out, "generate") {
 		t.Fatalf("bare workflows: exit %d, stdout %q", code, out)
+	}
+}
+
+// The generated GitHub workflows reference the secrets the configuration
+// reads and no others; without a configuration they reference no Jira
+// secret and say so; a broken or explicitly named but missing
+// configuration is exit 2 and writes nothing.
+func TestWorkflowsGenerateSecretsFromConfig(t *testing.T) {
+	const jira = "version: 1\nrepo: acme/app\npoll:\n  output_driver: gha-dispatch\n  input_drivers:\n" +
+		"    - type: jira-poll\n      project: P\n      queries: [\"project = P\"]\n" +
+		"      connection: {base_url: \"https://acme.atlassian.net\", token_env: BOT_TOKEN}\n"
+	for _, tc := range []struct {
+		name    string
+		config  string // config.yaml; "" for none
+		flag    bool   // pass --config-dir
+		code    int
+		secrets []string // referenced, sorted
+		stderr  string
+	}{
+		{"jira config", jira, true, 0, []string{"BOT_TOKEN", "GITHUB_TOKEN", "JIRA_USER_EMAIL"}, ""},
+		{"no config", "", false, 0, []string{"GITHUB_TOKEN"}, "no configuration found: the workflows pass no Jira secret"},
+		{"named config missing", "", true, 2, nil, "config.yaml"},
+		{"broken config", "version: 1\npoll: [\n", true, 2, nil, "config.yaml:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, out := filepath.Join(t.TempDir(), ".fullsend"), filepath.Join(t.TempDir(), "wf")
+			if tc.config != "" {
+				if err := os.MkdirAll(cfg, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(cfg, "config.yaml"), []byte(tc.config), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args := []string{"workflows", "generate", "--platform", "github", "--reusable", "--dir", out, "--version", "v1.2.3"}
+			if tc.flag {
+				args = append(args, "--config-dir", cfg)
+			} else {
+				t.Chdir(t.TempDir()) // the default .fullsend is absent
+			}
+			code, _, errOut := wfCLI(t, args...)
+			if code != tc.code || !strings.Contains(errOut, tc.stderr) {
+				t.Fatalf("code %d, stderr %q; want %d and %q", code, errOut, tc.code, tc.stderr)
+			}
+			entries, _ := os.ReadDir(out)
+			if tc.code != 0 {
+				if len(entries) != 0 {
+					t.Fatalf("files written on error: %v", entries)
+				}
+				return
+			}
+			var refs []string
+			for _, e := range entries {
+				data, err := os.ReadFile(filepath.Join(out, e.Name()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range regexp.MustCompile(`secrets\.([A-Za-z0-9_]+)`).FindAllStringSubmatch(string(data), -1) {
+					refs = append(refs, m[1])
+				}
+			}
+			slices.Sort(refs)
+			if refs = slices.Compact(refs); !slices.Equal(refs, tc.secrets) {
+				t.Fatalf("secrets referenced %v, want %v", refs, tc.secrets)
+			}
+		})
 	}
 }

@@ -14,7 +14,7 @@ const wfDir = ".github/workflows/"
 // generated returns the generated workflows as check input.
 func generated(t *testing.T, reusable bool) map[string]string {
 	t.Helper()
-	files, err := Generate(Options{Install: testPin, Reusable: reusable})
+	files, err := Generate(Options{Install: testPin, Reusable: reusable, Secrets: jiraSecrets})
 	if err != nil {
 		t.Fatal(err)
 	}

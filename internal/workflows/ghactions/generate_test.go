@@ -27,9 +27,9 @@ var goldenCases = []struct {
 	dir  string
 	opts Options
 }{
-	{"direct", Options{Install: testPin}},
-	{"reusable", Options{Install: testPin, Reusable: true}},
-	{"source", Options{Install: sourcePin}},
+	{"direct", Options{Install: testPin, Secrets: jiraSecrets}},
+	{"reusable", Options{Install: testPin, Reusable: true, Secrets: jiraSecrets}},
+	{"source", Options{Install: sourcePin, Secrets: jiraSecrets}},
 }
 
 func TestGenerateGolden(t *testing.T) {
