@@ -18,7 +18,7 @@ trap 'rm -rf "$out"' EXIT
 # 0.0.1, then -snapshot-<short commit>), {{ .FullCommit }}, {{ .CommitDate }}
 # and {{ .CommitTimestamp }}.
 commit=$(git rev-parse HEAD)
-date=$(git log -1 --format=%cI HEAD)
+date=$(TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd HEAD)
 timestamp=$(git log -1 --format=%ct HEAD)
 last=$(git describe --tags --abbrev=0 --match 'v[0-9]*.[0-9]*.[0-9]*' 2>/dev/null || echo v0.0.0)
 IFS=. read -r major minor patch <<<"${last#v}"
@@ -49,7 +49,7 @@ echo "$archive: $(du -k "$out/dist/$archive" | cut -f1) KiB"
 
 cd "$out/dist"
 sha256sum -c --strict checksums.txt
-tar -tzf "$archive" | grep -qx fullsend || fail "$archive has no top-level fullsend binary"
+tar -tzf "$archive" | grep -x fullsend >/dev/null || fail "$archive has no top-level fullsend binary"
 mkdir "$out/x"
 tar -xzf "$archive" -C "$out/x" fullsend
 got=$("$out/x/fullsend" version -o json)
