@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/workflows/ghactions"
+	"github.com/fullsend-dev/fullsend/internal/workflows/gitlabci"
 )
 
 func wfCLI(t *testing.T, args ...string) (int, string, string) {
@@ -101,6 +102,8 @@ func TestWorkflowsCheckSkippedFiles(t *testing.T) {
 	}{
 		{"one fullsend file and one other", map[string]string{"ci.yml": other, "poll.yml": poll}, 0,
 			[]string{"not checked: {dir}/ci.yml: " + ghactions.NoFullsendJob, "ok: 1 file, 1 job checked"}, ""},
+		{"a .gitlab-ci.yml without a fullsend job", map[string]string{".gitlab-ci.yml": "test:\n  script: [make test]\n", "poll.yml": poll}, 0,
+			[]string{"not checked: {dir}/.gitlab-ci.yml: " + gitlabci.NoFullsendJob, "ok: 1 file, 1 job checked"}, ""},
 		{"nothing to check", map[string]string{"ci.yml": other}, 2,
 			[]string{"not checked: {dir}/ci.yml: " + ghactions.NoFullsendJob}, "nothing checked in {dir}"},
 	} {
