@@ -3,20 +3,30 @@ package deploy
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/fullsend-dev/fullsend/internal/cli"
+	"github.com/fullsend-dev/fullsend/internal/fakeclock"
+	"github.com/fullsend-dev/fullsend/internal/metrics"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 func TestOverlays(t *testing.T) {
@@ -31,6 +41,7 @@ func TestOverlays(t *testing.T) {
 	if len(tests) != len(overlays) {
 		t.Fatalf("overlays %v not all tested", overlays)
 	}
+	secret := docSecret(t, docCommands(t))
 	for _, tc := range tests {
 		t.Run(filepath.Base(tc.dir), func(t *testing.T) {
 			r := render(t, tc.dir)
@@ -46,21 +57,23 @@ func TestOverlays(t *testing.T) {
 			if got := slices.Contains(c.Args, "--watch"); got != tc.watch {
 				t.Errorf("%s: --watch in args = %v, want %v", w.name, got, tc.watch)
 			}
-			checkReferences(t, r, w)
+			checkReferences(t, r, w, secret)
+			checkLabels(t, r)
 			checkSecurity(t, r, w)
 			checkNetworkPolicy(t, r, w)
 			checkServices(t, r, w)
 			if tc.watch {
 				checkMetricsAndProbes(t, c)
 			}
-			checkConfigAndSecret(t, r, w)
+			checkConfigAndSecret(t, r, w, secret)
 		})
 	}
 }
 
-// checkReferences: every ServiceAccount, ConfigMap and Secret the pod
-// names is defined in the same overlay, with the keys it reads.
-func checkReferences(t *testing.T, r *rendered, w workload) {
+// checkReferences: every ServiceAccount and ConfigMap the pod names is
+// defined in the same overlay, with the keys it reads; every Secret is the
+// one docs/deploy.md creates, with the keys it reads.
+func checkReferences(t *testing.T, r *rendered, w workload, secret documentedSecret) {
 	t.Helper()
 	spec := w.pod.Spec
 	if spec.ServiceAccountName == "" || r.get("ServiceAccount", spec.ServiceAccountName) == nil {
@@ -80,8 +93,8 @@ func checkReferences(t *testing.T, r *rendered, w workload) {
 				}
 			}
 		case v.Secret != nil:
-			if r.get("Secret", v.Secret.SecretName) == nil {
-				t.Errorf("%s: volume %s: Secret %q not in %s", w.name, v.Name, v.Secret.SecretName, r.dir)
+			if v.Secret.SecretName != secret.name {
+				t.Errorf("%s: volume %s: Secret %q is not the one %s creates (%s)", w.name, v.Name, v.Secret.SecretName, deployDoc, secret.name)
 			}
 		}
 	}
@@ -93,11 +106,9 @@ func checkReferences(t *testing.T, r *rendered, w workload) {
 			if e.ValueFrom == nil {
 				continue
 			}
-			if ref := e.ValueFrom.SecretKeyRef; ref != nil {
-				s, _ := r.get("Secret", ref.Name).(*corev1.Secret)
-				if s == nil || !slices.Contains(secretKeys(s), ref.Key) {
-					t.Errorf("%s: env %s: Secret %q with key %q not in %s", w.name, e.Name, ref.Name, ref.Key, r.dir)
-				}
+			if ref := e.ValueFrom.SecretKeyRef; ref != nil && (ref.Name != secret.name || !slices.Contains(secret.keys, ref.Key)) {
+				t.Errorf("%s: env %s: Secret %q with key %q is not created by %s:%d (Secret %s, keys %v)",
+					w.name, e.Name, ref.Name, ref.Key, deployDoc, secret.line, secret.name, secret.keys)
 			}
 			if ref := e.ValueFrom.ConfigMapKeyRef; ref != nil {
 				cm, _ := r.get("ConfigMap", ref.Name).(*corev1.ConfigMap)
@@ -261,8 +272,11 @@ func containerPort(c corev1.Container, nameOrNumber string) (int32, bool) {
 	return 0, false
 }
 
-// checkMetricsAndProbes: --metrics-addr listens on a declared port, and
-// both probes ask that port for /healthz.
+// checkMetricsAndProbes: --metrics-addr listens on a declared port, the
+// readiness probe asks that port for /healthz (the tracker's health) and
+// the liveness probe for /livez (the poll loop turns), and the binary's
+// handler answers them so: a tracker outage makes the pod unready, never
+// restarts it.
 func checkMetricsAndProbes(t *testing.T, c corev1.Container) {
 	t.Helper()
 	addr := argValue(c.Args, "--metrics-addr")
@@ -270,13 +284,82 @@ func checkMetricsAndProbes(t *testing.T, c corev1.Container) {
 	if _, ok := containerPort(c, port); addr == "" || !ok {
 		t.Errorf("--metrics-addr %q does not listen on a declared container port", addr)
 	}
-	for name, p := range map[string]*corev1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {
-		if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/healthz" {
-			t.Errorf("%s probe is not GET /healthz: %+v", name, p)
+	probes := map[string]*corev1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe}
+	want := map[string]string{"liveness": "/livez", "readiness": "/healthz"}
+	for name, p := range probes {
+		if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != want[name] {
+			t.Errorf("%s probe is not GET %s: %+v", name, want[name], p)
 			continue
 		}
 		if got, _ := containerPort(c, p.HTTPGet.Port.String()); strconv.Itoa(int(got)) != port {
 			t.Errorf("%s probe asks port %s, metrics listen on %s", name, p.HTTPGet.Port.String(), port)
+		}
+	}
+	if c.LivenessProbe != nil && c.ReadinessProbe != nil && c.LivenessProbe.HTTPGet != nil && c.ReadinessProbe.HTTPGet != nil {
+		checkProbesDuringOutage(t, argValue(c.Args, "--interval"), c.LivenessProbe.HTTPGet.Path, c.ReadinessProbe.HTTPGet.Path)
+	}
+}
+
+// checkProbesDuringOutage serves the binary's metrics handler on a fake
+// clock through a Jira outage of an hour (cycles failing at the longest
+// backoff) and then a stuck loop: readiness fails during the outage,
+// liveness only when the loop stops.
+func checkProbesDuringOutage(t *testing.T, intervalFlag, liveness, readiness string) {
+	t.Helper()
+	interval, err := time.ParseDuration(intervalFlag)
+	if err != nil {
+		t.Fatalf("--interval %q: %v", intervalFlag, err)
+	}
+	clk := fakeclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	m := metrics.NewClock(interval, clk.Now)
+	h := m.Handler()
+	get := func(p string) int {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))
+		return rec.Code
+	}
+	observe := m.PollObserver("gha-dispatch")
+	observe(poll.CycleStats{Driver: "jira-poll"})
+	for end := clk.Now().Add(time.Hour); clk.Now().Before(end); {
+		clk.Advance(poll.Backoff(interval, poll.MaxBackoffFactor))
+		observe(poll.CycleStats{Driver: "jira-poll", Error: "jira: HTTP 503"})
+		if got := get(liveness); got != http.StatusOK {
+			t.Fatalf("liveness %s answers %d during a Jira outage: every pod would restart", liveness, got)
+		}
+	}
+	if got := get(readiness); got != http.StatusServiceUnavailable {
+		t.Errorf("readiness %s answers %d after an hour of failing cycles", readiness, got)
+	}
+	clk.Advance(time.Duration(metrics.LiveIntervals+1) * interval)
+	if got := get(liveness); got != http.StatusServiceUnavailable {
+		t.Errorf("liveness %s answers %d after %d intervals without a cycle", liveness, got, metrics.LiveIntervals+1)
+	}
+}
+
+// checkLabels: every object, and the templates of the Jobs and pods a
+// workload makes, carries app.kubernetes.io/name=fullsend, so that
+// `kubectl get all -l app.kubernetes.io/name=fullsend` lists them.
+func checkLabels(t *testing.T, r *rendered) {
+	t.Helper()
+	const key, value = "app.kubernetes.io/name", "fullsend"
+	check := func(what string, l map[string]string) {
+		if l[key] != value {
+			t.Errorf("%s: %s has labels %v, want %s=%s", r.dir, what, l, key, value)
+		}
+	}
+	for _, o := range r.objects {
+		acc, err := meta.Accessor(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("%T %s", o, acc.GetName())
+		check(what, acc.GetLabels())
+		switch o := o.(type) {
+		case *batchv1.CronJob:
+			check(what+" jobTemplate", o.Spec.JobTemplate.Labels)
+			check(what+" pod template", o.Spec.JobTemplate.Spec.Template.Labels)
+		case *appsv1.Deployment:
+			check(what+" pod template", o.Spec.Template.Labels)
 		}
 	}
 }
@@ -295,9 +378,10 @@ func argValue(args []string, flag string) string {
 
 // checkConfigAndSecret lays the ConfigMap out as the pod sees it at
 // --config-dir, runs `fullsend validate` on it, and checks that the Secret
-// holds exactly the variables the configuration names (plus GITHUB_TOKEN
-// for the GitHub forge and output), all of them passed to the container.
-func checkConfigAndSecret(t *testing.T, r *rendered, w workload) {
+// docs/deploy.md creates holds exactly the variables the configuration
+// names (plus GITHUB_TOKEN for the GitHub forge and output), all of them
+// passed to the container from it.
+func checkConfigAndSecret(t *testing.T, r *rendered, w workload, secret documentedSecret) {
 	t.Helper()
 	c := w.pod.Spec.Containers[0]
 	dir := materializeConfig(t, r, w.pod, c)
@@ -318,17 +402,13 @@ func checkConfigAndSecret(t *testing.T, r *rendered, w workload) {
 	want := append(configEnvNames(t, filepath.Join(dir, "config.yaml")), "GITHUB_TOKEN")
 	slices.Sort(want)
 	want = slices.Compact(want)
-	var secret *corev1.Secret
 	for _, name := range want {
-		s, ok := fromSecret[name]
-		if !ok {
-			t.Errorf("%s: the config needs %s, which the container does not get from a Secret", w.name, name)
-			continue
+		if s, ok := fromSecret[name]; !ok || s != secret.name {
+			t.Errorf("%s: the config needs %s, which the container does not get from Secret %s", w.name, name, secret.name)
 		}
-		secret, _ = r.get("Secret", s).(*corev1.Secret)
 	}
-	if secret != nil && !slices.Equal(secretKeys(secret), want) {
-		t.Errorf("Secret %s keys %v, want exactly %v", secret.Name, secretKeys(secret), want)
+	if !slices.Equal(secret.keys, want) {
+		t.Errorf("%s:%d: Secret %s keys %v, want exactly %v", deployDoc, secret.line, secret.name, secret.keys, want)
 	}
 }
 

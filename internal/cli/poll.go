@@ -88,7 +88,7 @@ signal finishes or rolls back the issue in flight and exits 0.
 	f.DurationVar(&o.interval, "interval", time.Minute, "wait between cycles with --watch")
 	f.DurationVar(&o.cycleTimeout, "cycle-timeout", 0, "deadline of one cycle (default: poll.cycle_timeout, else 80% of --interval with --watch, else 4m)")
 	addPrettyFlag(cmd, &o.pretty)
-	f.StringVar(&o.metricsAddr, "metrics-addr", "", "with --watch: serve Prometheus /metrics and /healthz on this address (e.g. 127.0.0.1:9090)")
+	f.StringVar(&o.metricsAddr, "metrics-addr", "", "with --watch: serve Prometheus /metrics, /healthz and /livez on this address (e.g. 127.0.0.1:9090)")
 	completeValues(cmd, "input-driver", drivers.PollInputNames()...)
 	completeValues(cmd, "output-driver", drivers.OutputNames()...)
 	cmd.AddCommand(newPollSeedCmd(app, o, r.seed), newPollCancelCmd(app, o, r.cancel))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/workflows"
 	"github.com/fullsend-dev/fullsend/internal/workflows/ghactions"
@@ -48,29 +49,48 @@ type genFlags struct {
 	anyImage   bool // --allow-unpinned-image
 	agentToken bool // --gitlab-agent-token
 	changed    func(name string) bool
+	secrets    []string // github: the secrets the configuration reads (workflowSecrets)
 }
 
 func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 	var f genFlags
 	cmd := &cobra.Command{
-		Use:   "generate --platform github|gitlab [--dir D] [--version vX.Y.Z | --install source --version REF]",
+		Use:   "generate --platform github|gitlab [--dir D] [--version vX.Y.Z | --install source --version vX.Y.Z|SHA]",
 		Short: "Write the poll and run workflows for a CI platform",
 		Long: "Writes the workflows (GitHub: fullsend-events.yml, fullsend-poll.yml, fullsend-run.yml) or\n" +
 			".gitlab-ci.yml (GitLab). Their install step downloads the\n" +
 			"fullsend release archive for the runner's OS/arch and refuses it unless its sha256 matches the\n" +
 			"release's checksums.txt; no Go toolchain. The release pinned is this binary's own version, or\n" +
 			"--version vX.Y.Z. A development build has no release to pin: pass --version vX.Y.Z, or\n" +
-			"--install source --version TAG|COMMIT to build fullsend from source in CI (cached).",
+			"--install source --version vX.Y.Z|SHA (a full 40-hex commit; branches are refused) to build fullsend\n" +
+			"from source in CI (cached).\n" +
+			"GitHub: the fullsend steps get GITHUB_TOKEN and the secrets config.yaml (--config-dir) reads:\n" +
+			"each jira-poll input's email_env and token_env, and JIRA_BASE_URL when it sets no base_url.\n" +
+			"Without a config.yaml they get no Jira secret.",
 		Example: `  fullsend workflows generate --platform github --reusable --version v1.2.3
   fullsend workflows generate --platform gitlab --dir . --version v1.2.3`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.changed = cmd.Flags().Changed
+			found := true
+			if f.platform == "github" {
+				var err error
+				if f.secrets, found, err = workflowSecrets(app.ConfigDir, cmd.Flag("config-dir").Changed); err != nil {
+					return err
+				}
+			}
 			files, dir, err := generateWorkflows(f)
 			if err != nil {
 				return err
 			}
-			return writeWorkflows(app, dir, files, f.force)
+			if err := writeWorkflows(app, dir, files, f.force); err != nil {
+				return err
+			}
+			if !found {
+				app.Log.Warn("no configuration found: the workflows pass no Jira secret; generate them again "+
+					"once config.yaml has a jira-poll input", "config_dir", app.ConfigDir)
+			}
+			return nil
 		},
 	}
 	fl := cmd.Flags()
@@ -133,12 +153,29 @@ func generateWorkflows(f genFlags) (map[string][]byte, string, error) {
 		files, err = gitlabci.Generate(gitlabci.Options{Install: pin, Image: f.image,
 			AllowUnpinnedImage: f.anyImage, AgentToken: f.agentToken})
 	} else {
-		files, err = ghactions.Generate(ghactions.Options{Install: pin, Cron: f.cron, Reusable: f.reusable, GitHubPoll: f.githubPoll})
+		files, err = ghactions.Generate(ghactions.Options{Install: pin, Cron: f.cron, Reusable: f.reusable, GitHubPoll: f.githubPoll,
+			Secrets: f.secrets})
 	}
 	if err != nil {
 		return nil, "", UserError(err)
 	}
 	return files, orDefault(f.dir, dir), nil
+}
+
+// workflowSecrets reads the configuration in dir (without the
+// environment: a base URL config.yaml leaves out is a secret) and lists
+// the secrets the GitHub workflows pass to fullsend. A missing config.yaml
+// is found=false and no secrets, unless --config-dir named it (explicit),
+// which makes it an error like any configuration problem.
+func workflowSecrets(dir string, explicit bool) (secrets []string, found bool, err error) {
+	if _, err := os.Stat(filepath.Join(dir, config.FileName)); errors.Is(err, fs.ErrNotExist) && !explicit {
+		return nil, false, nil
+	}
+	c, err := config.Load(dir, nil)
+	if err != nil {
+		return nil, true, err
+	}
+	return ghactions.SecretsFor(c), true, nil
 }
 
 func orDefault(s, def string) string {
@@ -204,7 +241,9 @@ func newWorkflowsCheckCmd(app *App) *cobra.Command {
 			"(resource_group fullsend-$FULLSEND_RESOURCE_KEY, interruptible in the job, its\n" +
 			"templates, default and rules, workflow:auto_cancel including overrides in\n" +
 			"workflow:rules, workflow:name, and a webhook `fullsend dispatch` job that can run\n" +
-			"outside trigger pipelines). Exit code 2 when anything is found.",
+			"outside trigger pipelines). Files in which no job runs fullsend are listed as not checked,\n" +
+			"with the reason; the ok line counts the files and fullsend jobs checked. Exit code 2 when\n" +
+			"anything is found, or when no file was checked.",
 		Example: `  fullsend workflows check
   fullsend workflows check --dir .github/workflows`,
 		Args: noArgs,
@@ -223,7 +262,8 @@ func newWorkflowsCheckCmd(app *App) *cobra.Command {
 			}
 			findings := append(rep.Findings, gl.findings...)
 			workflows.SortFindings(findings)
-			return reportCheck(app, dir, rep.Files+gl.files, rep.Jobs+gl.jobs, findings)
+			skipped := append(rep.Skipped, gl.skipped...)
+			return reportCheck(app, dir, rep.Files-len(rep.Skipped)+gl.files, rep.Jobs+gl.jobs, findings, skipped)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", defaultWorkflowDir, "directory holding the workflow files")
@@ -258,13 +298,22 @@ func readWorkflowDir(dir string) ([]ghactions.File, error) {
 	return files, nil
 }
 
-// reportCheck prints findings, or the ok line, and sets the exit code.
-func reportCheck(app *App, dir string, nfiles, njobs int, findings []workflows.Finding) error {
+// reportCheck prints the files not checked and why, then the findings or
+// the ok line counting what was checked, and sets the exit code: 2 for
+// findings, and for a run that checked nothing.
+func reportCheck(app *App, dir string, nfiles, njobs int, findings []workflows.Finding, skipped []workflows.Skipped) error {
+	for _, s := range skipped {
+		fmt.Fprintln(app.Stdout, s.String())
+	}
 	for _, f := range findings {
 		fmt.Fprintln(app.Stdout, f.String())
 	}
 	if len(findings) > 0 {
 		return UserError(fmt.Errorf("workflows check: %s in %s", english.Count(len(findings), "finding"), dir))
+	}
+	if nfiles == 0 {
+		return UserError(fmt.Errorf("workflows check: nothing checked in %s: no workflow file there has a fullsend job "+
+			"(generate them with `fullsend workflows generate`, or pass --dir)", dir))
 	}
 	fmt.Fprintf(app.Stdout, "ok: %s, %s checked\n", english.Count(nfiles, "file"), english.Count(njobs, "job"))
 	return nil

@@ -15,6 +15,7 @@ import (
 type gitlabCheck struct {
 	files, jobs int
 	findings    []workflows.Finding
+	skipped     []workflows.Skipped
 }
 
 // checkGitLabCI checks .gitlab-ci.yml in dir, else in the current
@@ -33,7 +34,11 @@ func checkGitLabCI(dir string) (gitlabCheck, error) {
 		if err != nil {
 			return gitlabCheck{}, UserError(err)
 		}
-		return gitlabCheck{files: 1, jobs: rep.AgentJobs + rep.DispatchJobs, findings: rep.Findings}, nil
+		gl := gitlabCheck{files: 1, jobs: rep.AgentJobs + rep.DispatchJobs, findings: rep.Findings}
+		if gl.jobs == 0 && len(gl.findings) == 0 {
+			gl.files, gl.skipped = 0, []workflows.Skipped{{File: p, Reason: gitlabci.NoFullsendJob}}
+		}
+		return gl, nil
 	}
 	return gitlabCheck{}, nil
 }

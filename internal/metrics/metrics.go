@@ -1,4 +1,5 @@
-// Package metrics serves fullsend's Prometheus metrics and /healthz. It
+// Package metrics serves fullsend's Prometheus metrics, /healthz (the
+// tracker's health: readiness) and /livez (the poll loop turns: liveness). It
 // owns one private registry per poller (tests and several pollers in one
 // process do not collide) and the series on it: the components report
 // through the hooks they define themselves (poll.Observer for each poll
@@ -43,11 +44,14 @@ func newMetrics(interval time.Duration, now func() time.Time) *Metrics {
 	return &Metrics{reg: reg, poll: newPollMetrics(reg, h), api: newAPIMetrics(reg), health: h}
 }
 
-// Handler serves /metrics (Prometheus text format) and /healthz.
+// Handler serves /metrics (Prometheus text format), /healthz (a successful
+// cycle within 3 intervals) and /livez (a cycle, successful or not, ended
+// within LiveIntervals intervals).
 func (m *Metrics) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
 	mux.HandleFunc("/healthz", m.health.serve)
+	mux.HandleFunc("/livez", m.health.serveLive)
 	return mux
 }
 

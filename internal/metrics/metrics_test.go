@@ -216,3 +216,52 @@ fullsend_dispatch_latency_seconds_count{output_driver="local"} 1
 		t.Fatal(err)
 	}
 }
+
+// /livez follows the poll loop, not the tracker: failing cycles keep it
+// up (while /healthz goes down), and only a loop that stops ending cycles
+// for LiveIntervals intervals fails it.
+func TestLivez(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	m := NewClock(time.Minute, func() time.Time { return now })
+	observe := m.PollObserver("json")
+	limit := LiveIntervals * time.Minute
+	fail := func() { observe(poll.CycleStats{Driver: "d", Error: "jira: HTTP 503"}) }
+	cases := []struct {
+		name    string
+		step    func()
+		live    int
+		healthz int
+		reason  string
+	}{
+		{"start", func() {}, 200, 200, "turning"},
+		{"first cycle late but within the limit", func() { now = now.Add(limit) }, 200, 503, "turning"},
+		{"no cycle since the start", func() { now = now.Add(time.Second) }, 503, 503, "no cycle ended since the start"},
+		{"a failed cycle turns the loop", fail, 200, 503, "turning"},
+		{"a tracker outage: failures at the backoff cap", func() {
+			for range 5 {
+				now = now.Add(poll.MaxBackoffFactor * time.Minute)
+				fail()
+			}
+		}, 200, 503, "turning"},
+		{"a success", func() { now = now.Add(time.Minute); observe(poll.CycleStats{Driver: "d"}) }, 200, 200, "turning"},
+		{"just within the limit", func() { now = now.Add(limit) }, 200, 503, "turning"},
+		{"stuck loop", func() { now = now.Add(time.Second) }, 503, 503, "no cycle ended in 12 intervals"},
+	}
+	for _, c := range cases {
+		c.step()
+		code, body := scrape(t, m.Handler(), "/livez")
+		var l Live
+		if err := json.Unmarshal([]byte(body), &l); err != nil {
+			t.Fatalf("%s: %v: %s", c.name, err, body)
+		}
+		if code != c.live || l.OK != (c.live == 200) || !strings.Contains(l.Reason, c.reason) {
+			t.Errorf("%s: /livez %d %+v, want %d %q", c.name, code, l, c.live, c.reason)
+		}
+		if got := m.Live(); got != l {
+			t.Errorf("%s: Live() %+v, /livez %+v", c.name, got, l)
+		}
+		if code, _ := scrape(t, m.Handler(), "/healthz"); code != c.healthz {
+			t.Errorf("%s: /healthz %d, want %d", c.name, code, c.healthz)
+		}
+	}
+}

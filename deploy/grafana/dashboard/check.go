@@ -3,8 +3,10 @@ package dashboard
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/fullsend-dev/fullsend/deploy/grafana/promql"
 )
@@ -42,29 +44,33 @@ func CheckSeries(qs []Query, e Exported) []error {
 	var errs []error
 	for _, q := range qs {
 		where := fmt.Sprintf("panel %q target %s", q.Panel.Title, q.Target.RefID)
-		promql.Walk(q.Node, func(n promql.Node, aggs []*promql.Agg) {
-			s, ok := n.(*promql.Selector)
-			if !ok {
+		promql.Walk(q.Node, func(s *parser.VectorSelector, aggs []*promql.Aggregation) {
+			name, ok := metricName(s)
+			switch {
+			case !ok:
+				errs = append(errs, fmt.Errorf("%s: %s selects metrics by a pattern; name the metric", where, s))
+				return
+			case len(e[name]) == 0:
+				errs = append(errs, fmt.Errorf("%s: fullsend does not export %q", where, name))
 				return
 			}
-			if len(e[s.Metric]) == 0 {
-				errs = append(errs, fmt.Errorf("%s: fullsend does not export %s", where, s.Metric))
-				return
-			}
-			for _, m := range s.Matchers {
+			for _, m := range s.LabelMatchers {
+				if m.Name == labels.MetricName {
+					continue
+				}
 				for _, v := range literalValues(m) {
 					switch {
-					case v == "" && !e.hasLabel(s.Metric, m.Name, ""):
-						errs = append(errs, fmt.Errorf("%s: %s has no label %s", where, s.Metric, m.Name))
-					case v != "" && !e.hasLabel(s.Metric, m.Name, v):
-						errs = append(errs, fmt.Errorf("%s: %s has no series with %s=%q", where, s.Metric, m.Name, v))
+					case v == "" && !e.hasLabel(name, m.Name, ""):
+						errs = append(errs, fmt.Errorf("%s: %s has no label %s", where, name, m.Name))
+					case v != "" && !e.hasLabel(name, m.Name, v):
+						errs = append(errs, fmt.Errorf("%s: %s has no series with %s=%q", where, name, m.Name, v))
 					}
 				}
 			}
 			for _, a := range aggs {
-				for _, l := range a.By {
-					if !e.hasLabel(s.Metric, l, "") {
-						errs = append(errs, fmt.Errorf("%s: %s by (%s): %s has no label %s", where, a.Op, l, s.Metric, l))
+				for _, l := range a.Grouping {
+					if !e.hasLabel(name, l, "") {
+						errs = append(errs, fmt.Errorf("%s: %s %s (%s): %s has no label %s", where, a.Op, grouping(a), l, name, l))
 					}
 				}
 			}
@@ -73,14 +79,35 @@ func CheckSeries(qs []Query, e Exported) []error {
 	return errs
 }
 
+// metricName is the metric a selector reads: its name, or the value of an
+// equality matcher on __name__; ok is false when a pattern picks it.
+func metricName(s *parser.VectorSelector) (name string, ok bool) {
+	if s.Name != "" {
+		return s.Name, true
+	}
+	for _, m := range s.LabelMatchers {
+		if m.Name == labels.MetricName {
+			return m.Value, m.Type == labels.MatchEqual
+		}
+	}
+	return "", false
+}
+
+func grouping(a *promql.Aggregation) string {
+	if a.Without {
+		return "without"
+	}
+	return "by"
+}
+
 // literalValues are the label values a matcher names: its value for = and
 // !=, the alternatives of a plain =~ or !~, and for a dashboard variable
 // only the label ("" value).
-func literalValues(m promql.Matcher) []string {
+func literalValues(m *promql.Matcher) []string {
 	switch {
 	case strings.Contains(m.Value, "$"):
 		return []string{""}
-	case m.Op == "=" || m.Op == "!=":
+	case m.Type == labels.MatchEqual || m.Type == labels.MatchNotEqual:
 		return []string{m.Value}
 	case plainAlternatives.MatchString(m.Value):
 		return strings.Split(m.Value, "|")
@@ -96,8 +123,8 @@ func literalValues(m promql.Matcher) []string {
 func Shows(qs []Query, metric, label, value string) bool {
 	found := false
 	for _, q := range qs {
-		promql.Walk(q.Node, func(n promql.Node, aggs []*promql.Agg) {
-			if s, ok := n.(*promql.Selector); ok && s.Metric == metric && (label == "" || selects(s, aggs, label, value)) {
+		promql.Walk(q.Node, func(s *parser.VectorSelector, aggs []*promql.Aggregation) {
+			if name, _ := metricName(s); name == metric && (label == "" || selects(s, aggs, label, value)) {
 				found = true
 			}
 		})
@@ -105,11 +132,11 @@ func Shows(qs []Query, metric, label, value string) bool {
 	return found
 }
 
-func selects(s *promql.Selector, aggs []*promql.Agg, label, value string) bool {
-	for _, m := range s.Matchers {
+func selects(s *parser.VectorSelector, aggs []*promql.Aggregation, label, value string) bool {
+	for _, m := range s.LabelMatchers {
 		if m.Name == label && !strings.Contains(m.Value, "$") { // a variable may select all
 			for _, v := range literalValues(m) {
-				if v == value && !strings.HasPrefix(m.Op, "!") {
+				if v == value && (m.Type == labels.MatchEqual || m.Type == labels.MatchRegexp) {
 					return true
 				}
 			}
@@ -117,7 +144,7 @@ func selects(s *promql.Selector, aggs []*promql.Agg, label, value string) bool {
 		}
 	}
 	for _, a := range aggs {
-		if !slices.Contains(a.By, label) {
+		if !promql.Keeps(a, label) {
 			return false
 		}
 	}

@@ -1,7 +1,7 @@
 // Package dashboard reads the Grafana dashboard JSON
-// (deploy/grafana/fullsend.json): the panels, their queries parsed into
-// the promql subset, and the checks every panel must pass (a data source,
-// a unique id, queries that parse).
+// (deploy/grafana/fullsend.json): the panels, their queries parsed by
+// Prometheus' own PromQL parser (package promql), and the checks every
+// panel must pass (a data source, a unique id, queries that parse).
 package dashboard
 
 import (
@@ -89,12 +89,12 @@ func Load(path string) (*Dashboard, error) {
 type Query struct {
 	Panel  *Panel
 	Target Target
-	Node   promql.Node
+	Node   promql.Expr
 }
 
 // Queries returns the parsed queries of every panel, in panel order, and
 // the problems of the panels: no data source, a duplicate id, a target
-// without a query or with one outside the promql subset.
+// without a query or with one that is not PromQL.
 func (d *Dashboard) Queries() ([]Query, error) {
 	var qs []Query
 	var errs []error

@@ -123,7 +123,7 @@ func TestDashboardVariables(t *testing.T) {
 
 // The checks find what they are for: a metric fullsend does not export,
 // a label or label value it lacks, a by-label a metric lacks, panels
-// without a data source or with a duplicate id, a query outside the subset.
+// without a data source or with a duplicate id, a query that is not PromQL.
 func TestChecksFindProblems(t *testing.T) {
 	e := Index([]promql.Series{
 		{Name: "fullsend_x_total", Labels: map[string]string{"driver": "jira-poll", "outcome": "lost"}},
@@ -136,14 +136,21 @@ func TestChecksFindProblems(t *testing.T) {
 	}{
 		{"good", `sum by (driver) (rate(fullsend_x_total{outcome=~"lost"}[5m]))`, "", nil},
 		{"good histogram", `histogram_quantile(0.9, sum by (le) (rate(fullsend_h_bucket[5m])))`, "", nil},
-		{"unknown metric", `rate(fullsend_gone_total[5m])`, "does not export fullsend_gone_total", nil},
-		{"histogram suffix on a counter", `rate(fullsend_x_total_bucket[5m])`, "does not export fullsend_x_total_bucket", nil},
+		{"good without", `sum without (outcome) (fullsend_x_total)`, "", nil},
+		{"good functions the dashboard does not use", `predict_linear(fullsend_x_total[1h], 60) > bool 0`, "", nil},
+		{"unknown metric", `rate(fullsend_gone_total[5m])`, `does not export "fullsend_gone_total"`, nil},
+		{"unknown metric in a subquery", `max_over_time(rate(fullsend_gone_total[5m])[1h:])`, `does not export "fullsend_gone_total"`, nil},
+		{"unknown metric by __name__", `{__name__="fullsend_gone_total"}`, `does not export "fullsend_gone_total"`, nil},
+		{"metric by a pattern", `{__name__=~"fullsend_.*"}`, "selects metrics by a pattern", nil},
+		{"histogram suffix on a counter", `rate(fullsend_x_total_bucket[5m])`, `does not export "fullsend_x_total_bucket"`, nil},
 		{"unknown label value", `fullsend_x_total{outcome="won"}`, `no series with outcome="won"`, nil},
 		{"unknown alternative", `fullsend_x_total{outcome=~"lost|won"}`, `no series with outcome="won"`, nil},
 		{"unknown by label", `sum by (reason) (fullsend_x_total)`, "has no label reason", nil},
+		{"unknown by label, grouping after", `sum(fullsend_x_total) by (reason)`, "has no label reason", nil},
 		{"unknown variable label", `fullsend_x_total{result=~"$result"}`, "has no label result", nil},
 		{"no datasource", `fullsend_x_total`, "needs a datasource", func(p *Panel) { p.Datasource = nil }},
-		{"unsupported", `predict_linear(fullsend_x_total[1h], 60)`, "not in the supported subset", nil},
+		{"not PromQL", `rate(fullsend_x_total[5m]`, "PromQL: 1:", nil},
+		{"unknown function", `rates(fullsend_x_total[5m])`, `unknown function with name "rates"`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := Panel{ID: 1, Type: "timeseries", Title: tc.name, Datasource: ds,

@@ -70,3 +70,11 @@ func flatten(name string, m *dto.Metric) []Series {
 func formatLe(f float64) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
+
+// Series is one scraped sample: a metric name (histograms as their
+// _bucket, _sum and _count series), its labels and value.
+type Series struct {
+	Name   string
+	Labels map[string]string
+	Value  float64
+}

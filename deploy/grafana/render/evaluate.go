@@ -1,11 +1,12 @@
 // Package render draws the Grafana dashboard's panels as one PNG from
-// scraped samples: each panel's queries evaluated with the promql subset
-// at every sample, laid out by the panels' grid positions, drawn as line
+// scraped samples: each panel's queries evaluated by the Prometheus engine
+// (package promql) at every sample, laid out by the panels' grid positions, drawn as line
 // charts or stat tiles. It stands in for a Grafana screenshot where no
 // Grafana runs (scripts/render-dashboard.sh).
 package render
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"regexp"
@@ -29,15 +30,21 @@ type Panel struct {
 	Lines []Line
 }
 
-// Evaluate evaluates every panel's queries at each sample after the first
-// (the first only serves as the base of rates), with the dashboard
-// variables set to all values and $__rate_interval set to rateInterval.
+// Evaluate evaluates every panel's queries with the Prometheus engine at
+// each sample after the first (the first only serves as the base of
+// rates), with the dashboard variables set to all values and
+// $__rate_interval set to rateInterval.
 func Evaluate(d *dashboard.Dashboard, samples []promql.Sample, rateInterval time.Duration) ([]Panel, error) {
 	qs, err := d.Queries()
 	if err != nil {
 		return nil, err
 	}
-	env := &promql.Env{Samples: samples, Vars: map[string]string{"driver": ".*"}, RateInterval: rateInterval}
+	store, err := promql.NewStore(samples)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	vars := map[string]string{"driver": ".*"}
 	var times []time.Time
 	for _, s := range samples[1:] {
 		times = append(times, s.T)
@@ -51,41 +58,33 @@ func Evaluate(d *dashboard.Dashboard, samples []promql.Sample, rateInterval time
 			byPanel[q.Panel] = k
 			out = append(out, Panel{Panel: q.Panel, Times: times})
 		}
-		lines, err := evalTarget(env, q, len(samples))
+		results, err := store.Over(context.Background(), promql.Expand(q.Target.Expr, vars, rateInterval))
 		if err != nil {
 			return nil, fmt.Errorf("panel %q target %s: %w", q.Panel.Title, q.Target.RefID, err)
 		}
-		out[k].Lines = append(out[k].Lines, lines...)
+		out[k].Lines = append(out[k].Lines, lines(q.Target.LegendFormat, results)...)
 	}
 	return out, nil
 }
 
-// evalTarget returns one line per legend the target's results produce.
-func evalTarget(env *promql.Env, q dashboard.Query, n int) ([]Line, error) {
+// lines turns the results at each time into one line per legend.
+func lines(legendFormat string, results [][]promql.Point) []Line {
 	idx := map[string]int{}
-	var lines []Line
-	for i := 1; i < n; i++ {
-		v, err := env.Eval(q.Node, i)
-		if err != nil {
-			return nil, err
-		}
-		points := v.Vec
-		if v.Scalar {
-			points = []promql.Point{{V: v.S}}
-		}
-		for _, p := range points {
-			name := legend(q.Target.LegendFormat, p.Labels)
+	var out []Line
+	for i, points := range results {
+		for _, p := range promql.Finite(points) {
+			name := legend(legendFormat, p.Labels)
 			k, ok := idx[name]
 			if !ok {
-				k = len(lines)
+				k = len(out)
 				idx[name] = k
-				lines = append(lines, Line{Name: name, Values: nanSlice(n - 1)})
+				out = append(out, Line{Name: name, Values: nanSlice(len(results))})
 			}
-			lines[k].Values[i-1] = p.V
+			out[k].Values[i] = p.V
 		}
 	}
-	sort.SliceStable(lines, func(a, b int) bool { return lines[a].Name < lines[b].Name })
-	return lines, nil
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	return out
 }
 
 func nanSlice(n int) []float64 {

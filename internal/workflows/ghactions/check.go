@@ -21,8 +21,18 @@ type File struct {
 type Report struct {
 	Findings []workflows.Finding // sorted by file and line
 	Files    int                 // files read
-	Jobs     int                 // jobs that run `fullsend run`, directly or through a called workflow
+	// Jobs counts the jobs the rules were applied to: those that run
+	// `fullsend run`, `fullsend poll` or `fullsend dispatch`, directly or
+	// through a called workflow.
+	Jobs int
+	// Skipped lists, in input order, the files no rule applies to (no job
+	// runs fullsend), with the reason; every other file was checked.
+	Skipped []workflows.Skipped
 }
+
+// NoFullsendJob is the reason a workflow file without a fullsend job is
+// not checked.
+const NoFullsendJob = "no job runs fullsend (run, poll or dispatch), so no rule applies"
 
 // keyExpr matches an expression that carries the scope key into a group:
 // inputs.serialization_key (workflow_dispatch or workflow_call inputs),
@@ -66,6 +76,9 @@ func Check(files []File) Report {
 	for _, w := range order {
 		fullsend := false
 		for _, j := range w.jobs {
+			if j.runsDispatch || j.runsPoll {
+				rep.Jobs++ // a job that also runs fullsend run is counted below
+			}
 			if name := localWorkflow(j.uses); name != "" && !present[name] {
 				rep.Findings = append(rep.Findings, workflows.Finding{File: w.file, Line: j.usesLine, Message: fmt.Sprintf(
 					"job %q calls %s, which is not in this directory: the job fails when it starts", j.id, j.uses)})
@@ -82,8 +95,10 @@ func Check(files []File) Report {
 			if !j.runsRun && !viaCallee {
 				continue
 			}
+			if !j.runsDispatch && !j.runsPoll {
+				rep.Jobs++
+			}
 			fullsend = true
-			rep.Jobs++
 			eff := effective(w, j)
 			rep.Findings = append(rep.Findings, ruleFindings(w.file, j, eff)...)
 			if callee != nil && eff != nil && eff.group != "" {
@@ -92,10 +107,23 @@ func Check(files []File) Report {
 		}
 		if fullsend {
 			rep.Findings = append(rep.Findings, securityFindings(w)...)
+		} else if !hasFindingIn(rep.Findings, w.file) {
+			rep.Skipped = append(rep.Skipped, workflows.Skipped{File: w.file, Reason: NoFullsendJob})
 		}
 	}
 	workflows.SortFindings(rep.Findings)
 	return rep
+}
+
+// hasFindingIn reports whether a finding names file (a call of a missing
+// workflow, say): such a file was checked.
+func hasFindingIn(findings []workflows.Finding, file string) bool {
+	for _, f := range findings {
+		if f.File == file {
+			return true
+		}
+	}
+	return false
 }
 
 // runsFullsend reports whether any job of w runs `fullsend run` itself.

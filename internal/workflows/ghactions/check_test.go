@@ -1,9 +1,12 @@
 package ghactions
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/fullsend-dev/fullsend/internal/workflows"
 )
 
 const wfDir = ".github/workflows/"
@@ -11,7 +14,7 @@ const wfDir = ".github/workflows/"
 // generated returns the generated workflows as check input.
 func generated(t *testing.T, reusable bool) map[string]string {
 	t.Helper()
-	files, err := Generate(Options{Install: testPin, Reusable: reusable})
+	files, err := Generate(Options{Install: testPin, Reusable: reusable, Secrets: jiraSecrets})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +56,11 @@ func TestCheckPassesOnGenerated(t *testing.T) {
 		if len(rep.Findings) != 0 {
 			t.Fatalf("reusable=%v: findings on generated workflows: %v", reusable, rep.Findings)
 		}
-		wantJobs := 1 // fullsend-run.yml's job
+		wantJobs := 3 // the events dispatch job, the poll job, fullsend-run.yml's job
 		if reusable {
-			wantJobs = 2 // the caller job and the reusable job
+			wantJobs = 4 // and the caller job and the reusable job instead of the run job
 		}
-		if rep.Jobs != wantJobs || rep.Files != len(generated(t, reusable)) {
+		if rep.Jobs != wantJobs || rep.Files != len(generated(t, reusable)) || len(rep.Skipped) != 0 {
 			t.Fatalf("reusable=%v: report = %+v", reusable, rep)
 		}
 	}
@@ -185,23 +188,33 @@ func TestCheckJobKinds(t *testing.T) {
 		yaml     string
 		jobs     int
 		findings int
+		skipped  bool
 	}{
-		{"not fullsend", "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: make test\n", 0, 0},
-		{"fullsend runner is not fullsend run", "jobs:\n  b:\n    steps:\n      - run: fullsend runner\n", 0, 0},
-		{"fullsend poll is not a run, but needs a group", "jobs:\n  b:\n    steps:\n      - run: fullsend poll\n", 0, 1},
-		{"fullsend poll in a group", "concurrency: p\njobs:\n  b:\n    steps:\n      - run: fullsend poll\n", 0, 0},
-		{"matrix key is scoped", "jobs:\n  b:\n    concurrency:\n      group: r-${{ matrix.serialization_key }}\n    steps:\n      - run: fullsend run\n", 1, 0},
-		{"key from a previous job", "jobs:\n  b:\n    concurrency: r-${{ needs.plan.outputs.serialization_key }}\n    steps:\n      - run: fullsend run\n", 1, 0},
-		{"key from vars is not a subject", "jobs:\n  b:\n    concurrency: r-${{ vars.serialization_key }}\n    steps:\n      - run: fullsend run\n", 1, 1},
-		{"remote fullsend workflow, unpinned", "jobs:\n  b:\n    uses: acme/ci/.github/workflows/fullsend-run.yml@v1\n", 1, 2},
-		{"remote other workflow", "jobs:\n  b:\n    uses: acme/ci/.github/workflows/build.yml@v1\n", 0, 0},
-		{"empty file", "", 0, 0},
-		{"top level list", "- a\n- b\n", 0, 1},
+		{"not fullsend", "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: make test\n", 0, 0, true},
+		{"fullsend runner is not fullsend run", "jobs:\n  b:\n    steps:\n      - run: fullsend runner\n", 0, 0, true},
+		{"fullsend poll is not a run, but needs a group", "jobs:\n  b:\n    steps:\n      - run: fullsend poll\n", 1, 1, false},
+		{"fullsend poll in a group", "concurrency: p\njobs:\n  b:\n    steps:\n      - run: fullsend poll\n", 1, 0, false},
+		{"fullsend dispatch", "jobs:\n  b:\n    steps:\n      - run: fullsend dispatch --input-driver gha-event\n", 1, 0, false},
+		{"call of a missing workflow is checked", "jobs:\n  b:\n    uses: ./.github/workflows/gone.yml\n", 0, 1, false},
+		{"matrix key is scoped", "jobs:\n  b:\n    concurrency:\n      group: r-${{ matrix.serialization_key }}\n    steps:\n      - run: fullsend run\n", 1, 0, false},
+		{"key from a previous job", "jobs:\n  b:\n    concurrency: r-${{ needs.plan.outputs.serialization_key }}\n    steps:\n      - run: fullsend run\n", 1, 0, false},
+		{"key from vars is not a subject", "jobs:\n  b:\n    concurrency: r-${{ vars.serialization_key }}\n    steps:\n      - run: fullsend run\n", 1, 1, false},
+		{"remote fullsend workflow, unpinned", "jobs:\n  b:\n    uses: acme/ci/.github/workflows/fullsend-run.yml@v1\n", 1, 2, false},
+		{"remote other workflow", "jobs:\n  b:\n    uses: acme/ci/.github/workflows/build.yml@v1\n", 0, 0, true},
+		{"empty file", "", 0, 0, true},
+		{"top level list", "- a\n- b\n", 0, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := Check([]File{{Name: "w.yml", Data: []byte(tc.yaml)}})
 			if rep.Jobs != tc.jobs || len(rep.Findings) != tc.findings {
 				t.Fatalf("report = %+v, want %d jobs, %d findings", rep, tc.jobs, tc.findings)
+			}
+			wantSkipped := []workflows.Skipped(nil)
+			if tc.skipped {
+				wantSkipped = []workflows.Skipped{{File: "w.yml", Reason: NoFullsendJob}}
+			}
+			if !slices.Equal(rep.Skipped, wantSkipped) {
+				t.Fatalf("skipped = %v, want %v", rep.Skipped, wantSkipped)
 			}
 		})
 	}

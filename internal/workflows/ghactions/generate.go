@@ -47,11 +47,6 @@ const (
 	ConfigDir = ".fullsend"
 )
 
-// Secrets the generated workflows pass to the steps that run fullsend.
-// GITHUB_TOKEN is the workflow's own token and is never passed on to a
-// called workflow (it has its own).
-var jiraSecrets = []string{"JIRA_BASE_URL", "JIRA_USER_EMAIL", "JIRA_TOKEN"}
-
 // Options shape the generated workflows. Zero values take the defaults,
 // except Install, which must name what to install (release.Resolve).
 type Options struct {
@@ -70,6 +65,13 @@ type Options struct {
 	// github-poll backstop (issues, pull requests), for repositories where
 	// it polls GitHub itself.
 	GitHubPoll bool
+	// Secrets are the repository secrets the steps that run fullsend get,
+	// each as the environment variable of the same name, and that the
+	// reusable workflow takes (SecretsFor derives them from the
+	// configuration); none when empty. GITHUB_TOKEN, the workflow's own
+	// token, is always set on those steps and never passed on to a called
+	// workflow (it has its own).
+	Secrets []string
 }
 
 //go:embed templates/*.tmpl
@@ -121,6 +123,9 @@ func (o *Options) normalize() error {
 	if err := o.Install.Validate(); err != nil {
 		return fmt.Errorf("workflows: %w", err)
 	}
+	if err := checkSecrets(o.Secrets); err != nil {
+		return fmt.Errorf("workflows: %w", err)
+	}
 	if err := ValidateCron(o.Cron); err != nil {
 		return fmt.Errorf("workflows: %w", err)
 	}
@@ -144,7 +149,7 @@ func Generate(opts Options) (map[string][]byte, error) {
 		Script, AgentScript        string
 		Triggers                   []trigger
 	}{Triggers: eventTriggers, Options: opts, CallerPrefix: CallerPrefix, CalleePrefix: CalleePrefix, ConfigDir: ConfigDir, PollGroup: PollGroup,
-		JiraSecrets: jiraSecrets, Source: opts.Install.Mode == release.Source, Script: release.Script,
+		JiraSecrets: opts.Secrets, Source: opts.Install.Mode == release.Source, Script: release.Script,
 		AgentScript: workflows.AgentScript("")}
 	var err error
 	if data.Checkout, err = uses("actions/checkout"); err != nil {

@@ -18,7 +18,7 @@ import (
 var testPin = release.Pin{Mode: release.Download, Version: "v1.2.3", BaseURL: release.DefaultBaseURL}
 
 // sourcePin builds fullsend from source at a commit.
-var sourcePin = release.Pin{Mode: release.Source, Version: "0123abcd"}
+var sourcePin = release.Pin{Mode: release.Source, Version: "0123abcd0123abcd0123abcd0123abcd0123abcd"}
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
@@ -27,9 +27,9 @@ var goldenCases = []struct {
 	dir  string
 	opts Options
 }{
-	{"direct", Options{Install: testPin}},
-	{"reusable", Options{Install: testPin, Reusable: true}},
-	{"source", Options{Install: sourcePin}},
+	{"direct", Options{Install: testPin, Secrets: jiraSecrets}},
+	{"reusable", Options{Install: testPin, Reusable: true, Secrets: jiraSecrets}},
+	{"source", Options{Install: sourcePin, Secrets: jiraSecrets}},
 }
 
 func TestGenerateGolden(t *testing.T) {

@@ -18,6 +18,10 @@ type Report struct {
 	Findings     []workflows.Finding
 }
 
+// NoFullsendJob is the reason a .gitlab-ci.yml whose jobs run neither
+// `fullsend run` nor a webhook `fullsend dispatch` is not checked.
+const NoFullsendJob = "no job runs fullsend run or fullsend dispatch, so no rule applies"
+
 // reserved top-level keys that are not jobs.
 var reserved = map[string]bool{
 	"default": true, "include": true, "stages": true, "variables": true, "workflow": true,

@@ -29,7 +29,7 @@ var schemaVariants = map[string]Options{
 	"agent token":       {Install: testPin, AgentToken: true},
 	"own image":         {Install: testPin, Image: "registry.example.com/tools" + digest},
 	"unpinned image":    {Install: testPin, Image: "alpine:3.22", AllowUnpinnedImage: true},
-	"source":            {Install: release.Pin{Mode: release.Source, Version: "abc123"}, AllowUnpinnedImage: true},
+	"source":            {Install: release.Pin{Mode: release.Source, Version: "0123abcd0123abcd0123abcd0123abcd0123abcd"}, AllowUnpinnedImage: true},
 	"source with token": {Install: release.Pin{Mode: release.Source, Version: "v1.2.3"}, AllowUnpinnedImage: true, AgentToken: true},
 }
 

@@ -46,7 +46,7 @@ const (
 // Pin is what generated CI installs.
 type Pin struct {
 	Mode    Mode
-	Version string // vX.Y.Z for Download; a tag, commit or module query for Source
+	Version string // vX.Y.Z for Download; vX.Y.Z or a full 40-hex commit SHA for Source
 	BaseURL string // Download only: release asset base URL
 }
 
@@ -63,9 +63,14 @@ var ErrDevel = errors.New("this fullsend binary is a development build (" +
 	"no release version to pin): pass --version vX.Y.Z to install that release, " +
 	"or --install source (with --version TAG|COMMIT) to build fullsend from source in CI")
 
-// sourceVersion restricts a Source version to module-query text that is
-// safe in YAML and shell.
-var sourceVersion = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+// commitSHA is a full git commit id: the only version besides a release
+// tag that names one fixed source tree (a branch, a short SHA or a module
+// query such as "latest" can move or become ambiguous).
+var commitSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// SourceVersionOK reports whether v pins one fixed source tree: a release
+// tag vX.Y.Z or a full 40-hex commit SHA.
+func SourceVersionOK(v string) bool { return version.Released(v) || commitSHA.MatchString(v) }
 
 // Resolve turns a request into a pin. The default version is this
 // binary's own (version.Get), which must be a release for Download.
@@ -107,7 +112,8 @@ func resolve(r Request, own string) (Pin, error) {
 
 // Validate reports a pin that generated CI must not carry: a Download of
 // anything but a release tag or from a URL that is not https (http only on
-// loopback), a Source version with characters outside a module query.
+// loopback), a Source version that is neither a release tag nor a full
+// commit SHA.
 func (p Pin) Validate() error {
 	switch p.Mode {
 	case Download:
@@ -116,8 +122,10 @@ func (p Pin) Validate() error {
 		}
 		return checkBaseURL(p.BaseURL)
 	case Source:
-		if !sourceVersion.MatchString(p.Version) {
-			return fmt.Errorf("--version %q: want letters, digits and . _ + -", p.Version)
+		if !SourceVersionOK(p.Version) {
+			return fmt.Errorf("--version %q: --install source needs a release tag vX.Y.Z or a full 40-hex commit SHA "+
+				"(a branch or a short SHA would build whatever it points to at run time); "+
+				"pass `git rev-parse %s` to pin that commit", p.Version, p.Version)
 		}
 		return nil
 	}
