@@ -161,7 +161,8 @@ var inputRef = regexp.MustCompile(`inputs\.([a-z_]+)`)
 // inputs, the step's env with the secrets.
 func githubStep(t *testing.T) stepRun {
 	t.Helper()
-	files, err := ghactions.Generate(ghactions.Options{Install: release.Pin{Mode: release.Download, Version: "v1.0.0", BaseURL: "https://example.com/r"}})
+	files, err := ghactions.Generate(ghactions.Options{Install: release.Pin{Mode: release.Download, Version: "v1.0.0", BaseURL: "https://example.com/r"},
+		Secrets: []string{"JIRA_BASE_URL", "JIRA_USER_EMAIL", "JIRA_TOKEN"}}) // a jira-poll configuration's secrets
 	if err != nil {
 		t.Fatal(err)
 	}
