@@ -3,6 +3,8 @@ package output
 import (
 	"io"
 	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Env is what building an output driver from configuration needs besides
@@ -12,4 +14,7 @@ type Env struct {
 	Stdout io.Writer           // where plan printers write
 	Stderr io.Writer           // where in-process agents' output goes
 	Log    *slog.Logger
+	// Metrics is the poller's registry, on which a driver registers the
+	// series it produces itself; nil: no metrics.
+	Metrics prometheus.Registerer
 }

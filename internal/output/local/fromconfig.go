@@ -18,6 +18,7 @@ func FromConfig(cfg *config.Config, env output.Env) (*Driver, error) {
 		Stdout:      env.Stderr,
 		Stderr:      env.Stderr,
 		Log:         env.Log,
+		Metrics:     env.Metrics,
 	})
 	if err != nil {
 		return nil, config.Invalid(fmt.Errorf("%s: %w", DriverName, err))
