@@ -124,6 +124,7 @@ func (app *App) runPoll(ctx context.Context, o *pollOptions) error {
 		cycles, budget := m.PollObserver(""), m.RateBudgetObserver("jira")
 		co.Observer = func(s poll.CycleStats) { cycles(s); budget(s) }
 		co.OnRequest = m.RequestObserver("jira")
+		co.Output.Metrics = m.Registerer()
 		stop, err := app.serveMetrics(o.metricsAddr, m)
 		if err != nil {
 			return err

@@ -77,6 +77,7 @@ agent started; 1 for other failures. See docs/runner.md.`,
 	fl.StringVar(&f.Harness, "harness", "", "harness name (default $FULLSEND_AGENT)")
 	fl.StringVar(&f.EventFile, "event-file", "", "NormalizedEvent JSON file, - for standard input (default $FULLSEND_NORMALIZED_EVENT, then base64 $FULLSEND_EVENT)")
 	fl.StringVar(&f.PollLock, "poll-lock", "", `poll lock {"id","driver","property"}; "" for none (default $FULLSEND_POLL_LOCK)`)
+	fl.StringVar(&f.MetricsTextfile, "metrics-textfile", "", "write fullsend_run_isolation_total to this file in the Prometheus text format (default $FULLSEND_METRICS_TEXTFILE)")
 	fl.BoolVar(&o.refreshOnly, "refresh-only", false, "verify and refresh the poll lock, then exit without starting the agent")
 	completeHarness(app, cmd, "harness")
 	return cmd

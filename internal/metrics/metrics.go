@@ -4,7 +4,11 @@
 // process do not collide) and the series on it: the components report
 // through the hooks they define themselves (poll.Observer for each poll
 // cycle, the Jira client's OnRequest for each API call), and this package
-// turns those reports into series.
+// turns those reports into series. A component that produces a series
+// itself registers it on the poller's registry (Registerer): the local
+// executor counts its runs' isolation (RunIsolation), which each child
+// `fullsend run` reports to it (RunReport) and which a one-shot
+// `fullsend run` can write to a textfile instead.
 package metrics
 
 import (

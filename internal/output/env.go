@@ -3,6 +3,8 @@ package output
 import (
 	"io"
 	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Env is what building an output driver from configuration needs besides
@@ -16,4 +18,7 @@ type Env struct {
 	// debug…error), which child processes (local) are given so that their
 	// lines read like the parent's; empty: the child's own default.
 	LogFormat, LogLevel string
+	// Metrics is the poller's registry, on which a driver registers the
+	// series it produces itself; nil: no metrics.
+	Metrics prometheus.Registerer
 }

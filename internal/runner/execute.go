@@ -75,6 +75,9 @@ func Execute(ctx context.Context, r Request) (Outcome, error) {
 			return Outcome{}, err
 		}
 	}
+	if err := reportIsolation(r, sb.Mode); err != nil {
+		return Outcome{}, err
+	}
 	if supersededOnGitLab(ctx, r) {
 		// The newer pipeline of this scope does the work; a poll lock this
 		// run holds must not outlive it.

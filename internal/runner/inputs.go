@@ -33,6 +33,9 @@ type Flags struct {
 	EventFile   string // path, or "-" for stdin
 	PollLock    string
 	PollLockSet bool
+	// MetricsTextfile is where the run's isolation counter is written in
+	// the Prometheus text format (default $FULLSEND_METRICS_TEXTFILE).
+	MetricsTextfile string
 }
 
 // Inputs are the resolved inputs of one run, before the event is decoded.

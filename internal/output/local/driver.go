@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/fullsend-dev/fullsend/internal/coalesce"
 	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/output"
@@ -77,6 +79,10 @@ type Options struct {
 	// --log-level ("": not passed), so that a child whose stderr is a pipe
 	// logs in the parent's format rather than its pipe default (json).
 	LogFormat, LogLevel string
+	// Metrics is where the child-process launcher registers
+	// fullsend_run_isolation_total and counts the isolation each child
+	// reports (docs/operations.md); nil: not counted.
+	Metrics prometheus.Registerer
 	// After returns a channel that receives once d has passed; it times
 	// Grace and the kill of a terminated child. Default time.After;
 	// tests inject a clock.

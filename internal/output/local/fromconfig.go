@@ -20,6 +20,7 @@ func FromConfig(cfg *config.Config, env output.Env) (*Driver, error) {
 		Log:         env.Log,
 		LogFormat:   env.LogFormat,
 		LogLevel:    env.LogLevel,
+		Metrics:     env.Metrics,
 	})
 	if err != nil {
 		return nil, config.Invalid(fmt.Errorf("%s: %w", DriverName, err))

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/procgroup"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
@@ -39,6 +40,7 @@ type processLauncher struct {
 	log       *slog.Logger
 	logFlags  []string                             // --log-format, --log-level as the parent's
 	after     func(time.Duration) <-chan time.Time // nil: time.After
+	isolation *metrics.RunIsolation                // nil: no run report asked for
 }
 
 // newProcessLauncher builds the launcher of New; o already carries New's
@@ -52,7 +54,8 @@ func newProcessLauncher(o Options) (*processLauncher, error) {
 		}
 	}
 	p := &processLauncher{exe: exe, configDir: o.ConfigDir, tempDir: o.TempDir,
-		killDelay: o.KillDelay, teardown: o.Teardown, log: o.Log, after: o.After}
+		killDelay: o.KillDelay, teardown: o.Teardown, log: o.Log, after: o.After,
+		isolation: metrics.NewRunIsolation(o.Metrics)}
 	if o.LogFormat != "" {
 		p.logFlags = append(p.logFlags, "--log-format", o.LogFormat)
 	}
@@ -113,6 +116,11 @@ func (p *processLauncher) Launch(ctx context.Context, job Job) error {
 	stderr := newPrefixWriter(p.stderr, prefix)
 	cmd := exec.Command(p.exe, args...)
 	cmd.Env = childEnv(os.Environ(), job)
+	report, err := p.askReport(cmd)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer report.Close()
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// A grandchild holding the output pipes open must not hang the run.
 	cmd.WaitDelay = p.killDelay + p.teardown
@@ -136,6 +144,7 @@ func (p *processLauncher) Launch(ctx context.Context, job Job) error {
 	_, err = g.Wait()
 	stdout.Flush()
 	stderr.Flush()
+	p.countReport(report, job.Seq)
 	p.log.Debug("local run ended", "seq", job.Seq, "duration", time.Since(start))
 	if err != nil {
 		var ee *exec.ExitError
@@ -204,7 +213,8 @@ func isDispatchInput(name string) bool {
 		}
 	}
 	switch name {
-	case "FULLSEND_EVENT", "FULLSEND_POLL_LOCK_ID", "FULLSEND_POLL_LOCK_DRIVER", "FULLSEND_POLL_LOCK_PROPERTY", RunIDEnv:
+	case "FULLSEND_EVENT", "FULLSEND_POLL_LOCK_ID", "FULLSEND_POLL_LOCK_DRIVER", "FULLSEND_POLL_LOCK_PROPERTY", RunIDEnv,
+		metrics.RunReportFDEnv:
 		return true
 	}
 	return false

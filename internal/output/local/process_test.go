@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/procgroup/procgrouptest"
 	"github.com/fullsend-dev/fullsend/internal/runner"
@@ -60,6 +61,9 @@ func helperMain() bool {
 		fmt.Println("lock released")
 		os.Exit(0)
 	}
+	if mode, ok := strings.CutPrefix(flags["--harness"], "isolation-"); ok {
+		os.Exit(reportIsolation(mode))
+	}
 	file := flags["--event-file"]
 	st, err := os.Stat(file)
 	if err != nil {
@@ -77,6 +81,7 @@ func helperMain() bool {
 		os.Getenv("FULLSEND_SERIALIZATION_KEY"), os.Getenv("FULLSEND_NORMALIZED_EVENT"))
 	fmt.Printf("run_id=%q\n", os.Getenv(RunIDEnv))
 	fmt.Printf("log=%s/%s\n", flags["--log-format"], flags["--log-level"])
+	fmt.Printf("report_fd=%q\n", os.Getenv(metrics.RunReportFDEnv))
 	fmt.Fprint(os.Stderr, "no newline at the end")
 	os.Exit(0)
 	return true
