@@ -49,7 +49,7 @@ type world struct {
 type poller struct {
 	w     *world
 	id    string
-	crash string // intent, dispatch, record (after it, or where it would be), checkpoint, or ""
+	crash string // intent, dispatch, record (after it, or where it would be), checkpoint, "before checkpoint", or ""
 	dead  bool
 	find  bool // the output implements poll.DispatchFinder
 }
@@ -72,6 +72,9 @@ func (p *poller) Discover(context.Context) (*poll.Discovery, error) {
 		return &poll.Discovery{Candidates: 1}, nil
 	}
 	it := &poll.Item{ID: "P-1", Base: w.check.Clone(), Cutoff: last, StaleLock: w.stale, TakenOver: w.stale && w.takeover}
+	if it.TakenOver {
+		it.GoneLocks = []string{w.lockID} // the runs of the lock replaced cannot start
+	}
 	return &poll.Discovery{Candidates: 1, Eligible: []*poll.Item{it}}, nil
 }
 
@@ -122,6 +125,9 @@ func (p *poller) Dispatched(context.Context, []*poll.Item) error {
 func (p *poller) Advance(_ context.Context, _ *poll.Item, cp poll.Checkpoint) error {
 	if len(cp.Runs) > 0 && !p.dead {
 		p.at("record") // the record step is skipped when the lock fits the runs
+	}
+	if len(cp.Intents) == 0 {
+		p.at("before checkpoint")
 	}
 	if p.dead {
 		return errors.New("killed")
@@ -488,5 +494,27 @@ func TestTakenOverIntentsDispatchAgain(t *testing.T) {
 	}
 	if w.lockID != "" {
 		t.Errorf("lock of %s left", w.lockID)
+	}
+}
+
+// The intents a takeover finds may belong to an earlier lock whose runs
+// did start: poller A dispatched and died before its checkpoint, its runs
+// ran and released A's lock; poller B found them on the platform and died
+// before its checkpoint too, leaving its own lock unclaimed. C takes B's
+// lock over: the intents were written under A's lock, not B's, so C asks
+// the platform, finds the runs and dispatches nothing again.
+func TestTakeoverLooksUpIntentsOfEarlierLocks(t *testing.T) {
+	w := &world{check: poll.Checkpoint{At: t0}, changes: []poll.Change{comment(time.Second, "/run both")}, takeover: true}
+	w.cycle(t, &poller{w: w, id: "A", crash: "dispatch", find: true})
+	if len(w.runs) != 2 || w.lockID != "" {
+		t.Fatalf("%d runs, lock %q after A: want 2 runs that released A's lock", len(w.runs), w.lockID)
+	}
+	st := w.cycle(t, &poller{w: w, id: "B", crash: "before checkpoint", find: true})
+	if st.DispatchesRecovered != 2 || w.lockID != "B" || len(w.check.Intents) != 2 {
+		t.Fatalf("after B: stats %+v, lock %q, intents %v: want both runs found, B's lock and A's intents left", st, w.lockID, w.check.Intents)
+	}
+	st = w.cycle(t, &poller{w: w, id: "C", find: true})
+	if len(w.runs) != 2 || st.DispatchesScheduled != 0 || st.DispatchesRecovered != 2 {
+		t.Fatalf("after C: %d runs, stats %+v: want A's 2 runs found again, none dispatched", len(w.runs), st)
 	}
 }

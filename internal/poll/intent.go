@@ -8,6 +8,7 @@ package poll
 import (
 	"context"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -47,7 +48,7 @@ type PlatformClock interface {
 // platform's clock, the lookup of its run starts: the error of the two
 // clock estimates (each within its round trip plus the Date header's
 // second, and usually much less).
-const ClockMargin = 2 * time.Second
+const ClockMargin = polllock.ClockError
 
 // lookupSince maps an intent's time, on the tracker's clock, onto the
 // output platform's clock when the output knows it, less ClockMargin; else
@@ -74,8 +75,8 @@ func (c *cycle) finder() DispatchFinder {
 // one) that the platform has is not dispatched again: the harness counts
 // as handled. A failed lookup blocks the item for this cycle (its lock is
 // removed, its checkpoint left), since dispatching could start the run
-// twice. An item whose unclaimed lock the cycle took over (Item.TakenOver)
-// asks nothing: the runs of its intents cannot start any more.
+// twice. An intent written under a lock the cycle's takeover made void
+// (Item.GoneLocks) asks nothing: its run cannot start any more.
 func (c *cycle) recoverIntents(ctx context.Context, plans []itemPlan) {
 	f := c.finder()
 	if f == nil {
@@ -83,7 +84,7 @@ func (c *cycle) recoverIntents(ctx context.Context, plans []itemPlan) {
 	}
 	idx := make([]int, 0, len(plans))
 	for i, p := range plans {
-		if !p.killed && len(p.it.Base.Intents) > 0 && len(p.runs) > 0 && !p.it.TakenOver {
+		if !p.killed && len(p.it.Base.Intents) > 0 && len(p.runs) > 0 {
 			idx = append(idx, i)
 		}
 	}
@@ -101,9 +102,14 @@ func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) 
 		if ok && p.at[i].After(in.Change) {
 			c.log.Info("interrupted dispatch superseded by a newer change", "item", p.it.ID, "harness", r.Harness, "key", in.Key)
 		}
-		if !ok || p.at[i].After(in.Change) {
+		gone := ok && in.Lock != "" && slices.Contains(p.it.GoneLocks, in.Lock)
+		if gone {
+			c.log.Info("interrupted dispatch whose lock was taken over unclaimed: dispatched again", "item", p.it.ID,
+				"harness", r.Harness, "key", in.Key)
+		}
+		if !ok || gone || p.at[i].After(in.Change) {
 			runs, at = append(runs, r), append(at, p.at[i])
-			continue // no intent, or a newer change supersedes it
+			continue // no intent, its run cannot start, or a newer change supersedes it
 		}
 		r.WorkItem.IdempotencyKey = in.Key
 		c.log.Info("interrupted dispatch: asking the platform whether its run exists", "item", p.it.ID,
@@ -195,7 +201,8 @@ func (c *cycle) writeIntents(ctx context.Context, plans []itemPlan, runs []plan.
 			p.intents = map[string]polllock.Intent{}
 			items = append(items, owner[k])
 		}
-		p.intents[r.Harness] = polllock.Intent{Key: r.WorkItem.IdempotencyKey, Change: p.changeAt(r.Harness), TS: now}
+		p.intents[r.Harness] = polllock.Intent{Key: r.WorkItem.IdempotencyKey, Change: p.changeAt(r.Harness), TS: now,
+			Lock: c.lockID(p.it)}
 	}
 	Each(c.o.Concurrency, items, func(i int) {
 		p := &plans[i]
@@ -290,4 +297,13 @@ func checkpointIntents(p itemPlan, o outcome) map[string]polllock.Intent {
 		}
 	}
 	return out
+}
+
+// lockID is the id of the lock the item's runs are dispatched under (""
+// without one).
+func (c *cycle) lockID(it *Item) string {
+	if pl := c.o.Driver.PollLock(it); pl != nil {
+		return pl.ID
+	}
+	return ""
 }

@@ -66,9 +66,13 @@ type Item struct {
 	// TakenOver is set when the lock the cycle replaces was never claimed
 	// by a run (polllock.Lock.Owed): the runs dispatched under it cannot
 	// start any more (their lock check fails), so the item's checkpoint
-	// was rewound to give their changes back, and intents left in it are
-	// dispatched again without asking the platform.
+	// was rewound to give their changes back.
 	TakenOver bool
+	// GoneLocks, with TakenOver, is the ids of the locks whose runs cannot
+	// start any more (polllock.Lock.Gone): intents written under one of
+	// them are dispatched again without asking the platform; other intents
+	// (of a lock whose runs did start) are looked up as usual.
+	GoneLocks []string
 	Changes   []Change
 	// Planned is the entries the lock is written with: one without an id
 	// per run the cycle expects to dispatch (polllock.Placeholders), set

@@ -26,6 +26,10 @@ type Intent struct {
 	// TS is when the intent was written (the poller's clock): the run, if
 	// it was started, was created at or after it.
 	TS time.Time `json:"ts"`
+	// Lock is the id of the lock the run was dispatched under (absent in
+	// intents of older pollers): once that lock is taken over unclaimed
+	// (Lock.Gone of the taker's lock), the run cannot start any more.
+	Lock string `json:"lock,omitempty"`
 }
 
 // ChangeID identifies a change of a work item by its time on the

@@ -33,6 +33,12 @@ const DefaultPendingTTL = 2 * time.Minute
 // stale thresholds.
 const ClaimWait = 3 * time.Second
 
+// ClockError bounds how far two processes' estimates of the tracker's
+// clock may differ: each is within its round trip plus the Date header's
+// second of the truth (trackerclock). A judgement that must agree with
+// another process's judgement of the same lock or intent allows for it.
+const ClockError = 2 * time.Second
+
 // ClaimWaitFor is the claim wait under stale threshold threshold:
 // ClaimWait, at most a quarter of the threshold (a poller's own lock must
 // not go stale while it waits).

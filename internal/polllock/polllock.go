@@ -33,6 +33,26 @@ type Lock struct {
 	// From is the item's checkpoint before the dispatch whose runs the
 	// lock awaits (see Owed); absent in locks of older pollers.
 	From *Position `json:"from,omitempty"`
+	// Gone lists the ids of the unclaimed locks this one took over, newest
+	// last (at most MaxGone): runs dispatched under them cannot start any
+	// more, so their intents are dispatched again without asking the
+	// platform, while intents of other locks are looked up.
+	Gone []string `json:"gone,omitempty"`
+}
+
+// MaxGone bounds Lock.Gone: a chain of takeovers longer than that with no
+// checkpoint between is not expected (each taker dispatches), and an
+// intent whose lock fell off the list is looked up on the platform.
+const MaxGone = 8
+
+// Superseding is the Gone list of a lock that takes l over unclaimed:
+// l's own list and l's id.
+func (l Lock) Superseding() []string {
+	g := append(slices.Clone(l.Gone), l.ID)
+	if len(g) > MaxGone {
+		g = g[len(g)-MaxGone:]
+	}
+	return g
 }
 
 // DefaultStaleThreshold applies when no lock.stale_threshold is configured.

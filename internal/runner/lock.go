@@ -127,7 +127,9 @@ func (l *Locker) Acquire(ctx context.Context) error {
 		return err
 	}
 	wait := polllock.ClaimWaitFor(l.StaleThreshold)
-	late := lk.Expired(l.Now().Add(wait), l.PendingTTL, l.StaleThreshold)
+	// A poller may judge the lock expired up to polllock.ClockError
+	// earlier than this run's clock says: verify whenever it might.
+	late := lk.Expired(l.Now().Add(wait+polllock.ClockError), l.PendingTTL, l.StaleThreshold)
 	if err := l.markRunning(ctx, lk); err != nil {
 		return l.unclaim(ctx, lk, fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err))
 	}

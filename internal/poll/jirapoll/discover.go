@@ -246,6 +246,7 @@ type view struct {
 	expired         bool // a lock that no longer blocks the issue
 	owed, takeover  bool // a lock owed a give-back; taking it over now gives it
 	giveBack        *polllock.Position
+	gone            []string // with takeover: the locks whose runs cannot start
 	base            poll.Checkpoint
 	corrupt         int
 }
@@ -271,7 +272,7 @@ func (d *Driver) classify(is jira.Issue, now time.Time, disc *poll.Discovery) (*
 	id, _ := strconv.ParseInt(is.ID, 10, 64)
 	v := d.look(is, now)
 	disc.Corrupt += v.corrupt
-	it := &poll.Item{ID: is.Key, Cutoff: is.Fields.Updated.Time, Base: v.base, StaleLock: v.expired, TakenOver: v.takeover}
+	it := &poll.Item{ID: is.Key, Cutoff: is.Fields.Updated.Time, Base: v.base, StaleLock: v.expired, TakenOver: v.takeover, GoneLocks: v.gone}
 	it.Waiting = v.base.Min()
 	if it.Waiting.IsZero() {
 		it.Waiting = is.Fields.Created.Time

@@ -23,6 +23,8 @@ type lockView struct {
 	// owed is set when taking the lock over owes a give-back
 	// (polllock.Lock.Owed): the positions to dispatch again from.
 	owed *polllock.Position
+	// gone is the Gone list a lock taking this one over carries.
+	gone []string
 }
 
 // lockView classifies a lock value at now.
@@ -38,7 +40,7 @@ func (d *Driver) lockView(key string, raw json.RawMessage, now time.Time) lockVi
 	v := lockView{present: true, stale: l.Stale(now, d.o.StaleThreshold)}
 	v.locked = !l.Expired(now, d.o.PendingTTL, d.o.StaleThreshold)
 	if l.Owed() {
-		v.owed = l.From
+		v.owed, v.gone = l.From, l.Superseding()
 	}
 	return v
 }
@@ -54,6 +56,7 @@ func judge(lv lockView, base poll.Checkpoint, updated time.Time) view {
 	v.changed = base.At.IsZero() || updated.After(base.At) || base.Pending()
 	if lv.owed != nil && !lv.locked && (v.changed || lv.stale) {
 		v.base, v.changed, v.takeover, v.giveBack = rewind(base, *lv.owed), true, true, lv.owed
+		v.gone = lv.gone
 	}
 	v.stale = lv.stale && lv.owed == nil
 	v.expired = lv.present && !lv.locked

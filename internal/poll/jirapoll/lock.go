@@ -49,7 +49,7 @@ func classifyErr(it *poll.Item, what string, err error, stop *firstErr) {
 // refs, and the checkpoint the dispatch starts from (From: where a
 // give-back rewinds to, should no run claim the lock).
 func (d *Driver) lockValue(it *poll.Item, phase string, refs []plan.Ref) json.RawMessage {
-	return polllock.Lock{ID: d.issue(it.ID).lockID, TS: d.o.Now(), Phase: phase, Runs: refs, From: position(it.Base)}.Marshal()
+	return polllock.Lock{ID: d.issue(it.ID).lockID, TS: d.o.Now(), Phase: phase, Runs: refs, From: position(it.Base), Gone: it.GoneLocks}.Marshal()
 }
 
 // taken records the outcome of the consistent read before the lock write:
@@ -62,7 +62,7 @@ func (d *Driver) taken(it *poll.Item, v view) {
 		it.Skip()
 		return
 	}
-	it.Base, it.StaleLock, it.TakenOver = v.base, v.expired, v.takeover
+	it.Base, it.StaleLock, it.TakenOver, it.GoneLocks = v.base, v.expired, v.takeover, v.gone
 	st := d.issue(it.ID)
 	st.giveBack, st.owed = v.giveBack, v.giveBack != nil
 }
