@@ -1,0 +1,71 @@
+package jirapoll_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/sim/jirasim"
+)
+
+// TestCursorPlateau: more issues updated in one millisecond than a cycle
+// reads (a bulk edit, an import: 250 issues, 10 pages of 10 a cycle) are
+// walked through once, in at most ⌈250 ÷ 100⌉ + 2 cycles, from no cursor
+// or from a cursor written before positions had an id part; then an idle
+// cycle costs at most 2 calls, and a change on an issue at the start or
+// in the middle of the plateau is still found and dispatched.
+func TestCursorPlateau(t *testing.T) {
+	const n, m = 250, 10
+	cases := []struct {
+		name  string
+		setup func(e *env, at time.Time)
+	}{
+		{"no cursor", func(*env, time.Time) {}},
+		{"old-format cursor at the plateau", func(e *env, at time.Time) {
+			old := `{"at":"` + at.UTC().Format(time.RFC3339Nano) + `","by":"old","ts":"` + e.clock.Now().UTC().Format(time.RFC3339Nano) + `"}`
+			e.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, me, polllock.CursorKey(repo), json.RawMessage(old))
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, jirasim.Options{})
+			at := e.siteNow().Truncate(time.Millisecond)
+			keys := e.plateau(n)
+			e.clock.Advance(10 * time.Minute)
+			tc.setup(e, at)
+			out := &recorder{after: e.release}
+			p := e.poller(pollerOpts{cursor: jirapoll.CursorUser, stale: 10 * time.Minute, out: out, m: m})
+			warm := (n+m*jirapoll.DefaultMaxPages-1)/(m*jirapoll.DefaultMaxPages) + 2
+			cycles := 0
+			for calls := 3; calls > 2; cycles++ {
+				if cycles == warm {
+					c, _ := e.cursor()
+					t.Fatalf("still walking after %d cycles (%d calls in the last), cursor at (%s, %d)", cycles, calls, c.At, c.AtID)
+				}
+				calls = e.cycleCalls(p)
+				c, _ := e.cursor()
+				t.Logf("cycle %d: %d calls, cursor at (%s, %d)", cycles, calls, c.At.Format(time.RFC3339Nano), c.AtID)
+				e.clock.Advance(time.Minute)
+			}
+			c, _ := e.cursor()
+			if !c.At.Equal(at) || c.AtID == 0 {
+				t.Fatalf("cursor at (%s, %d): want a position inside the plateau at %s", c.At, c.AtID, at)
+			}
+			for i := range 3 {
+				if got := e.cycleCalls(p); got > 2 {
+					t.Fatalf("idle cycle %d after the walk: %d calls, want at most 2: %v", i, got, e.sim.Calls())
+				}
+				e.clock.Advance(time.Minute)
+			}
+			for _, k := range []string{keys[0], keys[n/2]} {
+				e.sim.AddComment(k, alice, "/fs-triage")
+			}
+			p.mustCycle()
+			if got := out.count(); got[keys[0]+"/triage"] != 1 || got[keys[n/2]+"/triage"] != 1 {
+				t.Fatalf("dispatched %v, want triage on %s and %s", got, keys[0], keys[n/2])
+			}
+		})
+	}
+}
