@@ -2,11 +2,15 @@ package jirapoll_test
 
 import (
 	"encoding/json"
+	"log/slog"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -67,5 +71,30 @@ func TestCursorPlateau(t *testing.T) {
 				t.Fatalf("dispatched %v, want triage on %s and %s", got, keys[0], keys[n/2])
 			}
 		})
+	}
+}
+
+// TestCursorIDRefused: a site that refuses the search from the cursor's
+// issue id (400) is searched from the position's update time instead, in
+// the same cycle, and the change after it is still dispatched.
+func TestCursorIDRefused(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	at := e.siteNow().Truncate(time.Millisecond)
+	keys := e.plateau(20)
+	e.clock.Advance(10 * time.Minute)
+	id, _ := strconv.ParseInt(e.sim.IssueID(keys[9]), 10, 64)
+	e.putCursor(polllock.Cursor{At: at, AtID: id, By: "other", TS: e.clock.Now()})
+	e.sim.AddComment(keys[15], alice, "/fs-triage")
+	e.clock.Advance(time.Second)
+	e.sim.InjectFault(jirasim.Fault{Endpoint: searchCall, Status: 400, Times: 1})
+	out := &recorder{after: e.release}
+	var logs syncio.Buffer
+	p := e.poller(pollerOpts{cursor: jirapoll.CursorUser, out: out, log: slog.New(slog.NewTextHandler(&logs, nil))})
+	p.mustCycle()
+	if got := out.count(); got[keys[15]+"/triage"] != 1 {
+		t.Fatalf("dispatched %v, want triage on %s", got, keys[15])
+	}
+	if !strings.Contains(logs.String(), "cursor's issue id was refused") {
+		t.Fatalf("the refused search was not reported:\n%s", logs.String())
 	}
 }
