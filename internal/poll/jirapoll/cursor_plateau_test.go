@@ -98,3 +98,52 @@ func TestCursorIDRefused(t *testing.T) {
 		t.Fatalf("the refused search was not reported:\n%s", logs.String())
 	}
 }
+
+// TestCursorPlateauHeld: on a plateau of issues whose changes cannot be
+// handled yet (each locked by a live run), the cursor holds as many as it
+// may list (m ÷ 2) and stays just before the next one, inside the
+// plateau; once the runs end, the changes are handled 5 a cycle, the
+// cursor moves on through the plateau and idle cycles cost at most 2
+// calls.
+func TestCursorPlateauHeld(t *testing.T) {
+	const n, m = 30, 10
+	e := newEnv(t, jirasim.Options{})
+	at := e.siteNow().Truncate(time.Millisecond)
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = e.sim.AddIssue(jirasim.IssueSpec{Project: project, Summary: "work", Reporter: alice, Created: at})
+	}
+	e.clock.Advance(10 * time.Minute)
+	running := polllock.Lock{ID: "other", TS: e.clock.Now(), Phase: polllock.PhaseRunning}.Marshal()
+	for _, k := range keys {
+		e.sim.SetPropertyDirect(k, lockKey(), running)
+	}
+	p := e.poller(pollerOpts{cursor: jirapoll.CursorUser, stale: 10 * time.Minute, m: m, out: &recorder{after: e.release}})
+	p.mustCycle()
+	c, _ := e.cursor()
+	sixth, _ := strconv.ParseInt(e.sim.IssueID(keys[m/2]), 10, 64)
+	if len(c.Held) != m/2 || c.Pos() != (polllock.CursorPos{At: at, ID: sixth - 1}) {
+		t.Fatalf("cursor at (%s, %d) holding %v: want %d held and the position just before %s (%d)", c.At, c.AtID, c.Held, m/2, keys[m/2], sixth)
+	}
+	for _, k := range keys {
+		id, _ := strconv.ParseInt(e.sim.IssueID(k), 10, 64)
+		if _, held := c.Held[k]; c.Passed(at, id) && !held {
+			t.Fatalf("the cursor passed %s, unhandled, without holding it", k)
+		}
+	}
+	for _, k := range keys {
+		e.sim.SetPropertyDirect(k, lockKey(), nil) // the runs end
+	}
+	idle := 0
+	for i := 0; i < n/5+4 && idle < 3; i++ {
+		e.clock.Advance(time.Minute)
+		if e.cycleCalls(p) <= 2 {
+			idle++
+		} else if idle > 0 {
+			t.Fatalf("an idle cycle cost more than 2 calls again: %v", e.sim.Calls())
+		}
+	}
+	if c, _ := e.cursor(); idle < 3 || c.Pos().Compare(polllock.CursorPos{At: at, ID: sixth}) <= 0 {
+		t.Fatalf("%d idle cycles, cursor at (%s, %d): want 3 and the cursor further into the plateau", idle, c.At, c.AtID)
+	}
+}
