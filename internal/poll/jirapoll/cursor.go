@@ -39,8 +39,9 @@ import (
 // walked through page by page rather than read again every cycle. It is
 // enough there: a change the proposer's search could not see yet (Jira's
 // search lag, clock skew) was made less than the margin before that
-// search, so after the proposal. A position with an id is never closer
-// than the margin: it comes from an issue seen, updated before it.
+// search, so after the proposal. A position with an id is proposed only
+// when its instant is more than the margin before the search start, so
+// every issue updated at that instant was visible to the search.
 //
 // Last writer wins, and that is safe: a proposal (P, Held) claims only
 // that every candidate at or before P was handled, or is in Held, when
@@ -190,7 +191,7 @@ func (d *Driver) readCursor(ctx context.Context) (*polllock.Cursor, string) {
 // tally is what a discovery saw that bounds the cursor's next position.
 type tally struct {
 	unhandled []heldItem         // candidates not handled yet
-	bound     polllock.CursorPos // first last position of a full page where a pass stopped
+	bound     polllock.CursorPos // earliest last position of a full page where a pass stopped
 	maxSeen   polllock.CursorPos // newest position seen
 	seen      bool
 	count     int // candidates seen
