@@ -25,7 +25,8 @@
 #              lost-to-collision locks and the 429 share next to the
 #              targets (docs/polling.md "Sizing"). About 1.5 minutes.
 #              Extra flags go to the benchmark: -scale.idle-only (quick,
-#              e.g. at 20000 issues), -scale.n, -scale.m, -scale.interval,
+#              e.g. at 20000 issues), -scale.tied (every issue updated in
+#              one millisecond), -scale.n, -scale.m, -scale.interval,
 #              -scale.budget, -scale.latency, -scale.seed ... (go test
 #              -run '^$' -bench BenchmarkScale ./internal/poll/jirapoll/
 #              -args -help lists them).

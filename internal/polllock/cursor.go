@@ -2,6 +2,7 @@ package polllock
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -13,16 +14,21 @@ import (
 // The discovery cursor is one document per target repository, shared by
 // every poller of that repository and stored in Jira itself (a user or
 // project entity property, see docs/polling.md, "Discovery cursor").
-// At is a position on the tracker's "updated" clock: every change to a
-// candidate issue updated before At was handled (dispatched, or given
-// up on for good) when the cursor was written, so discovery only asks
-// for issues updated since At. Pollers lists the
+// (At, AtID) is a position in the order of the tracker's "updated" clock,
+// then issue id: every change to a candidate issue at or before it (its
+// update before At, or at At with an id up to AtID) was handled
+// (dispatched, or given up on for good) when the cursor was written, so
+// discovery only asks for the issues after it. AtID 0 (absent, as in
+// documents written before it existed) is before every issue updated at
+// At. The id lets the cursor pass a plateau: more issues updated in one
+// instant (a bulk edit, an import) than a search reads. Pollers lists the
 // pollers seen recently (id → last write), which pollers use to share
 // work without colliding.
 
 // Cursor is the value of the cursor property.
 type Cursor struct {
 	At      time.Time            `json:"at"`                // discovery position (tracker clock), RFC 3339 UTC
+	AtID    int64                `json:"at_id,omitempty"`   // the last issue id handled at At (0: none)
 	By      string               `json:"by"`                // the poller that wrote it
 	TS      time.Time            `json:"ts"`                // when it was written (the writer's clock)
 	Pollers map[string]time.Time `json:"pollers,omitempty"` // poller id → last seen
@@ -64,6 +70,8 @@ func ParseCursor(raw []byte) (Cursor, error) {
 		return Cursor{}, fmt.Errorf("poll cursor: missing by")
 	case c.TS.IsZero():
 		return Cursor{}, fmt.Errorf("poll cursor: missing ts")
+	case c.AtID < 0:
+		return Cursor{}, fmt.Errorf("poll cursor: at_id %d is negative", c.AtID)
 	}
 	for id, t := range c.Pollers {
 		if id == "" || t.IsZero() {
@@ -79,6 +87,30 @@ func ParseCursor(raw []byte) (Cursor, error) {
 		}
 	}
 	return c, nil
+}
+
+// CursorPos is a position in discovery order: an update time, then an
+// issue id (0 is before every issue updated at At).
+type CursorPos struct {
+	At time.Time
+	ID int64
+}
+
+// Compare orders two positions (-1, 0, 1): by time, then by id.
+func (p CursorPos) Compare(q CursorPos) int {
+	if c := p.At.Compare(q.At); c != 0 {
+		return c
+	}
+	return cmp.Compare(p.ID, q.ID)
+}
+
+// Pos is the cursor's position.
+func (c Cursor) Pos() CursorPos { return CursorPos{c.At, c.AtID} }
+
+// Passed reports whether the cursor is past the issue with id updated at
+// updated: the cursor claims that change handled, or lists it in Held.
+func (c Cursor) Passed(updated time.Time, id int64) bool {
+	return CursorPos{updated, id}.Compare(c.Pos()) <= 0
 }
 
 // Marshal encodes the cursor with UTC times.

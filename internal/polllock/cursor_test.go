@@ -34,6 +34,9 @@ func TestParseCursor(t *testing.T) {
 		{"held", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","held":{"PROJ-1":"2026-05-01T09:00:00Z"}}`, ""},
 		{"held bad key", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","held":{"proj 1":"2026-05-01T09:00:00Z"}}`, "held entry"},
 		{"held no time", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","held":{"PROJ-1":"0001-01-01T00:00:00Z"}}`, "held entry"},
+		{"plateau position", `{"at":"2026-05-01T10:00:00.123Z","at_id":10042,"by":"p1","ts":"2026-05-01T10:00:01Z"}`, ""},
+		{"negative at_id", `{"at":"2026-05-01T10:00:00Z","at_id":-1,"by":"p1","ts":"2026-05-01T10:00:01Z"}`, "at_id"},
+		{"fractional at_id", `{"at":"2026-05-01T10:00:00Z","at_id":1.5,"by":"p1","ts":"2026-05-01T10:00:01Z"}`, "not a cursor object"},
 		{"not an object", `"2026-05-01T10:00:00Z"`, "not a cursor object"},
 		{"null", `null`, "missing at"},
 	}
@@ -45,7 +48,7 @@ func TestParseCursor(t *testing.T) {
 					t.Fatalf("ParseCursor: %v", err)
 				}
 				back, err := ParseCursor(c.Marshal())
-				if err != nil || !back.At.Equal(c.At) || back.By != c.By || len(back.Held) != len(c.Held) {
+				if err != nil || back.Pos().Compare(c.Pos()) != 0 || back.By != c.By || len(back.Held) != len(c.Held) {
 					t.Fatalf("round trip: %+v, %v", back, err)
 				}
 				return
@@ -90,7 +93,8 @@ func TestCursorPollers(t *testing.T) {
 func FuzzParseCursor(f *testing.F) {
 	for _, s := range []string{
 		`{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","pollers":{"p1":"2026-05-01T10:00:01Z"}}`,
-		`{"at":"2026-05-01T10:00:00Z"}`, `[]`, `{}`, ``, `{"at":1}`,
+		`{"at":"2026-05-01T10:00:00.123Z","at_id":10042,"by":"p1","ts":"2026-05-01T10:00:01Z"}`,
+		`{"at":"2026-05-01T10:00:00Z"}`, `[]`, `{}`, ``, `{"at":1}`, `{"at_id":-5}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -103,10 +107,45 @@ func FuzzParseCursor(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted %q but not its re-encoding: %v", raw, err)
 		}
-		if !back.At.Equal(c.At) || back.By != c.By || len(back.Pollers) != len(c.Pollers) || len(back.Held) != len(c.Held) {
+		if back.Pos().Compare(c.Pos()) != 0 || back.By != c.By || len(back.Pollers) != len(c.Pollers) || len(back.Held) != len(c.Held) {
 			t.Fatalf("round trip of %q: %+v vs %+v", raw, back, c)
 		}
 	})
+}
+
+// TestCursorPosition: a document written before the id part existed is
+// the position (at, 0), before every issue updated at at; with an id, the
+// cursor has passed the issues at at up to that id and no further.
+func TestCursorPosition(t *testing.T) {
+	at := time.Date(2026, 5, 1, 10, 0, 0, 123e6, time.UTC)
+	old, err := ParseCursor([]byte(`{"at":"2026-05-01T10:00:00.123Z","by":"p1","ts":"2026-05-01T10:00:01Z"}`))
+	if err != nil || old.Pos() != (CursorPos{At: at}) {
+		t.Fatalf("old document: %+v, %v", old.Pos(), err)
+	}
+	if string(old.Marshal()) != `{"at":"2026-05-01T10:00:00.123Z","by":"p1","ts":"2026-05-01T10:00:01Z"}` {
+		t.Fatalf("a position without an id is not written as before: %s", old.Marshal())
+	}
+	plateau := Cursor{At: at, AtID: 10042}
+	cases := []struct {
+		name    string
+		c       Cursor
+		updated time.Time
+		id      int64
+		passed  bool
+	}{
+		{"old: earlier update", old, at.Add(-time.Millisecond), 99999, true},
+		{"old: same instant", old, at, 1, false},
+		{"plateau: lower id", plateau, at, 10041, true},
+		{"plateau: its own id", plateau, at, 10042, true},
+		{"plateau: higher id", plateau, at, 10043, false},
+		{"plateau: later update", plateau, at.Add(time.Millisecond), 1, false},
+		{"plateau: earlier update", plateau, at.Add(-time.Millisecond), 99999, true},
+	}
+	for _, tc := range cases {
+		if got := tc.c.Passed(tc.updated, tc.id); got != tc.passed {
+			t.Errorf("%s: Passed = %v, want %v", tc.name, got, tc.passed)
+		}
+	}
 }
 
 func TestParseCursorTooManyHeld(t *testing.T) {

@@ -109,6 +109,51 @@ func TestJQLSubset(t *testing.T) {
 	}
 }
 
+// TestJQLIssueID: id compares as a number (any id, existing or not) and
+// orders; with updated it is a keyset that pages through issues updated
+// in one instant.
+func TestJQLIssueID(t *testing.T) {
+	t0 := time.Date(2024, 5, 2, 10, 0, 0, 0, time.UTC)
+	s := New(Options{Now: func() time.Time { return t0.Add(time.Hour) }})
+	s.AddProject("PR", "Platform")
+	s.AddProject("QA", "Quality")
+	for _, p := range []string{"QA", "PR", "QA", "PR"} { // QA-1, PR-1, QA-2, PR-2, all at t0
+		s.AddIssue(IssueSpec{Project: p, Created: t0})
+	}
+	s.AddIssue(IssueSpec{Project: "PR", Created: t0.Add(time.Millisecond)}) // PR-3
+	id := func(key string) string { return s.IssueID(key) }
+	ms := strconv.FormatInt(t0.UnixMilli(), 10)
+	after := func(key string) string { // the keyset: after (t0, key's id)
+		return "updated >= " + ms + " AND (updated > " + ms + " OR id > " + id(key) + ")"
+	}
+	tests := []struct {
+		jql  string
+		want []string
+	}{
+		{"updated >= " + ms + " ORDER BY updated ASC, id ASC", []string{"QA-1", "PR-1", "QA-2", "PR-2", "PR-3"}},
+		{"updated >= " + ms + " ORDER BY updated DESC, id DESC", []string{"PR-3", "PR-2", "QA-2", "PR-1", "QA-1"}},
+		{after("PR-1") + " ORDER BY updated ASC, id ASC", []string{"QA-2", "PR-2", "PR-3"}},
+		{after("PR-2") + " ORDER BY updated ASC, id ASC", []string{"PR-3"}},
+		{"updated = " + ms + " AND id > " + id("QA-1") + " ORDER BY id", []string{"PR-1", "QA-2", "PR-2"}},
+		{"id >= " + id("PR-2") + " ORDER BY id", []string{"PR-2", "PR-3"}},
+		{"id < " + id("PR-1") + " ORDER BY id", []string{"QA-1"}},
+		{"id <= " + id("PR-1") + " AND id != " + id("QA-1"), []string{"PR-1"}},
+		{"id > 99999999", nil},
+		{"id in (" + id("QA-2") + ", PR-3) ORDER BY id", []string{"QA-2", "PR-3"}},
+		{"id not in (" + id("QA-2") + ") AND project = QA", []string{"QA-1"}},
+		{"id = PR-2", []string{"PR-2"}},
+	}
+	for _, tc := range tests {
+		got, msg, code := search(t, s, jqlBody(tc.jql))
+		if code != 200 || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %v (%d %s), want %v", tc.jql, got, code, msg, tc.want)
+		}
+	}
+	if _, msg, code := search(t, s, jqlBody("id = PR-99")); code != 400 || !strings.Contains(msg, "'PR-99' does not exist for the field 'id'") {
+		t.Errorf("id = PR-99: %d %q", code, msg)
+	}
+}
+
 func TestJQLErrors(t *testing.T) {
 	s, _ := jqlWorld(t)
 	tests := []struct{ jql, want string }{

@@ -24,12 +24,13 @@ var fieldOps = map[string][]string{
 	"status":         {"=", "!=", "in", "not in"},
 	"statuscategory": {"=", "!=", "in", "not in"},
 	"key":            {"=", "!=", "in", "not in"},
+	"id":             {"=", "!=", ">", ">=", "<", "<=", "in", "not in"},
 	"labels":         {"=", "!=", "in", "not in", "is", "is not"},
 	"updated":        {"=", "!=", ">", ">=", "<", "<="},
 	"created":        {"=", "!=", ">", ">=", "<", "<="},
 }
 
-var orderable = map[string]bool{"created": true, "updated": true, "key": true, "status": true, "project": true, "summary": true}
+var orderable = map[string]bool{"created": true, "updated": true, "key": true, "id": true, "status": true, "project": true, "summary": true}
 
 func (p *parser) parseClause() (node, error) {
 	ft := p.next()
@@ -39,7 +40,7 @@ func (p *parser) parseClause() (node, error) {
 	c := &clause{field: canonicalField(ft.text), pos: ft.pos}
 	ops, known := fieldOps[c.field]
 	if !known {
-		return nil, jqlErrf("Field '%s' does not exist or you do not have permission to view it. (The Jira emulator supports: project, status, statusCategory, labels, key, created, updated.)", ft.text)
+		return nil, jqlErrf("Field '%s' does not exist or you do not have permission to view it. (The Jira emulator supports: project, status, statusCategory, labels, key, id, created, updated.)", ft.text)
 	}
 	t := p.next()
 	switch {
@@ -164,6 +165,8 @@ func (s *Server) compileClause(c *clause, now time.Time) (pred, error) {
 			get = func(is *issue, _ issueState) time.Time { return is.created }
 		}
 		return func(is *issue, st issueState) bool { return compareTime(get(is, st), c.op, at) }, nil
+	case "id":
+		return s.compileID(c)
 	case "labels":
 		if c.op == "is" || c.op == "is not" {
 			return func(_ *issue, st issueState) bool { return (len(st.labels) == 0) != negate }, nil
@@ -195,6 +198,45 @@ func (s *Server) compileClause(c *clause, now time.Time) (pred, error) {
 		"key":            func(is *issue, _ issueState) string { return is.key },
 	}[c.field]
 	return func(is *issue, st issueState) bool { return set[get(is, st)] != negate }, nil
+}
+
+// compileID compares issue ids as numbers: `id > 10042` is every issue
+// created after 10042 (whether 10042 still exists or not); a value may
+// also be an issue key, standing for its id.
+func (s *Server) compileID(c *clause) (pred, error) {
+	ids := make([]int64, len(c.values))
+	for i, v := range c.values {
+		n, err := strconv.ParseInt(v.text, 10, 64)
+		if err != nil {
+			k := strings.ToUpper(v.text)
+			is, ok := s.issues[k]
+			if !validIssueKey(k) || !ok || is.cur.deleted {
+				return nil, jqlErrf("The value '%s' does not exist for the field 'id'.", v.text)
+			}
+			n = is.id
+		}
+		ids[i] = n
+	}
+	switch c.op {
+	case "in", "not in", "=", "!=":
+		negate := c.op == "not in" || c.op == "!="
+		return func(is *issue, _ issueState) bool { return slices.Contains(ids, is.id) != negate }, nil
+	}
+	return func(is *issue, _ issueState) bool { return compareInt(is.id, c.op, ids[0]) }, nil
+}
+
+func compareInt(a int64, op string, b int64) bool {
+	switch op {
+	case ">":
+		return a > b
+	case ">=":
+		return a >= b
+	case "<":
+		return a < b
+	case "<=":
+		return a <= b
+	}
+	return false
 }
 
 func tokenTexts(ts []token) []string {

@@ -190,6 +190,8 @@ func compareBy(field string, a *issue, as issueState, b *issue, bs issueState) i
 			return c
 		}
 		return cmpInt(a.id, b.id)
+	case "id":
+		return cmpInt(a.id, b.id)
 	case "status":
 		return strings.Compare(as.status.name, bs.status.name)
 	case "project":

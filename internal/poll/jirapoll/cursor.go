@@ -16,27 +16,35 @@ import (
 
 // The shared discovery cursor (docs/polling.md, "Discovery cursor").
 //
-// A poller proposes a new position from what its own discovery saw: its
-// search's start minus the margin, capped by the newest update seen and by
-// the last update of a page that was full (what lies beyond was not seen).
-// Every candidate before it that is not handled yet (its checkpoint does
-// not cover its last update: not dispatched, failed, deferred, locked
-// mid-dispatch by another poller, or simply not selected) is listed in
-// Held, which discovery reads along (at most maxHeld: the position then
-// stays at the first one that does not fit). A change that can never be
-// dispatched (denied, no trigger, quarantined) is passed by its item's
-// checkpoint, so it holds nothing back.
+// A position is an update time, then an issue id (polllock.CursorPos):
+// discovery reads in that order, so a plateau (more issues updated in one
+// instant than a search reads) is walked through, never stuck at.
 //
-// Discovery starts at the cursor itself (`updated >= at`, in epoch
-// milliseconds like the keyset paging of discoverNewest): the margin is
-// taken when proposing instead, so a dense run of updates (more than the
-// pages of one cycle within a margin) is walked through page by page
-// rather than read again every cycle. It is enough there: a change the
-// proposer's search could not see yet (Jira's search lag, clock skew) was
-// made less than the margin before that search, so after the proposal.
+// A poller proposes a new position from what its own discovery saw: its
+// search's start minus the margin, capped just before the newest position
+// seen and at the last position of a page that was full (what lies beyond
+// was not seen). Every candidate at or before it that is not handled yet (its
+// checkpoint does not cover its last update: not dispatched, failed,
+// deferred, locked mid-dispatch by another poller, or simply not
+// selected) is listed in Held, which discovery reads along (at most
+// maxHeld: the position then stays just before the first one that does
+// not fit). A change that can never be dispatched (denied, no trigger,
+// quarantined) is passed by its item's checkpoint, so it holds nothing
+// back.
+//
+// Discovery starts right after the cursor (`updated >= at`, in epoch
+// milliseconds like the keyset paging of discoverNewest, and `id > at_id`
+// at at itself): the margin is taken when proposing instead, so a dense
+// run of updates (more than the pages of one cycle within a margin) is
+// walked through page by page rather than read again every cycle. It is
+// enough there: a change the proposer's search could not see yet (Jira's
+// search lag, clock skew) was made less than the margin before that
+// search, so after the proposal. A position with an id is proposed only
+// when its instant is more than the margin before the search start, so
+// every issue updated at that instant was visible to the search.
 //
 // Last writer wins, and that is safe: a proposal (P, Held) claims only
-// that every candidate updated before P was handled, or is in Held, when
+// that every candidate at or before P was handled, or is in Held, when
 // its discovery read Jira. Handled stays handled (a checkpoint only moves
 // forward, and a later change moves the issue's updated time past P, the
 // margin absorbing Jira's search lag), so every proposal remains true after
@@ -182,69 +190,83 @@ func (d *Driver) readCursor(ctx context.Context) (*polllock.Cursor, string) {
 
 // tally is what a discovery saw that bounds the cursor's next position.
 type tally struct {
-	unhandled []heldItem // candidates not handled yet
-	bound     time.Time  // oldest last update of a full page where a pass stopped
-	maxSeen   time.Time  // newest update seen
+	unhandled []heldItem         // candidates not handled yet
+	bound     polllock.CursorPos // earliest last position of a full page where a pass stopped
+	maxSeen   polllock.CursorPos // newest position seen
 	seen      bool
 	count     int // candidates seen
 }
 
 type heldItem struct {
-	key     string
-	updated time.Time
+	key string
+	pos polllock.CursorPos
 }
 
-func earliest(a, b time.Time) time.Time {
-	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+// earlier is the earlier of two positions, a zero one standing for none.
+func earlier(a, b polllock.CursorPos) polllock.CursorPos {
+	if a.At.IsZero() || (!b.At.IsZero() && b.Compare(a) < 0) {
 		return b
 	}
 	return a
 }
 
-// note records one candidate.
-func (t *tally) note(key string, updated time.Time, handled bool) {
+// note records one candidate (id 0 when Jira gave none).
+func (t *tally) note(key string, id int64, updated time.Time, handled bool) {
 	t.seen = true
 	t.count++
-	if updated.After(t.maxSeen) {
-		t.maxSeen = updated
+	p := polllock.CursorPos{At: updated, ID: id}
+	if p.Compare(t.maxSeen) > 0 {
+		t.maxSeen = p
 	}
 	if !handled {
-		t.unhandled = append(t.unhandled, heldItem{key, updated})
+		t.unhandled = append(t.unhandled, heldItem{key, p})
 	}
 }
 
-// proposal is the cursor position the discovery that started at start
-// supports, with the unhandled candidates before it (at most maxHeld: the
-// cursor stays at the oldest one beyond); ok is false when nothing was
-// seen.
-func (t *tally) proposal(start time.Time, margin time.Duration, maxHeld int) (at time.Time, held map[string]time.Time, ok bool) {
-	if !t.seen {
-		return time.Time{}, nil, false
+// justBefore is the last position before p: (p.At, p.ID-1), or a
+// nanosecond before p.At when p has no id (then every issue at p.At is
+// after it).
+func justBefore(p polllock.CursorPos) polllock.CursorPos {
+	if p.ID > 0 {
+		return polllock.CursorPos{At: p.At, ID: p.ID - 1}
 	}
-	at = start.Add(-margin)
-	for _, b := range []time.Time{t.bound, t.maxSeen} {
-		if !b.IsZero() && b.Before(at) {
+	return polllock.CursorPos{At: p.At.Add(-time.Nanosecond)}
+}
+
+// proposal is the cursor position the discovery that started at start
+// supports, with the unhandled candidates at or before it (at most
+// maxHeld: the cursor stays just before the oldest one beyond); ok is
+// false when nothing was seen.
+func (t *tally) proposal(start time.Time, margin time.Duration, maxHeld int) (at polllock.CursorPos, held map[string]time.Time, ok bool) {
+	if !t.seen {
+		return polllock.CursorPos{}, nil, false
+	}
+	// The newest issue seen stays after the cursor (unhandled, it is not
+	// held: the search reads it anyway).
+	at = polllock.CursorPos{At: start.Add(-margin)}
+	for _, b := range []polllock.CursorPos{t.bound, justBefore(t.maxSeen)} {
+		if !b.At.IsZero() && b.Compare(at) < 0 {
 			at = b
 		}
 	}
 	slices.SortFunc(t.unhandled, func(a, b heldItem) int {
-		if c := a.updated.Compare(b.updated); c != 0 {
+		if c := a.pos.Compare(b.pos); c != 0 {
 			return c
 		}
 		return strings.Compare(a.key, b.key)
 	})
 	for i, u := range t.unhandled {
-		if !u.updated.Before(at) {
+		if u.pos.Compare(at) > 0 {
 			break
 		}
 		if i == maxHeld {
-			at = u.updated
+			at = justBefore(u.pos)
 			break
 		}
 		if held == nil {
 			held = map[string]time.Time{}
 		}
-		held[u.key] = u.updated
+		held[u.key] = u.pos.At
 	}
 	return at, held, true
 }
@@ -273,9 +295,9 @@ func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, st
 	// nothing: it is left, and busy cycles do not pay a write each. Among
 	// pollers that share, one moves it (see mover), so that they do not
 	// all pay a write for the same move.
-	moved := ok && (cur == nil || p.After(cur.At) && t.count >= d.o.M/2 && d.mover(cur, t, now))
+	moved := ok && (cur == nil || p.Compare(cur.Pos()) > 0 && t.count >= d.o.M/2 && d.mover(cur, t, now))
 	if moved {
-		next.At, next.Held = p, held
+		next.At, next.AtID, next.Held = p.At, p.ID, held
 	}
 	work := len(disc.Eligible)+disc.Cursor.Shared > 0
 	heartbeat := cur != nil && d.member() && d.heartbeatDue(cur, now, work)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,8 +35,19 @@ func newWorld(t *testing.T, issues int) (*world, []string) { return newLaggingWo
 
 // newLaggingWorld is a world whose search sees writes lag late.
 func newLaggingWorld(t *testing.T, issues int, lag time.Duration) (*world, []string) {
+	return newWorldOf(t, lag, func(e *env) []string { return e.issues(issues, seeded, "") })
+}
+
+// newPlateauWorld is a world whose issues were all updated in one
+// millisecond (env.plateau).
+func newPlateauWorld(t *testing.T, issues int) (*world, []string) {
+	return newWorldOf(t, 0, func(e *env) []string { return e.plateau(issues) })
+}
+
+// newWorldOf is a world of the issues create makes, with search lag lag.
+func newWorldOf(t *testing.T, lag time.Duration, create func(e *env) []string) (*world, []string) {
 	e := newEnv(t, jirasim.Options{SearchLag: lag})
-	keys := e.issues(issues, seeded, "")
+	keys := create(e)
 	e.clock.Advance(10 * time.Minute)
 	w := &world{env: e, out: &recorder{}, changed: map[string]time.Time{}, arrival: map[string]int{},
 		done: map[string]int{}, logs: &syncio.Buffer{}}
@@ -76,8 +88,9 @@ func (w *world) check(r int) {
 	}
 	for key, at := range w.changed {
 		lc, _ := w.lastCheck(key)
-		if _, held := c.Held[key]; lc.TS.Before(at) && c.At.After(at) && !held {
-			w.t.Fatalf("round %d: the cursor (%s) passed the undispatched change of %s (%s)", r, c.At, key, at)
+		id, _ := strconv.ParseInt(w.sim.IssueID(key), 10, 64)
+		if _, held := c.Held[key]; lc.TS.Before(at) && c.Passed(at, id) && !held {
+			w.t.Fatalf("round %d: the cursor (%s, id %d) passed the undispatched change of %s (%s, id %d)", r, c.At, c.AtID, key, at, id)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
@@ -78,10 +77,10 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	if state == cursorFallback {
 		return disc, d.discoverNewest(ctx, start, disc, seen)
 	}
-	var since time.Time
+	var since polllock.CursorPos
 	var held map[string]time.Time
 	if cur != nil {
-		since, held = cur.At, cur.Held
+		since, held = cur.Pos(), cur.Held
 		disc.Cursor.At = cur.At
 	}
 	var t tally
@@ -120,13 +119,14 @@ func (d *Driver) discoverNewest(ctx context.Context, now time.Time, disc *poll.D
 
 // passFrom is the oldest-first pass from the cursor: its first page also
 // reads the held issues. Jira rejects a query naming an issue that no
-// longer exists: the pass then starts at the oldest held update instead.
+// longer exists: the pass then starts at the oldest held update instead,
+// and a position whose id Jira refuses starts at its update time.
 func (d *Driver) passFrom(ctx context.Context, ps passSpec, held map[string]time.Time, now time.Time, disc *poll.Discovery, seen map[string]*issueState, t *tally) (bool, error) {
 	if len(held) > 0 {
 		keys := slices.Sorted(maps.Keys(held))
-		if in, err := jira.KeyIn(keys); err == nil && !ps.since.IsZero() {
+		if in, err := jira.KeyIn(keys); err == nil && !ps.since.At.IsZero() {
 			hps := ps
-			hps.first = "updated >= " + jira.Millis(ps.since) + " OR " + in
+			hps.first = "(" + after(ps.since) + ") OR " + in
 			full, err := d.pass(ctx, hps, now, disc, seen, t)
 			if !jira.IsBadRequest(err) {
 				return full, err
@@ -134,48 +134,54 @@ func (d *Driver) passFrom(ctx context.Context, ps passSpec, held map[string]time
 			d.o.Log.Info("a held issue no longer exists; discovery starts at the oldest held change", "error", err.Error())
 		}
 		for _, at := range held {
-			ps.since = earliest(ps.since, at)
+			ps.since = earlier(ps.since, polllock.CursorPos{At: at})
 		}
 	}
-	return d.pass(ctx, ps, now, disc, seen, t)
+	full, err := d.pass(ctx, ps, now, disc, seen, t)
+	if jira.IsBadRequest(err) && ps.since.ID > 0 {
+		d.o.Log.Info("the search from the cursor's issue id was refused; discovery starts at its update time", "error", err.Error())
+		ps.since.ID = 0
+		return d.pass(ctx, ps, now, disc, seen, t)
+	}
+	return full, err
 }
 
 // passSpec is one paged pass of a query: newest first, or (asc) oldest
-// first from since (zero: from the beginning). A query's own ORDER BY
+// first after since (zero: from the beginning). A query's own ORDER BY
 // (order) is read as one page.
 type passSpec struct {
 	qi       int
 	q, where string
 	order    string
 	asc      bool
-	since    time.Time
+	since    polllock.CursorPos
 	first    string // replaces the since clause on the first page
 }
 
-// pass pages one query by `updated <=` (newest first) or `updated >=`
-// (oldest first) an epoch-ms floor, excluding the keys already seen at
-// that millisecond, until N eligible issues were found, a page is not
-// full, or MaxPages pages were read. It reports whether it stopped after
-// a full page (more candidates may follow) and notes every candidate in t
-// (when not nil), including the last update of a full last page.
+// pass pages one query by position (update time, then issue id): oldest
+// first after since, or newest first, each page resuming after the last
+// issue of the one before, until N eligible issues were found, a page is
+// not full, or MaxPages pages were read. It reports whether it stopped
+// after a full page (more candidates may follow) and notes every
+// candidate in t (when not nil), including the last position of a full
+// last page.
 func (d *Driver) pass(ctx context.Context, ps passSpec, now time.Time, disc *poll.Discovery, seen map[string]*issueState, t *tally) (bool, error) {
 	keyset := ps.order == ""
-	order, cmp := ps.order, "updated <= "
+	order, from := ps.order, before
 	switch {
 	case ps.asc:
-		order, cmp = "ORDER BY updated ASC, key ASC", "updated >= "
+		order, from = "ORDER BY updated ASC, id ASC", after
 	case keyset:
-		order = "ORDER BY updated DESC"
+		order = "ORDER BY updated DESC, id DESC"
 	}
-	floor := ps.since
-	var tied []string // keys seen whose updated equals floor
+	pos := ps.since
 	for page := 0; page < d.o.MaxPages; page++ {
 		jql := jira.And(ps.where)
 		switch {
 		case page == 0 && ps.first != "":
 			jql = jira.And(ps.where, ps.first)
-		case !floor.IsZero():
-			jql = jira.And(ps.where, cmp+jira.Millis(floor), notIn(tied))
+		case !pos.At.IsZero():
+			jql = jira.And(ps.where, from(pos))
 		}
 		req := jira.SearchRequest{JQL: jql + " " + order, Fields: searchFields,
 			Properties: []string{d.lockKey, d.checkKey}, MaxResults: d.o.M, ReconcileIssues: d.recent()}
@@ -193,39 +199,50 @@ func (d *Driver) pass(ctx context.Context, ps passSpec, now time.Time, disc *pol
 			st, handled := d.classify(is, now, disc)
 			seen[is.Key] = st
 			if t != nil {
-				t.note(is.Key, is.Fields.Updated.Time, handled)
+				t.note(is.Key, st.id, is.Fields.Updated.Time, handled)
 			}
 		}
 		full := len(issues) >= d.o.M
+		if full {
+			pos = issuePos(issues[len(issues)-1])
+		}
 		if !keyset || !full || fresh == 0 || len(disc.Eligible) >= d.o.N || page == d.o.MaxPages-1 {
 			if full && t != nil {
-				t.bound = earliest(t.bound, issues[len(issues)-1].Fields.Updated.Time)
+				t.bound = earlier(t.bound, pos)
 			}
 			return full && keyset, nil
-		}
-		last := issues[len(issues)-1].Fields.Updated.Time
-		if !last.Equal(floor) {
-			tied = nil
-		}
-		floor = last
-		for _, is := range issues {
-			if is.Fields.Updated.Equal(floor) {
-				tied = append(tied, is.Key)
-			}
 		}
 	}
 	return false, nil
 }
 
-// notIn excludes keys ("" when there are none): the next page must not
-// return issues already seen at the page boundary's timestamp.
-func notIn(keys []string) string {
-	keys = slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return !polllock.ValidIssueKey(k) })
-	in, err := jira.KeyIn(keys)
-	if err != nil {
-		return ""
+// issuePos is an issue's position (its id 0 when Jira gave none).
+func issuePos(is jira.Issue) polllock.CursorPos {
+	id, _ := strconv.ParseInt(is.ID, 10, 64)
+	return polllock.CursorPos{At: is.Fields.Updated.Time, ID: max(id, 0)}
+}
+
+// after is the JQL of the issues after position p (update time, then id),
+// in epoch milliseconds: `updated >= T`, and with an id `updated >= T AND
+// (updated > T OR id > ID)` (that is, updated > T, or updated = T with a
+// higher id).
+func after(p polllock.CursorPos) string {
+	ms := jira.Millis(p.At)
+	if p.ID <= 0 {
+		return "updated >= " + ms
 	}
-	return "key not in" + strings.TrimPrefix(in, "key in")
+	return "updated >= " + ms + " AND (updated > " + ms + " OR id > " + strconv.FormatInt(p.ID, 10) + ")"
+}
+
+// before is the JQL of the issues before position p, the newest-first
+// keyset: `updated <= T AND (updated < T OR id < ID)`; without an id,
+// `updated <= T` (the issues at T come again, and are skipped as seen).
+func before(p polllock.CursorPos) string {
+	ms := jira.Millis(p.At)
+	if p.ID <= 0 {
+		return "updated <= " + ms
+	}
+	return "updated <= " + ms + " AND (updated < " + ms + " OR id < " + strconv.FormatInt(p.ID, 10) + ")"
 }
 
 // queryError names the query and marks rejections and auth failures.

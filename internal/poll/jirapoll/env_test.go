@@ -166,6 +166,20 @@ func (e *env) issues(n int, seed bool, comment string) []string {
 	return keys
 }
 
+// plateau creates n seeded issues reported by alice, all created (so
+// updated) in the same millisecond, as a bulk edit or an import leaves
+// them, then lets 3 ms pass.
+func (e *env) plateau(n int) []string {
+	at := e.siteNow().Truncate(time.Millisecond)
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = e.sim.AddIssue(jirasim.IssueSpec{Project: project, Summary: "work", Reporter: alice, Created: at})
+		e.seed(keys[i])
+	}
+	e.clock.Advance(3 * time.Millisecond)
+	return keys
+}
+
 // laggingWorld is a world whose search shows writes only 300 ms later,
 // with two fresh issues that have a /fs-triage comment the search already
 // shows: what the test writes next, the search does not see yet.

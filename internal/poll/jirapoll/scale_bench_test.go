@@ -38,12 +38,13 @@ var (
 	scaleMargin    = flag.Duration("scale.margin", 6*time.Second, "cursor margin (production: 2m at a 1m interval; keep the ratio)")
 	scaleWarmup    = flag.Int("scale.warmup", 100, "at most this many rounds of cycles before the idle figure, while the first cursor walks the backlog (until a round is idle)")
 	scaleCursor    = flag.String("scale.cursor", "user", "where the shared discovery cursor lives: user, project or off")
+	scaleTied      = flag.Bool("scale.tied", false, "seed every issue with the same created and updated millisecond (a bulk edit or an import)")
 )
 
 type scaleCfg struct {
 	issues, pollers, comments, commented, cycles, n, m, budget, idle, warmup int
 	interval, jitter, latency, searchLag, runFor, margin                     time.Duration
-	idleOnly                                                                 bool
+	idleOnly, tied                                                           bool
 	seed                                                                     uint64
 }
 
@@ -51,7 +52,7 @@ func scaleFlags() scaleCfg {
 	return scaleCfg{issues: *scaleIssues, pollers: *scalePollers, comments: *scaleComments, commented: *scaleCommented,
 		cycles: *scaleCycles, n: *scaleN, m: *scaleM, budget: *scaleBudget, idle: *scaleIdle, warmup: *scaleWarmup, margin: *scaleMargin,
 		interval: *scaleInterval, jitter: *scaleJitter, latency: *scaleLatency, searchLag: *scaleLag,
-		runFor: *scaleRunFor, idleOnly: *scaleIdleOnly, seed: *scaleSeed}
+		runFor: *scaleRunFor, idleOnly: *scaleIdleOnly, tied: *scaleTied, seed: *scaleSeed}
 }
 
 // BenchmarkScale is the scale benchmark of docs/polling.md "Sizing":
@@ -226,6 +227,9 @@ func (r *scaleResult) print(w io.Writer, cfg scaleCfg) {
 	what := fmt.Sprintf("%d comments on %d issues over %d cycles", cfg.comments, cfg.commented, cfg.cycles)
 	if cfg.idleOnly {
 		what = "idle cycles only"
+	}
+	if cfg.tied {
+		what += ", every issue updated in one millisecond"
 	}
 	fmt.Fprintf(w, "\nscale: %d issues, %d pollers, N=%d, M=%d, interval %s, jitter ≤%s, latency %s, search lag %s, budget %d/s, %s, seed %d (%s)\n",
 		cfg.issues, cfg.pollers, cfg.n, cfg.m, cfg.interval, cfg.jitter, cfg.latency, cfg.searchLag, cfg.budget,

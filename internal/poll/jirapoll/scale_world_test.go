@@ -27,8 +27,9 @@ import (
 
 // newScaleEnv starts the emulator on the wall clock with cfg's latency,
 // search lag and rate budget, and seeds cfg.issues issues through the
-// emulator's Go API: created over the past 30 days, everything on them
-// already handled (a lastCheck at the seeding time).
+// emulator's Go API: created over the past 30 days (cfg.tied: all in one
+// millisecond 30 days ago), everything on them already handled (a
+// lastCheck at the seeding time).
 func newScaleEnv(t testing.TB, cfg scaleCfg, wall *wallClock) (*env, []string) {
 	t.Helper()
 	opts := jirasim.Options{SearchLag: cfg.searchLag, Now: wall.Now}
@@ -53,6 +54,9 @@ func newScaleEnv(t testing.TB, cfg scaleCfg, wall *wallClock) (*env, []string) {
 	s.SetRole(project, "Developers", alice)
 	start := time.Now().Add(-30 * 24 * time.Hour)
 	step := 30 * 24 * time.Hour / time.Duration(max(cfg.issues, 1))
+	if cfg.tied {
+		step = 0
+	}
 	keys := make([]string, cfg.issues)
 	for i := range keys {
 		keys[i] = s.AddIssue(jirasim.IssueSpec{Project: project, Summary: "work", Reporter: alice,
