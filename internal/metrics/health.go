@@ -81,9 +81,14 @@ func (h *health) report() Health {
 
 func (h *health) serve(w http.ResponseWriter, _ *http.Request) {
 	r := h.report()
+	writeProbe(w, r.OK, r)
+}
+
+// writeProbe answers a probe: 200 when ok, else 503, with report as JSON.
+func writeProbe(w http.ResponseWriter, ok bool, report any) {
 	w.Header().Set("Content-Type", "application/json")
-	if !r.OK {
+	if !ok {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}
-	_ = json.NewEncoder(w).Encode(r)
+	_ = json.NewEncoder(w).Encode(report)
 }

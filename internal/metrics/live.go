@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -47,9 +46,5 @@ func (h *health) live() Live {
 
 func (h *health) serveLive(w http.ResponseWriter, _ *http.Request) {
 	r := h.live()
-	w.Header().Set("Content-Type", "application/json")
-	if !r.OK {
-		w.WriteHeader(http.StatusServiceUnavailable)
-	}
-	_ = json.NewEncoder(w).Encode(r)
+	writeProbe(w, r.OK, r)
 }
