@@ -81,7 +81,6 @@ func TestGuardRule(t *testing.T) {
 	}
 }
 
-
 func TestNeverWithoutEvent(t *testing.T) {
 	tests := []struct {
 		expr  string

@@ -203,4 +203,3 @@ func neverWithoutEvent(env *cel.Env, a *cel.Ast) (bool, error) {
 	b, ok := out.Value().(bool)
 	return ok && !b, nil
 }
-
