@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fullsend-dev/fullsend/internal/testfs"
 )
 
 func TestEntityValidateCommand(t *testing.T) {
@@ -77,5 +79,25 @@ func TestEntityValidateStdinHint(t *testing.T) {
 	Run(context.Background(), app, []string{"entity", "validate", "-"})
 	if !strings.Contains(stderr.String(), "reading a NormalizedEntity from standard input; end with Ctrl-D, or give a FILE instead of -") {
 		t.Fatalf("stderr:\n%s", stderr.String())
+	}
+}
+
+func TestValidateEntityHarness(t *testing.T) {
+	dir := testfs.WriteTree(t, map[string]string{
+		"config.yaml":    "version: 1\nrepo: acme/platform\nagents:\n  - name: a\n    source: harness/a.yaml\n",
+		"harness/a.yaml": "role: r\nentity: {sources: [github]}\ntrigger: 'event != null && event.transition.kind == \"opened\"'\nrun: {command: [/bin/true]}\n",
+	})
+	code, out, errs := runCLI(t, "", nil, "validate", "--config-dir", dir)
+	if code != 0 || out != "ok: 1 agent, 1 trigger compiled, 1 warning\n" ||
+		!strings.Contains(errs, filepath.Join(dir, "harness", "a.yaml")+":3:11: WARNING: trigger: never matches when event is null") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errs)
+	}
+	bad := testfs.WriteTree(t, map[string]string{
+		"config.yaml":    "version: 1\nrepo: acme/platform\nagents:\n  - name: a\n    source: harness/a.yaml\n",
+		"harness/a.yaml": "role: r\nentity: {sources: [github]}\ntrigger: 'event.transition.kind == \"opened\"'\nrun: {command: [/bin/true]}\n",
+	})
+	code, _, errs = runCLI(t, "", nil, "validate", "--config-dir", bad)
+	if code != 2 || !strings.Contains(errs, filepath.Join(bad, "harness", "a.yaml")+":3:11: trigger: event is null when the entity is evaluated without an event") {
+		t.Fatalf("exit %d\nstderr %s", code, errs)
 	}
 }
