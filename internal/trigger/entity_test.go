@@ -187,3 +187,37 @@ func TestInputKindsDoNotMix(t *testing.T) {
 		t.Error("nil entity evaluated")
 	}
 }
+
+// The worked example of docs/triggers.md: a label that means "needs an
+// agent", applied by a maintainer, on an open work item.
+func TestNeedsAgentLabelExample(t *testing.T) {
+	const expr = `entity.kind == "work_item" &&
+  "needs-agent" in entity.state.labels &&
+  entity.state.status_category != "done" &&
+  entity.activity.exists(a, a.kind == "label" && a.label == "needs-agent" &&
+    a.actor.role in ["maintain", "admin"])`
+	tr, err := CompileEntity(expr, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.NeverWithoutEvent() {
+		t.Error("the example is warned about")
+	}
+	en := goldenEntity(t, "jira-work-item.json") // labelled needs-agent by a maintainer
+	for name, change := range map[string]func(*entity.Entity) bool{
+		"as is":               func(*entity.Entity) bool { return true },
+		"done":                func(e *entity.Entity) bool { e.State.StatusCategory = entity.StatusDone; return false },
+		"label gone":          func(e *entity.Entity) bool { e.State.Labels = []string{"bug"}; return false },
+		"applied by a writer": func(e *entity.Entity) bool { e.Activity[1].Actor.Role = event.RoleWrite; return false },
+	} {
+		c := *en
+		c.State.Labels = append([]string(nil), en.State.Labels...)
+		c.Activity = append([]entity.Element(nil), en.Activity...)
+		want := change(&c)
+		for _, ev := range []*event.Event{nil, {Repo: "acme/platform"}} {
+			if got, err := tr.Eval(NewEntityInput(&c, ev)); err != nil || got != want {
+				t.Errorf("%s (event %v): got %v, %v; want %v", name, ev != nil, got, err, want)
+			}
+		}
+	}
+}
