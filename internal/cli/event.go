@@ -51,24 +51,43 @@ func newEventValidateCmd(app *App, runF func(ctx context.Context, file string) e
 }
 
 func validateEventFile(ctx context.Context, app *App, arg string) error {
-	name, r := arg, app.eventStdin(ctx, arg == "-", "give a FILE instead of -")
+	return validateDocFile(ctx, app, arg, eventDoc)
+}
+
+// docContract is what `… validate FILE|-` needs of a contract.
+type docContract struct {
+	noun  string // "event": in "event file X: …"
+	title string // "NormalizedEvent": in "invalid NormalizedEvent"
+	read  func(io.Reader) error
+}
+
+var eventDoc = docContract{noun: "event", title: "NormalizedEvent", read: func(r io.Reader) error {
+	_, err := event.Read(r, event.DefaultMaxBytes)
+	return err
+}}
+
+// validateDocFile checks the document in file arg (- for standard input)
+// against c, printing "NAME: valid" or one "NAME: /path: message" line per
+// problem on stderr (a user error, exit 2).
+func validateDocFile(ctx context.Context, app *App, arg string, c docContract) error {
+	name, r := arg, app.docStdin(ctx, arg == "-", c.title, "give a FILE instead of -")
 	if arg == "-" {
 		name = "<stdin>"
 	} else {
 		f, err := os.Open(arg)
 		if err != nil {
-			return UserError(fmt.Errorf("event file %s: %w", arg, eventOpenError(err)))
+			return UserError(fmt.Errorf("%s file %s: %w", c.noun, arg, eventOpenError(err)))
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.IsDir() {
-			return UserError(fmt.Errorf("event file %s: is a directory", arg))
+			return UserError(fmt.Errorf("%s file %s: is a directory", c.noun, arg))
 		}
 		r = f
 	}
 	if r == nil {
 		r = eventEOFReader{}
 	}
-	_, err := event.Read(r, event.DefaultMaxBytes)
+	err := c.read(r)
 	var verr *event.ValidationError
 	switch {
 	case err == nil:
@@ -82,9 +101,9 @@ func validateEventFile(ctx context.Context, app *App, arg string) error {
 			fmt.Fprintf(app.Stderr, "%s: … and %d more %s\n", name, verr.Omitted, english.Noun(verr.Omitted, "problem"))
 		}
 		n := len(verr.Problems) + verr.Omitted
-		return UserError(fmt.Errorf("%s: invalid NormalizedEvent (%s)", name, english.Count(n, "problem")))
+		return UserError(fmt.Errorf("%s: invalid %s (%s)", name, c.title, english.Count(n, "problem")))
 	default:
-		return UserError(fmt.Errorf("event file %s: %w", name, err))
+		return UserError(fmt.Errorf("%s file %s: %w", c.noun, name, err))
 	}
 }
 

@@ -81,6 +81,8 @@ func TestExitCodes(t *testing.T) {
 		}},
 		{"event", "valid", 0, "", fixed("", nil, "event", "validate", ev)},
 		{"event", "invalid", 2, "invalid NormalizedEvent", fixed(`{}`, nil, "event", "validate", "-")},
+		{"entity", "valid", 0, "", fixed("", nil, "entity", "validate", filepath.Join("..", "entity", "testdata", "github-change-proposal.json"))},
+		{"entity", "invalid", 2, "invalid NormalizedEntity", fixed(`{}`, nil, "entity", "validate", "-")},
 		{"poll", "cycle ok", 0, "", pollWith("s3cret-token")},
 		{"poll", "Jira refuses the token", 2, "refused the credentials ($JIRA_USER_EMAIL/$JIRA_TOKEN)", pollWith("wrong")},
 		{"poll", "Jira refuses a Bearer token", 2, "refused the credentials ($JIRA_TOKEN, sent as a Bearer token since $JIRA_USER_EMAIL is empty)", func(t *testing.T) (string, map[string]string, []string) {

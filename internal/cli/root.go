@@ -75,6 +75,7 @@ func commandList(app *App) []*cobra.Command {
 	return []*cobra.Command{
 		newDemoCmd(app, nil),
 		newDispatchCmd(app, nil),
+		newEntityCmd(app, nil),
 		newEventCmd(app, nil),
 		newPollCmd(app, nil),
 		newRunCmd(app, nil),

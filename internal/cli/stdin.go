@@ -8,7 +8,7 @@ import (
 
 // stdinHint is printed on stderr when a command is about to wait for an
 // event on a terminal: without it the command looks hung.
-const stdinHint = "reading a NormalizedEvent from standard input; end with Ctrl-D, or %s\n"
+const stdinHint = "reading a %s from standard input; end with Ctrl-D, or %s\n"
 
 // eventStdin returns app.Stdin for a command that reads one event from
 // it, made cancellable: a read ends as soon as ctx does (SIGINT, SIGTERM),
@@ -17,11 +17,16 @@ const stdinHint = "reading a NormalizedEvent from standard input; end with Ctrl-
 // first says what is expected when reads is set (the command will read
 // the event from standard input); other says how to give a file instead.
 func (app *App) eventStdin(ctx context.Context, reads bool, other string) io.Reader {
+	return app.docStdin(ctx, reads, "NormalizedEvent", other)
+}
+
+// docStdin is eventStdin for a document of the contract named title.
+func (app *App) docStdin(ctx context.Context, reads bool, title, other string) io.Reader {
 	if reads {
 		if app.StdinIsTerminal {
-			fmt.Fprintf(app.Stderr, stdinHint, other)
+			fmt.Fprintf(app.Stderr, stdinHint, title, other)
 		}
-		app.Log.Debug("waiting for the event on standard input")
+		app.Log.Debug("waiting for the document on standard input", "contract", title)
 	}
 	if app.Stdin == nil {
 		return nil

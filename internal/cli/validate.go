@@ -72,7 +72,7 @@ func (app *App) runValidate(_ context.Context, o *validateOptions) error {
 		return err
 	}
 	_, hs, probs := harness.Check(app.ConfigDir, app.Getenv)
-	warns := commandWarnings(hs, app.ConfigDir, app.Getenv)
+	warns := append(commandWarnings(hs, app.ConfigDir, app.Getenv), harness.Warnings(hs)...)
 	triggers := 0
 	for _, h := range hs {
 		if h.Trigger != nil {

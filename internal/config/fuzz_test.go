@@ -45,7 +45,8 @@ func FuzzParseHarness(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	for _, s := range []string{"", "role: r\n", "role: r\ntrigger: |\n\n  a\n\n", "trigger: >\n x\n  y\n\n z\n", "trigger: \"a\\tb\nc\"\n", "run: {timeout: -1s}\n"} {
+	for _, s := range []string{"", "role: r\n", "role: r\ntrigger: |\n\n  a\n\n", "trigger: >\n x\n  y\n\n z\n", "trigger: \"a\\tb\nc\"\n", "run: {timeout: -1s}\n",
+		"role: r\nentity: {sources: [jira, jira, 1, [x]], min_role: x}\n", "role: r\nentity: {sources: []}\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -2,10 +2,12 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/sandbox"
 )
 
@@ -69,7 +71,8 @@ func ParseHarness(path, agentName string, src []byte) (*HarnessFile, Errors) {
 					},
 				})
 			},
-			"run": func(v *yaml.Node) { d.harnessRun(v, &h.Run) },
+			"run":    func(v *yaml.Node) { d.harnessRun(v, &h.Run) },
+			"entity": func(v *yaml.Node) { h.Entity = d.harnessEntity(v) },
 		})
 		if root.Kind == yaml.MappingNode {
 			switch {
@@ -122,6 +125,45 @@ func (d *decoder) harnessRun(n *yaml.Node, r *HarnessRun) {
 			}
 		},
 	})
+}
+
+// harnessEntity decodes the `entity:` key: sources (required, a non-empty
+// list of known systems without repeats) and min_role (a role).
+func (d *decoder) harnessEntity(n *yaml.Node) *HarnessEntity {
+	e := &HarnessEntity{Line: n.Line, Col: n.Column}
+	var sources *yaml.Node
+	d.fields(n, "entity", map[string]func(*yaml.Node){
+		"sources": func(v *yaml.Node) {
+			sources = v
+			d.strList(v, "entity.sources", &e.Sources, checkSource)
+			if v.Kind != yaml.SequenceNode {
+				return
+			}
+			if len(v.Content) == 0 {
+				d.errAt(v, "entity.sources: want at least one of %s", strings.Join(entity.Systems(), ", "))
+			}
+			seen := map[string]bool{}
+			for i, at := range v.Content {
+				if at.Kind == yaml.ScalarNode && seen[at.Value] {
+					d.errAt(at, "entity.sources[%d]: %q is listed twice", i, at.Value)
+				}
+				seen[at.Value] = true
+			}
+		},
+		"min_role": func(v *yaml.Node) { d.role(v, "entity.min_role", &e.MinRole) },
+	})
+	if n.Kind == yaml.MappingNode && sources == nil {
+		d.errAt(n, "entity.sources: required (a list of %s)", strings.Join(entity.Systems(), ", "))
+	}
+	return e
+}
+
+// checkSource accepts the name of a system entities come from.
+func checkSource(s string) error {
+	if !slices.Contains(entity.Systems(), s) {
+		return fmt.Errorf("%q is not one of %s", s, strings.Join(entity.Systems(), ", "))
+	}
+	return nil
 }
 
 // setTrigger records where the trigger expression starts in the file: the

@@ -108,3 +108,46 @@ func TestTriggerPos(t *testing.T) {
 		})
 	}
 }
+
+func TestParseHarnessEntity(t *testing.T) {
+	src := "role: r\ntrigger: 'true'\nentity:\n  sources: [jira, gitlab]\n  min_role: triage\n"
+	h, probs := ParseHarness("h.yaml", "agent", []byte(src))
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	want := &HarnessEntity{Sources: []string{"jira", "gitlab"}, MinRole: "triage", Line: 4, Col: 3}
+	if !reflect.DeepEqual(h.Entity, want) {
+		t.Errorf("got %+v, want %+v", h.Entity, want)
+	}
+	h, probs = ParseHarness("h.yaml", "agent", []byte("role: r\nentity: {sources: [github]}\n"))
+	if len(probs) > 0 || h.Entity == nil || h.Entity.MinRole != "" || !reflect.DeepEqual(h.Entity.Sources, []string{"github"}) {
+		t.Errorf("got %+v %v", h.Entity, probs)
+	}
+	h, probs = ParseHarness("h.yaml", "agent", []byte("role: r\n"))
+	if len(probs) > 0 || h.Entity != nil {
+		t.Errorf("a harness without entity: got %+v %v", h.Entity, probs)
+	}
+}
+
+func TestHarnessEntityProblems(t *testing.T) {
+	cases := []struct {
+		name string
+		src  string
+		want []want
+	}{
+		{"not a mapping", "role: r\nentity: [jira]\n", []want{{"h.yaml", 2, 9, "entity: want a mapping, got a list"}}},
+		{"no sources", "role: r\nentity: {min_role: write}\n", []want{{"h.yaml", 2, 9, "entity.sources: required (a list of jira, github, gitlab)"}}},
+		{"empty sources", "role: r\nentity: {sources: []}\n", []want{{"h.yaml", 2, 19, "entity.sources: want at least one of jira, github, gitlab"}}},
+		{"unknown source", "role: r\nentity:\n  sources: [jira, bitbucket]\n", []want{{"h.yaml", 3, 19, `entity.sources[1]: "bitbucket" is not one of jira, github, gitlab`}}},
+		{"repeated source", "role: r\nentity:\n  sources: [jira, jira]\n", []want{{"h.yaml", 3, 19, `entity.sources[1]: "jira" is listed twice`}}},
+		{"sources not list", "role: r\nentity: {sources: jira}\n", []want{{"h.yaml", 2, 19, "entity.sources: want a list of strings, got a string"}}},
+		{"bad role", "role: r\nentity:\n  sources: [jira]\n  min_role: developer\n", []want{{"h.yaml", 4, 13, `entity.min_role: "developer" is not one of admin, maintain, write, triage, read, none, external`}}},
+		{"unknown key", "role: r\nentity:\n  sources: [jira]\n  roles: write\n", []want{{"h.yaml", 4, 3, `entity: unknown key "roles" (allowed: min_role, sources)`}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, probs := ParseHarness("h.yaml", "agent", []byte(tc.src))
+			checkProblems(t, probs, tc.want)
+		})
+	}
+}

@@ -150,12 +150,25 @@ type HarnessFile struct {
 	Trigger  string      `yaml:"trigger"`
 	Dispatch HarnessDisp `yaml:"dispatch"`
 	Run      HarnessRun  `yaml:"run"`
+	// Entity is the entity-source opt-in (docs/triggers.md); nil for an
+	// event-only harness.
+	Entity *HarnessEntity `yaml:"entity"`
 	// TriggerLine and TriggerCol locate the trigger text in File, so CEL
 	// errors can be reported as file:line:col.
 	TriggerLine int `yaml:"-"`
 	TriggerCol  int `yaml:"-"`
 	// trig remembers where and how the trigger was written, for TriggerPos.
 	trig triggerSource
+}
+
+// HarnessEntity is a harness's `entity:` key: the systems whose entities
+// its trigger is evaluated on, and the least role an actor of the
+// entity's activity must hold for the element to be shown to the trigger.
+type HarnessEntity struct {
+	Sources []string   `yaml:"sources"`  // jira, github, gitlab; at least one, no repeats
+	MinRole event.Role `yaml:"min_role"` // "" = authorization.min_role
+	// Line and Col locate the `entity:` value in the file.
+	Line, Col int `yaml:"-"`
 }
 
 // HarnessDisp holds per-harness dispatch overrides.

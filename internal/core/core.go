@@ -128,6 +128,12 @@ func (e *Engine) Decide(ev *event.Event) Decision {
 	in := trigger.NewInput(ev)
 	var matched []string
 	for _, h := range e.reg.All() {
+		if h.Entity != nil {
+			// An entity-source harness decides over (entity, event); no
+			// input driver resolves entities yet (docs/entities.md).
+			e.log.Debug("entity-source harness not evaluated: no entity resolved for this event", "harness", h.Name)
+			continue
+		}
 		ok, err := h.Matches(in) // manual-only harnesses never match
 		if err != nil {
 			if e.logEvalError(h, err) {

@@ -56,6 +56,11 @@ func (e *ValidationError) Error() string {
 	return strings.Join(lines, "\n")
 }
 
+// NewValidationError builds the error for a list of problems: sorted,
+// deduplicated, at most MaxProblems kept. Other contracts that reuse this
+// package's problem reporting (internal/entity) build theirs with it.
+func NewValidationError(ps []Problem) *ValidationError { return newValidationError(ps) }
+
 func newValidationError(ps []Problem) *ValidationError {
 	ps = normalize(ps)
 	e := &ValidationError{Problems: ps}
@@ -75,16 +80,60 @@ func normalize(ps []Problem) []Problem {
 	return slices.Compact(ps)
 }
 
+// Conditional holds the messages of a field that is required or forbidden
+// depending on another field (a schema's if/then/else rules).
+type Conditional struct{ Required, Forbidden string }
+
+// Hints make a schema's problems read in plain words: Conditional and
+// Pattern are keyed by the field's JSON pointer, in which "*" stands for
+// any array index (/activity/*/label).
+type Hints struct {
+	Conditional map[string]Conditional
+	Pattern     map[string]string
+}
+
+// cond returns the conditional messages of path.
+func (h Hints) cond(path string) (Conditional, bool) {
+	c, ok := h.Conditional[path]
+	if !ok {
+		c, ok = h.Conditional[anyIndex(path)]
+	}
+	return c, ok
+}
+
+// pattern returns the pattern help of path.
+func (h Hints) pattern(path string) (string, bool) {
+	p, ok := h.Pattern[path]
+	if !ok {
+		p, ok = h.Pattern[anyIndex(path)]
+	}
+	return p, ok
+}
+
+// anyIndex replaces every array index of a JSON pointer with "*".
+func anyIndex(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if s != "" && strings.Trim(s, "0123456789") == "" {
+			segs[i] = "*"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// eventHints are NormalizedEvent's hints.
+var eventHints = Hints{Conditional: conditional, Pattern: patternHelp}
+
 // conditional holds the messages for fields that are required or forbidden
 // depending on another field (the schema's if/then/else rules), keyed by
 // the field's JSON pointer.
-var conditional = map[string]struct{ required, forbidden string }{
-	"/entity/key":                         {required: "required when source.system is jira"},
-	"/entity/linked_change_proposal":      {forbidden: "not allowed when entity.kind is change_proposal"},
+var conditional = map[string]Conditional{
+	"/entity/key":                         {Required: "required when source.system is jira"},
+	"/entity/linked_change_proposal":      {Forbidden: "not allowed when entity.kind is change_proposal"},
 	"/transition/label":                   {"required when transition.kind is label_changed", "allowed only when transition.kind is label_changed"},
 	"/transition/comment":                 {"required when transition.kind is comment_added", "allowed only when transition.kind is comment_added"},
 	"/transition/review":                  {"required when transition.kind is review_submitted", "allowed only when transition.kind is review_submitted"},
-	"/transition/comment/command":         {required: "required when instruction is set"},
+	"/transition/comment/command":         {Required: "required when instruction is set"},
 	"/transition/comment/original_length": {"required when truncated is true", "allowed only when truncated is true"},
 	"/state/conversation":                 {"required when entity.kind is conversation", "allowed only when entity.kind is conversation"},
 }
@@ -99,9 +148,10 @@ var patternHelp = map[string]string{
 
 var printer = message.NewPrinter(language.English)
 
-// schemaProblems flattens the library's nested error tree into its leaf
-// causes, each with the JSON pointer of the instance it is about.
-func schemaProblems(verr *jsonschema.ValidationError) []Problem {
+// SchemaProblems flattens the schema library's nested error tree into its
+// leaf causes, each with the JSON pointer of the instance it is about, in
+// the words h gives.
+func SchemaProblems(verr *jsonschema.ValidationError, h Hints) []Problem {
 	var out []Problem
 	var walk func(*jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
@@ -111,13 +161,13 @@ func schemaProblems(verr *jsonschema.ValidationError) []Problem {
 			}
 			return
 		}
-		out = append(out, leafProblems(pointer(e.InstanceLocation), e.ErrorKind)...)
+		out = append(out, h.leafProblems(pointer(e.InstanceLocation), e.ErrorKind)...)
 	}
 	walk(verr)
 	return out
 }
 
-func leafProblems(path string, k jsonschema.ErrorKind) []Problem {
+func (h Hints) leafProblems(path string, k jsonschema.ErrorKind) []Problem {
 	one := func(msg string) []Problem { return []Problem{{Path: path, Message: msg}} }
 	switch k := k.(type) {
 	case *kind.AdditionalProperties:
@@ -131,8 +181,8 @@ func leafProblems(path string, k jsonschema.ErrorKind) []Problem {
 		for i, name := range k.Missing {
 			p := path + "/" + escapeToken(name)
 			msg := "required field is missing"
-			if c, ok := conditional[p]; ok && c.required != "" {
-				msg = c.required
+			if c, ok := h.cond(p); ok && c.Required != "" {
+				msg = c.Required
 			}
 			ps[i] = Problem{Path: p, Message: msg}
 		}
@@ -144,8 +194,8 @@ func leafProblems(path string, k jsonschema.ErrorKind) []Problem {
 		}
 		return ps
 	case *kind.FalseSchema:
-		if c, ok := conditional[path]; ok && c.forbidden != "" {
-			return one(c.forbidden)
+		if c, ok := h.cond(path); ok && c.Forbidden != "" {
+			return one(c.Forbidden)
 		}
 		return one("not allowed here")
 	case *kind.Type:
@@ -173,8 +223,8 @@ func leafProblems(path string, k jsonschema.ErrorKind) []Problem {
 	case *kind.MaxLength:
 		return one(fmt.Sprintf("must be at most %d characters long, counted in Unicode code points (got %d)", k.Want, k.Got))
 	case *kind.Pattern:
-		if h, ok := patternHelp[path]; ok {
-			return one(fmt.Sprintf("%s (got %s)", h, show(k.Got)))
+		if help, ok := h.pattern(path); ok {
+			return one(fmt.Sprintf("%s (got %s)", help, show(k.Got)))
 		}
 		return one(fmt.Sprintf("must match %s (got %s)", k.Want, show(k.Got)))
 	case *kind.Minimum:

@@ -50,3 +50,15 @@ func compiled() (*jsonschema.Schema, error) {
 	})
 	return compiledSchema, compileErr
 }
+
+// AddSchema adds the embedded NormalizedEvent v1 schema to c under
+// SchemaID, so that another contract's schema (NormalizedEntity) can
+// reference its definitions ($defs: repo, id, url, jira_key, actor, …)
+// instead of restating them.
+func AddSchema(c *jsonschema.Compiler) error {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
+	if err != nil {
+		return fmt.Errorf("embedded event schema: %w", err)
+	}
+	return c.AddResource(SchemaID, doc)
+}

@@ -118,11 +118,16 @@ func validateDoc(doc any) ([]Problem, error) {
 	if !errors.As(err, &verr) {
 		return nil, fmt.Errorf("validate event: %w", err)
 	}
-	return schemaProblems(verr), nil
+	return SchemaProblems(verr, eventHints), nil
 }
 
-// pathSet holds the JSON pointers that already have a problem.
-type pathSet map[string]bool
+// PathSet holds the JSON pointers that already have a problem.
+type PathSet map[string]bool
+
+type pathSet = PathSet
+
+// Reported returns the paths of ps.
+func Reported(ps []Problem) PathSet { return reported(ps) }
 
 func reported(ps []Problem) pathSet {
 	m := make(pathSet, len(ps))
@@ -131,6 +136,9 @@ func reported(ps []Problem) pathSet {
 	}
 	return m
 }
+
+// Covers reports whether path or one of its ancestors has a problem.
+func (s PathSet) Covers(path string) bool { return s.covers(path) }
 
 // covers reports whether path or one of its ancestors has a problem.
 func (s pathSet) covers(path string) bool {
@@ -156,11 +164,8 @@ func (e *Event) ruleProblems(skip pathSet) []Problem {
 			ps = append(ps, Problem{Path: path, Message: msg})
 		}
 	}
-	for _, seg := range strings.Split(e.Repo, "/") {
-		if seg == ".." || seg == "." {
-			add("/repo", fmt.Sprintf("must not contain a %q segment", seg))
-			break
-		}
+	if msg := RepoProblem(e.Repo); msg != "" {
+		add("/repo", msg)
 	}
 	if e.State.Labels == nil {
 		add("/state/labels", "must be an array, never null")
@@ -176,6 +181,21 @@ func (e *Event) ruleProblems(skip pathSet) []Problem {
 	return ps
 }
 
+// RepoProblem returns why a repository slug the schema's pattern accepts
+// is still not one ("." and ".." segments), or "".
+func RepoProblem(repo string) string {
+	for _, seg := range strings.Split(repo, "/") {
+		if seg == ".." || seg == "." {
+			return fmt.Sprintf("must not contain a %q segment", seg)
+		}
+	}
+	return ""
+}
+
+// URLProblem returns why s is not an absolute URI with a host, or "": the
+// rule every URL of the contracts (events, entities) follows.
+func URLProblem(s string) string { return absoluteURL(s) }
+
 // absoluteURL returns why s is not an absolute URI, or "".
 func absoluteURL(s string) string {
 	u, err := url.Parse(s)
@@ -189,6 +209,10 @@ func absoluteURL(s string) string {
 	}
 	return ""
 }
+
+// SyntaxMessage describes a JSON syntax error in data with its line and
+// column.
+func SyntaxMessage(data []byte, err error) string { return syntaxMessage(data, err) }
 
 // syntaxMessage describes a JSON syntax error with its line and column.
 func syntaxMessage(data []byte, err error) string {
@@ -223,7 +247,11 @@ func position(data []byte, off int64) (line, col int) {
 // unmarshalProblem turns a decode error the schema let through (such as a
 // number with a fraction or exponent where Go needs an int64) into a
 // problem at the right path.
-func unmarshalProblem(err error) Problem {
+func unmarshalProblem(err error) Problem { return UnmarshalProblem(err, "event") }
+
+// UnmarshalProblem is the problem for an error of json.Unmarshal on a
+// document the schema accepted (what names the document in the message).
+func UnmarshalProblem(err error, what string) Problem {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
 		return Problem{
@@ -231,7 +259,7 @@ func unmarshalProblem(err error) Problem {
 			Message: fmt.Sprintf("must be a plain %s (got JSON %s)", goKind(te.Type.Kind().String()), te.Value),
 		}
 	}
-	return Problem{Message: "cannot decode event: " + err.Error()}
+	return Problem{Message: "cannot decode " + what + ": " + err.Error()}
 }
 
 func goKind(k string) string {

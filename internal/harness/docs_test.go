@@ -23,12 +23,19 @@ func TestDocumentedTriggersCompile(t *testing.T) {
 	}
 	for i, blk := range blocks {
 		blk = blk[:strings.Index(blk, "```")]
-		h, probs := config.ParseHarness("triggers.md", "a", []byte("role: r\n"+blk))
+		if !strings.Contains(blk, "role:") {
+			blk = "role: r\n" + blk
+		}
+		h, probs := config.ParseHarness("triggers.md", "a", []byte(blk))
 		if len(probs) > 0 {
 			t.Errorf("example %d: %v", i, probs)
 			continue
 		}
-		if _, err := trigger.Compile(h.Trigger); err != nil || h.Trigger == "" {
+		compile := trigger.Compile
+		if h.Entity != nil { // an entity-source harness: entity and a nullable event
+			compile = func(expr string) (*trigger.Trigger, error) { return trigger.CompileEntity(expr, trigger.Limits{}) }
+		}
+		if _, err := compile(h.Trigger); err != nil || h.Trigger == "" {
 			t.Errorf("example %d %q: %v", i, h.Trigger, err)
 		}
 	}

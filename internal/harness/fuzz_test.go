@@ -25,6 +25,7 @@ func FuzzLoadHarnessFile(f *testing.F) {
 	for _, s := range []string{
 		"role: r\ntrigger: >-\n  event.a &&\n\n  event.b\n", "role: r\ntrigger: \"event.\\u00e9 == 1\"\n",
 		"role: r\ntrigger: |\n  (\n", "role: r\ntrigger: event.entity.id\n", "trigger: 'x'\n",
+		"role: r\nentity: {sources: [jira]}\ntrigger: |\n  entity.kind == 'x' &&\n  event.repo == 'a'\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -34,7 +35,7 @@ func FuzzLoadHarnessFile(f *testing.F) {
 		if err := os.WriteFile(path, src, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		h, probs := loadOne(config.Agent{Name: "a", Path: path, Line: 1, Col: 1}, trigger.Limits{})
+		h, probs := loadOne(config.Agent{Name: "a", Path: path, Line: 1, Col: 1}, trigger.Limits{}, config.DefaultMinRole)
 		if h == nil && len(probs) == 0 {
 			t.Fatal("no harness and no problems")
 		}

@@ -8,6 +8,7 @@ package harness
 import (
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
 
@@ -30,6 +31,18 @@ type Harness struct {
 	Enabled     bool          // from the agents entry; Registry holds enabled harnesses only
 	// CommandLine and CommandCol locate Command[0] in File (0 when unset).
 	CommandLine, CommandCol int
+	// Entity is the entity-source opt-in; nil for an event-only harness,
+	// whose trigger sees `event` alone. When set, Trigger was compiled by
+	// trigger.CompileEntity (variables entity and a nullable event).
+	Entity *EntitySources
+	// TriggerLine and TriggerCol locate the trigger text in File.
+	TriggerLine, TriggerCol int
+}
+
+// EntitySources is a harness's `entity:` key, defaults applied.
+type EntitySources struct {
+	Sources []string   // systems whose entities the trigger is evaluated on
+	MinRole event.Role // the harness's min_role, else authorization.min_role
 }
 
 // Matches evaluates the trigger against a prepared event. A manual-only

@@ -1,10 +1,12 @@
 package harness
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
 
@@ -133,11 +135,14 @@ func loadAgent(cfg *config.Config, a config.Agent, resolve bool, lim trigger.Lim
 		}
 		a.Path = p
 	}
-	return loadOne(a, lim)
+	return loadOne(a, lim, cfg.Authorization.MinRole)
 }
 
-// loadOne reads one agent's harness file and compiles its trigger under lim.
-func loadOne(a config.Agent, lim trigger.Limits) (*Harness, config.Errors) {
+// loadOne reads one agent's harness file and compiles its trigger under
+// lim: over `event` alone, or, for a harness with an `entity:` key, over
+// `entity` and a nullable `event` (its min_role defaulting to
+// defaultMin, authorization.min_role).
+func loadOne(a config.Agent, lim trigger.Limits, defaultMin event.Role) (*Harness, config.Errors) {
 	ch, probs := config.ReadHarnessFile(a.Path, a.Name)
 	if ch == nil {
 		return nil, probs
@@ -147,8 +152,14 @@ func loadOne(a config.Agent, lim trigger.Limits) (*Harness, config.Errors) {
 		Workflow: ch.Dispatch.Workflow, Command: ch.Run.Command, Timeout: ch.Run.Timeout,
 		Env: ch.Run.Env, User: ch.Run.User, Isolation: ch.Run.Isolation, Enabled: a.IsEnabled(),
 		CommandLine: ch.Run.CommandLine, CommandCol: ch.Run.CommandCol,
+		TriggerLine: ch.TriggerLine, TriggerCol: ch.TriggerCol,
 	}
-	t, err := trigger.CompileWith(ch.Trigger, lim)
+	compile := trigger.CompileWith
+	if e := ch.Entity; e != nil {
+		h.Entity = &EntitySources{Sources: e.Sources, MinRole: cmp.Or(e.MinRole, defaultMin)}
+		compile = trigger.CompileEntity
+	}
+	t, err := compile(ch.Trigger, lim)
 	var ce *trigger.CompileError
 	switch {
 	case err == nil:
@@ -166,4 +177,20 @@ func loadOne(a config.Agent, lim trigger.Limits) (*Harness, config.Errors) {
 		return nil, probs
 	}
 	return h, nil
+}
+
+// Warnings returns what `fullsend validate` warns about in loaded
+// harnesses' triggers: an entity-source harness whose trigger can never
+// match without an event (trigger.Trigger.NeverWithoutEvent) will never
+// fire from scheduled discovery.
+func Warnings(hs []*Harness) config.Errors {
+	var out config.Errors
+	for _, h := range hs {
+		if h.Entity != nil && h.Trigger != nil && h.Trigger.NeverWithoutEvent() {
+			out = append(out, config.Problem{File: h.File, Line: h.TriggerLine, Col: h.TriggerCol,
+				Msg: "WARNING: trigger: never matches when event is null, so it will never fire from scheduled discovery " +
+					"(add a condition on the entity's state, docs/triggers.md)"})
+		}
+	}
+	return out
 }

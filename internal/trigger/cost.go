@@ -3,6 +3,7 @@ package trigger
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 
@@ -10,6 +11,7 @@ import (
 	"cel.dev/cel-go/common/cost"
 	"cel.dev/cel-go/common/types"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
@@ -23,25 +25,79 @@ const unboundedText = 256
 // and maxLength in the embedded NormalizedEvent schema (internal/event),
 // the longest value of an enum.
 var schemaSizes = sync.OnceValues(func() (map[string]uint64, error) {
-	var root map[string]any
-	if err := json.Unmarshal(event.Schema(), &root); err != nil {
-		return nil, fmt.Errorf("trigger: reading the event schema: %w", err)
+	docs, err := readSchemas()
+	if err != nil {
+		return nil, err
 	}
-	defs, _ := root["$defs"].(map[string]any)
 	out := map[string]uint64{}
-	walkSchema(root, defs, "event", out, 0)
+	docs.walk(docs[eventSchemaFile], eventSchemaFile, "event", out, 0)
 	return out, nil
 })
 
-// walkSchema records the sizes under schema node s at path p.
-func walkSchema(s, defs map[string]any, p string, out map[string]uint64, depth int) {
-	if depth > 16 { // the schema nests a few levels; this only stops a cycle
+// entitySchemaSizes is schemaSizes for the two variables of an entity
+// trigger: the event's paths and the entity's ("entity.activity",
+// "entity.activity.@items.body"), from the embedded NormalizedEntity
+// schema, whose references into the event schema are followed.
+var entitySchemaSizes = sync.OnceValues(func() (map[string]uint64, error) {
+	ev, err := schemaSizes()
+	if err != nil {
+		return nil, err
+	}
+	docs, err := readSchemas()
+	if err != nil {
+		return nil, err
+	}
+	out := maps.Clone(ev)
+	docs.walk(docs[entitySchemaFile], entitySchemaFile, "entity", out, 0)
+	return out, nil
+})
+
+// The schemas' file names, as the entity schema's references name them.
+const (
+	eventSchemaFile  = "normalized-event-v1.json"
+	entitySchemaFile = "normalized-entity-v1.json"
+)
+
+// schemaDocs holds the decoded schemas by file name.
+type schemaDocs map[string]map[string]any
+
+func readSchemas() (schemaDocs, error) {
+	docs := schemaDocs{}
+	for name, data := range map[string][]byte{eventSchemaFile: event.Schema(), entitySchemaFile: entity.Schema()} {
+		var root map[string]any
+		if err := json.Unmarshal(data, &root); err != nil {
+			return nil, fmt.Errorf("trigger: reading the schema %s: %w", name, err)
+		}
+		docs[name] = root
+	}
+	return docs, nil
+}
+
+// resolve follows a $ref ("#/$defs/x" or "file.json#/$defs/x/properties/y")
+// from the document named in; it returns the target's document and node.
+func (d schemaDocs) resolve(in, ref string) (string, map[string]any) {
+	file, ptr, _ := strings.Cut(ref, "#")
+	if file == "" {
+		file = in
+	}
+	node := d[file]
+	for _, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		if seg == "" || node == nil {
+			continue
+		}
+		node, _ = node[seg].(map[string]any)
+	}
+	return file, node
+}
+
+// walk records the sizes under schema node s (of document doc) at path p.
+func (d schemaDocs) walk(s map[string]any, doc, p string, out map[string]uint64, depth int) {
+	if depth > 16 || s == nil { // the schemas nest a few levels; this only stops a cycle
 		return
 	}
 	if ref, ok := s["$ref"].(string); ok {
-		if d, ok := defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any); ok {
-			walkSchema(d, defs, p, out, depth+1)
-		}
+		file, target := d.resolve(doc, ref)
+		d.walk(target, file, p, out, depth+1)
 		return
 	}
 	if n, ok := s["maxItems"].(float64); ok {
@@ -60,12 +116,19 @@ func walkSchema(s, defs map[string]any, p string, out map[string]uint64, depth i
 		out[p] = longest
 	}
 	if items, ok := s["items"].(map[string]any); ok {
-		walkSchema(items, defs, p+".@items", out, depth+1)
+		d.walk(items, doc, p+".@items", out, depth+1)
+	}
+	if alts, ok := s["anyOf"].([]any); ok {
+		for _, a := range alts {
+			if sub, ok := a.(map[string]any); ok {
+				d.walk(sub, doc, p, out, depth+1)
+			}
+		}
 	}
 	props, _ := s["properties"].(map[string]any)
 	for name, v := range props {
 		if sub, ok := v.(map[string]any); ok {
-			walkSchema(sub, defs, p+"."+name, out, depth+1)
+			d.walk(sub, doc, p+"."+name, out, depth+1)
 		}
 	}
 }
@@ -77,7 +140,7 @@ type eventSizes struct{ sizes map[string]uint64 }
 
 func (e eventSizes) EstimateSize(n cost.AstNode) *cost.SizeEstimate {
 	p := n.Path()
-	if len(p) == 0 || p[0] != "event" {
+	if len(p) == 0 || p[0] != "event" && p[0] != "entity" {
 		return nil
 	}
 	switch n.Type().Kind() {
@@ -100,6 +163,11 @@ func (eventSizes) EstimateCallCost(string, string, *cost.AstNode, []cost.AstNode
 // passes can therefore never reach the runtime limit on a valid event:
 // the decision is the same on every machine and at any load.
 func checkCost(env *cel.Env, ast *cel.Ast, limit uint64) (uint64, *CompileError) {
+	return checkCostOver(env, ast, limit, schemaSizes)
+}
+
+// checkCostOver is checkCost with the sizes of the variables' schemas.
+func checkCostOver(env *cel.Env, ast *cel.Ast, limit uint64, schemaSizes func() (map[string]uint64, error)) (uint64, *CompileError) {
 	sizes, err := schemaSizes()
 	if err != nil {
 		return 0, &CompileError{Line: 1, Col: 1, Msg: err.Error()}

@@ -1,5 +1,8 @@
 // Package trigger compiles and evaluates harness triggers: CEL expressions
 // over one variable, `event`, holding a NormalizedEvent (docs/triggers.md).
+// The triggers of entity-source harnesses are compiled by CompileEntity
+// over two: `entity` (a NormalizedEntity, always present) and `event`
+// (nullable), with the guard rule of guard.go.
 //
 // The `event` variable is the Go struct event.Event exposed through cel-go's
 // native type provider, with field names taken from the JSON tags. A trigger

@@ -69,9 +69,12 @@ func explainField(rs []rune, off int, field string) (string, int) {
 }
 
 // fieldsOf returns the sorted field names of the object the expression
-// object denotes, or nil when it is not an event object.
+// object denotes, or nil when it is not an event or entity object.
 func fieldsOf(object string) []string {
 	env, err := Env()
+	if object == "entity" || strings.HasPrefix(object, "entity.") {
+		env, err = EntityEnv()
+	}
 	if err != nil || object == "" {
 		return nil
 	}

@@ -13,6 +13,8 @@ import (
 // must not be modified while the Input is in use.
 type Input struct {
 	act interpreter.Activation
+	// entity is set by NewEntityInput: the variables are entity and event.
+	entity bool
 }
 
 // NewInput prepares ev for evaluation. A nil event yields an Input whose

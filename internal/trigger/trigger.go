@@ -20,6 +20,9 @@ type Trigger struct {
 	// worst is the estimated worst-case cost over every valid event (at
 	// most lim.Cost).
 	worst uint64
+	// entity is set by CompileEntity (variables entity and event); never
+	// is NeverWithoutEvent.
+	entity, never bool
 }
 
 // CompileError is a problem in a trigger expression. Line and Col are
@@ -132,6 +135,9 @@ var errNoEvent = errors.New("trigger: no event to evaluate")
 func (t *Trigger) Eval(in *Input) (bool, error) {
 	if in == nil || in.act == nil {
 		return false, errNoEvent
+	}
+	if in.entity != t.entity {
+		return false, errInputKind
 	}
 	out, _, err := t.prg.Eval(in.act)
 	if err = t.limitError(err); err != nil {

@@ -1,0 +1,82 @@
+package entity
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+)
+
+// Bound orders elements newest first (ties keep their order) and keeps the
+// newest MaxActivity of them; truncated reports whether older ones were
+// cut (Entity.ActivityTruncated). The result is never nil; elements is not
+// modified.
+func Bound(elements []Element) (activity []Element, truncated bool) {
+	out := slices.Clone(elements)
+	if out == nil {
+		out = []Element{}
+	}
+	slices.SortStableFunc(out, func(a, b Element) int { return b.Created.Compare(a.Created) })
+	if len(out) > MaxActivity {
+		return out[:MaxActivity:MaxActivity], true
+	}
+	return out, false
+}
+
+// versionPrefix marks the version scheme ComputeVersion produces.
+const versionPrefix = "v1:"
+
+// ComputeVersion returns the version of e's content: a digest of its
+// identity, state and activity. Actors' roles, the receipt and the
+// version itself are left out: a role is resolved at evaluation time and
+// says nothing about whether the entity changed. Any change of the state
+// (an update time, a label) or of the activity (a new, edited or removed
+// element) changes it.
+func ComputeVersion(e *Entity) string {
+	c := *e
+	c.Version, c.Receipt = "", nil
+	c.Activity = slices.Clone(e.Activity)
+	for i := range c.Activity {
+		c.Activity[i].Actor.Role = ""
+	}
+	data, err := json.Marshal(c)
+	if err != nil { // an Entity holds only encodable fields
+		panic("entity: encoding for the version: " + err.Error())
+	}
+	sum := sha256.Sum256(data)
+	return versionPrefix + hex.EncodeToString(sum[:16])
+}
+
+// Ref identifies an entity across the systems: what an event and an
+// entity are compared on.
+type Ref struct {
+	System string
+	Repo   string
+	Kind   string
+	ID     int64
+}
+
+// String renders the ref as system:repo:kind:id.
+func (r Ref) String() string {
+	return r.System + ":" + r.Repo + ":" + r.Kind + ":" + strconv.FormatInt(r.ID, 10)
+}
+
+// Ref returns the entity's identity.
+func (e *Entity) Ref() Ref {
+	return Ref{System: e.Source.System, Repo: e.Repo, Kind: e.Kind, ID: e.ID}
+}
+
+// RefOf returns the identity of the entity an event is about. A work item
+// linked to a change proposal (a comment thread on a pull or merge
+// request) resolves to that change proposal: the pull request and its
+// comment thread are one entity.
+func RefOf(ev *event.Event) Ref {
+	r := Ref{System: ev.Source.System, Repo: ev.Repo, Kind: ev.Entity.Kind, ID: ev.Entity.ID}
+	if l := ev.Entity.LinkedChangeProposal; l != nil {
+		r.Kind, r.ID = KindChangeProposal, l.ID
+	}
+	return r
+}

@@ -1,0 +1,214 @@
+package entity
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+)
+
+// goldens are the example entities, one per system and kind.
+var goldens = []string{
+	"jira-work-item.json",
+	"github-work-item.json",
+	"github-change-proposal.json",
+	"gitlab-work-item.json",
+	"gitlab-change-proposal.json",
+}
+
+func readGolden(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func decodeGolden(t testing.TB, name string) *Entity {
+	t.Helper()
+	e, err := Decode(readGolden(t, name))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return e
+}
+
+func TestGoldensAreValid(t *testing.T) {
+	seen := map[[2]string]bool{}
+	for _, name := range goldens {
+		t.Run(name, func(t *testing.T) {
+			e := decodeGolden(t, name)
+			if err := e.Validate(); err != nil {
+				t.Fatalf("Validate of the decoded golden: %v", err)
+			}
+			seen[[2]string{e.Source.System, e.Kind}] = true
+			// A decoded entity encodes to a document that decodes to the same.
+			again, err := json.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e2, err := Decode(again)
+			if err != nil {
+				t.Fatalf("re-encoded golden rejected: %v\n%s", err, again)
+			}
+			if third, _ := json.Marshal(e2); !bytes.Equal(again, third) {
+				t.Fatalf("round trip changed the entity:\n%s\n%s", again, third)
+			}
+		})
+	}
+	for _, want := range [][2]string{
+		{SystemJira, KindWorkItem}, {SystemGitHub, KindWorkItem}, {SystemGitHub, KindChangeProposal},
+		{SystemGitLab, KindWorkItem}, {SystemGitLab, KindChangeProposal},
+	} {
+		if !seen[want] {
+			t.Errorf("no golden entity for %s %s", want[0], want[1])
+		}
+	}
+}
+
+// A comment on a pull request arrives as an event about a work item linked
+// to the change proposal; it resolves to the pull request's entity.
+func TestPullRequestCommentResolvesToThePullRequest(t *testing.T) {
+	ev, err := event.Decode(readGolden(t, "github-pr-comment.event.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := decodeGolden(t, "github-change-proposal.json")
+	if got, want := RefOf(ev), pr.Ref(); got != want {
+		t.Fatalf("RefOf(PR comment event) = %s, want the PR's %s", got, want)
+	}
+	if ev.Entity.LinkedChangeProposal.URL != pr.URL {
+		t.Errorf("linked_change_proposal.url %q, entity url %q", ev.Entity.LinkedChangeProposal.URL, pr.URL)
+	}
+	// The comment the event carries is an element of the entity's activity.
+	found := false
+	for _, a := range pr.Activity {
+		found = found || a.Kind == ElementComment && a.ID == ev.Transition.Comment.ID && a.Command == ev.Transition.Comment.Command
+	}
+	if !found {
+		t.Errorf("comment %s is not in the PR's activity", ev.Transition.Comment.ID)
+	}
+	// Without the link the same event is about the issue it names.
+	ev.Entity.LinkedChangeProposal = nil
+	if got := RefOf(ev); got.Kind != KindWorkItem || got == pr.Ref() {
+		t.Errorf("unlinked event resolves to %s", got)
+	}
+}
+
+func TestSchemaReusesEventDefinitions(t *testing.T) {
+	// The role enum, repo pattern and Jira key pattern are the event
+	// schema's: a change there is a change here, never a copy to update.
+	for _, own := range []string{`"pattern"`, `"admin"`, `"maintain"`} {
+		if strings.Contains(string(Schema()), own) {
+			t.Errorf("the entity schema restates %s instead of referencing the event schema", own)
+		}
+	}
+	e := decodeGolden(t, "jira-work-item.json")
+	e.Activity[0].Actor.Role = "owner"
+	e.Key = "proj 1"
+	e.Repo = "a/../b"
+	err := e.Validate()
+	var verr *event.ValidationError
+	if !errors.As(err, &verr) {
+		t.Fatalf("got %v, want a validation error", err)
+	}
+	for _, want := range []string{
+		`/activity/0/actor/role: must be one of "admin", "maintain", "write", "triage", "read", "none", "external" (got "owner")`,
+		`/key: must be a Jira issue key such as PROJ-123 (got "proj 1")`,
+		`/repo: must not contain a ".." segment`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+func TestTextElementUsesTheEventCommentRule(t *testing.T) {
+	actor := event.Actor{ID: "u", Kind: event.ActorHuman, Role: event.RoleWrite}
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	long := "/fs-fix " + strings.Repeat("x", event.MaxCommentBody+10)
+	el := TextElement(ElementComment, "9", at, actor, long)
+	wantCmd, wantInstr := event.ParseCommand(event.Truncate(long, event.MaxCommentBody))
+	if el.Command != wantCmd || el.Instruction != wantInstr || el.Command != "/fs-fix" {
+		t.Errorf("command %q instruction %d chars, want %q and %d", el.Command, len(el.Instruction), wantCmd, len(wantInstr))
+	}
+	if !el.Truncated || el.OriginalLength != len(long) || len(el.Body) != event.MaxCommentBody {
+		t.Errorf("truncated %v original %d body %d", el.Truncated, el.OriginalLength, len(el.Body))
+	}
+	e := decodeGolden(t, "github-work-item.json")
+	e.Activity = append([]Element{el}, e.Activity[1:]...)
+	e.Activity[0].Created = e.Activity[1].Created.Add(time.Hour)
+	if err := e.Validate(); err != nil {
+		t.Fatalf("entity with a built element: %v", err)
+	}
+}
+
+func TestBound(t *testing.T) {
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	var els []Element
+	for i := range MaxActivity + 5 { // oldest first, as platforms list them
+		els = append(els, Element{Kind: ElementComment, ID: string(rune('a' + i%26)), Created: base.Add(time.Duration(i) * time.Minute)})
+	}
+	got, cut := Bound(els)
+	if !cut || len(got) != MaxActivity {
+		t.Fatalf("Bound kept %d (truncated %v), want %d truncated", len(got), cut, MaxActivity)
+	}
+	if !got[0].Created.Equal(els[len(els)-1].Created) || !got[MaxActivity-1].Created.Equal(els[5].Created) {
+		t.Errorf("Bound kept %v..%v, want the newest first", got[0].Created, got[MaxActivity-1].Created)
+	}
+	if !els[0].Created.Equal(base) {
+		t.Error("Bound modified its argument")
+	}
+	few, cut := Bound(els[:3])
+	if cut || len(few) != 3 || !few[0].Created.After(few[2].Created) {
+		t.Errorf("Bound of 3: %d, truncated %v", len(few), cut)
+	}
+	if none, _ := Bound(nil); none == nil {
+		t.Error("Bound(nil) is nil, want an empty list")
+	}
+}
+
+func TestComputeVersion(t *testing.T) {
+	base := decodeGolden(t, "jira-work-item.json")
+	v := ComputeVersion(base)
+	if !strings.HasPrefix(v, "v1:") || len(v) > MaxVersion {
+		t.Fatalf("version %q", v)
+	}
+	changes := map[string]func(e *Entity){
+		"updated":      func(e *Entity) { e.State.Updated = e.State.Updated.Add(time.Second) },
+		"label":        func(e *Entity) { e.State.Labels = append(e.State.Labels, "x") },
+		"new element":  func(e *Entity) { e.Activity = append(e.Activity, Element{Kind: ElementComment, ID: "1", Body: "hi"}) },
+		"edited body":  func(e *Entity) { e.Activity[0].Body += "!" },
+		"status":       func(e *Entity) { e.State.Status = "Done" },
+		"removed elem": func(e *Entity) { e.Activity = e.Activity[1:] },
+	}
+	for name, change := range changes {
+		e := decodeGolden(t, "jira-work-item.json")
+		change(e)
+		if ComputeVersion(e) == v {
+			t.Errorf("%s: version unchanged", name)
+		}
+	}
+	same := map[string]func(e *Entity){
+		"role":    func(e *Entity) { e.Activity[0].Actor.Role = event.RoleNone },
+		"receipt": func(e *Entity) { e.Receipt = &Receipt{Version: v, Run: "1", Outcome: "succeeded", Attempts: 1} },
+		"version": func(e *Entity) { e.Version = "other" },
+	}
+	for name, change := range same {
+		e := decodeGolden(t, "jira-work-item.json")
+		change(e)
+		if ComputeVersion(e) != v {
+			t.Errorf("%s: version changed", name)
+		}
+	}
+	if base.Activity[0].Actor.Role != event.RoleWrite {
+		t.Error("ComputeVersion modified the entity")
+	}
+}

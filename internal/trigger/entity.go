@@ -1,0 +1,118 @@
+package trigger
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/ext"
+	"cel.dev/cel-go/interpreter"
+
+	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/event"
+)
+
+// entityTypeName is the CEL name of the entity.Entity struct type.
+const entityTypeName = "entity.Entity"
+
+// EntityEnv returns the CEL environment of entity-source harnesses: the
+// variable `entity` (entity.Entity, always present) and the variable
+// `event` (event.Event or null), with Env's libraries. Field names are the
+// JSON names of both contracts, checked at compile time; `event` is
+// declared nullable, so `event == null` and `event != null` type-check
+// while `event.repoo` is still an unknown field. Built once, never
+// modified, safe for concurrent use.
+var EntityEnv = sync.OnceValues(func() (*cel.Env, error) {
+	env, err := cel.NewEnv(
+		ext.NativeTypes(reflect.TypeFor[event.Event](), reflect.TypeFor[entity.Entity](), ext.ParseStructTag("json")),
+		cel.Variable("entity", cel.ObjectType(entityTypeName)),
+		cel.Variable("event", cel.NullableType(cel.ObjectType(eventTypeName))),
+		ext.Strings(),
+		cel.OptionalTypes(),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("trigger: building the entity CEL environment: %w", err)
+	}
+	return env, nil
+})
+
+// CompileEntity is CompileWith for the trigger of an entity-source
+// harness, over EntityEnv. Beyond CompileWith's checks it enforces the
+// guard rule (Unguarded): every read of a field of `event` must sit where
+// `event != null` has been established. It also records whether the
+// trigger can never match without an event (NeverWithoutEvent).
+func CompileEntity(expr string, lim Limits) (*Trigger, error) {
+	lim = lim.withDefaults()
+	if strings.TrimSpace(expr) == "" {
+		return nil, nil
+	}
+	env, err := EntityEnv()
+	if err != nil {
+		return nil, err
+	}
+	ast, iss := env.Compile(expr)
+	if iss != nil && iss.Err() != nil {
+		return nil, fromIssues(expr, iss)
+	}
+	if !ast.OutputType().IsExactType(types.BoolType) {
+		return nil, &CompileError{Line: 1, Col: 1,
+			Msg: fmt.Sprintf("a trigger must be a condition (true or false), but this expression has type %s; "+
+				"compare it with something, for example with ==", ast.OutputType())}
+	}
+	if ce := unguardedError(expr, ast); ce != nil {
+		return nil, ce
+	}
+	worst, ce := checkCostOver(env, ast, lim.Cost, entitySchemaSizes)
+	if ce != nil {
+		return nil, ce
+	}
+	prg, err := env.Program(ast, programOptions(lim, hasComprehension(ast))...)
+	if err != nil {
+		return nil, &CompileError{Line: 1, Col: 1, Msg: err.Error()}
+	}
+	never, err := neverWithoutEvent(env, ast)
+	if err != nil {
+		return nil, &CompileError{Line: 1, Col: 1, Msg: err.Error()}
+	}
+	return &Trigger{text: expr, prg: prg, lim: lim, worst: worst, entity: true, never: never}, nil
+}
+
+// IsEntity reports whether the trigger was compiled by CompileEntity: it
+// evaluates an Input built by NewEntityInput, never one of NewInput.
+func (t *Trigger) IsEntity() bool { return t.entity }
+
+// NeverWithoutEvent reports, for an entity trigger, that it evaluates to
+// false whenever `event` is null, whatever the entity: it will never fire
+// from scheduled discovery. The check is conservative: it is true only
+// when evaluation with a null event and an unknown entity yields false.
+func (t *Trigger) NeverWithoutEvent() bool { return t.never }
+
+// NewEntityInput prepares an entity and, when there is one, the event that
+// prompted its evaluation, for entity triggers; ev nil means `event` is
+// null. A nil entity yields an Input whose evaluation always fails.
+func NewEntityInput(en *entity.Entity, ev *event.Event) *Input {
+	if en == nil {
+		return &Input{entity: true}
+	}
+	env, err := EntityEnv()
+	if err != nil {
+		return &Input{entity: true}
+	}
+	a := env.CELTypeAdapter()
+	var evVal any = types.NullValue
+	if ev != nil {
+		evVal = a.NativeToValue(ev)
+	}
+	act, err := interpreter.NewActivation(map[string]any{"entity": a.NativeToValue(en), "event": evVal})
+	if err != nil {
+		return &Input{entity: true}
+	}
+	return &Input{act: act, entity: true}
+}
+
+// errInputKind is returned when a trigger is given the other kind of Input.
+var errInputKind = errors.New("trigger: an entity trigger needs NewEntityInput, an event trigger NewInput")
