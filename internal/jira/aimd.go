@@ -8,7 +8,7 @@ import "time"
 const (
 	aimdWindow     = time.Second
 	aimdFloorShare = 1.0 / 16
-	aimdStepShare  = 1.0 / 20
+	aimdStepShare  = 1.0 / 40
 )
 
 // aimd is an additive-increase, multiplicative-decrease controller of a
@@ -29,8 +29,8 @@ const (
 //     step (not above max) and the next window starts at now. It reports
 //     whether the rate changed.
 //   - learned reports whether a refusal was ever seen: from then on the
-//     client's burst is capped by the rate (a burst is what a burst limit
-//     refuses), even once the rate is back at max.
+//     client sends one call at a time at the rate (burst 1: a burst is
+//     what a burst limit refuses), even once the rate is back at max.
 type aimd struct {
 	max, min, step float64
 	window         time.Duration
@@ -71,12 +71,11 @@ func (a *aimd) ok(now time.Time) bool {
 	return true
 }
 
-// burst is the limiter burst at the current rate for a configured burst:
-// the configured one until a refusal was seen, then at most the rate
-// (at least 1).
+// burst is the limiter burst for a configured burst: the configured one
+// until a refusal was seen, then 1.
 func (a *aimd) burst(configured int) int {
 	if !a.seen {
 		return configured
 	}
-	return max(1, min(configured, int(a.rate)))
+	return 1
 }
