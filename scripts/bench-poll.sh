@@ -33,9 +33,13 @@
 #   pacing   — the rate-budget scenario: 40 issues, 40 changes, 4 pollers,
 #              a budget of 10 calls/s, one run per SEED (default 1 2 3):
 #              the 429 share (target: at most 10 %), lost, duplicates.
+#   burst    — the same with Jira's per-second burst limit instead (10 calls
+#              per rolling second, answered 429 with Retry-After, moving no
+#              X-RateLimit-* header) and no points budget.
 # Usage: scripts/bench-poll.sh [cost|parallel|all] [COUNT]
 #        scripts/bench-poll.sh scale [ISSUES] [POLLERS] [-scale.FLAG=VALUE...]
 #        scripts/bench-poll.sh pacing [SEED...]
+#        scripts/bench-poll.sh burst [SEED...]
 #        scripts/bench-poll.sh chaos [DURATION] [-chaos.FLAG=VALUE...]
 set -euo pipefail
 what="${1:-all}"
@@ -63,6 +67,15 @@ if [[ "$what" == pacing ]]; then
   for seed in "${@:-1 2 3}"; do
     for s in $seed; do
       scale -scale.issues=40 -scale.comments=40 -scale.commented=40 -scale.budget=10 -scale.seed="$s"
+    done
+  done
+  exit
+fi
+if [[ "$what" == burst ]]; then
+  shift
+  for seed in "${@:-1 2 3}"; do
+    for s in $seed; do
+      scale -scale.issues=40 -scale.comments=40 -scale.commented=40 -scale.budget=0 -scale.burst-limit=10 -scale.seed="$s"
     done
   done
   exit

@@ -312,6 +312,24 @@ func (d *decoder) duration(n *yaml.Node, what string, dst *time.Duration) {
 	*dst = v
 }
 
+// durationMin0 decodes a duration that may be zero (a setting whose 0s
+// switches something off) but not negative.
+func (d *decoder) durationMin0(n *yaml.Node, what string, dst *time.Duration) {
+	if !d.scalar(n, what, `a duration such as "0s" or "5m"`, "!!str") {
+		return
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		d.errAt(n, "%s: %q is not a Go duration (examples: 0s, 90s, 5m)", what, n.Value)
+		return
+	}
+	if v < 0 {
+		d.errAt(n, "%s: must not be negative, got %s", what, n.Value)
+		return
+	}
+	*dst = v
+}
+
 // strList decodes a list of strings; each element is checked by check
 // (which may be nil) and reported at its own position.
 func (d *decoder) strList(n *yaml.Node, what string, dst *[]string, check func(string) error) {

@@ -33,6 +33,7 @@ const (
 	DefaultRetryBudget         = 60 * time.Second
 	DefaultMaxRetries          = 4
 	DefaultHarnessTimeout      = 30 * time.Minute
+	DefaultPollGrace           = 5 * time.Minute
 )
 
 // Default returns a Config holding every default and nothing else.

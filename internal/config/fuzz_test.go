@@ -17,6 +17,7 @@ func FuzzLoadConfig(f *testing.F) {
 		string(example), "", "version: 1\n", "version: 1\nrepo: [\n", "- a\n", "version: 1\n---\nx: 1\n",
 		"version: 1\nagents:\n  - {name: a, source: ../x}\n", "a: &x [*x]\n", "version: 1\nlimits: {runs_per_scope_per_hour: 99999999999}\n",
 		"version: 1\npoll:\n  input_drivers:\n    - {type: jira-poll, queries: [q], lock: {m: 1, n: 2}}\n",
+		"version: 1\npoll:\n  input_drivers:\n    - {type: gitlab-poll, grace: 0s}\n    - {type: github-poll, grace: -5m}\n",
 	} {
 		f.Add([]byte(s))
 	}

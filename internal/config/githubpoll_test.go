@@ -30,8 +30,38 @@ func TestGitHubPollEntry(t *testing.T) {
 			if in.Type != "github-poll" || in.Lookback != 30*time.Minute || in.Connection.BaseURL != tc.want {
 				t.Fatalf("entry %+v, want base URL %q", in, tc.want)
 			}
+			if in.Grace != DefaultPollGrace {
+				t.Errorf("grace %s, want the default %s", in.Grace, DefaultPollGrace)
+			}
 			if _, ok := c.Poll.LockInput(); ok {
 				t.Error("a github-poll entry was taken as the lock input")
+			}
+		})
+	}
+}
+
+// TestPollGrace: a forge poller's grace is read as written, 0s included
+// (the poller is then the primary path); left out it is 5m.
+func TestPollGrace(t *testing.T) {
+	cases := []struct {
+		typ, line string
+		want      time.Duration
+	}{
+		{"github-poll", "      grace: 0s\n", 0},
+		{"gitlab-poll", "      grace: 0s\n", 0},
+		{"gitlab-poll", "      grace: 90s\n", 90 * time.Second},
+		{"github-poll", "", 5 * time.Minute},
+		{"gitlab-poll", "", 5 * time.Minute},
+	}
+	for _, tc := range cases {
+		t.Run(tc.typ+" "+tc.want.String(), func(t *testing.T) {
+			dir := testfs.WriteTree(t, map[string]string{"config.yaml": "version: 1\nrepo: acme/platform\npoll:\n  input_drivers:\n    - type: " + tc.typ + "\n" + tc.line})
+			c, err := Load(dir, func(string) string { return "" })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Poll.InputDrivers[0].Grace; got != tc.want {
+				t.Fatalf("grace %s, want %s", got, tc.want)
 			}
 		})
 	}

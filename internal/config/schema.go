@@ -134,7 +134,7 @@ func (w *configWalk) poll(n *yaml.Node) {
 func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 	what := fmt.Sprintf("poll.input_drivers[%d]", i)
 	d := defaultInputDriver()
-	var typeNode, queriesNode, mNode, nNode, staleNode, refreshNode, pendingNode, jitterNode, cursorNode *yaml.Node
+	var typeNode, queriesNode, mNode, nNode, staleNode, refreshNode, pendingNode, jitterNode, cursorNode, graceNode *yaml.Node
 	w.fields(n, what, map[string]func(*yaml.Node){
 		"type": func(v *yaml.Node) { typeNode = v; w.enum(v, what+".type", &d.Type, inputDrivers...) },
 		"connection": func(v *yaml.Node) {
@@ -187,6 +187,7 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 		"cursor":      func(v *yaml.Node) { cursorNode = w.cursor(v, what, &d) },
 		"concurrency": func(v *yaml.Node) { w.intMin(v, what+".concurrency", 1, &d.Concurrency) },
 		"lookback":    func(v *yaml.Node) { w.duration(v, what+".lookback", &d.Lookback) },
+		"grace":       func(v *yaml.Node) { graceNode = v; w.durationMin0(v, what+".grace", &d.Grace) },
 		"rate_limit": func(v *yaml.Node) {
 			r := &d.RateLimit
 			w.fields(v, what+".rate_limit", map[string]func(*yaml.Node){
@@ -200,11 +201,23 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 		if typeNode == nil {
 			w.errAt(n, "%s: type is required (%s)", what, strings.Join(inputDrivers, " or "))
 		}
+		w.checkGrace(graceNode, what, &d)
 		if d.Type == drivers.JiraPoll && (queriesNode == nil || (queriesNode.Kind == yaml.SequenceNode && len(queriesNode.Content) == 0)) {
 			w.errAt(firstNode(queriesNode, n), "%s: queries: at least one query is required", what)
 		}
 	}
 	return d
+}
+
+// checkGrace defaults a forge poller's grace and refuses one on a
+// jira-poll entry.
+func (w *configWalk) checkGrace(graceNode *yaml.Node, what string, d *InputDriver) {
+	if graceNode == nil && (d.Type == drivers.GitLabPoll || d.Type == drivers.GitHubPoll) {
+		d.Grace = DefaultPollGrace
+	}
+	if d.Type == drivers.JiraPoll && graceNode != nil {
+		w.errAt(graceNode, "%s.grace: only gitlab-poll and github-poll entries take a grace", what)
+	}
 }
 
 // isString reports whether n is a string scalar (so an empty value was

@@ -79,6 +79,10 @@ type InputDriver struct {
 	RateLimit   RateLimit  `yaml:"rate_limit"`
 	// Lookback is how far back a gitlab-poll or github-poll cycle reads (default 2h).
 	Lookback time.Duration `yaml:"lookback"`
+	// Grace leaves a gitlab-poll or github-poll change younger than it
+	// (on the forge's clock) to the webhook path; 0 makes the poller the
+	// primary path (default 5m; not accepted on jira-poll entries).
+	Grace time.Duration `yaml:"grace"`
 }
 
 // Connection says where the tracker is and which environment variables hold

@@ -96,6 +96,7 @@ type Client struct {
 	paused    time.Time // every call waits until then (no budget left)
 	budget    Budget
 	share     budgetShare // our share of a budget other clients spend too
+	aimd      *aimd       // the rate the 429s themselves allow (aimd.go)
 	myself    *User
 	statuses  map[string]string
 	roles     map[string]roleCache // project key → membership
@@ -161,6 +162,7 @@ func New(opts Options) (*Client, error) {
 			Rand: opts.Rand, Sleep: opts.Sleep, Now: opts.Now},
 		limiter:  rate.NewLimiter(rate.Limit(opts.RPS), opts.Burst),
 		rps:      opts.RPS,
+		aimd:     newAIMD(opts.RPS),
 		opts:     opts,
 		log:      opts.Logger,
 		calls:    map[string]int{},

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx"
 )
 
 // Rate-limit headers of Jira Cloud (see docs/jira.md "Rate limits").
@@ -60,10 +62,13 @@ func parseReset(v string) (time.Time, bool) {
 // share is estimated from the headers (budgetShare): pollers on one
 // account split its budget without talking to each other. With no points
 // left every call waits until the reset. A 429 is retried after
-// Retry-After (or the reset) by the retry policy. Without a usable reset,
+// Retry-After (or the reset) by the retry policy; it also halves the
+// client's ceiling (aimd: the burst limit moves no header), every call
+// waits out its Retry-After, and successful windows raise the ceiling
+// back to the configured rate step by step. Without a usable reset,
 // near-limit signals (X-RateLimit-NearLimit: true, or fewer than a tenth
-// of the limit remaining) and 429s run the limiter at a quarter of its
-// rate for nearLimitSlowdown.
+// of the limit remaining) run the limiter at a quarter of its ceiling
+// for nearLimitSlowdown.
 func (c *Client) observeRateHeaders(status int, h http.Header) {
 	now := c.opts.Now()
 	near := strings.EqualFold(strings.TrimSpace(h.Get(hdrNearLimit)), "true")
@@ -87,20 +92,65 @@ func (c *Client) observeRateHeaders(status int, h http.Header) {
 		}
 		c.mu.Unlock()
 	}
-	quarter := rate.Limit(c.rps / 4)
+	if status == http.StatusTooManyRequests {
+		c.refused(now, h)
+	} else if status < 400 {
+		c.succeeded(now)
+	}
+	ceiling, burst := c.ceiling()
+	quarter := rate.Limit(ceiling / 4)
 	switch {
 	case rerr == nil && rem <= 0 && hasReset:
 		c.pauseUntil(reset)
 	case status == http.StatusTooManyRequests:
-		// the call itself waits Retry-After (or the reset) to retry
-		c.slowDown(now, quarter, c.opts.Burst, now.Add(nearLimitSlowdown))
+		// refused lowered the ceiling; the call itself waits Retry-After
+		// (or the reset) to retry
 	case rerr == nil && hasReset:
-		if perSec := share * float64(rem) / reset.Sub(now).Seconds(); perSec < c.rps {
+		if perSec := share * float64(rem) / reset.Sub(now).Seconds(); perSec < ceiling {
 			c.slowDown(now, rate.Limit(perSec), 1, reset)
 		}
 	case near:
-		c.slowDown(now, quarter, c.opts.Burst, now.Add(nearLimitSlowdown))
+		c.slowDown(now, quarter, burst, now.Add(nearLimitSlowdown))
 	}
+}
+
+// refused feeds a 429 to the AIMD ceiling, sets the limiter to it unless
+// a header-driven slowdown holds it lower, and makes every call wait out
+// the answer's Retry-After (up to MaxRetryAfter: a longer one fails the
+// call, and must not stop the others).
+func (c *Client) refused(now time.Time, h http.Header) {
+	wait, ok := httpx.RetryAfter(h.Get("Retry-After"), c.siteNow())
+	ok = ok && wait > 0 && wait <= c.opts.MaxRetryAfter
+	c.mu.Lock()
+	c.aimd.refused(now, wait)
+	r, b := c.aimd.Rate(), c.aimd.burst(c.opts.Burst)
+	if c.slowUntil.IsZero() || rate.Limit(r) < c.limiter.Limit() {
+		c.limiter.SetLimitAt(now, rate.Limit(r))
+		c.limiter.SetBurstAt(now, b)
+	}
+	c.mu.Unlock()
+	if ok {
+		c.pauseUntil(now.Add(wait))
+	}
+}
+
+// succeeded feeds a successful answer to the AIMD ceiling and raises the
+// limiter with it unless a header-driven slowdown holds it lower.
+func (c *Client) succeeded(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.aimd.ok(now) && c.slowUntil.IsZero() {
+		c.limiter.SetLimitAt(now, rate.Limit(c.aimd.Rate()))
+		c.limiter.SetBurstAt(now, c.aimd.burst(c.opts.Burst))
+	}
+}
+
+// ceiling is the rate and burst the limiter returns to when no header
+// slows it: the configured ones, lowered by the 429s (aimd).
+func (c *Client) ceiling() (float64, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.aimd.Rate(), c.aimd.burst(c.opts.Burst)
 }
 
 // pauseUntil makes every call wait until t.
@@ -131,17 +181,17 @@ func (c *Client) restoreRate(now time.Time) {
 	defer c.mu.Unlock()
 	if !c.slowUntil.IsZero() && !now.Before(c.slowUntil) {
 		c.slowUntil = time.Time{}
-		c.limiter.SetLimitAt(now, rate.Limit(c.rps))
-		c.limiter.SetBurstAt(now, c.opts.Burst)
+		c.limiter.SetLimitAt(now, rate.Limit(c.aimd.Rate()))
+		c.limiter.SetBurstAt(now, c.aimd.burst(c.opts.Burst))
 	}
 }
 
 // Slowed reports whether the client currently runs below its configured
-// rate because Jira signalled pressure.
+// rate because Jira signalled pressure (headers or 429s).
 func (c *Client) Slowed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return !c.slowUntil.IsZero()
+	return !c.slowUntil.IsZero() || c.aimd.Rate() < c.rps
 }
 
 // pacer is the client's limiter as the HTTP stack sees it: every attempt

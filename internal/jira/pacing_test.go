@@ -222,3 +222,32 @@ func shareBudget(t *testing.T, clients int, gap time.Duration, n int) (calls, re
 	}
 	return calls, s.RateLimited(), clk.Now().Sub(start)
 }
+
+// TestPacedByRefusals: Jira's burst limit (4 calls per rolling second
+// here) moves no X-RateLimit-* header, so only the 429s themselves can
+// pace the client. A client configured at 10 calls/s with a burst of 20
+// making 300 calls back to back is refused at most 2 % of its calls
+// (halving its rate on a 429, then recovering step by step), and every
+// call succeeds. (Slowed to a quarter for 30 s, then back at full rate
+// and burst, it was refused about 4 % of them.)
+func TestPacedByRefusals(t *testing.T) {
+	clk := &worldClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	s, c, _ := newPair(t, jirasim.Options{Now: clk.Now, BurstLimit: 4},
+		func(o *jira.Options) { o.Now, o.Sleep, o.RPS, o.Burst = clk.Now, clk.Sleep, 10, 20 })
+	key := s.AddIssue(jirasim.IssueSpec{Project: "PROJ"})
+	const calls = 300
+	for i := range calls {
+		if _, _, err := c.GetProperty(context.Background(), key, "p"); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		clk.Advance(10 * time.Millisecond) // the caller's own work
+	}
+	refused := s.RateLimited()
+	t.Logf("%d calls against a burst limit of 4/s: %d refused, %s of world time", calls, refused, clk.Now().Sub(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)))
+	if refused > calls/50 {
+		t.Fatalf("%d of %d calls refused, want at most 2 %%", refused, calls)
+	}
+	if !c.Slowed() {
+		t.Error("a client refused by the burst limit reports its full rate")
+	}
+}

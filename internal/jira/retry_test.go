@@ -45,7 +45,12 @@ func TestRetriesUnderInjectedFaults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, c, fs := newPair(t, jirasim.Options{}, func(o *jira.Options) {
+			// the client's sleeps move the world's clock on, as real ones
+			// do (a 429's Retry-After also holds back the client's other
+			// calls until then, not the retry a second time)
+			clk := &worldClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+			s, c, _ := newPair(t, jirasim.Options{Now: clk.Now}, func(o *jira.Options) {
+				o.Now, o.Sleep = clk.Now, clk.Sleep
 				o.MaxRetries = 2
 				o.BackoffBase = 100 * time.Millisecond
 				o.Rand = func(n int64) int64 { return n / 2 }
@@ -62,7 +67,7 @@ func TestRetriesUnderInjectedFaults(t *testing.T) {
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
 			}
-			if got := fs.all(); !equalDurations(got, tc.wantWaits) {
+			if got := clk.waits; !equalDurations(got, tc.wantWaits) {
 				t.Errorf("waits = %v, want %v", got, tc.wantWaits)
 			}
 			if c.CallsTotal() != tc.wantCalls {

@@ -47,6 +47,12 @@ type Options struct {
 	// RateBudget, if set, limits calls per window and sends Jira's
 	// rate-limit headers on every response (see RateBudget).
 	RateBudget *RateBudget
+	// BurstLimit, if positive, admits at most that many calls in any
+	// rolling second of the emulator's clock, like Jira Cloud's
+	// per-second burst limit: a call beyond it is answered 429 with
+	// Retry-After and RateLimit-Reason: jira-burst-based, and no
+	// X-RateLimit-* header moves (see burst.go).
+	BurstLimit int
 }
 
 // Fault makes matching calls fail. Endpoint is a template such as
@@ -86,6 +92,7 @@ type Server struct {
 	writes   int // requests that may change the world (see Writes)
 	faults   []*Fault
 	budget   budgetState
+	burst    []time.Time // admission times within the last second (BurstLimit)
 	baseURL  string
 	owners   ownerProps // user and project entity properties
 
@@ -262,7 +269,7 @@ func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Re
 				return
 			}
 		}
-		if !s.spend(w) {
+		if !s.spendBurst(w) || !s.spend(w) {
 			return
 		}
 		if !s.authorized(r) {

@@ -91,7 +91,7 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 	if err != nil {
 		return nil, config.Invalid(fmt.Errorf("%s: connection.base_url: %w", Name, err))
 	}
-	p, err := New(Options{Client: gh, Repo: repo, Workflow: workflow, Lookback: id.Lookback, Grace: DefaultGrace,
+	p, err := New(Options{Client: gh, Repo: repo, Workflow: workflow, Lookback: id.Lookback, Grace: id.Grace,
 		Now: clock.Now, Log: env.Log})
 	if err != nil {
 		return nil, config.Invalid(err)

@@ -19,6 +19,7 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
@@ -30,9 +31,9 @@ const Name = drivers.GitHubPoll
 // DefaultLookback is how far back a poller that starts reads activity.
 const DefaultLookback = 2 * time.Hour
 
-// DefaultGrace is the Grace of a configured github-poll input: the event
+// DefaultGrace is the Grace of a github-poll entry that sets none: the event
 // workflow normally dispatches a change within a minute.
-const DefaultGrace = 5 * time.Minute
+const DefaultGrace = config.DefaultPollGrace
 
 // maxPages bounds every listing (100 per page).
 const maxPages = 50
@@ -49,7 +50,7 @@ type Options struct {
 	// is more than twice as long, and then moves to now - Lookback.
 	Lookback time.Duration
 	// Grace leaves changes younger than it to the event workflow (zero:
-	// none; FromConfig: DefaultGrace).
+	// none; FromConfig: the entry's grace).
 	Grace time.Duration
 	// Now is GitHub's clock (a trackerclock.Clock's Now; nil: time.Now):
 	// the window and the grace cutoff are compared with GitHub's times.

@@ -21,7 +21,7 @@ func TestGraceOnGitHubsClock(t *testing.T) {
 			f := newFixture(t) // f.clk is GitHub's clock
 			host := func() time.Time { return f.clk.Now().Add(-skew) }
 			n := f.openIssue(t, false)
-			in, err := build(config.InputDriver{Connection: config.Connection{BaseURL: f.base}}, repo, ghadispatch.DefaultWorkflow,
+			in, err := build(config.InputDriver{Connection: config.Connection{BaseURL: f.base}, Grace: DefaultGrace}, repo, ghadispatch.DefaultWorkflow,
 				token, f.tr, poll.InputEnv{Now: host})
 			must(t, err)
 			if _, err := in.Account(context.Background()); err != nil { // as the controller does first

@@ -70,7 +70,7 @@ func build(id config.InputDriver, repo, project, token string, tr http.RoundTrip
 	if err != nil {
 		return nil, config.Invalid(fmt.Errorf("gitlab-poll: %w", err))
 	}
-	p, err := New(Options{Client: gl, Project: project, Repo: repo, Lookback: id.Lookback, Grace: DefaultGrace, Now: clock.Now, Log: env.Log})
+	p, err := New(Options{Client: gl, Project: project, Repo: repo, Lookback: id.Lookback, Grace: id.Grace, Now: clock.Now, Log: env.Log})
 	if err != nil {
 		return nil, config.Invalid(err)
 	}

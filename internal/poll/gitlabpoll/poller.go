@@ -20,6 +20,7 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
@@ -31,8 +32,8 @@ const Name = "gitlab-poll"
 // DefaultLookback is how far back a poller that starts reads activity.
 const DefaultLookback = 2 * time.Hour
 
-// DefaultGrace is the Grace of a configured gitlab-poll input.
-const DefaultGrace = 5 * time.Minute
+// DefaultGrace is the Grace of a gitlab-poll entry that sets none.
+const DefaultGrace = config.DefaultPollGrace
 
 // Dispatcher plans an event and starts its runs. Each run carries
 // polllock.IdempotencyKey(scope key, at); a run whose key done reports is
@@ -49,7 +50,7 @@ type Options struct {
 	Lookback time.Duration
 	// Grace leaves changes younger than it to the webhook path: a poller
 	// acts on a change only once its webhook had time to dispatch it, so
-	// the two rarely race (FromConfig: DefaultGrace; zero: none).
+	// the two rarely race (FromConfig: the entry's grace; zero: none).
 	Grace time.Duration
 	// Now is GitLab's clock (a trackerclock.Clock's Now; nil: time.Now):
 	// the window and the grace cutoff are compared with GitLab's times.

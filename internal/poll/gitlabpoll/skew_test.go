@@ -22,7 +22,7 @@ func TestGraceOnGitLabsClock(t *testing.T) {
 			m := f.openMR(t)
 			_, _, err := f.sim.AddNote(project, gitlabsim.NoteableMergeRequest, m.IID, f.alice.ID, "late webhook")
 			must(t, err)
-			in, err := build(config.InputDriver{Connection: config.Connection{BaseURL: f.base}}, project, project,
+			in, err := build(config.InputDriver{Connection: config.Connection{BaseURL: f.base}, Grace: DefaultGrace}, project, project,
 				f.sim.Token(), f.tr, poll.InputEnv{Now: host})
 			must(t, err)
 			// The controller reads the account first; the emulator has no

@@ -79,6 +79,10 @@ type env struct {
 	// worldClient puts the pollers' Jira clients on the world's clock:
 	// their limiter, pacing and retry waits pass world time.
 	worldClient bool
+	// clientRPS and clientBurst, if set, replace the clients' unpaced
+	// default (config's defaults: 10 and 20).
+	clientRPS   float64
+	clientBurst int
 	gaps        gaps // the pollers' re-read-to-lock-write gaps
 	// skew is how far the site's clock runs ahead of the world's (the
 	// pollers' host clock); the pollers read the site's from its answers.
@@ -214,6 +218,9 @@ func (e *env) clientOn(tc *trackerclock.Clock) *jira.Client {
 		MaxRetries: 1, BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond, Transport: e.transport, Clock: tc}
 	if e.worldClient {
 		o.Now, o.Sleep = e.clock.Now, e.sleep
+	}
+	if e.clientRPS > 0 {
+		o.RPS, o.Burst = e.clientRPS, e.clientBurst
 	}
 	c, err := jira.New(o)
 	if err != nil {

@@ -31,6 +31,7 @@ var (
 	scaleLatency   = flag.Duration("scale.latency", 50*time.Millisecond, "emulated latency per Jira call")
 	scaleLag       = flag.Duration("scale.search-lag", 200*time.Millisecond, "emulated search index lag")
 	scaleBudget    = flag.Int("scale.budget", 40, "site rate budget in calls per second (0: none)")
+	scaleBurst     = flag.Int("scale.burst-limit", 0, "site burst limit in calls per rolling second, moving no X-RateLimit-* header (0: none)")
 	scaleRunFor    = flag.Duration("scale.run-for", 2*time.Second, "how long a dispatched run holds its lock")
 	scaleIdle      = flag.Int("scale.idle-cycles", 3, "idle cycles per poller before and after the load")
 	scaleIdleOnly  = flag.Bool("scale.idle-only", false, "measure idle cycles only (no load)")
@@ -43,6 +44,7 @@ var (
 
 type scaleCfg struct {
 	issues, pollers, comments, commented, cycles, n, m, budget, idle, warmup int
+	burstLimit                                                               int
 	interval, jitter, latency, searchLag, runFor, margin                     time.Duration
 	idleOnly, tied                                                           bool
 	seed                                                                     uint64
@@ -50,7 +52,7 @@ type scaleCfg struct {
 
 func scaleFlags() scaleCfg {
 	return scaleCfg{issues: *scaleIssues, pollers: *scalePollers, comments: *scaleComments, commented: *scaleCommented,
-		cycles: *scaleCycles, n: *scaleN, m: *scaleM, budget: *scaleBudget, idle: *scaleIdle, warmup: *scaleWarmup, margin: *scaleMargin,
+		cycles: *scaleCycles, n: *scaleN, m: *scaleM, budget: *scaleBudget, burstLimit: *scaleBurst, idle: *scaleIdle, warmup: *scaleWarmup, margin: *scaleMargin,
 		interval: *scaleInterval, jitter: *scaleJitter, latency: *scaleLatency, searchLag: *scaleLag,
 		runFor: *scaleRunFor, idleOnly: *scaleIdleOnly, tied: *scaleTied, seed: *scaleSeed}
 }
@@ -231,8 +233,8 @@ func (r *scaleResult) print(w io.Writer, cfg scaleCfg) {
 	if cfg.tied {
 		what += ", every issue updated in one millisecond"
 	}
-	fmt.Fprintf(w, "\nscale: %d issues, %d pollers, N=%d, M=%d, interval %s, jitter ≤%s, latency %s, search lag %s, budget %d/s, %s, seed %d (%s)\n",
-		cfg.issues, cfg.pollers, cfg.n, cfg.m, cfg.interval, cfg.jitter, cfg.latency, cfg.searchLag, cfg.budget,
+	fmt.Fprintf(w, "\nscale: %d issues, %d pollers, N=%d, M=%d, interval %s, jitter ≤%s, latency %s, search lag %s, budget %d/s, burst limit %d/s, %s, seed %d (%s)\n",
+		cfg.issues, cfg.pollers, cfg.n, cfg.m, cfg.interval, cfg.jitter, cfg.latency, cfg.searchLag, cfg.budget, cfg.burstLimit,
 		what, cfg.seed, r.elapsed.Round(time.Second))
 	row := func(name, got, target string, ok bool) {
 		fmt.Fprintf(w, "  %-44s %14s   %-10s %s\n", name, got, target, mark(ok))

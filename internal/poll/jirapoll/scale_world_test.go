@@ -40,6 +40,7 @@ func newScaleEnv(t testing.TB, cfg scaleCfg, wall *wallClock) (*env, []string) {
 	if cfg.budget > 0 {
 		opts.RateBudget = &jirasim.RateBudget{Points: cfg.budget, Window: time.Second}
 	}
+	opts.BurstLimit = cfg.burstLimit
 	s := jirasim.New(opts)
 	base, err := s.Start()
 	if err != nil {
