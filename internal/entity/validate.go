@@ -22,15 +22,9 @@ const DefaultMaxBytes = 2 << 20
 // more than limit+1 bytes. Errors reading r are returned wrapped, not as
 // validation problems.
 func Read(r io.Reader, limit int64) (*Entity, error) {
-	if limit <= 0 {
-		limit = DefaultMaxBytes
-	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	data, err := event.ReadLimited(r, limit, DefaultMaxBytes, "entity")
 	if err != nil {
-		return nil, fmt.Errorf("read entity: %w", err)
-	}
-	if int64(len(data)) > limit {
-		return nil, event.NewValidationError([]event.Problem{{Message: "entity is larger than " + event.SizeText(limit)}})
+		return nil, err
 	}
 	return Decode(data)
 }

@@ -21,17 +21,29 @@ const DefaultMaxBytes = 1 << 20
 // saying so. Errors reading r are returned wrapped, not as validation
 // problems.
 func Read(r io.Reader, limit int64) (*Event, error) {
+	data, err := ReadLimited(r, limit, DefaultMaxBytes, "event")
+	if err != nil {
+		return nil, err
+	}
+	return Decode(data)
+}
+
+// ReadLimited reads one document, what ("event", "entity"), of at most
+// limit bytes from r (limit <= 0 means def), never buffering more than
+// limit+1 bytes. A larger input is a *ValidationError saying so; an error
+// reading r is returned wrapped.
+func ReadLimited(r io.Reader, limit, def int64, what string) ([]byte, error) {
 	if limit <= 0 {
-		limit = DefaultMaxBytes
+		limit = def
 	}
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("read event: %w", err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, newValidationError([]Problem{{Message: "event is larger than " + SizeText(limit)}})
+		return nil, newValidationError([]Problem{{Message: what + " is larger than " + SizeText(limit)}})
 	}
-	return Decode(data)
+	return data, nil
 }
 
 // SizeText renders a byte limit the way input errors print it: MiB or KiB

@@ -54,14 +54,9 @@ func CompileEntity(expr string, lim Limits) (*Trigger, error) {
 	if err != nil {
 		return nil, err
 	}
-	ast, iss := env.Compile(expr)
-	if iss != nil && iss.Err() != nil {
-		return nil, fromIssues(expr, iss)
-	}
-	if !ast.OutputType().IsExactType(types.BoolType) {
-		return nil, &CompileError{Line: 1, Col: 1,
-			Msg: fmt.Sprintf("a trigger must be a condition (true or false), but this expression has type %s; "+
-				"compare it with something, for example with ==", ast.OutputType())}
+	ast, ce := condition(env, expr)
+	if ce != nil {
+		return nil, ce
 	}
 	if ce := unguardedError(expr, ast); ce != nil {
 		return nil, ce

@@ -72,14 +72,9 @@ func CompileWith(expr string, lim Limits) (*Trigger, error) {
 	if err != nil {
 		return nil, err
 	}
-	ast, iss := env.Compile(expr)
-	if iss != nil && iss.Err() != nil {
-		return nil, fromIssues(expr, iss)
-	}
-	if !ast.OutputType().IsExactType(types.BoolType) {
-		return nil, &CompileError{Line: 1, Col: 1,
-			Msg: fmt.Sprintf("a trigger must be a condition (true or false), but this expression has type %s; "+
-				"compare it with something, for example with ==", ast.OutputType())}
+	ast, ce := condition(env, expr)
+	if ce != nil {
+		return nil, ce
 	}
 	worst, ce := checkCost(env, ast, lim.Cost)
 	if ce != nil {
@@ -148,4 +143,19 @@ func (t *Trigger) Eval(in *Input) (bool, error) {
 		return false, fmt.Errorf("trigger: evaluation produced %s, not bool", out.Type().TypeName())
 	}
 	return b, nil
+}
+
+// condition parses and type-checks expr in env: a *CompileError for a
+// problem in it, or for a type other than bool.
+func condition(env *cel.Env, expr string) (*cel.Ast, *CompileError) {
+	ast, iss := env.Compile(expr)
+	if iss != nil && iss.Err() != nil {
+		return nil, fromIssues(expr, iss)
+	}
+	if !ast.OutputType().IsExactType(types.BoolType) {
+		return nil, &CompileError{Line: 1, Col: 1,
+			Msg: fmt.Sprintf("a trigger must be a condition (true or false), but this expression has type %s; "+
+				"compare it with something, for example with ==", ast.OutputType())}
+	}
+	return ast, nil
 }
