@@ -70,7 +70,7 @@ var eventDoc = docContract{noun: "event", title: "NormalizedEvent", read: func(r
 // against c, printing "NAME: valid" or one "NAME: /path: message" line per
 // problem on stderr (a user error, exit 2).
 func validateDocFile(ctx context.Context, app *App, arg string, c docContract) error {
-	name, r := arg, app.docStdin(ctx, arg == "-", c.title, "give a FILE instead of -")
+	name, r := arg, app.docStdin(ctx, arg == "-", c.noun, c.title, "give a FILE instead of -")
 	if arg == "-" {
 		name = "<stdin>"
 	} else {

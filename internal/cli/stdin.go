@@ -17,16 +17,17 @@ const stdinHint = "reading a %s from standard input; end with Ctrl-D, or %s\n"
 // first says what is expected when reads is set (the command will read
 // the event from standard input); other says how to give a file instead.
 func (app *App) eventStdin(ctx context.Context, reads bool, other string) io.Reader {
-	return app.docStdin(ctx, reads, "NormalizedEvent", other)
+	return app.docStdin(ctx, reads, "event", "NormalizedEvent", other)
 }
 
-// docStdin is eventStdin for a document of the contract named title.
-func (app *App) docStdin(ctx context.Context, reads bool, title, other string) io.Reader {
+// docStdin is eventStdin for a document, noun ("event", "entity"), of the
+// contract named title.
+func (app *App) docStdin(ctx context.Context, reads bool, noun, title, other string) io.Reader {
 	if reads {
 		if app.StdinIsTerminal {
 			fmt.Fprintf(app.Stderr, stdinHint, title, other)
 		}
-		app.Log.Debug("waiting for the document on standard input", "contract", title)
+		app.Log.Debug("waiting for the "+noun+" on standard input", "contract", title)
 	}
 	if app.Stdin == nil {
 		return nil
