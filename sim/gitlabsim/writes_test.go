@@ -1,38 +1,18 @@
 package gitlabsim
 
 import (
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
+
+	"github.com/fullsend-dev/fullsend/sim/internal/simtest"
 )
 
 // Writes counts every request but GET and HEAD, refused ones included.
 func TestWritesCountsOnlyWrites(t *testing.T) {
 	s := New(Options{Token: "tok"})
-	h := httptest.NewServer(s.Handler())
-	defer h.Close()
-	cases := []struct {
-		method, path, auth string
-		writes             int
-	}{
-		{"GET", "/api/v4/projects/1", "Bearer tok", 0},
-		{"HEAD", "/api/v4/projects/1", "Bearer tok", 0},
-		{"POST", "/api/v4/projects/1/pipeline?ref=main", "Bearer tok", 1},
-		{"POST", "/api/v4/projects/1/pipelines/1/cancel", "", 2},
-	}
-	for _, tc := range cases {
-		req, _ := http.NewRequest(tc.method, h.URL+tc.path, strings.NewReader("{}"))
-		if tc.auth != "" {
-			req.Header.Set("Authorization", tc.auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if got := s.Writes(); got != tc.writes {
-			t.Errorf("after %s %s: Writes() = %d, want %d", tc.method, tc.path, got, tc.writes)
-		}
-	}
+	simtest.CheckWrites(t, s.Handler(), s.Writes, []simtest.WriteCase{
+		{Method: "GET", Path: "/api/v4/projects/1", Auth: "Bearer tok", Writes: 0},
+		{Method: "HEAD", Path: "/api/v4/projects/1", Auth: "Bearer tok", Writes: 0},
+		{Method: "POST", Path: "/api/v4/projects/1/pipeline?ref=main", Auth: "Bearer tok", Writes: 1},
+		{Method: "POST", Path: "/api/v4/projects/1/pipelines/1/cancel", Auth: "", Writes: 2},
+	})
 }
