@@ -1,13 +1,8 @@
 package entity
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
@@ -29,78 +24,20 @@ func Read(r io.Reader, limit int64) (*Entity, error) {
 	return Decode(data)
 }
 
+// contract is NormalizedEntity v1's decoding and validation.
+var contract = event.Contract[Entity]{Noun: "entity", Schema: compiled, Hints: hints, Rules: (*Entity).ruleProblems}
+
 // Decode validates data, one JSON document, against the NormalizedEntity
 // v1 schema and the rules the schema cannot express, then decodes it.
 // Unknown fields anywhere are errors. Any problem yields an
 // *event.ValidationError naming every offending JSON path; no partial
 // entity is returned.
-func Decode(data []byte) (*Entity, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, event.NewValidationError([]event.Problem{{Message: event.SyntaxMessage(data, err)}})
-	}
-	ps, err := validateDoc(doc)
-	if err != nil {
-		return nil, err
-	}
-	var en Entity
-	uerr := json.Unmarshal(data, &en)
-	seen := event.Reported(ps)
-	if uerr != nil {
-		if p := event.UnmarshalProblem(uerr, "entity"); !seen.Covers(p.Path) {
-			ps = append(ps, p)
-		}
-	}
-	ps = append(ps, en.ruleProblems(seen)...)
-	if len(ps) > 0 {
-		return nil, event.NewValidationError(ps)
-	}
-	return &en, nil
-}
+func Decode(data []byte) (*Entity, error) { return contract.Decode(data) }
 
 // Validate checks an entity built in Go exactly as Decode checks a
 // document: it returns an *event.ValidationError listing every problem,
 // or nil.
-func (e *Entity) Validate() error {
-	if e == nil {
-		return event.NewValidationError([]event.Problem{{Message: "entity is missing (nil)"}})
-	}
-	data, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("encode entity: %w", err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return fmt.Errorf("re-read encoded entity: %w", err)
-	}
-	ps, err := validateDoc(doc)
-	if err != nil {
-		return err
-	}
-	ps = append(ps, e.ruleProblems(event.Reported(ps))...)
-	if len(ps) > 0 {
-		return event.NewValidationError(ps)
-	}
-	return nil
-}
-
-// validateDoc runs the schema over a decoded JSON value. The error result
-// is reserved for a broken embedded schema, never for a bad entity.
-func validateDoc(doc any) ([]event.Problem, error) {
-	sch, err := compiled()
-	if err != nil {
-		return nil, err
-	}
-	err = sch.Validate(doc)
-	if err == nil {
-		return nil, nil
-	}
-	var verr *jsonschema.ValidationError
-	if !errors.As(err, &verr) {
-		return nil, fmt.Errorf("validate entity: %w", err)
-	}
-	return event.SchemaProblems(verr, hints), nil
-}
+func (e *Entity) Validate() error { return contract.Validate(e) }
 
 // ruleProblems checks what the schema cannot say, skipping paths (and
 // their children) the schema already reported.

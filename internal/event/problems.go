@@ -56,11 +56,7 @@ func (e *ValidationError) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// NewValidationError builds the error for a list of problems: sorted,
-// deduplicated, at most MaxProblems kept. Other contracts that reuse this
-// package's problem reporting (internal/entity) build theirs with it.
-func NewValidationError(ps []Problem) *ValidationError { return newValidationError(ps) }
-
+// newValidationError is the error of problems ps, in path order.
 func newValidationError(ps []Problem) *ValidationError {
 	ps = normalize(ps)
 	e := &ValidationError{Problems: ps}
@@ -148,10 +144,10 @@ var patternHelp = map[string]string{
 
 var printer = message.NewPrinter(language.English)
 
-// SchemaProblems flattens the schema library's nested error tree into its
+// schemaProblems flattens the schema library's nested error tree into its
 // leaf causes, each with the JSON pointer of the instance it is about, in
 // the words h gives.
-func SchemaProblems(verr *jsonschema.ValidationError, h Hints) []Problem {
+func schemaProblems(verr *jsonschema.ValidationError, h Hints) []Problem {
 	var out []Problem
 	var walk func(*jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {

@@ -8,8 +8,6 @@ import (
 	"io"
 	"net/url"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // DefaultMaxBytes is the size limit Read applies when given no limit.
@@ -59,88 +57,26 @@ func SizeText(n int64) string {
 	}
 }
 
+// contract is NormalizedEvent v1's decoding and validation.
+var contract = Contract[Event]{Noun: "event", Schema: compiled, Hints: eventHints, Rules: (*Event).ruleProblems}
+
 // Decode validates data, one JSON document, against the NormalizedEvent v1
 // schema and the rules the schema cannot express, then decodes it. Unknown
 // fields anywhere are errors. Any problem yields a *ValidationError naming
 // every offending JSON path; no partial event is returned.
-func Decode(data []byte) (*Event, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, newValidationError([]Problem{{Message: syntaxMessage(data, err)}})
-	}
-	ps, err := validateDoc(doc)
-	if err != nil {
-		return nil, err
-	}
-	// The document parsed above, so Unmarshal can only fail on a type
-	// mismatch; it still fills every other field, so the rules below run.
-	var ev Event
-	uerr := json.Unmarshal(data, &ev)
-	seen := reported(ps)
-	if uerr != nil {
-		if p := unmarshalProblem(uerr); !seen.covers(p.Path) {
-			ps = append(ps, p)
-		}
-	}
-	ps = append(ps, ev.ruleProblems(seen)...)
-	if len(ps) > 0 {
-		return nil, newValidationError(ps)
-	}
-	return &ev, nil
-}
+func Decode(data []byte) (*Event, error) { return contract.Decode(data) }
 
 // Validate checks an event built in Go (by an input driver) exactly as
 // Decode checks a document: it returns a *ValidationError listing every
 // problem, or nil.
-func (e *Event) Validate() error {
-	if e == nil {
-		return newValidationError([]Problem{{Message: "event is missing (nil)"}})
-	}
-	data, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("encode event: %w", err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return fmt.Errorf("re-read encoded event: %w", err)
-	}
-	ps, err := validateDoc(doc)
-	if err != nil {
-		return err
-	}
-	ps = append(ps, e.ruleProblems(reported(ps))...)
-	if len(ps) > 0 {
-		return newValidationError(ps)
-	}
-	return nil
-}
-
-// validateDoc runs the schema over a decoded JSON value. The error result
-// is reserved for a broken embedded schema, never for a bad event.
-func validateDoc(doc any) ([]Problem, error) {
-	sch, err := compiled()
-	if err != nil {
-		return nil, err
-	}
-	err = sch.Validate(doc)
-	if err == nil {
-		return nil, nil
-	}
-	var verr *jsonschema.ValidationError
-	if !errors.As(err, &verr) {
-		return nil, fmt.Errorf("validate event: %w", err)
-	}
-	return SchemaProblems(verr, eventHints), nil
-}
+func (e *Event) Validate() error { return contract.Validate(e) }
 
 // PathSet holds the JSON pointers that already have a problem.
 type PathSet map[string]bool
 
 type pathSet = PathSet
 
-// Reported returns the paths of ps.
-func Reported(ps []Problem) PathSet { return reported(ps) }
-
+// reported returns the paths of ps.
 func reported(ps []Problem) pathSet {
 	m := make(pathSet, len(ps))
 	for _, p := range ps {
@@ -222,10 +158,6 @@ func absoluteURL(s string) string {
 	return ""
 }
 
-// SyntaxMessage describes a JSON syntax error in data with its line and
-// column.
-func SyntaxMessage(data []byte, err error) string { return syntaxMessage(data, err) }
-
 // syntaxMessage describes a JSON syntax error with its line and column.
 func syntaxMessage(data []byte, err error) string {
 	var se *json.SyntaxError
@@ -256,14 +188,9 @@ func position(data []byte, off int64) (line, col int) {
 	return line, col
 }
 
-// unmarshalProblem turns a decode error the schema let through (such as a
-// number with a fraction or exponent where Go needs an int64) into a
-// problem at the right path.
-func unmarshalProblem(err error) Problem { return UnmarshalProblem(err, "event") }
-
-// UnmarshalProblem is the problem for an error of json.Unmarshal on a
+// unmarshalProblem is the problem for an error of json.Unmarshal on a
 // document the schema accepted (what names the document in the message).
-func UnmarshalProblem(err error, what string) Problem {
+func unmarshalProblem(err error, what string) Problem {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
 		return Problem{
