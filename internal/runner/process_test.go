@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/procgroup/procgrouptest"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
 
@@ -172,7 +173,7 @@ func TestProcessKillsStragglersWhenTheAgentEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := mustAtoi(t, strings.TrimSpace(string(b)))
-	gone, err := exitedWithin(pid, 2*time.Second)
+	gone, err := procgrouptest.ExitedWithin(pid, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

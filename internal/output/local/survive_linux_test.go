@@ -5,7 +5,6 @@ package local
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -104,41 +103,12 @@ func TestRunOutlivesAKilledPoller(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = poller.Wait()
-	gone, err := exitedWithin(pid, 10*time.Second) // a safety net, not a timing
+	gone, err := procgrouptest.ExitedWithin(pid, 10*time.Second) // a safety net, not a timing
 	if err != nil || !gone {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatalf("the run did not end after its poller was killed: %v", err)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "released")); err != nil || string(b) != "released" {
 		t.Fatalf("the run did not reach its release after its poller was killed: %q %v", b, err)
-	}
-}
-
-// exitedWithin waits up to d for process pid (not a child of ours) to
-// exit, through a pidfd.
-func exitedWithin(pid int, d time.Duration) (bool, error) {
-	const sysPidfdOpen = 434
-	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
-	if errno == syscall.ESRCH {
-		return true, nil
-	}
-	if errno != 0 {
-		return false, errno
-	}
-	defer syscall.Close(int(fd))
-	ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
-	if err != nil {
-		return false, err
-	}
-	defer syscall.Close(ep)
-	if err := syscall.EpollCtl(ep, syscall.EPOLL_CTL_ADD, int(fd), &syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(fd)}); err != nil {
-		return false, err
-	}
-	for {
-		n, err := syscall.EpollWait(ep, make([]syscall.EpollEvent, 1), int(d.Milliseconds()))
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		return n > 0, err
 	}
 }

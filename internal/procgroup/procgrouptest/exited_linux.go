@@ -1,6 +1,6 @@
 //go:build linux
 
-package runner
+package procgrouptest
 
 import (
 	"errors"
@@ -11,10 +11,11 @@ import (
 // sysPidfdOpen is pidfd_open(2), the same number on every architecture.
 const sysPidfdOpen = 434
 
-// exitedWithin waits up to d for process pid to exit (a zombie counts as
-// exited) and reports whether it did: it waits on a pidfd, which becomes
-// readable when the process exits, so it returns as soon as that happens.
-func exitedWithin(pid int, d time.Duration) (bool, error) {
+// ExitedWithin waits up to d for process pid, a child of ours or not, to
+// exit (a zombie counts as exited) and reports whether it did: it waits on
+// a pidfd, which becomes readable when the process exits, so it returns as
+// soon as that happens.
+func ExitedWithin(pid int, d time.Duration) (bool, error) {
 	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
 	if errno == syscall.ESRCH {
 		return true, nil // already gone and reaped
