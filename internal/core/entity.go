@@ -11,12 +11,8 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
 
-// Resolution is the outcome of resolving an entity: the entity, or why
-// none could be had (a failed, unavailable or incomplete enumeration).
-type Resolution struct {
-	Entity *entity.Entity
-	Err    error
-}
+// Resolution is the outcome of resolving an entity (entity.Resolution).
+type Resolution = entity.Resolution
 
 // EntityDecision is the outcome of deciding one entity (and the event
 // that prompted it, if any) for the entity-source harnesses.
