@@ -49,6 +49,20 @@ type TrackerClock interface {
 	TrackerNow() time.Time
 }
 
+// EntityResolver is implemented by a driver whose items are entities of
+// one system: the entity stage, between Detect and the first decision.
+// The cycle calls ResolveEntities only when some enabled harness declares
+// EntitySystem among its entity sources, and only with items that have
+// changes to decide. It sets Item.Entity on each of them (an
+// entity.Resolution: the entity, or the error that denies its
+// evaluation), resolving each item's entity once, with the reads combined
+// where the platform allows and reusing what Detect already read. It must
+// not write, and returns an error only when the whole cycle must stop.
+type EntityResolver interface {
+	EntitySystem() string // entity.SystemJira, SystemGitHub or SystemGitLab
+	ResolveEntities(ctx context.Context, items []*Item) error
+}
+
 // Discoverer finds the work of a cycle.
 type Discoverer interface {
 	// Discover finds candidate work items and reports which are eligible:

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
@@ -74,6 +75,11 @@ type Item struct {
 	// (of a lock whose runs did start) are looked up as usual.
 	GoneLocks []string
 	Changes   []Change
+	// Entity is the item's entity as the entity stage resolved it
+	// (EntityResolver), shared by every change of the item and every
+	// entity-source harness; nil when no enabled harness declares the
+	// driver's system or the item has no changes to decide.
+	Entity *entity.Resolution
 	// Planned is the entries the lock is written with: one without an id
 	// per run the cycle expects to dispatch (polllock.Placeholders), set
 	// before Acquire; each run claims one when it starts.
