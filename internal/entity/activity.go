@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
@@ -35,12 +36,34 @@ const versionPrefix = "v1:"
 // says nothing about whether the entity changed. Any change of the state
 // (an update time, a label) or of the activity (a new, edited or removed
 // element) changes it.
-func ComputeVersion(e *Entity) string {
+//
+// own, when not nil, names the tool's own accounts (by actor id): what
+// they did is not a change, so that a run's own effects never make its
+// entity due again. Their elements are left out, so are the labels whose
+// newest application in the activity is theirs, and so is the update
+// time (which their writes move); every other change still gives a new
+// version.
+func ComputeVersion(e *Entity, own func(actorID string) bool) string {
 	c := *e
 	c.Version, c.Receipt = "", nil
-	c.Activity = slices.Clone(e.Activity)
-	for i := range c.Activity {
-		c.Activity[i].Actor.Role = ""
+	c.Activity = make([]Element, 0, len(e.Activity))
+	ownLabels := map[string]bool{}
+	seen := map[string]bool{}
+	for _, el := range e.Activity { // newest first
+		mine := own != nil && own(el.Actor.ID)
+		if el.Kind == ElementLabel && !seen[el.Label] {
+			seen[el.Label] = true
+			ownLabels[el.Label] = mine
+		}
+		if mine {
+			continue
+		}
+		el.Actor.Role = ""
+		c.Activity = append(c.Activity, el)
+	}
+	if own != nil {
+		c.State.Updated = time.Time{}
+		c.State.Labels = slices.DeleteFunc(slices.Clone(e.State.Labels), func(l string) bool { return ownLabels[l] })
 	}
 	data, err := json.Marshal(c)
 	if err != nil { // an Entity holds only encodable fields

@@ -177,7 +177,7 @@ func TestBound(t *testing.T) {
 
 func TestComputeVersion(t *testing.T) {
 	base := decodeGolden(t, "jira-work-item.json")
-	v := ComputeVersion(base)
+	v := ComputeVersion(base, nil)
 	if !strings.HasPrefix(v, "v1:") || len(v) > MaxVersion {
 		t.Fatalf("version %q", v)
 	}
@@ -192,7 +192,7 @@ func TestComputeVersion(t *testing.T) {
 	for name, change := range changes {
 		e := decodeGolden(t, "jira-work-item.json")
 		change(e)
-		if ComputeVersion(e) == v {
+		if ComputeVersion(e, nil) == v {
 			t.Errorf("%s: version unchanged", name)
 		}
 	}
@@ -204,11 +204,48 @@ func TestComputeVersion(t *testing.T) {
 	for name, change := range same {
 		e := decodeGolden(t, "jira-work-item.json")
 		change(e)
-		if ComputeVersion(e) != v {
+		if ComputeVersion(e, nil) != v {
 			t.Errorf("%s: version changed", name)
 		}
 	}
 	if base.Activity[0].Actor.Role != event.RoleWrite {
 		t.Error("ComputeVersion modified the entity")
+	}
+}
+
+// TestComputeVersionOwnEffects: what the tool's own accounts do (a
+// comment, a label, the update time their writes move) is no new version;
+// anyone else's change still is.
+func TestComputeVersionOwnEffects(t *testing.T) {
+	const bot = "acct-fullsend"
+	own := func(id string) bool { return id == bot }
+	base := decodeGolden(t, "jira-work-item.json")
+	v := ComputeVersion(base, own)
+	ownComment := Element{Kind: ElementComment, ID: "900", Created: base.State.Updated.Add(time.Minute), Actor: event.Actor{ID: bot, Kind: event.ActorBot}, Body: "triaged"}
+	ownLabel := Element{Kind: ElementLabel, ID: "901", Created: base.State.Updated.Add(time.Minute), Actor: event.Actor{ID: bot, Kind: event.ActorBot}, Label: "triaged"}
+	same := map[string]func(e *Entity){
+		"own comment": func(e *Entity) {
+			e.Activity = append([]Element{ownComment}, e.Activity...)
+			e.State.Updated = ownComment.Created
+		},
+		"own label": func(e *Entity) {
+			e.Activity = append([]Element{ownLabel}, e.Activity...)
+			e.State.Labels = append(e.State.Labels, "triaged")
+		},
+	}
+	for name, change := range same {
+		e := decodeGolden(t, "jira-work-item.json")
+		change(e)
+		if got := ComputeVersion(e, own); got != v {
+			t.Errorf("%s: version changed", name)
+		}
+		if ComputeVersion(e, nil) == ComputeVersion(base, nil) {
+			t.Errorf("%s: without own accounts the version should change", name)
+		}
+	}
+	other := decodeGolden(t, "jira-work-item.json")
+	other.Activity = append([]Element{{Kind: ElementComment, ID: "902", Created: other.State.Updated.Add(time.Minute), Actor: event.Actor{ID: "acct-person", Kind: event.ActorHuman}, Body: "again"}}, other.Activity...)
+	if ComputeVersion(other, own) == v {
+		t.Error("a person's comment: version unchanged")
 	}
 }
