@@ -312,6 +312,21 @@ func (d *decoder) duration(n *yaml.Node, what string, dst *time.Duration) {
 	*dst = v
 }
 
+// durationAtLeast decodes a duration of at least least.
+func (d *decoder) durationAtLeast(n *yaml.Node, what string, least time.Duration, dst *time.Duration) {
+	var v time.Duration
+	before := len(d.probs)
+	d.duration(n, what, &v)
+	if len(d.probs) > before {
+		return
+	}
+	if v < least {
+		d.errAt(n, "%s: at least %s, got %s", what, least, n.Value)
+		return
+	}
+	*dst = v
+}
+
 // durationMin0 decodes a duration that may be zero (a setting whose 0s
 // switches something off) but not negative.
 func (d *decoder) durationMin0(n *yaml.Node, what string, dst *time.Duration) {

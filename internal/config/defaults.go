@@ -40,7 +40,7 @@ const (
 func Default() *Config {
 	return &Config{
 		Forge:         DefaultForge,
-		Authorization: Authorization{MinRole: DefaultMinRole, BotAccounts: []string{}},
+		Authorization: Authorization{MinRole: DefaultMinRole, BotAccounts: []string{}, ScheduledDiscovery: ScheduledDeny},
 		Limits: Limits{RunsPerScopePerHour: DefaultRunsPerScopePerHour,
 			TriggerCost: DefaultTriggerCost, TriggerTimeout: DefaultTriggerTimeout},
 		Poll: Poll{OutputDriver: DefaultPollOutputDriver},

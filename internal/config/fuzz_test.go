@@ -18,6 +18,7 @@ func FuzzLoadConfig(f *testing.F) {
 		"version: 1\nagents:\n  - {name: a, source: ../x}\n", "a: &x [*x]\n", "version: 1\nlimits: {runs_per_scope_per_hour: 99999999999}\n",
 		"version: 1\npoll:\n  input_drivers:\n    - {type: jira-poll, queries: [q], lock: {m: 1, n: 2}}\n",
 		"version: 1\npoll:\n  input_drivers:\n    - {type: gitlab-poll, grace: 0s}\n    - {type: github-poll, grace: -5m}\n",
+		"version: 1\nauthorization: {scheduled_discovery: allow}\n", "version: 1\nauthorization: {scheduled_discovery: [allow]}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -47,7 +48,8 @@ func FuzzParseHarness(f *testing.F) {
 		f.Add(b)
 	}
 	for _, s := range []string{"", "role: r\n", "role: r\ntrigger: |\n\n  a\n\n", "trigger: >\n x\n  y\n\n z\n", "trigger: \"a\\tb\nc\"\n", "run: {timeout: -1s}\n",
-		"role: r\nentity: {sources: [jira, jira, 1, [x]], min_role: x}\n", "role: r\nentity: {sources: []}\n"} {
+		"role: r\nentity: {sources: [jira, jira, 1, [x]], min_role: x}\n", "role: r\nentity: {sources: []}\n",
+		"role: r\nentity: {sources: [jira], every: 1h, retry: {max: 3, backoff: 1s}}\n", "role: r\nentity: {sources: [jira], every: 0s, retry: {max: 999, backoff: x}}\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,7 +41,7 @@ func ReadHarnessFile(path, agentName string) (*HarnessFile, Errors) {
 // in problem positions only.
 func ParseHarness(path, agentName string, src []byte) (*HarnessFile, Errors) {
 	d := &decoder{file: path}
-	h := &HarnessFile{File: path, Name: agentName, Run: HarnessRun{Timeout: DefaultHarnessTimeout, Env: []string{}}}
+	h := &HarnessFile{File: path, Name: agentName, Revision: Revision(src), Run: HarnessRun{Timeout: DefaultHarnessTimeout, Env: []string{}}}
 	root := d.parseDocument(src)
 	if root == nil {
 		return nil, d.probs
@@ -128,9 +130,11 @@ func (d *decoder) harnessRun(n *yaml.Node, r *HarnessRun) {
 }
 
 // harnessEntity decodes the `entity:` key: sources (required, a non-empty
-// list of known systems without repeats) and min_role (a role).
+// list of known systems without repeats), min_role (a role), every (a
+// duration of at least MinEvery) and retry (max 0..MaxRetryMax, backoff at
+// least MinRetryBackoff).
 func (d *decoder) harnessEntity(n *yaml.Node) *HarnessEntity {
-	e := &HarnessEntity{Line: n.Line, Col: n.Column}
+	e := &HarnessEntity{Line: n.Line, Col: n.Column, Retry: HarnessRetry{Max: DefaultRetryMax, Backoff: DefaultRetryBackoff}}
 	var sources *yaml.Node
 	d.fields(n, "entity", map[string]func(*yaml.Node){
 		"sources": func(v *yaml.Node) {
@@ -151,11 +155,31 @@ func (d *decoder) harnessEntity(n *yaml.Node) *HarnessEntity {
 			}
 		},
 		"min_role": func(v *yaml.Node) { d.role(v, "entity.min_role", &e.MinRole) },
+		"every":    func(v *yaml.Node) { d.durationAtLeast(v, "entity.every", MinEvery, &e.Every) },
+		"retry": func(v *yaml.Node) {
+			d.fields(v, "entity.retry", map[string]func(*yaml.Node){
+				"max": func(v *yaml.Node) {
+					d.intMin(v, "entity.retry.max", 0, &e.Retry.Max)
+					if e.Retry.Max > MaxRetryMax {
+						d.errAt(v, "entity.retry.max: at most %d, got %d", MaxRetryMax, e.Retry.Max)
+						e.Retry.Max = DefaultRetryMax
+					}
+				},
+				"backoff": func(v *yaml.Node) { d.durationAtLeast(v, "entity.retry.backoff", MinRetryBackoff, &e.Retry.Backoff) },
+			})
+		},
 	})
 	if n.Kind == yaml.MappingNode && sources == nil {
 		d.errAt(n, "entity.sources: required (a list of %s)", strings.Join(entity.Systems(), ", "))
 	}
 	return e
+}
+
+// Revision is the revision of a harness file's content: "sha256:" and the
+// hex SHA-256 of its bytes.
+func Revision(src []byte) string {
+	sum := sha256.Sum256(src)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // checkSource accepts the name of a system entities come from.

@@ -11,7 +11,7 @@ func TestParseHarnessDefaults(t *testing.T) {
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
-	want := &HarnessFile{File: "h.yaml", Name: "triage", Role: "triage", Run: HarnessRun{Timeout: 30 * time.Minute, Env: []string{}}}
+	want := &HarnessFile{File: "h.yaml", Name: "triage", Role: "triage", Revision: "sha256:07f52f2d13234c1b12d0fbb6464cdacfd783b07b707827563547fda3b1afbf09", Run: HarnessRun{Timeout: 30 * time.Minute, Env: []string{}}}
 	if !reflect.DeepEqual(h, want) {
 		t.Errorf("got %+v, want %+v", h, want)
 	}
@@ -115,13 +115,18 @@ func TestParseHarnessEntity(t *testing.T) {
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
-	want := &HarnessEntity{Sources: []string{"jira", "gitlab"}, MinRole: "triage", Line: 4, Col: 3}
+	want := &HarnessEntity{Sources: []string{"jira", "gitlab"}, MinRole: "triage", Line: 4, Col: 3,
+		Retry: HarnessRetry{Max: DefaultRetryMax, Backoff: DefaultRetryBackoff}}
 	if !reflect.DeepEqual(h.Entity, want) {
 		t.Errorf("got %+v, want %+v", h.Entity, want)
 	}
 	h, probs = ParseHarness("h.yaml", "agent", []byte("role: r\nentity: {sources: [github]}\n"))
 	if len(probs) > 0 || h.Entity == nil || h.Entity.MinRole != "" || !reflect.DeepEqual(h.Entity.Sources, []string{"github"}) {
 		t.Errorf("got %+v %v", h.Entity, probs)
+	}
+	h, probs = ParseHarness("h.yaml", "agent", []byte("role: r\nentity:\n  sources: [jira]\n  every: 1h\n  retry: {max: 0, backoff: 1s}\n"))
+	if len(probs) > 0 || h.Entity.Every != time.Hour || h.Entity.Retry != (HarnessRetry{Max: 0, Backoff: time.Second}) {
+		t.Errorf("every and retry: got %+v %v", h.Entity, probs)
 	}
 	h, probs = ParseHarness("h.yaml", "agent", []byte("role: r\n"))
 	if len(probs) > 0 || h.Entity != nil {
@@ -142,7 +147,16 @@ func TestHarnessEntityProblems(t *testing.T) {
 		{"repeated source", "role: r\nentity:\n  sources: [jira, jira]\n", []want{{"h.yaml", 3, 19, `entity.sources[1]: "jira" is listed twice`}}},
 		{"sources not list", "role: r\nentity: {sources: jira}\n", []want{{"h.yaml", 2, 19, "entity.sources: want a list of strings, got a string"}}},
 		{"bad role", "role: r\nentity:\n  sources: [jira]\n  min_role: developer\n", []want{{"h.yaml", 4, 13, `entity.min_role: "developer" is not one of admin, maintain, write, triage, read, none, external`}}},
-		{"unknown key", "role: r\nentity:\n  sources: [jira]\n  roles: write\n", []want{{"h.yaml", 4, 3, `entity: unknown key "roles" (allowed: min_role, sources)`}}},
+		{"unknown key", "role: r\nentity:\n  sources: [jira]\n  roles: write\n", []want{{"h.yaml", 4, 3, `entity: unknown key "roles" (allowed: every, min_role, retry, sources)`}}},
+		{"every too short", "role: r\nentity:\n  sources: [jira]\n  every: 10ms\n", []want{{"h.yaml", 4, 10, "entity.every: at least 1s, got 10ms"}}},
+		{"every not a duration", "role: r\nentity:\n  sources: [jira]\n  every: hourly\n", []want{{"h.yaml", 4, 10, `entity.every: "hourly" is not a Go duration`}}},
+		{"every zero", "role: r\nentity:\n  sources: [jira]\n  every: 0s\n", []want{{"h.yaml", 4, 10, "entity.every: must be greater than 0"}}},
+		{"retry not a mapping", "role: r\nentity:\n  sources: [jira]\n  retry: 3\n", []want{{"h.yaml", 4, 10, "entity.retry: want a mapping"}}},
+		{"retry unknown key", "role: r\nentity:\n  sources: [jira]\n  retry: {tries: 3}\n", []want{{"h.yaml", 4, 11, `entity.retry: unknown key "tries" (allowed: backoff, max)`}}},
+		{"retry max negative", "role: r\nentity:\n  sources: [jira]\n  retry: {max: -1}\n", []want{{"h.yaml", 4, 16, "entity.retry.max: must be at least 0, got -1"}}},
+		{"retry max too high", "role: r\nentity:\n  sources: [jira]\n  retry: {max: 1000}\n", []want{{"h.yaml", 4, 16, "entity.retry.max: at most 100, got 1000"}}},
+		{"retry max text", "role: r\nentity:\n  sources: [jira]\n  retry: {max: many}\n", []want{{"h.yaml", 4, 16, "entity.retry.max: want an integer"}}},
+		{"backoff too short", "role: r\nentity:\n  sources: [jira]\n  retry: {backoff: 500ms}\n", []want{{"h.yaml", 4, 20, "entity.retry.backoff: at least 1s, got 500ms"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -33,7 +33,7 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	want := &Config{
 		Dir: dir, File: filepath.Join(dir, "config.yaml"), Version: 1, Forge: "github",
-		Authorization: Authorization{MinRole: "write", BotAccounts: []string{}},
+		Authorization: Authorization{MinRole: "write", BotAccounts: []string{}, ScheduledDiscovery: "deny"},
 		Limits:        Limits{RunsPerScopePerHour: 6, TriggerCost: 1_000_000, TriggerTimeout: 100 * time.Millisecond},
 		Poll:          Poll{InputDrivers: []InputDriver{wantDriver}, OutputDriver: "gha-dispatch"},
 		Outputs: Outputs{GHADispatch: GHADispatch{Workflow: "fullsend-run.yml"},

@@ -34,6 +34,8 @@ func TestConfigProblems(t *testing.T) {
 		{"unknown nested key", "version: 1\nlimits:\n  runs: 3\n", []want{{"config.yaml", 3, 3, `limits: unknown key "runs"`}}},
 		{"bad forge", "version: 1\nforge: bitbucket\n", []want{{"config.yaml", 2, 8, `"bitbucket" is not one of github, gitlab`}}},
 		{"bad min_role", "version: 1\nauthorization:\n  min_role: owner\n", []want{{"config.yaml", 3, 13, `authorization.min_role: "owner" is not one of`}}},
+		{"bad scheduled_discovery", "version: 1\nauthorization:\n  scheduled_discovery: yes please\n", []want{{"config.yaml", 3, 24, `authorization.scheduled_discovery: "yes please" is not one of allow, deny`}}},
+		{"scheduled_discovery as bool", "version: 1\nauthorization:\n  scheduled_discovery: true\n", []want{{"config.yaml", 3, 24, "authorization.scheduled_discovery: want a string, got a boolean"}}},
 		{"bad output driver", "version: 1\npoll:\n  output_driver: fax\n", []want{{"config.yaml", 3, 18, `poll.output_driver: "fax"`}}},
 		{"bad input driver type", "version: 1\npoll:\n  input_drivers:\n    - type: rss\n      queries: [q]\n", []want{{"config.yaml", 4, 13, `.type: "rss" is not one of jira-poll`}}},
 		{"driver type missing", "version: 1\npoll:\n  input_drivers:\n    - queries: [q]\n", []want{{"config.yaml", 4, 7, "type is required"}}},
@@ -133,5 +135,31 @@ func TestTriggerLimitsDecode(t *testing.T) {
 	}
 	if c.Limits.TriggerCost != 5_000_000 || c.Limits.TriggerTimeout != 250*time.Millisecond || c.Limits.RunsPerScopePerHour != 6 {
 		t.Errorf("limits = %+v", c.Limits)
+	}
+}
+
+func TestScheduledDiscoveryPolicy(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		allow      bool
+	}{
+		{"absent", "version: 1\n", false},
+		{"null", "version: 1\nauthorization: {scheduled_discovery: ~}\n", false},
+		{"deny", "version: 1\nauthorization: {scheduled_discovery: deny}\n", false},
+		{"allow", "version: 1\nauthorization: {scheduled_discovery: allow}\n", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load(testfs.WriteTree(t, map[string]string{"config.yaml": tc.yaml}), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Authorization.AllowsScheduled() != tc.allow {
+				t.Errorf("AllowsScheduled() = %v with %q, want %v", !tc.allow, c.Authorization.ScheduledDiscovery, tc.allow)
+			}
+		})
+	}
+	if (Authorization{ScheduledDiscovery: "Allow"}).AllowsScheduled() || (Authorization{}).AllowsScheduled() {
+		t.Error("only the exact value allow may allow scheduled discovery")
 	}
 }

@@ -54,6 +54,9 @@ func (w *configWalk) root(n *yaml.Node) {
 			w.fields(v, "authorization", map[string]func(*yaml.Node){
 				"min_role":     func(v *yaml.Node) { w.role(v, "authorization.min_role", &a.MinRole) },
 				"bot_accounts": func(v *yaml.Node) { w.strList(v, "authorization.bot_accounts", &a.BotAccounts, nonEmpty) },
+				"scheduled_discovery": func(v *yaml.Node) {
+					w.enum(v, "authorization.scheduled_discovery", &a.ScheduledDiscovery, ScheduledAllow, ScheduledDeny)
+				},
 			})
 		},
 		"limits": func(v *yaml.Node) {

@@ -48,7 +48,21 @@ func (a Agent) IsEnabled() bool { return a.Enabled == nil || *a.Enabled }
 type Authorization struct {
 	MinRole     event.Role `yaml:"min_role"`     // default write
 	BotAccounts []string   `yaml:"bot_accounts"` // extra ids treated as this tool's own bot
+	// ScheduledDiscovery is the platform policy on scheduled entity
+	// discovery (evaluation with a null event): ScheduledAllow or
+	// ScheduledDeny (the default).
+	ScheduledDiscovery string `yaml:"scheduled_discovery"`
 }
+
+// Values of authorization.scheduled_discovery.
+const (
+	ScheduledAllow = "allow"
+	ScheduledDeny  = "deny"
+)
+
+// AllowsScheduled reports whether the policy allows scheduled entity
+// discovery: only an explicit "allow" does; anything else denies.
+func (a Authorization) AllowsScheduled() bool { return a.ScheduledDiscovery == ScheduledAllow }
 
 // Limits holds the circuit breakers and the bounds of one trigger
 // evaluation.
@@ -148,7 +162,11 @@ type Local struct {
 // compiled: the raw material of package harness, whose Harness is what
 // every command uses.
 type HarnessFile struct {
-	File     string      `yaml:"-"` // path of the harness file
+	File string `yaml:"-"` // path of the harness file
+	// Revision identifies the file's content: "sha256:" and the hex
+	// digest of its bytes (the harness revision of a scheduled run's
+	// attribution record).
+	Revision string      `yaml:"-"`
 	Name     string      `yaml:"name"`
 	Role     string      `yaml:"role"`
 	Trigger  string      `yaml:"trigger"`
@@ -171,9 +189,31 @@ type HarnessFile struct {
 type HarnessEntity struct {
 	Sources []string   `yaml:"sources"`  // jira, github, gitlab; at least one, no repeats
 	MinRole event.Role `yaml:"min_role"` // "" = authorization.min_role
+	// Every is the least time between two scheduled evaluations of one
+	// entity for this harness; 0 means every poll cycle.
+	Every time.Duration `yaml:"every"`
+	// Retry bounds the runs of one entity version that end without
+	// success (defaults DefaultRetryMax, DefaultRetryBackoff).
+	Retry HarnessRetry `yaml:"retry"`
 	// Line and Col locate the `entity:` value in the file.
 	Line, Col int `yaml:"-"`
 }
+
+// HarnessRetry is `entity.retry`: how often and how soon a harness's run
+// on one entity version is started again after it ended without success.
+type HarnessRetry struct {
+	Max     int           `yaml:"max"`     // runs after the first, then quarantine
+	Backoff time.Duration `yaml:"backoff"` // wait before the first retry, doubled after each
+}
+
+// Defaults and least values of entity.retry and entity.every.
+const (
+	DefaultRetryMax     = 3
+	DefaultRetryBackoff = time.Minute
+	MinRetryBackoff     = time.Second
+	MaxRetryMax         = 100
+	MinEvery            = time.Second
+)
 
 // HarnessDisp holds per-harness dispatch overrides.
 type HarnessDisp struct {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
@@ -25,7 +26,7 @@ func entityConfig(t *testing.T, harnesses map[string]string) string {
 func TestEntityHarnessLoads(t *testing.T) {
 	dir := entityConfig(t, map[string]string{
 		"needs":  "role: r\nentity: {sources: [jira, github]}\ntrigger: '\"needs-agent\" in entity.state.labels'\n",
-		"strict": "role: r\nentity: {sources: [gitlab], min_role: maintain}\ntrigger: 'entity.kind == \"work_item\"'\n",
+		"strict": "role: r\nentity: {sources: [gitlab], min_role: maintain, every: 1h, retry: {max: 1, backoff: 2s}}\ntrigger: 'entity.kind == \"work_item\"'\n",
 		"plain":  "role: r\ntrigger: 'event.repo == \"acme/platform\"'\n",
 	})
 	_, reg, err := LoadDir(dir, nil)
@@ -35,11 +36,19 @@ func TestEntityHarnessLoads(t *testing.T) {
 	needs, _ := reg.Get("needs")
 	strict, _ := reg.Get("strict")
 	plain, _ := reg.Get("plain")
-	if !reflect.DeepEqual(needs.Entity, &EntitySources{Sources: []string{"jira", "github"}, MinRole: event.RoleTriage}) {
+	if !reflect.DeepEqual(needs.Entity, &EntitySources{Sources: []string{"jira", "github"}, MinRole: event.RoleTriage,
+		RetryMax: 3, RetryBackoff: time.Minute}) {
 		t.Errorf("needs: %+v (min_role defaults to authorization.min_role)", needs.Entity)
 	}
-	if strict.Entity.MinRole != event.RoleMaintain {
+	if e := strict.Entity; e.MinRole != event.RoleMaintain || e.Every != time.Hour || e.RetryMax != 1 || e.RetryBackoff != 2*time.Second ||
+		!e.HasSource("gitlab") || e.HasSource("jira") {
 		t.Errorf("strict: %+v", strict.Entity)
+	}
+	if !strings.HasPrefix(needs.Revision, "sha256:") || len(needs.Revision) != 71 || needs.Revision == strict.Revision {
+		t.Errorf("revisions %q, %q: want the digest of each file", needs.Revision, strict.Revision)
+	}
+	if (*EntitySources)(nil).HasSource("jira") {
+		t.Error("an event-only harness has no entity source")
 	}
 	if !needs.Trigger.IsEntity() || plain.Entity != nil || plain.Trigger.IsEntity() {
 		t.Error("an entity harness's trigger must be compiled over entity and event, an event-only one over event")

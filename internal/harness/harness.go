@@ -6,6 +6,7 @@
 package harness
 
 import (
+	"slices"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
@@ -18,6 +19,8 @@ type Harness struct {
 	Name string // agents entry name (equal to the file's name, if set)
 	Role string // passed to the agent as the `role` dispatch input
 	File string // path of the harness file
+	// Revision identifies the file's content (config.Revision).
+	Revision string
 	// Trigger is the compiled trigger; nil means the harness runs only
 	// manually (empty trigger text).
 	Trigger     *trigger.Trigger
@@ -43,6 +46,19 @@ type Harness struct {
 type EntitySources struct {
 	Sources []string   // systems whose entities the trigger is evaluated on
 	MinRole event.Role // the harness's min_role, else authorization.min_role
+	// Every is the least time between two scheduled evaluations of one
+	// entity (entity.every); 0 means every poll cycle.
+	Every time.Duration
+	// RetryMax and RetryBackoff are entity.retry: the runs of one entity
+	// version started again after one that ended without success, and the
+	// wait before the first of them (doubled after each).
+	RetryMax     int
+	RetryBackoff time.Duration
+}
+
+// HasSource reports whether the harness is evaluated on entities of system.
+func (e *EntitySources) HasSource(system string) bool {
+	return e != nil && slices.Contains(e.Sources, system)
 }
 
 // Matches evaluates the trigger against a prepared event. A manual-only

@@ -148,7 +148,7 @@ func loadOne(a config.Agent, lim trigger.Limits, defaultMin event.Role) (*Harnes
 		return nil, probs
 	}
 	h := &Harness{
-		Name: ch.Name, Role: ch.Role, File: ch.File, TriggerText: ch.Trigger,
+		Name: ch.Name, Role: ch.Role, File: ch.File, Revision: ch.Revision, TriggerText: ch.Trigger,
 		Workflow: ch.Dispatch.Workflow, Command: ch.Run.Command, Timeout: ch.Run.Timeout,
 		Env: ch.Run.Env, User: ch.Run.User, Isolation: ch.Run.Isolation, Enabled: a.IsEnabled(),
 		CommandLine: ch.Run.CommandLine, CommandCol: ch.Run.CommandCol,
@@ -156,7 +156,8 @@ func loadOne(a config.Agent, lim trigger.Limits, defaultMin event.Role) (*Harnes
 	}
 	compile := trigger.CompileWith
 	if e := ch.Entity; e != nil {
-		h.Entity = &EntitySources{Sources: e.Sources, MinRole: cmp.Or(e.MinRole, defaultMin)}
+		h.Entity = &EntitySources{Sources: e.Sources, MinRole: cmp.Or(e.MinRole, defaultMin),
+			Every: e.Every, RetryMax: e.Retry.Max, RetryBackoff: e.Retry.Backoff}
 		compile = trigger.CompileEntity
 	}
 	t, err := compile(ch.Trigger, lim)
