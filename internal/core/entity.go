@@ -35,11 +35,13 @@ type EntityDecision struct {
 // DecideEntity decides res (and ev, nil during scheduled discovery) for
 // every enabled entity-source harness whose sources include the entity's
 // system. Authorization comes first: an event-backed decision is gated
-// on the event's actor exactly as Decide gates it; then, per harness, the
-// entity's activity is filtered to the elements of actors at or above the
-// harness's min_role (authz.Policy.FilterActivity) and only that copy is
-// shown to the trigger. A failed resolution denies evaluation for every
-// harness; an incomplete enumeration denies it for the harness. Pure: no
+// on the event's actor exactly as Decide gates it, a scheduled one (ev
+// nil) on the platform policy (authorization.scheduled_discovery: only
+// allow lets it through); then, per harness, the entity's activity is
+// filtered to the elements of actors at or above the harness's min_role
+// (authz.Policy.FilterActivity) and only that copy, with the harness's
+// own receipt (res.Receipts), is shown to the trigger. A failed
+// resolution denies evaluation for every harness; an incomplete enumeration denies it for the harness. Pure: no
 // I/O, nothing recorded; ev, if given, must be validated.
 func (e *Engine) DecideEntity(res Resolution, ev *event.Event) EntityDecision {
 	d := EntityDecision{Denied: map[string]string{}, Dropped: map[string]int{}}
@@ -52,6 +54,9 @@ func (e *Engine) DecideEntity(res Resolution, ev *event.Event) EntityDecision {
 			d.Verdict, d.Reason = VerdictDenied, gate.Reason
 			return d
 		}
+	} else if !e.cfg.Authorization.AllowsScheduled() {
+		d.Verdict, d.Reason = VerdictDenied, "scheduled discovery is denied: authorization.scheduled_discovery is not allow"
+		return d
 	}
 	if res.Err != nil || res.Entity == nil {
 		why := "no entity"
@@ -74,6 +79,7 @@ func (e *Engine) DecideEntity(res Resolution, ev *event.Event) EntityDecision {
 			continue
 		}
 		d.Dropped[h.Name] = dropped
+		kept.Receipt = res.Receipts[h.Name]
 		ok, err := h.Matches(trigger.NewEntityInput(kept, ev))
 		switch {
 		case err != nil:

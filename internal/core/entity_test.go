@@ -70,7 +70,7 @@ func workItem(actor string, role event.Role) *entity.Entity {
 const triageCommand = `entity.activity.exists(a, a.kind == "comment" && a.command == "/fs-triage")`
 
 func TestDecideEntityAuthorizesBeforeCEL(t *testing.T) {
-	cfg := config.Config{Authorization: config.Authorization{MinRole: event.RoleWrite, BotAccounts: []string{"fullsend-bot"}}}
+	cfg := config.Config{Authorization: config.Authorization{MinRole: event.RoleWrite, BotAccounts: []string{"fullsend-bot"}, ScheduledDiscovery: config.ScheduledAllow}}
 	triage := entityHarness(t, "triage", triageCommand, "")
 	// A trigger that would match on any element of the actor: it must
 	// never see the outsider's comment.
@@ -123,7 +123,7 @@ func TestDecideEntityFiltersADemotedUser(t *testing.T) {
 }
 
 func TestDecideEntityDeniesFailedEnumeration(t *testing.T) {
-	cfg := config.Config{}
+	cfg := config.Config{Authorization: config.Authorization{ScheduledDiscovery: config.ScheduledAllow}}
 	always := entityHarness(t, "always", `true`, "")
 	e, logs := newEngine(t, &cfg, always)
 	for name, res := range map[string]Resolution{
@@ -170,5 +170,47 @@ func TestDecideEntityGatesEventsAndSources(t *testing.T) {
 	cfg.KillSwitch = true
 	if d := e.DecideEntity(Resolution{Entity: en}, dev); d.Verdict != VerdictKilled {
 		t.Errorf("kill switch: %+v", d)
+	}
+}
+
+// A scheduled evaluation (no event) is denied unless the platform policy
+// allows it; an event-backed one is not affected by the policy.
+func TestDecideEntityScheduledPolicy(t *testing.T) {
+	for _, policy := range []string{"", config.ScheduledDeny, "Allow", config.ScheduledAllow} {
+		t.Run("policy "+policy, func(t *testing.T) {
+			cfg := config.Config{Authorization: config.Authorization{MinRole: event.RoleWrite, ScheduledDiscovery: policy}}
+			e, _ := newEngine(t, &cfg, entityHarness(t, "labelled", `event == null && "needs-triage" in entity.state.labels`, ""),
+				entityHarness(t, "any", `true`, ""))
+			en := workItem("dev", event.RoleWrite)
+			en.State.Labels = []string{"needs-triage"}
+			d := e.DecideEntity(Resolution{Entity: en}, nil)
+			if allowed := policy == config.ScheduledAllow; allowed != (d.Verdict == VerdictRun) || !allowed && !strings.Contains(d.Reason, "scheduled discovery is denied") {
+				t.Errorf("scheduled: %+v", d)
+			}
+			ev := &event.Event{Repo: "acme/platform", Source: event.Source{System: event.SystemJira, RawType: "comment"},
+				Actor: event.Actor{ID: "lead", Kind: event.ActorHuman, Role: event.RoleAdmin}}
+			if d := e.DecideEntity(Resolution{Entity: en}, ev); d.Verdict != VerdictRun || len(d.Matched) != 1 || d.Matched[0].Name != "any" {
+				t.Errorf("event-backed: %+v", d)
+			}
+		})
+	}
+}
+
+// Each harness sees its own receipt as entity.receipt, and null without.
+func TestDecideEntityReceiptPerHarness(t *testing.T) {
+	cfg := config.Config{Authorization: config.Authorization{MinRole: event.RoleWrite, ScheduledDiscovery: config.ScheduledAllow}}
+	due := `entity.receipt == null || entity.receipt.version != entity.version`
+	e, _ := newEngine(t, &cfg, entityHarness(t, "a", due, ""), entityHarness(t, "b", due, ""),
+		entityHarness(t, "c", `entity.receipt != null && entity.receipt.attempts == 2 && entity.receipt.outcome == "succeeded"`, ""))
+	en := workItem("dev", event.RoleWrite)
+	en.Version = "v1:abc"
+	got := &entity.Receipt{Version: "v1:abc", At: en.State.Updated, Run: "gha-dispatch/1", Outcome: "succeeded", Attempts: 2}
+	d := e.DecideEntity(Resolution{Entity: en, Receipts: map[string]*entity.Receipt{"a": got, "c": got}}, nil)
+	var names []string
+	for _, h := range d.Matched {
+		names = append(names, h.Name)
+	}
+	if strings.Join(names, ",") != "b,c" || en.Receipt != nil {
+		t.Errorf("matched %v (%s); the resolved entity must stay untouched: %+v", names, d.Reason, en.Receipt)
 	}
 }

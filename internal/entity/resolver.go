@@ -24,6 +24,10 @@ type Resolver interface {
 type Resolution struct {
 	Entity *Entity
 	Err    error
+	// Receipts gives, per harness name, the receipt that harness's
+	// trigger sees as entity.receipt (its last successful run on the
+	// entity); a harness absent from it sees null.
+	Receipts map[string]*Receipt
 }
 
 // ErrNotFound marks a Ref that names no entity on its platform (deleted,

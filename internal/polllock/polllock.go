@@ -38,6 +38,18 @@ type Lock struct {
 	// more, so their intents are dispatched again without asking the
 	// platform, while intents of other locks are looked up.
 	Gone []string `json:"gone,omitempty"`
+	// Entity gives, per harness, the entity version its run was
+	// dispatched for and which attempt at that version it is: the run
+	// writes its success receipt from it (Receipts.Succeeded). Absent for
+	// event-only harnesses.
+	Entity map[string]EntityRun `json:"entity,omitempty"`
+}
+
+// EntityRun is what a lock tells an entity-source harness's run about the
+// entity it was dispatched for.
+type EntityRun struct {
+	Version string `json:"version"`
+	Attempt int    `json:"attempt"`
 }
 
 // MaxGone bounds Lock.Gone: a chain of takeovers longer than that with no

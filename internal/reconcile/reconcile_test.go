@@ -1,0 +1,151 @@
+package reconcile
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/fakeclock"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func TestDecide(t *testing.T) {
+	pol := Policy{Max: 3, Backoff: time.Minute}
+	success := func(v string) *polllock.Receipt {
+		return &polllock.Receipt{Version: v, At: t0, Run: "gha-dispatch/7", Outcome: polllock.OutcomeSucceeded, Attempts: 1}
+	}
+	tries := func(v string, n int, at time.Time) *polllock.Tries {
+		return &polllock.Tries{Version: v, Count: n, At: at, Lock: "p.1"}
+	}
+	cases := []struct {
+		name    string
+		rec     polllock.HarnessRecord
+		active  bool
+		now     time.Time
+		want    State
+		attempt int
+		reason  string
+	}{
+		{"no record", polllock.HarnessRecord{}, false, t0, Due, 1, "no successful run covers version v2"},
+		{"receipt covers the version", polllock.HarnessRecord{Success: success("v2")}, false, t0, Handled, 0, "gha-dispatch/7"},
+		{"receipt covers even while active", polllock.HarnessRecord{Success: success("v2")}, true, t0, Handled, 0, ""},
+		{"receipt of an older version", polllock.HarnessRecord{Success: success("v1")}, false, t0, Due, 1, ""},
+		{"a run is active", polllock.HarnessRecord{}, true, t0, Active, 0, "active or pending"},
+		{"a try is active", polllock.HarnessRecord{Tries: tries("v2", 1, t0)}, true, t0.Add(time.Hour), Active, 0, ""},
+		{"first try ended, within backoff", polllock.HarnessRecord{Tries: tries("v2", 1, t0)}, false, t0.Add(59 * time.Second), Backoff, 2, "retry 1 waits"},
+		{"first try ended, backoff over", polllock.HarnessRecord{Tries: tries("v2", 1, t0)}, false, t0.Add(time.Minute), Due, 2, "retry 1 of 3"},
+		{"second try, backoff doubled", polllock.HarnessRecord{Tries: tries("v2", 2, t0)}, false, t0.Add(119 * time.Second), Backoff, 3, ""},
+		{"second try, doubled backoff over", polllock.HarnessRecord{Tries: tries("v2", 2, t0)}, false, t0.Add(2 * time.Minute), Due, 3, "retry 2 of 3"},
+		{"third try, quadrupled backoff over", polllock.HarnessRecord{Tries: tries("v2", 3, t0)}, false, t0.Add(4 * time.Minute), Due, 4, "retry 3 of 3"},
+		{"max retries spent", polllock.HarnessRecord{Tries: tries("v2", 4, t0)}, false, t0.Add(time.Hour), GiveUp, 4, "4 runs of version v2 ended without success (entity.retry.max 3)"},
+		{"already quarantined", polllock.HarnessRecord{Tries: &polllock.Tries{Version: "v2", Count: 4, At: t0, Quarantined: true}}, false, t0.Add(time.Hour), Quarantined, 4, ""},
+		{"tries of an older version", polllock.HarnessRecord{Tries: &polllock.Tries{Version: "v1", Count: 4, At: t0, Quarantined: true}}, false, t0, Due, 1, ""},
+		{"success then failing tries of a new version", polllock.HarnessRecord{Success: success("v1"), Tries: tries("v2", 1, t0)}, false, t0, Backoff, 2, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Decide(Input{Version: "v2", Record: tc.rec, Active: tc.active, Now: tc.now, Policy: pol})
+			if d.State != tc.want || d.Attempt != tc.attempt || !strings.Contains(d.Reason, tc.reason) {
+				t.Errorf("got %+v, want %s attempt %d reason containing %q", d, tc.want, tc.attempt, tc.reason)
+			}
+			if d.State == Backoff && !d.NotBefore.After(tc.now) {
+				t.Errorf("a backoff must end after now: %v", d.NotBefore)
+			}
+		})
+	}
+}
+
+func TestDecideWithoutRetries(t *testing.T) {
+	rec := polllock.HarnessRecord{Tries: &polllock.Tries{Version: "v", Count: 1, At: t0}}
+	if d := Decide(Input{Version: "v", Record: rec, Now: t0.Add(time.Hour), Policy: Policy{Max: 0, Backoff: time.Second}}); d.State != GiveUp {
+		t.Errorf("max 0 gives up after the first run: %+v", d)
+	}
+}
+
+// TestRetriesFollowTheClock plays the rule over a failing entity with an
+// injected clock: the runs happen at the backoff's doublings, at most
+// 1+max of them, then the version is given up on.
+func TestRetriesFollowTheClock(t *testing.T) {
+	clk := fakeclock.New(t0)
+	pol := Policy{Max: 3, Backoff: time.Second}
+	rec := polllock.Receipts{}
+	var runs []time.Duration
+	for range 600 { // ten minutes in one-second cycles
+		now := clk.Now()
+		d := Decide(Input{Version: "v", Record: rec["h"], Now: now, Policy: pol})
+		switch d.State {
+		case Due:
+			if n := rec.Tried("h", "v", "lock", now); n != d.Attempt {
+				t.Fatalf("attempt %d recorded as %d", d.Attempt, n)
+			}
+			runs = append(runs, now.Sub(t0))
+		case GiveUp:
+			rec.Quarantined("h", "v")
+		}
+		clk.Advance(time.Second)
+	}
+	want := []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second}
+	if len(runs) != len(want) {
+		t.Fatalf("runs at %v, want %v", runs, want)
+	}
+	for i := range want {
+		if runs[i] != want[i] {
+			t.Fatalf("runs at %v, want %v", runs, want)
+		}
+	}
+	if d := Decide(Input{Version: "v", Record: rec["h"], Now: clk.Now(), Policy: pol}); d.State != Quarantined {
+		t.Errorf("after giving up: %+v", d)
+	}
+	rec.Succeeded("h", "v2", "gha-dispatch/9", clk.Now())
+	if d := Decide(Input{Version: "v2", Record: rec["h"], Now: clk.Now(), Policy: pol}); d.State != Handled {
+		t.Errorf("a new version's success: %+v", d)
+	}
+}
+
+func TestBackoffAfter(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want time.Duration
+	}{{1, time.Minute}, {2, 2 * time.Minute}, {3, 4 * time.Minute}, {0, time.Minute}, {40, 7 * 24 * time.Hour}} {
+		if got := BackoffAfter(time.Minute, tc.n); got != tc.want {
+			t.Errorf("BackoffAfter(1m, %d) = %v, want %v", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestExposed(t *testing.T) {
+	if Exposed(polllock.HarnessRecord{Tries: &polllock.Tries{Version: "v", Count: 2}}) != nil {
+		t.Error("tries alone are no receipt")
+	}
+	rec := polllock.Receipts{}
+	rec.Tried("h", "v", "l", t0)
+	rec.Tried("h", "v", "l", t0)
+	rec.Succeeded("h", "v", "gha-dispatch/3", t0.Add(time.Minute))
+	got := Exposed(rec["h"])
+	if got == nil || got.Version != "v" || got.Run != "gha-dispatch/3" || got.Outcome != "succeeded" || got.Attempts != 2 || !got.At.Equal(t0.Add(time.Minute)) {
+		t.Errorf("got %+v", got)
+	}
+}
+
+func TestCadence(t *testing.T) {
+	var c Cadence
+	clk := fakeclock.New(t0)
+	if !c.Due("h", time.Hour, clk.Now()) || !c.Due("every-cycle", 0, clk.Now()) {
+		t.Fatal("a harness never evaluated is due")
+	}
+	c.Done("h", clk.Now())
+	c.Done("every-cycle", clk.Now())
+	clk.Advance(59 * time.Minute)
+	if c.Due("h", time.Hour, clk.Now()) || !c.Due("every-cycle", 0, clk.Now()) {
+		t.Error("within every: not due; every 0: always due")
+	}
+	clk.Advance(time.Minute)
+	if !c.Due("h", time.Hour, clk.Now()) {
+		t.Error("every elapsed: due")
+	}
+	if !c.Due("h", time.Hour, t0.Add(-time.Second)) {
+		t.Error("a clock that went back must not stall the harness")
+	}
+}
