@@ -171,3 +171,14 @@ func (r Receipts) Prune(keep func(harness string) bool) {
 		}
 	}
 }
+
+// ReceiptsKeyOf returns the receipts property key beside a lock property
+// key (both built from one target repo); ok is false when lockKey is not
+// a lock key.
+func ReceiptsKeyOf(lockKey string) (key string, ok bool) {
+	ns, ok := strings.CutSuffix(lockKey, ".lock")
+	if !ok || !strings.HasPrefix(ns, "fullsend.poll.") {
+		return "", false
+	}
+	return ns + ".receipts", true
+}

@@ -135,7 +135,26 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		attrs = append(attrs, "signal", res.Signal.String())
 	}
 	log.Info("agent finished", attrs...)
+	if s.Locker != nil && res.ExitCode == 0 && !res.TimedOut && res.Signal == nil {
+		recordSuccess(ctx, s.Locker, s.Harness, log)
+	}
 	return res, nil
+}
+
+// recordSuccess writes the success receipt of a run whose agent
+// succeeded (Locker.RecordSuccess), before the deferred release of the
+// lock, bounded like the release. A failure is logged: the entity stays
+// due, and a later run repeats the work rather than skip it.
+func recordSuccess(ctx context.Context, l *Locker, harness string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
+	defer cancel()
+	r, written, err := l.RecordSuccess(ctx, harness)
+	switch {
+	case err != nil:
+		log.Error("could not write the success receipt; the entity stays due", "issue", l.Issue, "harness", harness, "error", err.Error())
+	case written:
+		log.Info("success receipt written", "issue", l.Issue, "harness", harness, "version", r.Version, "run", r.Run, "attempts", r.Attempts)
+	}
 }
 
 // RefreshOnly is `fullsend run --refresh-only`: one verification and
