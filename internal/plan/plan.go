@@ -31,6 +31,8 @@ type WorkItem struct {
 	// IdempotencyKey is set on runs a poller dispatches
 	// (polllock.IdempotencyKey), so that the platform records it.
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	// Attribution is set on scheduled runs (no event prompted them).
+	Attribution *Attribution `json:"attribution,omitempty"`
 }
 
 // PollLock is what a runner needs to find and maintain the poll lock.

@@ -50,6 +50,9 @@ type Lock struct {
 type EntityRun struct {
 	Version string `json:"version"`
 	Attempt int    `json:"attempt"`
+	// Attribution is the audit record of a scheduled run (nil for an
+	// event-backed one): the runner hands it to the agent.
+	Attribution *plan.Attribution `json:"attribution,omitempty"`
 }
 
 // MaxGone bounds Lock.Gone: a chain of takeovers longer than that with no

@@ -1,12 +1,15 @@
 package runner
 
 import (
+	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
@@ -26,7 +29,27 @@ const (
 	EnvEventFile        = "FULLSEND_EVENT_FILE"
 	EnvGitHubIssueURL   = "GITHUB_ISSUE_URL"
 	EnvIssueNumber      = "ISSUE_NUMBER"
+	// EnvAttribution is the audit record of a scheduled run (JSON,
+	// plan.Attribution); set only for scheduled runs.
+	EnvAttribution = "FULLSEND_ATTRIBUTION"
 )
+
+// withAttribution adds $FULLSEND_ATTRIBUTION to env when the lock the run
+// claimed carries an attribution record for harness (a scheduled run).
+func withAttribution(env []string, lk polllock.Lock, harness string) []string {
+	a := lk.Entity[harness].Attribution
+	if a == nil {
+		return env
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		return env
+	}
+	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, EnvAttribution+"=") })
+	env = append(env, EnvAttribution+"="+string(b))
+	sort.Strings(env)
+	return env
+}
 
 // AgentContext is what the agent is told about its run.
 type AgentContext struct {

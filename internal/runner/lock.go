@@ -38,7 +38,14 @@ type Locker struct {
 	Now func() time.Time
 	// Sleep waits d or until ctx ends (the claim's wait, polllock.ClaimWaitFor).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// claimed is the lock as Acquire last wrote it.
+	claimed polllock.Lock
 }
+
+// Claimed is the lock as Acquire wrote it (zero before): what the poller
+// handed this run besides the reference (the entity versions and
+// attribution records of Lock.Entity).
+func (l *Locker) Claimed() polllock.Lock { return l.claimed }
 
 // NewLocker builds a Locker for the reference pl. stale <= 0 means
 // polllock.DefaultStaleThreshold.
@@ -133,6 +140,7 @@ func (l *Locker) Acquire(ctx context.Context) error {
 	if err := l.markRunning(ctx, lk); err != nil {
 		return l.unclaim(ctx, lk, fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err))
 	}
+	l.claimed = lk
 	if !late {
 		return nil
 	}

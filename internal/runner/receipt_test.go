@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -192,5 +193,32 @@ func TestRecordSuccessSharedLockSurvivesARace(t *testing.T) {
 	l2.Sleep = func(context.Context, time.Duration) error { t.Error("a lone run waited"); return nil }
 	if _, written, err := l2.RecordSuccess(context.Background(), "triage"); !written || err != nil {
 		t.Fatal(written, err)
+	}
+}
+
+// A scheduled run's agent gets the attribution record the poller put in
+// the lock; an event-backed run's does not.
+func TestRunHandsTheAttributionToTheAgent(t *testing.T) {
+	for _, scheduled := range []bool{true, false} {
+		var log syncio.Buffer
+		s := entityLockedStore(t)
+		if scheduled {
+			lk, _ := polllock.Parse(s.props[testKey])
+			er := lk.Entity["triage"]
+			er.Attribution = &plan.Attribution{Invoker: "jira-poll:p1", Repo: "acme/platform", Harness: "triage",
+				Revision: "sha256:ab", Entity: "jira:acme/platform:work_item:10042", Version: "v1:abc", Attempt: 2,
+				Elements: []plan.AttributedElement{{Kind: "label", ID: "5", Actor: "dev", Role: "write"}}}
+			lk.Entity["triage"] = er
+			s.set(testKey, lk)
+		}
+		envOut := filepath.Join(t.TempDir(), "env")
+		if res, err := Run(context.Background(), testSpec(t, s, &log, "env="+envOut)); err != nil || res.ExitCode != 0 {
+			t.Fatalf("code %d err %v", res.ExitCode, err)
+		}
+		got, _ := os.ReadFile(envOut)
+		has := strings.Contains(string(got), EnvAttribution+`={"invoker":"jira-poll:p1","repo":"acme/platform"`)
+		if has != scheduled || strings.Count(string(got), EnvAttribution+"=") > 1 {
+			t.Errorf("scheduled %v: agent env\n%s", scheduled, got)
+		}
 	}
 }

@@ -105,6 +105,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		}
 		log.Info("poll lock verified and marked running", "issue", s.Locker.Issue, "property", s.Locker.Property)
 		defer ReleaseLock(ctx, s.Locker, log)
+		env = withAttribution(env, s.Locker.Claimed(), s.Harness)
 	}
 
 	// A signal that arrived while the lock was verified (a CI job being
