@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -62,6 +63,8 @@ type Options struct {
 	// runs that never claimed it (polllock.ClaimWaitFor the stale
 	// threshold); 0 means polllock.ClaimWait.
 	ClaimWait time.Duration
+	// Schedule enables scheduled discovery (nil: none).
+	Schedule *Schedule
 	// IntentSettle is how old an interrupted dispatch's intent must be
 	// before "the platform has no such run" is believed: a younger one may
 	// still be in flight (its poller slowed down past the lock's staleness,
@@ -91,6 +94,9 @@ type cycle struct {
 	// validated memoizes Options.Validate per event: the lock plan and
 	// the decision see the same events (decideItem runs sequentially).
 	validated map[*event.Event]error
+	// schedDone holds the scheduled evaluations of the cycle (CadenceKey).
+	schedMu   sync.Mutex
+	schedDone map[string]bool
 }
 
 // validate is Options.Validate, once per event and cycle; nil when the
@@ -133,6 +139,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	start := time.Now()
 	before := o.Driver.Usage()
 	planned, err := c.run(ctx)
+	c.doneCadence()
 	if err == nil && c.refused != nil {
 		err = fmt.Errorf("dispatching: %w: %w", ErrAuth, c.refused)
 	}
@@ -218,7 +225,7 @@ func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 	if disc.Ordered {
 		rng = nil
 	}
-	eligible := disc.Eligible
+	eligible := c.sweepDue(disc.Swept, disc.Eligible)
 	if !c.o.DryRun {
 		eligible = c.settled(eligible)
 	}
@@ -281,7 +288,9 @@ func (c *cycle) work(ctx context.Context, sel []*Item) error {
 			c.st.LocksLost++
 		case StateHeld:
 			c.st.LocksAcquired++
-			plans = append(plans, decideItem(it, c.o.Core, c.validate, c.log, &c.st))
+			p := decideItem(it, c.o.Core, c.validate, c.log, &c.st)
+			c.scheduleItem(&p, true, it.EntityRuns, c.log, &c.st)
+			plans = append(plans, p)
 		}
 	}
 	c.dispatch(keep, plans)
@@ -325,7 +334,9 @@ func (c *cycle) planLocks(items []*Item) {
 	var scratch CycleStats // counted once, by the decision that dispatches
 	quiet := slog.New(slog.DiscardHandler)
 	for _, it := range items {
-		if p := decideItem(it, c.o.Core, c.validate, quiet, &scratch); !p.killed {
+		p := decideItem(it, c.o.Core, c.validate, quiet, &scratch)
+		c.planScheduled(&p, quiet, &scratch)
+		if !p.killed {
 			it.Planned = polllock.Placeholders(name, len(p.runs))
 		}
 	}
@@ -472,6 +483,7 @@ func (c *cycle) dryRun(ctx context.Context, sel []*Item) ([]plan.Run, error) {
 			continue
 		}
 		p := decideItem(it, c.o.Core, c.validate, c.log, &c.st)
+		c.scheduleItem(&p, false, nil, c.log, &c.st)
 		for h := range p.undecided {
 			p.drop(h)
 		}

@@ -64,6 +64,7 @@ type itemPlan struct {
 	blocked bool                       // leave the item untouched (a platform lookup or intent write failed)
 	found   int                        // runs of stale intents the platform already had
 	intents map[string]polllock.Intent // intents written this cycle, by harness
+	sched   scheduled                  // scheduled runs and give-ups (schedule.go)
 }
 
 // addPoison records an invalid event once per change: the events one

@@ -82,6 +82,7 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 	Each(c.o.Concurrency, idx, func(i int) {
 		if !plans[i].killed {
 			c.quarantineInvalid(ctx, plans[i])
+			c.quarantineEntities(ctx, plans[i])
 		}
 		c.checkpoint(ctx, plans[i], outs[i])
 	})
@@ -144,6 +145,7 @@ func allEnded(t RunTracker, refs []plan.Ref) bool {
 // dispatches the admitted ones and records each result in outs.
 func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, owner []int, outs []outcome) {
 	runs, owner = c.admit(plans, runs, owner, outs)
+	runs, owner = c.recordTries(ctx, plans, runs, owner)
 	runs, owner = c.writeIntents(ctx, plans, runs, owner)
 	var results []outputResult
 	if len(runs) > 0 {

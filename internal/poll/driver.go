@@ -143,8 +143,12 @@ type Discovery struct {
 	Candidates int     // distinct work items the queries returned
 	Eligible   []*Item // unlocked (or stale-locked) and changed
 	Stale      []*Item // stale locks on items that are not eligible
-	Corrupt    int     // corrupt lock or checkpoint values seen (logged, treated safely)
-	Cursor     CursorReport
+	// Swept are candidates of scheduled discovery (the driver's sweep of
+	// its entities), not locked, with no change to decide, their Entity
+	// and Receipts set: the cycle makes those whose entity is due eligible.
+	Swept   []*Item
+	Corrupt int // corrupt lock or checkpoint values seen (logged, treated safely)
+	Cursor  CursorReport
 	// Ordered: the driver already chose this poller's share of the work;
 	// Select takes the longest-waiting eligible items without shuffling.
 	Ordered bool

@@ -181,6 +181,9 @@ func (c *cycle) keyRuns(p *itemPlan) {
 		return
 	}
 	for i := range p.runs {
+		if _, ok := p.sched.runs[p.runs[i].Harness]; ok {
+			continue // keyed by its entity version (addScheduledRun)
+		}
 		p.runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(p.runs[i].Key), p.at[i])
 	}
 }

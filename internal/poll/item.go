@@ -7,6 +7,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // State is where a work item stands in one cycle. Discovery hands out
@@ -85,6 +86,17 @@ type Item struct {
 	// before Acquire; each run claims one when it starts.
 	Planned []plan.Ref
 	Refs    []plan.Ref // the runs dispatched for the item (set before Dispatched)
+	// Receipts is the item's handled-state record (polllock.Receipts), as
+	// discovery and then the verification read it; nil when the driver
+	// keeps none.
+	Receipts polllock.Receipts
+	// Swept is set on an item scheduled discovery brought in without a
+	// change (Discovery.Swept): its entity is due for some harness.
+	Swept bool
+	// EntityRuns is, per entity-source harness, the entity version and
+	// attempt its run is dispatched for (set before Acquire, written in
+	// the lock for the run's receipt: polllock.Lock.Entity).
+	EntityRuns map[string]polllock.EntityRun
 
 	state     State
 	attempted bool

@@ -33,6 +33,17 @@ type CycleStats struct {
 	// item, logged, and passed by the checkpoint.
 	ChangesQuarantined int
 
+	// Scheduled discovery (Options.Schedule): entities evaluated with no
+	// event, scheduled runs found due (ScheduledRetries of them retries of
+	// a version whose run ended without success), entity versions given
+	// up on (quarantined, also counted in ChangesQuarantined), and swept
+	// items brought in without a change.
+	ScheduledEvaluated   int
+	ScheduledDue         int
+	ScheduledRetries     int
+	ScheduledQuarantined int
+	ScheduledSwept       int
+
 	Events        int // changes detected inside the cycle's windows
 	EventsBot     int // changes by bots (never trigger runs)
 	EventsInvalid int // changes whose event failed validation
@@ -92,6 +103,11 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 		slog.Int("items_failed", s.ItemsFailed),
 		slog.Int("changes_quarantined", s.ChangesQuarantined),
 		slog.Int("events", s.Events),
+		slog.Int("scheduled_evaluated", s.ScheduledEvaluated),
+		slog.Int("scheduled_due", s.ScheduledDue),
+		slog.Int("scheduled_retries", s.ScheduledRetries),
+		slog.Int("scheduled_quarantined", s.ScheduledQuarantined),
+		slog.Int("scheduled_swept", s.ScheduledSwept),
 		slog.Int("events_bot", s.EventsBot),
 		slog.Int("events_invalid", s.EventsInvalid),
 		slog.Int("events_denied", s.EventsDenied),

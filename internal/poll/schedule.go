@@ -1,0 +1,211 @@
+package poll
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/reconcile"
+	"github.com/fullsend-dev/fullsend/internal/scope"
+)
+
+// Schedule configures scheduled discovery (docs/entities.md,
+// "Reconciliation"): every item whose entity was resolved is also
+// evaluated with no event for the entity-source harnesses of its system,
+// and the reconcile rule (package reconcile) decides, against the item's
+// receipts, which matches are due. Nil Options.Schedule: none.
+type Schedule struct {
+	Decider ScheduledDecider
+	// Policy is authorization.scheduled_discovery as configured: only
+	// "allow" lets a scheduled run start (the Decider denies the others
+	// too; the cycle checks again).
+	Policy string
+	// Invoker names the trusted origin of the scheduled runs: the poller
+	// ("jira-poll:<poller id>").
+	Invoker string
+	Forge   string // config forge, for scope keys
+	// Cadence spaces the evaluations of each harness (entity.every); nil:
+	// every cycle.
+	Cadence *reconcile.Cadence
+	// HostNow is the host clock the cadence runs on (nil: time.Now).
+	HostNow func() time.Time
+	// Notify, when set, is told of every entity version given up on, once
+	// it is recorded (a comment on the item, a page).
+	Notify func(ctx context.Context, q EntityQuarantine)
+}
+
+// ScheduledDecider decides an entity with no event: the trigger of every
+// entity-source harness of its system, after the activity filter (the
+// CLI adapts core.Engine.DecideEntity). Pure.
+type ScheduledDecider interface {
+	DecideScheduled(res entity.Resolution) ScheduledDecision
+}
+
+// ScheduledDecision is the outcome of DecideScheduled.
+type ScheduledDecision struct {
+	Verdict, Reason string
+	Matched         []ScheduledMatch
+}
+
+// ScheduledMatch is one entity-source harness whose trigger matched the
+// entity with no event.
+type ScheduledMatch struct {
+	Harness, Role, Workflow string
+	Revision                string // the harness file's revision
+	MinRole                 string
+	Every                   time.Duration
+	Retry                   reconcile.Policy
+	// Seen is the entity as its trigger saw it (the retained activity).
+	Seen *entity.Entity
+}
+
+// EntityQuarantine is an entity version a harness gave up on: its runs
+// ended without success entity.retry.max times after the first.
+type EntityQuarantine struct {
+	Item     string
+	Harness  string
+	Entity   *entity.Entity
+	Attempts int
+	Reason   string
+}
+
+// ReceiptKeeper is implemented by drivers that keep the receipts record
+// on their items (polllock.Receipts). The cycle holds the item's lock
+// when it calls them.
+type ReceiptKeeper interface {
+	// Tried records, per harness, one more run dispatched for the entity
+	// version of runs (polllock.Receipts.Tried), before they are dispatched.
+	Tried(ctx context.Context, it *Item, runs map[string]polllock.EntityRun) error
+	// GaveUp marks harness's tries of version as quarantined.
+	GaveUp(ctx context.Context, it *Item, harness, version string) error
+}
+
+// scheduled is the scheduled part of one item's plan.
+type scheduled struct {
+	runs    map[string]polllock.EntityRun // by harness: dispatched this cycle
+	giveUps []EntityQuarantine            // versions to quarantine
+}
+
+// scheduleItem evaluates it's resolved entity with no event and adds to
+// p a run for every harness the reconcile rule finds due and p does not
+// already run, and the versions to give up on. With final, planned is
+// the lock's entries as Acquire wrote them (Item.EntityRuns): a harness
+// whose due version or attempt is not among them is left for the next
+// cycle (the lock would name another version than its run's). Counters
+// go to st.
+func (c *cycle) scheduleItem(p *itemPlan, final bool, planned map[string]polllock.EntityRun, log *slog.Logger, st *CycleStats) {
+	s := c.o.Schedule
+	it := p.it
+	if s == nil || p.killed || it.Entity == nil || it.Entity.Entity == nil || it.Entity.Err != nil || s.Policy != "allow" {
+		return
+	}
+	en := it.Entity.Entity
+	res := entity.Resolution{Entity: en, Receipts: map[string]*entity.Receipt{}}
+	for h, rec := range it.Receipts {
+		res.Receipts[h] = reconcile.Exposed(rec)
+	}
+	dec := s.Decider.DecideScheduled(res)
+	st.ScheduledEvaluated++
+	for _, m := range dec.Matched {
+		if p.runs != nil && p.has(m.Harness) {
+			continue // the event-backed run reconciles the entity too
+		}
+		ck := reconcile.CadenceKey(m.Harness, it.ID)
+		if s.Cadence != nil && !s.Cadence.Due(ck, m.Every, s.hostNow()) {
+			continue
+		}
+		if final {
+			c.evaluated(ck)
+		}
+		d := reconcile.Decide(reconcile.Input{Version: en.Version, Record: it.Receipts[m.Harness], Now: c.o.Now(), Policy: m.Retry})
+		switch d.State {
+		case reconcile.Due:
+			er := polllock.EntityRun{Version: en.Version, Attempt: d.Attempt}
+			if pl, ok := planned[m.Harness]; final && (!ok || pl.Version != er.Version || pl.Attempt != er.Attempt) {
+				log.Info("scheduled run left for the next cycle: the entity changed since the lock was written", "item", it.ID, "harness", m.Harness)
+				continue
+			}
+			c.addScheduledRun(p, m, er, log, d.Reason, st)
+		case reconcile.GiveUp:
+			p.sched.giveUps = append(p.sched.giveUps, EntityQuarantine{Item: it.ID, Harness: m.Harness, Entity: en, Attempts: d.Attempt, Reason: d.Reason})
+		default:
+			log.Debug("scheduled match not due", "item", it.ID, "harness", m.Harness, "state", string(d.State), "reason", d.Reason)
+		}
+	}
+}
+
+// addScheduledRun adds m's run for version er to p, with its attribution
+// record and its idempotency key (scope key @ entity version).
+func (c *cycle) addScheduledRun(p *itemPlan, m ScheduledMatch, er polllock.EntityRun, log *slog.Logger, why string, st *CycleStats) {
+	s := c.o.Schedule
+	ev := reconcile.Event(p.it.Entity.Entity, s.Invoker)
+	er.Attribution = reconcile.Attribute(reconcile.Scheduled{Invoker: s.Invoker, Harness: m.Harness, Revision: m.Revision,
+		Policy: plan.AttributionPolicy{ScheduledDiscovery: s.Policy, MinRole: m.MinRole}, Attempt: er.Attempt, Kept: m.Seen})
+	key := scope.KeyOf(m.Harness, ev, s.Forge)
+	wi := plan.WorkItemOf(ev)
+	wi.Source = m.Seen.Source.System
+	wi.IdempotencyKey, wi.Attribution = reconcile.IdempotencyKey(string(key), er.Version), er.Attribution
+	p.runs = append(p.runs, plan.Run{Harness: m.Harness, Role: m.Role, Workflow: m.Workflow, Event: ev, Key: key, WorkItem: wi})
+	p.at = append(p.at, p.newAt)
+	if p.sched.runs == nil {
+		p.sched.runs = map[string]polllock.EntityRun{}
+	}
+	p.sched.runs[m.Harness] = er
+	st.ScheduledDue++
+	if er.Attempt > 1 {
+		st.ScheduledRetries++
+	}
+	log.Info("scheduled run due", "item", p.it.ID, "harness", m.Harness, "version", er.Version, "attempt", er.Attempt,
+		"reason", why, "attribution", er.Attribution)
+}
+
+// has reports whether p runs harness h.
+func (p *itemPlan) has(h string) bool {
+	for _, r := range p.runs {
+		if r.Harness == h {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Schedule) hostNow() time.Time {
+	if s.HostNow != nil {
+		return s.HostNow()
+	}
+	return time.Now()
+}
+
+// planScheduled is scheduleItem for the lock plan: it records the
+// entries the lock is written with (Item.EntityRuns).
+func (c *cycle) planScheduled(p *itemPlan, log *slog.Logger, st *CycleStats) {
+	c.scheduleItem(p, false, nil, log, st)
+	p.it.EntityRuns = p.sched.runs
+}
+
+// evaluated notes that a harness's match on an item (a CadenceKey) was
+// decided by scheduled discovery in this cycle: its entity.every starts
+// again when the cycle ends (doneCadence).
+func (c *cycle) evaluated(key string) {
+	c.schedMu.Lock()
+	defer c.schedMu.Unlock()
+	if c.schedDone == nil {
+		c.schedDone = map[string]bool{}
+	}
+	c.schedDone[key] = true
+}
+
+// doneCadence records the cycle's scheduled evaluations in the cadence.
+func (c *cycle) doneCadence() {
+	s := c.o.Schedule
+	if s == nil || s.Cadence == nil || c.o.DryRun {
+		return
+	}
+	now := s.hostNow()
+	for k := range c.schedDone {
+		s.Cadence.Done(k, now)
+	}
+}

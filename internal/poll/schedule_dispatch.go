@@ -1,0 +1,114 @@
+package poll
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+// sweepDue adds to eligible the swept items (Discovery.Swept: candidates
+// of scheduled discovery with no change to decide) whose entity is due
+// for some harness, or owed a quarantine, by a first evaluation; the
+// cycle decides them again once they are locked.
+func (c *cycle) sweepDue(swept, eligible []*Item) []*Item {
+	if s := c.o.Schedule; s == nil || s.Policy != "allow" || len(swept) == 0 {
+		return eligible
+	}
+	in := map[string]bool{}
+	for _, it := range eligible {
+		in[it.ID] = true
+	}
+	var scratch CycleStats // counted by the decision that dispatches
+	quiet := slog.New(slog.DiscardHandler)
+	for _, it := range swept {
+		if in[it.ID] {
+			continue
+		}
+		p := itemPlan{it: it, newAt: it.Base.At}
+		c.scheduleItem(&p, false, nil, quiet, &scratch)
+		c.st.ScheduledEvaluated++
+		if len(p.sched.runs) > 0 || len(p.sched.giveUps) > 0 {
+			it.Swept = true
+			in[it.ID] = true
+			eligible = append(eligible, it)
+			c.st.ScheduledSwept++
+		}
+	}
+	return eligible
+}
+
+// recordTries writes, for every item with scheduled runs among runs
+// (owner[k] is the index in plans of runs[k]'s item), one more try of
+// each (ReceiptKeeper.Tried) before anything is dispatched, and returns
+// the runs still to dispatch: the scheduled runs of an item whose write
+// failed are dropped (the entity stays due; a later cycle tries again),
+// and so are all scheduled runs when the driver keeps no receipts (their
+// retries could not be bounded).
+func (c *cycle) recordTries(ctx context.Context, plans []itemPlan, runs []plan.Run, owner []int) ([]plan.Run, []int) {
+	rk, _ := c.o.Driver.(ReceiptKeeper)
+	var items []int
+	seen := map[int]bool{}
+	for k, r := range runs {
+		if _, ok := plans[owner[k]].sched.runs[r.Harness]; ok && !seen[owner[k]] {
+			seen[owner[k]] = true
+			items = append(items, owner[k])
+		}
+	}
+	if len(items) == 0 {
+		return runs, owner
+	}
+	failed := make([]bool, len(plans))
+	Each(c.o.Concurrency, items, func(i int) {
+		p := &plans[i]
+		if rk == nil {
+			failed[i] = true
+			c.log.Error("scheduled runs dropped: the input driver keeps no receipts", "item", p.it.ID)
+			return
+		}
+		if err := rk.Tried(ctx, p.it, p.sched.runs); err != nil {
+			failed[i] = true
+			c.log.Error("scheduled runs dropped: could not record their tries on the item; the entity stays due", "item", p.it.ID, "error", err.Error())
+		}
+	})
+	var keptRuns []plan.Run
+	var keptOwner []int
+	for k, r := range runs {
+		if _, ok := plans[owner[k]].sched.runs[r.Harness]; ok && failed[owner[k]] {
+			plans[owner[k]].drop(r.Harness)
+			continue
+		}
+		keptRuns = append(keptRuns, r)
+		keptOwner = append(keptOwner, owner[k])
+	}
+	return keptRuns, keptOwner
+}
+
+// quarantineEntities records the entity versions p gives up on: in the
+// item's quarantine record (Quarantiner), as given up in its receipts
+// (ReceiptKeeper.GaveUp, so that it is recorded once), logged, counted,
+// and told to Schedule.Notify (called from the cycle's per-item
+// goroutines: it must be safe for concurrent use).
+func (c *cycle) quarantineEntities(ctx context.Context, p itemPlan) {
+	if len(p.sched.giveUps) == 0 {
+		return
+	}
+	q, _ := c.o.Driver.(Quarantiner)
+	rk, _ := c.o.Driver.(ReceiptKeeper)
+	for _, g := range p.sched.giveUps {
+		ps := Poison{Harness: g.Harness, Change: "entity@" + g.Entity.Version, At: g.Entity.State.Updated, Reason: g.Reason}
+		if q == nil || rk == nil || !c.quarantine(ctx, q, p.it, ps, g.Attempts) {
+			continue
+		}
+		if err := rk.GaveUp(ctx, p.it, g.Harness, g.Entity.Version); err != nil {
+			c.log.Error("could not mark the quarantined version in the item's receipts; it may be quarantined again", "item", p.it.ID,
+				"harness", g.Harness, "error", err.Error())
+		}
+		c.schedMu.Lock()
+		c.st.ScheduledQuarantined++
+		c.schedMu.Unlock()
+		if n := c.o.Schedule.Notify; n != nil {
+			n(ctx, g)
+		}
+	}
+}

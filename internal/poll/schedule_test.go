@@ -1,0 +1,209 @@
+package poll_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/fakeclock"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/reconcile"
+)
+
+// schedDriver is a fake driver whose discovery returns its items as
+// swept candidates, keeping one receipts record and one quarantine list
+// per item, and the lock entries Acquire would write.
+type schedDriver struct {
+	fakeDriver
+	mu          sync.Mutex
+	receipts    map[string]polllock.Receipts
+	quarantined []poll.Poison
+	locks       map[string]map[string]polllock.EntityRun
+	now         func() time.Time
+}
+
+func (d *schedDriver) Discover(context.Context) (*poll.Discovery, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []*poll.Item
+	for _, it := range d.items {
+		c := &poll.Item{ID: it.ID, Base: it.Base, Cutoff: it.Cutoff, Entity: it.Entity,
+			Receipts: polllock.Receipts{}}
+		for h, r := range d.receipts[it.ID] {
+			c.Receipts[h] = r
+		}
+		out = append(out, c)
+	}
+	return &poll.Discovery{Candidates: len(out), Swept: out}, nil
+}
+
+func (d *schedDriver) Acquire(ctx context.Context, items []*poll.Item) error {
+	d.mu.Lock()
+	for _, it := range items {
+		d.locks[it.ID] = it.EntityRuns
+	}
+	d.mu.Unlock()
+	return d.fakeDriver.Acquire(ctx, items)
+}
+
+func (d *schedDriver) Tried(_ context.Context, it *poll.Item, runs map[string]polllock.EntityRun) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	rs := d.receipts[it.ID]
+	if rs == nil {
+		rs = polllock.Receipts{}
+		d.receipts[it.ID] = rs
+	}
+	for h, er := range runs {
+		rs.Tried(h, er.Version, "lock", d.now())
+	}
+	return nil
+}
+
+func (d *schedDriver) GaveUp(_ context.Context, it *poll.Item, h, version string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.receipts[it.ID].Quarantined(h, version)
+	return nil
+}
+
+func (d *schedDriver) Failed(context.Context, *poll.Item, poll.Poison) (int, error) { return 1, nil }
+
+func (d *schedDriver) Quarantine(_ context.Context, _ *poll.Item, p poll.Poison, _ int) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.quarantined = append(d.quarantined, p)
+	return nil
+}
+
+// succeed plays the runner of a successful run: the receipt of the
+// version its lock names.
+func (d *schedDriver) succeed(item, h string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.receipts[item].Succeeded(h, d.locks[item][h].Version, "fake-out/"+h, d.now())
+}
+
+// labelled matches entities labelled needs-triage.
+type labelled struct{}
+
+func (labelled) DecideScheduled(res entity.Resolution) poll.ScheduledDecision {
+	en := res.Entity
+	for _, l := range en.State.Labels {
+		if l == "needs-triage" {
+			return poll.ScheduledDecision{Verdict: poll.VerdictRun, Matched: []poll.ScheduledMatch{{Harness: "triage", Role: "triage",
+				Revision: "sha256:ab", MinRole: "write", Retry: reconcile.Policy{Max: 2, Backoff: time.Second}, Seen: en}}}
+		}
+	}
+	return poll.ScheduledDecision{Verdict: poll.VerdictNoMatch}
+}
+
+func schedEntity(labels ...string) *entity.Resolution {
+	en := &entity.Entity{Source: entity.Source{System: entity.SystemJira}, Kind: entity.KindWorkItem, ID: 10042, Key: "PROJ-7",
+		URL: "https://jira.example/browse/PROJ-7", Repo: "acme/platform",
+		State: entity.State{Labels: labels, Assignees: []string{}, Created: t0, Updated: t0},
+		Activity: []entity.Element{{Kind: entity.ElementLabel, ID: "9", Created: t0, Label: "needs-triage",
+			Actor: event.Actor{ID: "dev", Kind: event.ActorHuman, Role: event.RoleWrite}}}}
+	en.Version = entity.ComputeVersion(en, nil)
+	return &entity.Resolution{Entity: en}
+}
+
+func schedOpts(d *schedDriver, out *fakeOut, clk *fakeclock.Clock, policy string, notify func(context.Context, poll.EntityQuarantine)) poll.Options {
+	o := opts(d, fakeCore{}, out)
+	o.Now = clk.Now
+	o.Schedule = &poll.Schedule{Decider: labelled{}, Policy: policy, Invoker: "fake-poll:p1", Forge: "github", Notify: notify}
+	return o
+}
+
+// The reconcile rule over whole cycles: one run while none succeeded, the
+// retries of a version whose runs end without success after the backoff,
+// then a quarantine with the reason, told once; a success ends the runs.
+func TestScheduledCycles(t *testing.T) {
+	clk := fakeclock.New(t0)
+	d := &schedDriver{receipts: map[string]polllock.Receipts{}, locks: map[string]map[string]polllock.EntityRun{}, now: clk.Now}
+	it := item("PROJ-7")
+	it.Entity = schedEntity("needs-triage")
+	d.items = []*poll.Item{it}
+	out := &fakeOut{}
+	var told []poll.EntityQuarantine
+	notify := func(_ context.Context, q poll.EntityQuarantine) { told = append(told, q) }
+	cycle := func() poll.CycleStats {
+		t.Helper()
+		res, err := poll.Run(context.Background(), schedOpts(d, out, clk, "allow", notify))
+		if err != nil && !strings.Contains(err.Error(), "quarantined") {
+			t.Fatal(err)
+		}
+		return res.Stats
+	}
+	st := cycle()
+	if len(out.runs) != 1 || st.ScheduledDue != 1 || st.ScheduledSwept != 1 {
+		t.Fatalf("first cycle: %d runs, stats %+v", len(out.runs), st)
+	}
+	r := out.runs[0]
+	ver := it.Entity.Entity.Version
+	if r.WorkItem.IdempotencyKey != "triage:acme/platform:jira:work_item:10042@"+ver || r.Event.Source.System != event.SystemSchedule ||
+		r.WorkItem.Attribution == nil || r.WorkItem.Attribution.Invoker != "fake-poll:p1" || r.WorkItem.Attribution.Revision != "sha256:ab" ||
+		len(r.WorkItem.Attribution.Elements) != 1 || r.WorkItem.Attribution.Elements[0].Actor != "dev" {
+		t.Fatalf("scheduled run %+v, work item %+v", r, r.WorkItem)
+	}
+	if lk := d.locks["PROJ-7"]["triage"]; lk.Version != ver || lk.Attempt != 1 {
+		t.Fatalf("lock entry %+v", lk)
+	}
+	// The run failed (no receipt): no retry before the backoff...
+	if cycle(); len(out.runs) != 1 {
+		t.Fatalf("retried within the backoff: %d runs", len(out.runs))
+	}
+	// ...then retry 1 after 1s, retry 2 after 2s more.
+	clk.Advance(time.Second)
+	if st := cycle(); len(out.runs) != 2 || st.ScheduledRetries != 1 || d.locks["PROJ-7"]["triage"].Attempt != 2 {
+		t.Fatalf("retry 1: %d runs, %+v", len(out.runs), st)
+	}
+	clk.Advance(2 * time.Second)
+	if cycle(); len(out.runs) != 3 {
+		t.Fatalf("retry 2: %d runs", len(out.runs))
+	}
+	// max 2 retries spent: quarantined with the reason, once.
+	clk.Advance(time.Hour)
+	st = cycle()
+	if len(out.runs) != 3 || st.ScheduledQuarantined != 1 || len(d.quarantined) != 1 || len(told) != 1 ||
+		!strings.Contains(d.quarantined[0].Reason, "3 runs of version") || d.quarantined[0].Change != "entity@"+ver {
+		t.Fatalf("quarantine: runs %d, stats %+v, records %+v, told %+v", len(out.runs), st, d.quarantined, told)
+	}
+	if cycle(); len(d.quarantined) != 1 || len(told) != 1 || len(out.runs) != 3 {
+		t.Fatalf("quarantined twice: %+v", d.quarantined)
+	}
+	// A new version (a person's new comment) is eligible again; its run
+	// succeeds: no further run.
+	it.Entity.Entity.Activity = append(it.Entity.Entity.Activity, entity.TextElement(entity.ElementComment, "20", t0.Add(time.Hour),
+		event.Actor{ID: "dev", Kind: event.ActorHuman, Role: event.RoleWrite}, "more"))
+	it.Entity.Entity.Version = entity.ComputeVersion(it.Entity.Entity, nil)
+	if cycle(); len(out.runs) != 4 {
+		t.Fatalf("new version: %d runs", len(out.runs))
+	}
+	d.succeed("PROJ-7", "triage")
+	clk.Advance(time.Hour)
+	if st := cycle(); len(out.runs) != 4 || st.ScheduledSwept != 0 {
+		t.Fatalf("after a success: %d runs, %+v", len(out.runs), st)
+	}
+}
+
+// Without the policy's allow, nothing is evaluated with no event.
+func TestScheduledDeniedByPolicy(t *testing.T) {
+	for _, policy := range []string{"", "deny"} {
+		clk := fakeclock.New(t0)
+		d := &schedDriver{receipts: map[string]polllock.Receipts{}, locks: map[string]map[string]polllock.EntityRun{}, now: clk.Now}
+		it := item("PROJ-7")
+		it.Entity = schedEntity("needs-triage")
+		d.items = []*poll.Item{it}
+		out := &fakeOut{}
+		res, err := poll.Run(context.Background(), schedOpts(d, out, clk, policy, nil))
+		if err != nil || len(out.runs) != 0 || res.Stats.ScheduledEvaluated != 0 || len(d.writes()) != 0 {
+			t.Errorf("policy %q: %v, %d runs, %+v, writes %v", policy, err, len(out.runs), res.Stats, d.writes())
+		}
+	}
+}
