@@ -184,7 +184,7 @@ func (d *Driver) pass(ctx context.Context, ps passSpec, now time.Time, disc *pol
 			jql = jira.And(ps.where, from(pos))
 		}
 		req := jira.SearchRequest{JQL: jql + " " + order, Fields: searchFields,
-			Properties: []string{d.lockKey, d.checkKey}, MaxResults: d.o.M, ReconcileIssues: d.recent()}
+			Properties: []string{d.lockKey, d.checkKey, d.receiptsKey}, MaxResults: d.o.M, ReconcileIssues: d.recent()}
 		issues, err := d.o.API.Search(ctx, req, d.o.M)
 		if err != nil {
 			return false, queryError(ps.qi, ps.q, err)
@@ -289,7 +289,8 @@ func (d *Driver) classify(is jira.Issue, now time.Time, disc *poll.Discovery) (*
 	id, _ := strconv.ParseInt(is.ID, 10, 64)
 	v := d.look(is, now)
 	disc.Corrupt += v.corrupt
-	it := &poll.Item{ID: is.Key, Cutoff: is.Fields.Updated.Time, Base: v.base, StaleLock: v.expired, TakenOver: v.takeover, GoneLocks: v.gone}
+	it := &poll.Item{ID: is.Key, Cutoff: is.Fields.Updated.Time, Base: v.base, StaleLock: v.expired, TakenOver: v.takeover, GoneLocks: v.gone,
+		Receipts: d.receiptsOf(is.Key, is.Properties[d.receiptsKey])}
 	it.Waiting = v.base.Min()
 	if it.Waiting.IsZero() {
 		it.Waiting = is.Fields.Created.Time

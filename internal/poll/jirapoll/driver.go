@@ -94,6 +94,7 @@ type Options struct {
 type Driver struct {
 	o                 Options
 	lockKey, checkKey string
+	receiptsKey       string // polllock.ReceiptsKey: read inline, written by ReceiptKeeper
 
 	cur cursorState // Discover's alone
 
@@ -152,6 +153,7 @@ func New(o Options) (*Driver, error) {
 	}
 	d := &Driver{o: o}
 	d.lockKey, d.checkKey = polllock.Keys(o.Repo)
+	d.receiptsKey = polllock.ReceiptsKey(o.Repo)
 	d.cur.key = polllock.CursorKey(o.Repo)
 	return d, nil
 }

@@ -35,6 +35,7 @@ func (d *Driver) Verify(ctx context.Context, items []*poll.Item) error {
 			continue
 		}
 		d.settle(it, is.Properties[d.lockKey], is.Properties[d.checkKey])
+		it.Receipts = d.receiptsOf(it.ID, is.Properties[d.receiptsKey])
 	}
 	return nil
 }
@@ -48,6 +49,9 @@ func (d *Driver) verifyEach(ctx context.Context, items []*poll.Item) error {
 			return
 		}
 		d.settle(it, lock, check)
+		if it.State() == poll.StateHeld {
+			d.rereadReceipts(ctx, it, &stop)
+		}
 	})
 	return stop.get()
 }

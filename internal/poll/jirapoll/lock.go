@@ -49,7 +49,8 @@ func classifyErr(it *poll.Item, what string, err error, stop *firstErr) {
 // refs, and the checkpoint the dispatch starts from (From: where a
 // give-back rewinds to, should no run claim the lock).
 func (d *Driver) lockValue(it *poll.Item, phase string, refs []plan.Ref) json.RawMessage {
-	return polllock.Lock{ID: d.issue(it.ID).lockID, TS: d.o.Now(), Phase: phase, Runs: refs, From: position(it.Base), Gone: it.GoneLocks}.Marshal()
+	return polllock.Lock{ID: d.issue(it.ID).lockID, TS: d.o.Now(), Phase: phase, Runs: refs, From: position(it.Base), Gone: it.GoneLocks,
+		Entity: it.EntityRuns}.Marshal()
 }
 
 // taken records the outcome of the consistent read before the lock write:
@@ -115,10 +116,11 @@ func (d *Driver) Recheck(ctx context.Context, items []*poll.Item) error {
 			continue
 		}
 		v := d.look(is, now)
-		if v.locked || !v.changed {
+		if v.locked || !v.changed && !it.Swept {
 			it.Skip()
 			continue
 		}
+		it.Receipts = d.receiptsOf(it.ID, is.Properties[d.receiptsKey])
 		// The cutoff stays discovery's: the changes were detected up to it,
 		// and later ones are left for the next cycle.
 		d.taken(it, v)
@@ -143,7 +145,7 @@ func (d *Driver) recheckEach(ctx context.Context, items []*poll.Item) error {
 		now := d.o.Now()
 		base, _ := d.checkpoint(it.ID, check, now)
 		v := judge(d.lockView(it.ID, lock, now), base, it.Cutoff)
-		if v.locked || !v.changed {
+		if v.locked || !v.changed && !it.Swept {
 			it.Skip()
 			return
 		}
@@ -181,7 +183,7 @@ func (d *Driver) reconciled(ctx context.Context, items []*poll.Item, fields []st
 		if err != nil {
 			return nil, err
 		}
-		req := jira.SearchRequest{JQL: jql, Fields: fields, Properties: []string{d.lockKey, d.checkKey},
+		req := jira.SearchRequest{JQL: jql, Fields: fields, Properties: []string{d.lockKey, d.checkKey, d.receiptsKey},
 			MaxResults: len(keys), ReconcileIssues: ids}
 		found, err := d.o.API.Search(ctx, req, len(keys))
 		if err != nil {

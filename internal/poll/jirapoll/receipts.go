@@ -1,0 +1,68 @@
+package jirapoll
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+var _ poll.ReceiptKeeper = (*Driver)(nil)
+
+// receiptsOf decodes an issue's receipts property (polllock.Receipts); a
+// missing one is empty, a corrupt one is logged and empty: its harnesses
+// may run again, nothing is skipped.
+func (d *Driver) receiptsOf(key string, raw json.RawMessage) polllock.Receipts {
+	rs, err := polllock.ParseReceipts(raw)
+	if err != nil {
+		d.o.Log.Warn("corrupt receipts value; treated as no receipt", "issue", key, "property", d.receiptsKey, "error", err.Error())
+		return polllock.Receipts{}
+	}
+	return rs
+}
+
+// rereadReceipts is the receipts half of an item's verification when it
+// is read property by property.
+func (d *Driver) rereadReceipts(ctx context.Context, it *poll.Item, stop *firstErr) {
+	raw, _, err := d.o.API.GetProperty(ctx, it.ID, d.receiptsKey)
+	if err != nil {
+		classifyErr(it, "reading the receipts", err, stop)
+		return
+	}
+	it.Receipts = d.receiptsOf(it.ID, raw)
+}
+
+// Tried implements poll.ReceiptKeeper: one consistent read and one write
+// of the issue's receipts property, the caller holding the issue's lock
+// (so no poller races it, and no run of the issue writes it meanwhile).
+func (d *Driver) Tried(ctx context.Context, it *poll.Item, runs map[string]polllock.EntityRun) error {
+	return d.updateReceipts(ctx, it, func(rs polllock.Receipts) {
+		lock := d.issue(it.ID).lockID
+		for h, er := range runs {
+			rs.Tried(h, er.Version, lock, d.o.Now())
+		}
+	})
+}
+
+// GaveUp implements poll.ReceiptKeeper.
+func (d *Driver) GaveUp(ctx context.Context, it *poll.Item, harness, version string) error {
+	return d.updateReceipts(ctx, it, func(rs polllock.Receipts) { rs.Quarantined(harness, version) })
+}
+
+// updateReceipts reads, changes and writes the issue's receipts; the new
+// value is kept on the item.
+func (d *Driver) updateReceipts(ctx context.Context, it *poll.Item, change func(polllock.Receipts)) error {
+	raw, _, err := d.o.API.GetProperty(ctx, it.ID, d.receiptsKey)
+	if err != nil {
+		return fmt.Errorf("reading %s on %s: %w", d.receiptsKey, it.ID, err)
+	}
+	rs := d.receiptsOf(it.ID, raw)
+	change(rs)
+	if err := d.o.API.SetProperty(ctx, it.ID, d.receiptsKey, json.RawMessage(rs.Marshal())); err != nil {
+		return fmt.Errorf("writing %s on %s: %w", d.receiptsKey, it.ID, err)
+	}
+	it.Receipts = rs
+	return nil
+}
