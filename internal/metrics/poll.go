@@ -19,6 +19,7 @@ type pollMetrics struct {
 	eventsDropped *prometheus.CounterVec
 	itemsFailed   *prometheus.CounterVec
 	quarantined   *prometheus.CounterVec
+	scheduled     *prometheus.CounterVec
 	runs          *prometheus.CounterVec
 	dispatches    *prometheus.CounterVec
 	latency       *prometheus.HistogramVec
@@ -40,6 +41,8 @@ func newPollMetrics(reg prometheus.Registerer, h *health) *pollMetrics {
 		itemsFailed:   counter(reg, "poll_items_failed_total", "Items skipped after a per-item error (retried next cycle).", "driver"),
 		quarantined: counter(reg, "poll_changes_quarantined_total",
 			"Changes given up on (invalid event, or a dispatch that kept failing), recorded on the item.", "driver"),
+		scheduled: counter(reg, "poll_scheduled_total",
+			"Scheduled discovery, by outcome (evaluated, due, retry, quarantined, swept).", "driver", "outcome"),
 		runs: counter(reg, "runs_total",
 			"Runs by outcome (matched, coalesced, rate_limited: deferred by the circuit breaker and retried later).", "driver", "outcome"),
 		dispatches: counter(reg, "dispatches_total",
@@ -92,6 +95,8 @@ func (p *pollMetrics) observe(s poll.CycleStats, output string) {
 		"denied": s.EventsDenied, "no_match": s.EventsNoMatch})
 	p.itemsFailed.WithLabelValues(d).Add(float64(s.ItemsFailed))
 	p.quarantined.WithLabelValues(d).Add(float64(s.ChangesQuarantined))
+	addEach(p.scheduled, d, map[string]int{"evaluated": s.ScheduledEvaluated, "due": s.ScheduledDue,
+		"retry": s.ScheduledRetries, "quarantined": s.ScheduledQuarantined, "swept": s.ScheduledSwept})
 	addEach(p.runs, d, map[string]int{"matched": s.RunsMatched, "coalesced": s.RunsCoalesced,
 		"rate_limited": s.RunsRateLimited})
 	addEach(p.dispatches, output, map[string]int{"scheduled": s.DispatchesScheduled, "failed": s.DispatchesFailed,
