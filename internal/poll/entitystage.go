@@ -3,6 +3,8 @@ package poll
 import (
 	"context"
 	"fmt"
+
+	"github.com/fullsend-dev/fullsend/internal/entity"
 )
 
 // resolveEntities is the entity stage, between Detect and the first
@@ -37,6 +39,11 @@ func (c *cycle) resolveEntities(ctx context.Context, items []*Item) error {
 		return fmt.Errorf("%s entity resolution: %w", c.o.Driver.Name(), err)
 	}
 	for _, it := range todo {
+		if res := it.Entity; res != nil && res.Err == nil && res.Entity != nil {
+			if err := res.Entity.Validate(); err != nil {
+				it.Entity = &entity.Resolution{Err: fmt.Errorf("the resolved entity is not a valid NormalizedEntity: %w", err)}
+			}
+		}
 		switch res := it.Entity; {
 		case res == nil:
 			c.st.EntitiesUnresolved++

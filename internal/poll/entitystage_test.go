@@ -50,14 +50,17 @@ func (d *entityDriver) ResolveEntities(_ context.Context, items []*poll.Item) er
 // by actor with role (the item's last change).
 func jiraEntity(id, actor string, role event.Role, text string) *entity.Entity {
 	at := t0.Add(time.Second)
-	return &entity.Entity{
+	en := &entity.Entity{
 		Source: entity.Source{System: entity.SystemJira}, Kind: entity.KindWorkItem, ID: 1, Key: id,
 		URL: "https://jira.example/browse/" + id, Repo: "acme/platform",
-		State: entity.State{Labels: []string{}, Assignees: []string{}, Created: t0, Updated: at},
+		State: entity.State{Title: "It breaks", Status: "Open", StatusCategory: entity.StatusTodo, Author: "reporter",
+			Labels: []string{}, Assignees: []string{}, Created: t0, Updated: at},
 		Activity: []entity.Element{
 			entity.TextElement(entity.ElementComment, "c1", at, event.Actor{ID: actor, Kind: event.ActorHuman, Role: role}, text),
 		},
 	}
+	en.Version = entity.ComputeVersion(en, nil)
+	return en
 }
 
 // realCore is the engine with an event-only harness "ev" (any /run
