@@ -3,9 +3,9 @@ package plan
 import (
 	"bytes"
 	"crypto/sha256"
-	"fmt"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"

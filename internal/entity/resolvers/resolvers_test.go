@@ -12,7 +12,9 @@ import (
 
 type fakeResolver struct{}
 
-func (*fakeResolver) Resolve(context.Context, entity.Ref) (*entity.Entity, error) { return nil, entity.ErrNotFound }
+func (*fakeResolver) Resolve(context.Context, entity.Ref) (*entity.Entity, error) {
+	return nil, entity.ErrNotFound
+}
 
 func fakeFromEnv(_ *config.Config, getenv func(string) string) (*fakeResolver, error) {
 	if getenv("FAKE_TOKEN") == "" {
