@@ -66,6 +66,10 @@ type Decision struct {
 	// nor was found not to match; callers retry it and report it, never
 	// count it as no match. The other harnesses decided as usual.
 	Errors []HarnessError
+	// EntityDenied lists the entity-source harnesses denied evaluation of
+	// the event's entity (DecideWith only): no run for them, logged and
+	// counted by the caller.
+	EntityDenied []EntityDenial
 }
 
 // HarnessError is a harness whose trigger could not decide an event.
@@ -129,9 +133,8 @@ func (e *Engine) Decide(ev *event.Event) Decision {
 	var matched []string
 	for _, h := range e.reg.All() {
 		if h.Entity != nil {
-			// An entity-source harness decides over (entity, event); no
-			// input driver resolves entities yet (docs/entities.md).
-			e.log.Debug("entity-source harness not evaluated: no entity resolved for this event", "harness", h.Name)
+			// An entity-source harness decides over (entity, event):
+			// DecideWith, given the event's resolved entity.
 			continue
 		}
 		ok, err := h.Matches(in) // manual-only harnesses never match
@@ -222,7 +225,11 @@ func (e *Engine) Refund(runs []plan.Run) {
 
 // LogDecision writes one structured record for d.
 func (e *Engine) LogDecision(d Decision) {
-	e.log.Info("decision", "verdict", d.Verdict, "reason", d.Reason,
+	args := []any{"verdict", d.Verdict, "reason", d.Reason,
 		"repo", d.Event.Repo, "entity", d.Event.Entity.ID, "transition", d.Event.Transition.Kind,
-		"actor", d.Event.Actor.ID, "runs", len(d.Runs), "errors", len(d.Errors))
+		"actor", d.Event.Actor.ID, "runs", len(d.Runs), "errors", len(d.Errors)}
+	if len(d.EntityDenied) > 0 {
+		args = append(args, "entity_denied", len(d.EntityDenied))
+	}
+	e.log.Info("decision", args...)
 }

@@ -22,6 +22,9 @@ type EntityDecision struct {
 	// Matched lists the harnesses whose trigger matched, in registration
 	// order.
 	Matched []*harness.Harness
+	// Seen gives, per matched harness name, the entity its trigger saw:
+	// the activity filtered for its min_role. The run carries that copy.
+	Seen map[string]*entity.Entity
 	// Denied gives, per harness name, why its trigger was not evaluated:
 	// the entity's activity could not be enumerated for it.
 	Denied map[string]string
@@ -44,7 +47,7 @@ type EntityDecision struct {
 // resolution denies evaluation for every harness; an incomplete enumeration denies it for the harness. Pure: no
 // I/O, nothing recorded; ev, if given, must be validated.
 func (e *Engine) DecideEntity(res Resolution, ev *event.Event) EntityDecision {
-	d := EntityDecision{Denied: map[string]string{}, Dropped: map[string]int{}}
+	d := EntityDecision{Denied: map[string]string{}, Dropped: map[string]int{}, Seen: map[string]*entity.Entity{}}
 	if e.cfg.KillSwitch {
 		d.Verdict, d.Reason = VerdictKilled, "kill_switch is on: no runs"
 		return d
@@ -88,6 +91,7 @@ func (e *Engine) DecideEntity(res Resolution, ev *event.Event) EntityDecision {
 			}
 		case ok:
 			d.Matched = append(d.Matched, h)
+			d.Seen[h.Name] = kept
 		}
 	}
 	d.Verdict, d.Reason = entityVerdict(d)

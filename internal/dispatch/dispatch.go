@@ -16,6 +16,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/core"
 	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/english"
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/input"
 	"github.com/fullsend-dev/fullsend/internal/input/ghaevent"
@@ -37,6 +38,10 @@ type Options struct {
 	Repo         string // overrides the config repo
 	Stdin        io.Reader
 	Output       output.Env // Getenv, streams and Log for every driver
+	// NewResolver builds the entity resolver of a source system when an
+	// enabled harness declares it among its entity sources; nil is
+	// resolvers.New (tests inject fakes).
+	NewResolver func(system string, cfg *config.Config, getenv func(string) string) (entity.Resolver, error)
 }
 
 // EventError is an event the input driver could not read or that is not
@@ -87,8 +92,11 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return config.Invalid(err)
 	}
-	d := eng.Decide(ev)
+	d := eng.DecideWith(ev, resolve(ctx, o, cfg, eng, ev, log))
 	eng.LogDecision(d)
+	for _, dn := range d.EntityDenied {
+		log.Warn("entity evaluation denied: the harness starts no run for this event", "harness", dn.Harness, "reason", dn.Reason, "detail", dn.Detail)
+	}
 	runs, _ := eng.Admit(d.Runs)
 	keyRuns(in, runs)
 	failed, refused := send(ctx, out, runs, log)

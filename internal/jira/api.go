@@ -51,6 +51,12 @@ type Fields struct {
 	Reporter *User    `json:"reporter,omitempty"`
 	Creator  *User    `json:"creator,omitempty"`
 	Project  *Project `json:"project,omitempty"`
+	// The fields an entity needs besides (EntityFields): present only
+	// when asked for.
+	Description    json.RawMessage `json:"description,omitempty"` // ADF, or null
+	Assignee       *User           `json:"assignee,omitempty"`
+	ResolutionDate *Time           `json:"resolutiondate,omitempty"`
+	Comment        *CommentPage    `json:"comment,omitempty"`
 }
 
 // Status of an issue.
@@ -89,6 +95,9 @@ type Comment struct {
 	Created  Time            `json:"created"`
 	Updated  Time            `json:"updated"`
 	ParentID string          `json:"parentId,omitempty"`
+	// UpdateAuthor is who last edited the comment (the author when never
+	// edited); nil when Jira does not say.
+	UpdateAuthor *User `json:"updateAuthor,omitempty"`
 }
 
 // History is one changelog entry.

@@ -89,6 +89,12 @@ func (c *Client) projectRoles(ctx context.Context, projectKey string) (map[strin
 	if ok && c.opts.Now().Sub(rc.fetched) < c.opts.CacheTTL {
 		return rc.members, nil
 	}
+	return c.fetchProjectRoles(ctx, projectKey)
+}
+
+// fetchProjectRoles reads a project's role membership (one call for the
+// roles, one per role) and caches it; c.roleFetch must be held.
+func (c *Client) fetchProjectRoles(ctx context.Context, projectKey string) (map[string][]string, error) {
 	cl := call{method: "GET", template: "/rest/api/3/project/{projectIdOrKey}/role",
 		path: "/rest/api/3/project/" + pathEscape(projectKey) + "/role", retry: true}
 	_, raw, err := c.do(ctx, cl)

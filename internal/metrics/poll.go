@@ -27,6 +27,7 @@ type pollMetrics struct {
 	lastSuccess   *prometheus.GaugeVec
 	health        *health
 	cursor        *cursorMetrics
+	entity        *entityMetrics
 }
 
 func newPollMetrics(reg prometheus.Registerer, h *health) *pollMetrics {
@@ -55,6 +56,7 @@ func newPollMetrics(reg prometheus.Registerer, h *health) *pollMetrics {
 			Help: "Unix time of the last successful poll cycle."}, []string{"driver"}),
 		health: h,
 		cursor: newCursorMetrics(reg),
+		entity: newEntityMetrics(reg),
 	}
 	reg.MustRegister(p.lastSuccess)
 	return p
@@ -106,6 +108,7 @@ func (p *pollMetrics) observe(s poll.CycleStats, output string) {
 	}
 	p.waits.WithLabelValues(d).Add(float64(s.RateLimitWaits))
 	p.cursor.observe(s)
+	p.entity.observe(s)
 	if now, ok := p.health.cycle(s.Error); ok {
 		p.lastSuccess.WithLabelValues(d).Set(float64(now.Unix()))
 	}

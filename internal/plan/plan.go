@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
@@ -21,6 +22,10 @@ type Run struct {
 	Key      scope.Key
 	WorkItem WorkItem
 	PollLock *PollLock // nil outside polling
+	// Entity is the entity the harness's trigger saw (its activity
+	// filtered for the harness's min_role): set on runs of entity-source
+	// harnesses only, nil on event-only runs.
+	Entity *entity.Entity
 }
 
 // WorkItem identifies the work item a run is about, for the runner.

@@ -10,6 +10,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/core"
 	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/english"
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -142,15 +143,30 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 // decider adapts the core engine to the poll cycle.
 type decider struct{ e *core.Engine }
 
-func (d decider) Decide(ev *event.Event) Decision {
-	dec := d.e.Decide(ev)
+// CoreDecider is the core engine as the poll cycle uses it: one decision
+// per change over its event and its item's entity (core.Engine.DecideWith),
+// logged; the breaker's Admit and Refund.
+func CoreDecider(e *core.Engine) Decider { return decider{e} }
+
+// Decide merges the event-only and the entity-source harnesses' decisions
+// into one (core.Engine.DecideWith).
+func (d decider) Decide(ev *event.Event, res *entity.Resolution) Decision {
+	dec := d.e.DecideWith(ev, res)
 	d.e.LogDecision(dec)
 	var errs []TriggerError
 	for _, he := range dec.Errors {
 		errs = append(errs, TriggerError{Harness: he.Harness, Err: he})
 	}
-	return Decision{Verdict: dec.Verdict, Reason: dec.Reason, Runs: dec.Runs, Errors: errs}
+	var denied []EntityDenial
+	for _, dn := range dec.EntityDenied {
+		denied = append(denied, EntityDenial{Harness: dn.Harness, Reason: dn.Reason, Detail: dn.Detail})
+	}
+	return Decision{Verdict: dec.Verdict, Reason: dec.Reason, Runs: dec.Runs, Errors: errs, EntityDenied: denied}
 }
+
+// DecidesEntities reports whether an enabled harness evaluates entities
+// of system.
+func (d decider) DecidesEntities(system string) bool { return d.e.DecidesEntities(system) }
 
 func (d decider) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return d.e.Admit(runs) }
 

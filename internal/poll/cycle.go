@@ -265,6 +265,9 @@ func (c *cycle) work(ctx context.Context, sel []*Item) error {
 		return err
 	}
 	todo := c.dropFailed(keep, sel)
+	if err := c.resolveEntities(ctx, todo); err != nil {
+		return err // nothing is locked yet
+	}
 	c.planLocks(todo)
 	reread := c.o.Now()
 	todo, err := c.recheck(ctx, todo)
@@ -477,11 +480,17 @@ func (c *cycle) dryRun(ctx context.Context, sel []*Item) ([]plan.Run, error) {
 	if err := c.o.Driver.Detect(ctx, sel); err != nil {
 		return nil, err
 	}
-	planned := []plan.Run{}
+	var live []*Item
 	for _, it := range sel {
-		if st := it.State(); st == StateGone || st == StateFailed {
-			continue
+		if st := it.State(); st != StateGone && st != StateFailed {
+			live = append(live, it)
 		}
+	}
+	if err := c.resolveEntities(ctx, live); err != nil {
+		return nil, err
+	}
+	planned := []plan.Run{}
+	for _, it := range live {
 		p := decideItem(it, c.o.Core, c.validate, c.log, &c.st)
 		c.scheduleItem(&p, false, nil, c.log, &c.st)
 		for h := range p.undecided {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
@@ -30,6 +31,18 @@ type Decision struct {
 	// retries them and quarantines the change after MaxDispatchAttempts
 	// cycles (undecided.go).
 	Errors []TriggerError
+	// EntityDenied lists the entity-source harnesses denied evaluation of
+	// the change's entity (it could not be resolved, or its activity not
+	// completely enumerated): no run for them from this change, as for a
+	// no match; the checkpoint moves past it (docs/entities.md).
+	EntityDenied []EntityDenial
+}
+
+// EntityDenial is an entity-source harness denied evaluation of an
+// entity: Reason is a short word for metrics ("unresolved",
+// "incomplete"), Detail why.
+type EntityDenial struct {
+	Harness, Reason, Detail string
 }
 
 // TriggerError is a harness whose trigger could not decide an event.
@@ -38,12 +51,23 @@ type TriggerError struct {
 	Err     error
 }
 
-// Decider is the core as the cycle uses it (the CLI adapts *core.Engine).
-// Decide must be free of side effects; Admit applies the per-scope circuit
-// breaker to the runs that will really be dispatched.
+// Decider is the core as the cycle uses it (CoreDecider adapts
+// *core.Engine). Decide decides one change's event with its item's entity
+// (res: Item.Entity, nil when none was resolved) for every harness: the
+// event-only ones on the event alone, the entity-source ones on (entity,
+// event). It must be free of side effects; Admit applies the per-scope
+// circuit breaker to the runs that will really be dispatched.
 type Decider interface {
-	Decide(ev *event.Event) Decision
+	Decide(ev *event.Event, res *entity.Resolution) Decision
 	Admit(runs []plan.Run) (admitted, skipped []plan.Run)
+}
+
+// EntityDecider is implemented by a Decider that may evaluate entities:
+// DecidesEntities reports whether some enabled harness declares system
+// among its entity sources. The cycle resolves entities (EntityResolver)
+// only for a Decider that says so for the driver's system.
+type EntityDecider interface {
+	DecidesEntities(system string) bool
 }
 
 // itemPlan is what the core decided for one item.
@@ -106,8 +130,9 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 				continue
 			}
 		}
-		dec := d.Decide(ev)
+		dec := d.Decide(ev, it.Entity)
 		p.noteUndecided(c, dec.Errors, st)
+		st.noteDenials(dec.EntityDenied)
 		switch dec.Verdict {
 		case VerdictKilled:
 			p.killed = true

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -120,7 +121,7 @@ type fakeCore struct {
 	skip   bool // Admit skips every run
 }
 
-func (c fakeCore) Decide(ev *event.Event) poll.Decision {
+func (c fakeCore) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
 	if c.killed {
 		return poll.Decision{Verdict: poll.VerdictKilled}
 	}

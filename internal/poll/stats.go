@@ -54,6 +54,18 @@ type CycleStats struct {
 	// retried, then quarantined.
 	TriggerErrors int
 
+	// EntitySystem is the system whose entities the entity stage
+	// resolved ("" when it did not run: no enabled harness declares the
+	// driver's system among its entity sources, or the driver resolves no
+	// entities). EntitiesResolved and EntitiesUnresolved count the items
+	// whose entity was resolved, or could not be (each logged with the
+	// reason); EntityDenials counts, per harness and reason, the changes
+	// an entity-source harness was denied evaluation of.
+	EntitySystem       string
+	EntitiesResolved   int
+	EntitiesUnresolved int
+	EntityDenials      map[DenialKey]int
+
 	RunsMatched     int // runs the triggers asked for
 	RunsCoalesced   int // runs replaced by a newer event of the same harness and item
 	RunsRateLimited int // runs the per-scope circuit breaker skipped
@@ -125,6 +137,14 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 		slog.Int("rate_limit_waits", s.RateLimitWaits),
 		slog.Int64("duration_ms", s.Duration.Milliseconds()),
 		slog.Bool("interrupted", s.Interrupted),
+	}
+	if s.EntitySystem != "" {
+		n := 0
+		for _, v := range s.EntityDenials {
+			n += v
+		}
+		a = append(a, slog.String("entity_system", s.EntitySystem), slog.Int("entities_resolved", s.EntitiesResolved),
+			slog.Int("entities_unresolved", s.EntitiesUnresolved), slog.Int("entity_denials", n))
 	}
 	if c := s.Cursor; c.State != "" {
 		a = append(a, slog.String("cursor", c.State), slog.Bool("cursor_moved", c.Moved), slog.Int("left_to_others", c.Shared))

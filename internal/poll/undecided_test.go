@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
@@ -16,11 +17,11 @@ type heavyCore struct{ fakeCore }
 
 var errCost = errors.New("trigger: evaluation stopped: runtime cost limit of 1000000 exceeded (limits.trigger_cost)")
 
-func (c heavyCore) Decide(ev *event.Event) poll.Decision {
+func (c heavyCore) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
 	if cm := ev.Transition.Comment; cm != nil && cm.Instruction == "heavy" {
 		return poll.Decision{Verdict: poll.VerdictError, Errors: []poll.TriggerError{{Harness: "a", Err: errCost}}}
 	}
-	return c.fakeCore.Decide(ev)
+	return c.fakeCore.Decide(ev, nil)
 }
 
 // A change a trigger could not decide is never "no match": the harness is
@@ -83,8 +84,8 @@ func TestUndecidedHarnessDoesNotHoldOthers(t *testing.T) {
 // bothButA matches "/run both" for b, while a's trigger cannot decide it.
 type bothButA struct{ fakeCore }
 
-func (c bothButA) Decide(ev *event.Event) poll.Decision {
-	dec := c.fakeCore.Decide(ev)
+func (c bothButA) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
+	dec := c.fakeCore.Decide(ev, nil)
 	dec.Runs = dec.Runs[1:] // b only
 	dec.Errors = []poll.TriggerError{{Harness: "a", Err: errCost}}
 	return dec

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // AddComment adds a comment whose text becomes ADF paragraphs (one per
@@ -103,6 +104,12 @@ func (s *Server) SetStatus(key, statusName, author string) {
 	}
 	old := is.cur.status
 	is.cur.status = st
+	switch {
+	case st.category == "done" && old.category != "done":
+		is.cur.resolved = s.now()
+	case st.category != "done":
+		is.cur.resolved = time.Time{}
+	}
 	s.record(is, author, changeItem{field: "status", fieldID: "status", fieldType: "jira",
 		from: old.id, fromString: old.name, to: st.id, toString: st.name})
 }

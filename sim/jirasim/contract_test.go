@@ -47,7 +47,7 @@ func loadSpec(t *testing.T) *openapi3.T {
 
 // emulatedPaths are the spec paths the emulator serves.
 var emulatedPaths = []string{
-	"/rest/api/3/search/jql", "/rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}",
+	"/rest/api/3/search/jql", "/rest/api/3/issue/{issueIdOrKey}", "/rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}",
 	"/rest/api/3/issue/{issueIdOrKey}/comment", "/rest/api/3/issue/{issueIdOrKey}/changelog",
 	"/rest/api/3/changelog/bulkfetch", "/rest/api/3/myself", "/rest/api/3/project/{projectIdOrKey}/role",
 	"/rest/api/3/project/{projectIdOrKey}/role/{id}", "/rest/api/3/status/{idOrName}",
@@ -241,6 +241,8 @@ func TestClientRequestsMatchSpec(t *testing.T) {
 		func() error { _, err := c.Changelog(ctx, key); return err },
 		func() error { _, err := c.CommentsSince(ctx, key, time.Time{}); return err },
 		func() error { _, err := c.Myself(ctx); return err },
+		func() error { _, err := c.ReadIssue(ctx, key); return err },
+		func() error { _, err := c.ProjectRoleMembers(ctx, "PROJ"); return err },
 		func() error { _, err := c.RoleOf(ctx, "PROJ", "adm"); return err },
 		func() error { _, err := c.StatusCategory(ctx, "Done"); return err },
 		func() error {
@@ -277,6 +279,8 @@ func TestContractAgainstOpenAPI(t *testing.T) {
 	s.AddComment(a, "dev1", "/fs-triage go")
 	s.AddLabel(a, "needs-info", "dev1")
 	s.SetStatus(a, "In Progress", "dev1")
+	s.SetAssignee(a, "dev1", "dev1")
+	s.SetStatus(b, "Done", "dev1")
 	s.SetField(b, "customfield_10010", "3", "dev1")
 	s.SetPropertyDirect(a, "fullsend.poll.acme.platform.lastCheck", []byte(`{"ts":"2024-05-02T10:11:12Z"}`))
 
@@ -292,6 +296,9 @@ func TestContractAgainstOpenAPI(t *testing.T) {
 		{"DELETE", "/rest/api/3/issue/" + a + "/properties/lock", ""},
 		{"GET", "/rest/api/3/issue/" + a + "/properties/lock", ""},
 		{"PUT", "/rest/api/3/issue/" + a + "/properties/lock", `"` + strings.Repeat("x", 40000) + `"`},
+		{"GET", "/rest/api/3/issue/" + a + "?fields=summary,description,labels,assignee,resolutiondate,comment,status,reporter&expand=changelog", ""},
+		{"GET", "/rest/api/3/issue/" + b + "?properties=fullsend.poll.acme.platform.lastCheck", ""},
+		{"GET", "/rest/api/3/issue/NOPE-1?expand=changelog", ""},
 		{"GET", "/rest/api/3/issue/" + a + "/comment?orderBy=-created&maxResults=10", ""},
 		{"GET", "/rest/api/3/issue/NOPE-1/comment", ""},
 		{"GET", "/rest/api/3/issue/" + a + "/changelog?maxResults=1", ""},
@@ -330,6 +337,7 @@ func TestContractAgainstOpenAPI(t *testing.T) {
 		"GET /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey} 404",
 		"DELETE /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey} 204",
 		"DELETE /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey} 404",
+		"GET /rest/api/3/issue/{issueIdOrKey} 200", "GET /rest/api/3/issue/{issueIdOrKey} 404",
 		"GET /rest/api/3/issue/{issueIdOrKey}/comment 200", "GET /rest/api/3/issue/{issueIdOrKey}/comment 404",
 		"GET /rest/api/3/issue/{issueIdOrKey}/changelog 200", "GET /rest/api/3/issue/{issueIdOrKey}/changelog 404",
 		"POST /rest/api/3/changelog/bulkfetch 200", "POST /rest/api/3/changelog/bulkfetch 400",

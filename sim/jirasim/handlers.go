@@ -13,6 +13,7 @@ func (s *Server) routes() {
 	s.handle("POST /rest/api/3/search/jql", s.handleSearch)
 	s.handle("GET /rest/api/3/search", s.handleRetiredSearch)
 	s.handle("POST /rest/api/3/search", s.handleRetiredSearch)
+	s.handle("GET /rest/api/3/issue/{issueIdOrKey}", s.handleIssue)
 	s.handle("GET /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}", s.handleGetProperty)
 	s.handle("PUT /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}", s.handlePutProperty)
 	s.handle("DELETE /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}", s.handleDeleteProperty)

@@ -65,7 +65,7 @@ func (s *Server) fieldValue(base string, is *issue, st issueState, name string) 
 		return st.summary, true
 	case "description":
 		if st.description == "" {
-			return nil, true
+			return nil, false // Jira's null; omitted, as the description's fields map admits no null
 		}
 		return json.RawMessage(textADF(st.description)), true
 	case "labels":
@@ -82,13 +82,26 @@ func (s *Server) fieldValue(base string, is *issue, st issueState, name string) 
 		return s.userJSON(base, is.creator), true
 	case "project":
 		return projectJSON(base, is.project), true
+	case "assignee":
+		if st.assignee == "" {
+			return nil, false
+		}
+		return s.userJSON(base, st.assignee), true
+	case "resolutiondate":
+		if st.resolved.IsZero() {
+			return nil, false
+		}
+		return s.jtime(st.resolved), true
+	case "comment":
+		return s.commentPageJSON(base, is), true
 	}
 	v, ok := st.fields[name]
 	return v, ok
 }
 
 // allFields lists the fields "*all" and "*navigable" return.
-var allFields = []string{"summary", "description", "labels", "created", "updated", "status", "reporter", "creator", "project"}
+var allFields = []string{"summary", "description", "labels", "created", "updated", "status", "reporter", "creator", "project",
+	"assignee", "resolutiondate", "comment"}
 
 func (s *Server) issueJSON(base string, is *issue, st issueState, fields, props []string, changelog bool) obj {
 	id := strconv.FormatInt(is.id, 10)

@@ -53,6 +53,10 @@ type Options struct {
 	// Retry-After and RateLimit-Reason: jira-burst-based, and no
 	// X-RateLimit-* header moves (see burst.go).
 	BurstLimit int
+	// IssueComments, if positive, is how many comments an issue read
+	// returns inline in its comment field (the oldest ones, with the
+	// total); 0 returns them all.
+	IssueComments int
 }
 
 // Fault makes matching calls fail. Endpoint is a template such as

@@ -62,6 +62,8 @@ type history struct {
 type issueState struct {
 	summary, description string
 	labels               []string
+	assignee             string    // account id, "" when unassigned
+	resolved             time.Time // set while the status is in the done category
 	status               *statusDef
 	updated              time.Time
 	fields               map[string]string

@@ -24,7 +24,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/outputs"
-	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 )
@@ -71,7 +70,7 @@ func Run(ctx context.Context, o Options) ([]promql.Sample, error) {
 	}
 	var pollers []poll.Options
 	for i := 0; i < o.Pollers; i++ {
-		po, err := w.poller(cfg, i, m, decider{eng})
+		po, err := w.poller(cfg, i, m, poll.CoreDecider(eng))
 		if err != nil {
 			return nil, err
 		}
@@ -160,15 +159,3 @@ func scrape(m *metrics.Metrics, t time.Time) (promql.Sample, error) {
 	series, err := promql.FromText(rec.Body)
 	return promql.Sample{T: t, Series: series}, err
 }
-
-// decider adapts the core engine to the poll cycle, as `fullsend poll` does.
-type decider struct{ e *core.Engine }
-
-func (d decider) Decide(ev *event.Event) poll.Decision {
-	dec := d.e.Decide(ev)
-	return poll.Decision{Verdict: dec.Verdict, Reason: dec.Reason, Runs: dec.Runs}
-}
-
-func (d decider) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return d.e.Admit(runs) }
-
-func (d decider) Refund(runs []plan.Run) { d.e.Refund(runs) }

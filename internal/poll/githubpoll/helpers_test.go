@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/github"
@@ -98,7 +99,7 @@ func (f *fixture) webhook(ctx context.Context, d githubsim.Delivery) error {
 	if err != nil {
 		return err
 	}
-	dec := f.core.Decide(ev)
+	dec := f.core.Decide(ev, nil)
 	runs := dec.Runs
 	for i := range runs {
 		if at := drv.ChangeTime(); !at.IsZero() {
@@ -137,7 +138,7 @@ func (f *fixture) runs(all bool) map[string]int {
 // change and review.
 type harnesses []string
 
-func (h harnesses) Decide(ev *event.Event) poll.Decision {
+func (h harnesses) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
 	var runs []plan.Run
 	for _, name := range h {
 		runs = append(runs, plan.Run{Harness: name, Event: ev, Key: scope.KeyOf(name, ev, "github"),

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -16,7 +17,7 @@ import (
 // commentCore runs harness "triage" for every comment.
 type commentCore struct{}
 
-func (commentCore) Decide(ev *event.Event) poll.Decision {
+func (commentCore) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
 	if ev.Transition.Comment == nil {
 		return poll.Decision{Verdict: poll.VerdictNoMatch}
 	}

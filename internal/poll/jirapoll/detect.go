@@ -41,6 +41,7 @@ func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 			classifyErr(it, "listing comments", err, &stop)
 			return
 		}
+		d.detected(it, hist[it.ID], comments)
 		m := &mapper{d: d, ctx: ctx, me: me.AccountID, it: it}
 		changes, err := m.changes(hist[it.ID], comments)
 		if err != nil {

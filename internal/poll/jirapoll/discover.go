@@ -63,6 +63,7 @@ func (d *Driver) issue(key string) *issueState {
 // issues cost no further call.
 func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	start := d.o.Now()
+	d.ent.begin()
 	disc := &poll.Discovery{}
 	seen := map[string]*issueState{}
 	defer func() { d.keep(seen) }()
@@ -183,7 +184,7 @@ func (d *Driver) pass(ctx context.Context, ps passSpec, now time.Time, disc *pol
 		case !pos.At.IsZero():
 			jql = jira.And(ps.where, from(pos))
 		}
-		req := jira.SearchRequest{JQL: jql + " " + order, Fields: searchFields,
+		req := jira.SearchRequest{JQL: jql + " " + order, Fields: d.ent.searchFields(),
 			Properties: []string{d.lockKey, d.checkKey, d.receiptsKey}, MaxResults: d.o.M, ReconcileIssues: d.recent()}
 		issues, err := d.o.API.Search(ctx, req, d.o.M)
 		if err != nil {

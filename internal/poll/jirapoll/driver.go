@@ -81,6 +81,9 @@ type Options struct {
 	// CursorMargin: how far behind its own search start this poller keeps
 	// the cursor (0: DefaultCursorMargin).
 	CursorMargin time.Duration
+	// BotAccounts are the tool's own accounts besides the client's
+	// (authorization.bot_accounts), for entities (ResolveEntities).
+	BotAccounts []string
 	// Now is Jira's clock (a trackerclock.Clock's Now; nil: time.Now):
 	// every time the driver compares with Jira's times or writes for
 	// other hosts to compare (lock ts, lastCheck, the cursor, quarantine
@@ -96,7 +99,8 @@ type Driver struct {
 	lockKey, checkKey string
 	receiptsKey       string // polllock.ReceiptsKey: read inline, written by ReceiptKeeper
 
-	cur cursorState // Discover's alone
+	cur cursorState  // Discover's alone
+	ent *entityStage // the entity stage (entities.go)
 
 	mu      sync.Mutex
 	written []int64                // ids of issues this poller wrote recently, newest last
@@ -151,7 +155,7 @@ func New(o Options) (*Driver, error) {
 	if err := checkCursor(&o); err != nil {
 		return nil, err
 	}
-	d := &Driver{o: o}
+	d := &Driver{o: o, ent: newEntityStage(o)}
 	d.lockKey, d.checkKey = polllock.Keys(o.Repo)
 	d.receiptsKey = polllock.ReceiptsKey(o.Repo)
 	d.cur.key = polllock.CursorKey(o.Repo)

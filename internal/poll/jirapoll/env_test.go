@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/output"
@@ -317,7 +318,7 @@ func (p *poller) mustCycle() poll.CycleStats {
 // "audit" on any comment, "watch" on a label change.
 type testCore struct{}
 
-func (testCore) Decide(ev *event.Event) poll.Decision {
+func (testCore) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
 	if ev.Actor.Kind != event.ActorHuman || (ev.Actor.Role != "write" && ev.Actor.Role != "admin") {
 		return poll.Decision{Verdict: poll.VerdictDenied, Reason: "role " + string(ev.Actor.Role)}
 	}

@@ -60,17 +60,7 @@ func (in *Input) credentials() string {
 // e-mail means Bearer auth) and rate limit. A missing base URL or token is
 // config.Invalid. `fullsend poll` and `fullsend run` both connect with it.
 func ClientOptions(id config.InputDriver, getenv func(string) string, log *slog.Logger) (jira.Options, error) {
-	conn := id.Connection
-	if err := conn.CheckConnection(); err != nil {
-		return jira.Options{}, config.Invalid(err)
-	}
-	token := getenv(conn.TokenEnv)
-	if token == "" {
-		return jira.Options{}, config.Invalid(fmt.Errorf("%s: $%s is empty: it must hold the Jira API token (connection.token_env)", Name, conn.TokenEnv))
-	}
-	return jira.Options{BaseURL: conn.BaseURL, Email: getenv(conn.EmailEnv), Token: token,
-		RPS: id.RateLimit.RPS, Burst: id.RateLimit.Burst, Logger: log,
-		Timeout: conn.Timeout, RetryBudget: conn.RetryBudget, MaxRetries: conn.MaxRetries}, nil
+	return jira.OptionsFor(id, getenv, log)
 }
 
 // FromConfig builds the input of cfg.Poll.InputDrivers[index]; it is the
@@ -98,7 +88,7 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 		API: client, Usage: UsageOf(client),
 		SiteURL: id.Connection.BaseURL, Repo: cfg.Repo, Project: id.Project, Queries: id.Queries,
 		M: id.Lock.M, N: id.Lock.N, StaleThreshold: id.Lock.StaleThreshold, PendingTTL: id.Lock.PendingTTL, Concurrency: id.Concurrency,
-		PollerID: env.PollerID, Log: env.Log, Now: clock.Now,
+		PollerID: env.PollerID, Log: env.Log, Now: clock.Now, BotAccounts: cfg.Authorization.BotAccounts,
 		CursorAPI: client, CursorMode: id.Cursor.Store, CursorAccount: id.Cursor.AccountID, CursorMargin: id.Cursor.Margin,
 	})
 	if err != nil {

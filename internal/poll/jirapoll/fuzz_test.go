@@ -2,8 +2,6 @@ package jirapoll
 
 import (
 	"encoding/json"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -62,25 +60,6 @@ func FuzzCheckpoint(f *testing.F) {
 			}
 		}
 		_ = lastCheckValue(cp, "p")
-	})
-}
-
-func FuzzDiffLabels(f *testing.F) {
-	f.Add("bug ready", "ready triage")
-	f.Add("", "a")
-	f.Add("a  b", "")
-	f.Fuzz(func(t *testing.T, from, to string) {
-		added, removed := diffLabels(from, to)
-		for _, l := range added {
-			if !slices.Contains(strings.Fields(to), l) || slices.Contains(strings.Fields(from), l) {
-				t.Fatalf("added %q wrongly (%q → %q)", l, from, to)
-			}
-		}
-		for _, l := range removed {
-			if !slices.Contains(strings.Fields(from), l) || slices.Contains(strings.Fields(to), l) {
-				t.Fatalf("removed %q wrongly (%q → %q)", l, from, to)
-			}
-		}
 	})
 }
 

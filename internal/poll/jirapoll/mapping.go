@@ -94,7 +94,7 @@ func (m *mapper) history(h jira.History) ([]*event.Event, error) {
 		}
 		switch field {
 		case "labels":
-			added, removed := diffLabels(ci.FromString, ci.ToString)
+			added, removed := jira.DiffLabels(ci.FromString, ci.ToString)
 			for _, l := range added {
 				trs = append(trs, event.Transition{Kind: event.LabelChanged, Label: &event.Label{Name: event.Truncate(l, event.MaxLabel), Action: "added"}})
 			}
@@ -173,22 +173,6 @@ func (m *mapper) category(id, name string) (string, error) {
 		return "", nil
 	}
 	return m.d.o.API.StatusCategory(m.ctx, id)
-}
-
-// diffLabels compares two space-separated label lists.
-func diffLabels(from, to string) (added, removed []string) {
-	f, t := strings.Fields(from), strings.Fields(to)
-	for _, l := range t {
-		if !slices.Contains(f, l) {
-			added = append(added, l)
-		}
-	}
-	for _, l := range f {
-		if !slices.Contains(t, l) {
-			removed = append(removed, l)
-		}
-	}
-	return added, removed
 }
 
 // event builds a work_item event about the mapper's issue.

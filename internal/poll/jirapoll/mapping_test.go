@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
@@ -23,7 +24,7 @@ type capture struct {
 	seen map[*event.Event]bool
 }
 
-func (c *capture) Decide(ev *event.Event) poll.Decision {
+func (c *capture) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.seen[ev] {

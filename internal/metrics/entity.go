@@ -1,0 +1,35 @@
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+// entityMetrics are the series of the poll cycle's entity stage
+// (poll.CycleStats.EntitySystem and the counts beside it; docs/entities.md).
+type entityMetrics struct {
+	resolutions *prometheus.CounterVec
+	denials     *prometheus.CounterVec
+}
+
+func newEntityMetrics(reg prometheus.Registerer) *entityMetrics {
+	return &entityMetrics{
+		resolutions: counter(reg, "entity_resolutions_total",
+			"Entities the entity stage resolved, by system and result (ok, failed: evaluation denied).", "system", "result"),
+		denials: counter(reg, "entity_denials_total",
+			"Changes an entity-source harness was denied evaluation of, by harness and reason (unresolved, incomplete).", "harness", "reason"),
+	}
+}
+
+// observe records the entity stage of one cycle (nothing when it did not run).
+func (e *entityMetrics) observe(s poll.CycleStats) {
+	if s.EntitySystem == "" {
+		return
+	}
+	e.resolutions.WithLabelValues(s.EntitySystem, "ok").Add(float64(s.EntitiesResolved))
+	e.resolutions.WithLabelValues(s.EntitySystem, "failed").Add(float64(s.EntitiesUnresolved))
+	for k, n := range s.EntityDenials {
+		e.denials.WithLabelValues(k.Harness, k.Reason).Add(float64(n))
+	}
+}

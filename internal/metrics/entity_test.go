@@ -1,0 +1,38 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+func TestEntitySeries(t *testing.T) {
+	m := New(time.Minute)
+	observe := m.PollObserver("json")
+	observe(poll.CycleStats{Driver: "jira-poll", EntitySystem: "jira", EntitiesResolved: 4, EntitiesUnresolved: 1,
+		EntityDenials: map[poll.DenialKey]int{}})
+	observe(poll.CycleStats{Driver: "jira-poll", EntitySystem: "jira", EntitiesResolved: 2, EntitiesUnresolved: 2,
+		EntityDenials: map[poll.DenialKey]int{{Harness: "triage", Reason: "unresolved"}: 3, {Harness: "triage", Reason: "incomplete"}: 1}})
+	observe(poll.CycleStats{Driver: "gitlab-poll"}) // no entity stage: no series
+	want := `
+# HELP fullsend_entity_denials_total Changes an entity-source harness was denied evaluation of, by harness and reason (unresolved, incomplete).
+# TYPE fullsend_entity_denials_total counter
+fullsend_entity_denials_total{harness="triage",reason="incomplete"} 1
+fullsend_entity_denials_total{harness="triage",reason="unresolved"} 3
+# HELP fullsend_entity_resolutions_total Entities the entity stage resolved, by system and result (ok, failed: evaluation denied).
+# TYPE fullsend_entity_resolutions_total counter
+fullsend_entity_resolutions_total{result="failed",system="jira"} 3
+fullsend_entity_resolutions_total{result="ok",system="jira"} 6
+`
+	names := []string{"fullsend_entity_denials_total", "fullsend_entity_resolutions_total"}
+	if err := testutil.GatherAndCompare(m.reg, strings.NewReader(want), names...); err != nil {
+		t.Fatal(err)
+	}
+	if problems, err := testutil.GatherAndLint(m.reg, names...); err != nil || len(problems) > 0 {
+		t.Errorf("lint: %v %+v", err, problems)
+	}
+}
