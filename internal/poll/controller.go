@@ -15,6 +15,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // Input is one configured poll input driver, ready for cycles. The driver
@@ -79,6 +80,9 @@ type ControllerOptions struct {
 	OnRequest func(endpoint string, status int, d time.Duration)
 	// Sleep replaces the wait between watch cycles (tests).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// OnQuarantine, when set, is told of every entity version scheduled
+	// discovery gives up on (Schedule.Notify).
+	OnQuarantine func(ctx context.Context, q EntityQuarantine)
 }
 
 // Controller runs `fullsend poll`: it loads the configuration, builds the
@@ -92,6 +96,10 @@ type Controller struct {
 	// lockInput is the input that `fullsend run` uses for its lock
 	// (config.Poll.LockInput), nil when it was not selected.
 	lockInput Input
+	// pollerID is this poller's id (InputEnv.PollerID); cadence spaces
+	// its scheduled evaluations across cycles (entity.every).
+	pollerID string
+	cadence  *reconcile.Cadence
 }
 
 // CheckOptions reports the option combinations that cannot work, before
@@ -131,6 +139,7 @@ func NewController(ctx context.Context, o ControllerOptions) (*Controller, error
 	}
 	c := &Controller{o: o, cfg: cfg, reg: reg}
 	env := InputEnv{Getenv: o.Getenv, Log: o.Log, PollerID: uuid.NewString(), OnRequest: o.OnRequest}
+	c.pollerID = env.PollerID
 	lock, _ := cfg.Poll.LockInput()
 	for i, id := range cfg.Poll.InputDrivers {
 		newInput, ok := o.Inputs[id.Type]

@@ -215,6 +215,9 @@ func (c *cycle) jitter(gap time.Duration) time.Duration {
 
 func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 	d := c.o.Driver
+	if sw, ok := d.(Sweeper); ok && c.o.Schedule != nil && c.o.Schedule.Policy == "allow" {
+		sw.EnableSweep()
+	}
 	disc, err := d.Discover(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s discovery: %w", d.Name(), err)

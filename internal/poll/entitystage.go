@@ -11,7 +11,8 @@ import (
 // decision: when the driver resolves entities (EntityResolver) and some
 // enabled harness declares its system among entity sources
 // (EntityDecider), the entity of every item with changes to decide is
-// resolved once, shared by all its changes and harnesses. A failed
+// resolved once, shared by all its changes and harnesses; so is the
+// entity of every swept item (scheduled discovery, Item.Swept), afresh. A failed
 // resolution is the item's (Item.Entity.Err): it is logged and counted,
 // and it denies only the entity-source harnesses, the event-only ones
 // decide the item's changes as usual. An error stops the cycle.
@@ -27,7 +28,7 @@ func (c *cycle) resolveEntities(ctx context.Context, items []*Item) error {
 	var todo []*Item
 	for _, it := range items {
 		it.Entity = nil
-		if len(it.Window()) > 0 {
+		if len(it.Window()) > 0 || it.Swept {
 			todo = append(todo, it)
 		}
 	}

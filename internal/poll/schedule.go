@@ -72,6 +72,13 @@ type EntityQuarantine struct {
 	Reason   string
 }
 
+// Sweeper is implemented by drivers that can sweep their entities for
+// scheduled discovery (Discovery.Swept): the cycle enables it when
+// scheduled discovery is on; until then the driver spends nothing on it.
+type Sweeper interface {
+	EnableSweep()
+}
+
 // ReceiptKeeper is implemented by drivers that keep the receipts record
 // on their items (polllock.Receipts). The cycle holds the item's lock
 // when it calls them.
@@ -85,8 +92,54 @@ type ReceiptKeeper interface {
 
 // scheduled is the scheduled part of one item's plan.
 type scheduled struct {
-	runs    map[string]polllock.EntityRun // by harness: dispatched this cycle
-	giveUps []EntityQuarantine            // versions to quarantine
+	runs map[string]polllock.EntityRun // by harness: scheduled runs dispatched this cycle
+	// event is, by harness, the entity versions of the event-backed runs
+	// of entity-source harnesses: their lock entries and tries too.
+	event   map[string]polllock.EntityRun
+	giveUps []EntityQuarantine // versions to quarantine
+}
+
+// all is every entity run of the plan, scheduled or event-backed.
+func (s scheduled) all() map[string]polllock.EntityRun {
+	if len(s.runs)+len(s.event) == 0 {
+		return nil
+	}
+	out := make(map[string]polllock.EntityRun, len(s.runs)+len(s.event))
+	for h, er := range s.event {
+		out[h] = er
+	}
+	for h, er := range s.runs {
+		out[h] = er
+	}
+	return out
+}
+
+// noteEventRuns records the entity version of p's event-backed runs of
+// entity-source harnesses (Run.Entity): the lock names it, so that a
+// successful run writes its receipt and a later scheduled pass does not
+// redo it, and the run counts as a try of that version. With final, only
+// the entries the lock was written with are kept.
+func noteEventRuns(p *itemPlan, final bool, planned map[string]polllock.EntityRun) {
+	for _, r := range p.runs {
+		if r.Entity == nil || r.Entity.Version == "" {
+			continue
+		}
+		er := polllock.EntityRun{Version: r.Entity.Version, Attempt: 1}
+		if t := p.it.Receipts[r.Harness].Tries; t != nil && t.Version == er.Version {
+			er.Attempt = t.Count + 1
+		}
+		if final {
+			pl, ok := planned[r.Harness]
+			if !ok || pl.Version != er.Version {
+				continue
+			}
+			er = pl
+		}
+		if p.sched.event == nil {
+			p.sched.event = map[string]polllock.EntityRun{}
+		}
+		p.sched.event[r.Harness] = er
+	}
 }
 
 // scheduleItem evaluates it's resolved entity with no event and adds to
@@ -99,6 +152,9 @@ type scheduled struct {
 func (c *cycle) scheduleItem(p *itemPlan, final bool, planned map[string]polllock.EntityRun, log *slog.Logger, st *CycleStats) {
 	s := c.o.Schedule
 	it := p.it
+	if !p.killed {
+		noteEventRuns(p, final, planned)
+	}
 	if s == nil || p.killed || it.Entity == nil || it.Entity.Entity == nil || it.Entity.Err != nil || s.Policy != "allow" {
 		return
 	}
@@ -148,7 +204,7 @@ func (c *cycle) addScheduledRun(p *itemPlan, m ScheduledMatch, er polllock.Entit
 	wi := plan.WorkItemOf(ev)
 	wi.Source = m.Seen.Source.System
 	wi.IdempotencyKey, wi.Attribution = reconcile.IdempotencyKey(string(key), er.Version), er.Attribution
-	p.runs = append(p.runs, plan.Run{Harness: m.Harness, Role: m.Role, Workflow: m.Workflow, Event: ev, Key: key, WorkItem: wi})
+	p.runs = append(p.runs, plan.Run{Harness: m.Harness, Role: m.Role, Workflow: m.Workflow, Event: ev, Key: key, WorkItem: wi, Entity: m.Seen})
 	p.at = append(p.at, p.newAt)
 	if p.sched.runs == nil {
 		p.sched.runs = map[string]polllock.EntityRun{}
@@ -183,7 +239,7 @@ func (s *Schedule) hostNow() time.Time {
 // entries the lock is written with (Item.EntityRuns).
 func (c *cycle) planScheduled(p *itemPlan, log *slog.Logger, st *CycleStats) {
 	c.scheduleItem(p, false, nil, log, st)
-	p.it.EntityRuns = p.sched.runs
+	p.it.EntityRuns = p.sched.all()
 }
 
 // evaluated notes that a harness's match on an item (a CadenceKey) was

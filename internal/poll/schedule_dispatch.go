@@ -38,19 +38,21 @@ func (c *cycle) sweepDue(swept, eligible []*Item) []*Item {
 	return eligible
 }
 
-// recordTries writes, for every item with scheduled runs among runs
-// (owner[k] is the index in plans of runs[k]'s item), one more try of
-// each (ReceiptKeeper.Tried) before anything is dispatched, and returns
-// the runs still to dispatch: the scheduled runs of an item whose write
+// recordTries writes, for every item with entity runs among runs
+// (owner[k] is the index in plans of runs[k]'s item; scheduled runs and
+// event-backed runs of entity-source harnesses), one more try of each
+// (ReceiptKeeper.Tried) before anything is dispatched, and returns the
+// runs still to dispatch: the scheduled runs of an item whose write
 // failed are dropped (the entity stays due; a later cycle tries again),
 // and so are all scheduled runs when the driver keeps no receipts (their
-// retries could not be bounded).
+// retries could not be bounded). Event-backed runs are dispatched
+// whatever the write did (one run per change, as always).
 func (c *cycle) recordTries(ctx context.Context, plans []itemPlan, runs []plan.Run, owner []int) ([]plan.Run, []int) {
 	rk, _ := c.o.Driver.(ReceiptKeeper)
 	var items []int
 	seen := map[int]bool{}
 	for k, r := range runs {
-		if _, ok := plans[owner[k]].sched.runs[r.Harness]; ok && !seen[owner[k]] {
+		if _, ok := plans[owner[k]].sched.all()[r.Harness]; ok && !seen[owner[k]] {
 			seen[owner[k]] = true
 			items = append(items, owner[k])
 		}
@@ -62,11 +64,13 @@ func (c *cycle) recordTries(ctx context.Context, plans []itemPlan, runs []plan.R
 	Each(c.o.Concurrency, items, func(i int) {
 		p := &plans[i]
 		if rk == nil {
-			failed[i] = true
-			c.log.Error("scheduled runs dropped: the input driver keeps no receipts", "item", p.it.ID)
+			if len(p.sched.runs) > 0 {
+				failed[i] = true
+				c.log.Error("scheduled runs dropped: the input driver keeps no receipts", "item", p.it.ID)
+			}
 			return
 		}
-		if err := rk.Tried(ctx, p.it, p.sched.runs); err != nil {
+		if err := rk.Tried(ctx, p.it, p.sched.all()); err != nil {
 			failed[i] = true
 			c.log.Error("scheduled runs dropped: could not record their tries on the item; the entity stays due", "item", p.it.ID, "error", err.Error())
 		}

@@ -53,7 +53,7 @@ func (d *Driver) issue(key string) *issueState {
 	return st
 }
 
-// Discover implements poll.Driver. With the shared cursor (docs/polling.md,
+// discover is Discover without the sweep (sweep.go). With the shared cursor (docs/polling.md,
 // "Discovery cursor") it reads the cursor, asks each query for the issues
 // updated since the cursor, oldest first, moves the
 // cursor when what it saw allows, and keeps for this poller the eligible
@@ -61,7 +61,7 @@ func (d *Driver) issue(key string) *issueState {
 // cursor it runs every query newest-updated first. Either way the lock
 // and lastCheck properties come inline, so that locked and unchanged
 // issues cost no further call.
-func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
+func (d *Driver) discover(ctx context.Context) (*poll.Discovery, error) {
 	start := d.o.Now()
 	d.ent.begin()
 	disc := &poll.Discovery{}

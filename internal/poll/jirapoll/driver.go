@@ -105,6 +105,7 @@ type Driver struct {
 	mu      sync.Mutex
 	written []int64                // ids of issues this poller wrote recently, newest last
 	issues  map[string]*issueState // the latest discovery's issues, by key
+	sweep   sweepState             // scheduled discovery's sweep (sweep.go)
 }
 
 var _ poll.Driver = (*Driver)(nil)

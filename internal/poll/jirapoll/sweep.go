@@ -1,0 +1,149 @@
+package jirapoll
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/entity/jiraentity"
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+// SweepRolesTTL is how long the sweep's first evaluation reuses the
+// project roles it read (the events' role cache is as old at most). The
+// decision that dispatches always resolves the entity afresh, with the
+// roles read then (ResolveEntities).
+const SweepRolesTTL = 10 * time.Minute
+
+// sweepState is the sweep's position and its role cache; guarded by
+// Driver.mu.
+type sweepState struct {
+	on      bool
+	after   int64 // the keyset position: issue ids after it come next
+	roles   *jiraentity.Roles
+	rolesAt time.Time
+}
+
+// completer turns a searched issue into an entity's read (jira.Client).
+type completer interface {
+	CompleteIssue(ctx context.Context, is jira.Issue) (jira.IssueRead, error)
+}
+
+// EnableSweep implements poll.Sweeper: from now on every discovery also
+// reads one page of the sweep.
+func (d *Driver) EnableSweep() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweep.on = true
+}
+
+// Discover implements poll.Driver: discovery of the changed issues
+// (discover), then, with scheduled discovery on (EnableSweep), the sweep.
+func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
+	disc, err := d.discover(ctx)
+	if err != nil {
+		return disc, err
+	}
+	d.sweepPage(ctx, disc)
+	return disc, nil
+}
+
+// sweepPage reads the next page of the sweep: the issues of the
+// configured queries in issue id order after the last position, M at a
+// time, with the entity's fields, the changelog and the lock, lastCheck
+// and receipts properties inline (one search), and wraps around after the
+// last page. The position is this poller's (in memory). Every issue not
+// locked and not already eligible becomes a swept candidate with its
+// entity built from the search's answer (no issue read; the roles
+// reused for SweepRolesTTL). A failed sweep is logged and skipped: it is
+// an extra, never a condition of the cycle.
+func (d *Driver) sweepPage(ctx context.Context, disc *poll.Discovery) {
+	d.mu.Lock()
+	on, after := d.sweep.on, d.sweep.after
+	d.mu.Unlock()
+	comp, ok := d.o.API.(completer)
+	if !on || !ok || d.ent.res == nil {
+		return
+	}
+	var where []string
+	for _, q := range d.o.Queries {
+		w, _ := jira.SplitOrderBy(q)
+		where = append(where, "("+w+")")
+	}
+	jql := jira.And(strings.Join(where, " OR "), "id > "+strconv.FormatInt(after, 10)) + " ORDER BY id ASC"
+	fields := append(append(append([]string(nil), searchFields...), entityFields...), "comment")
+	req := jira.SearchRequest{JQL: jql, Fields: fields, Expand: "changelog",
+		Properties: []string{d.lockKey, d.checkKey, d.receiptsKey}, MaxResults: d.o.M}
+	issues, err := d.o.API.Search(ctx, req, d.o.M)
+	if err != nil {
+		d.o.Log.Warn("sweep skipped this cycle: the search failed", "error", err.Error())
+		return
+	}
+	next := int64(0)
+	if len(issues) >= d.o.M {
+		next, _ = strconv.ParseInt(issues[len(issues)-1].ID, 10, 64)
+	}
+	d.mu.Lock()
+	d.sweep.after = next
+	d.mu.Unlock()
+	eligible := map[string]bool{}
+	for _, it := range disc.Eligible {
+		eligible[it.ID] = true
+	}
+	roles := d.sweepRoles()
+	now := d.o.Now()
+	for _, is := range issues {
+		if eligible[is.Key] {
+			continue
+		}
+		if it := d.swept(ctx, comp, is, roles, now); it != nil {
+			disc.Swept = append(disc.Swept, it)
+		}
+	}
+}
+
+// swept builds the swept candidate of is; nil when it is locked or its
+// entity cannot be built (logged).
+func (d *Driver) swept(ctx context.Context, comp completer, is jira.Issue, roles *jiraentity.Roles, now time.Time) *poll.Item {
+	v := d.look(is, now)
+	if v.locked {
+		return nil
+	}
+	read, err := comp.CompleteIssue(ctx, is)
+	var e *entity.Entity
+	if err == nil {
+		e, err = d.ent.res.FromIssue(ctx, read, d.o.Repo, roles)
+	}
+	if err != nil {
+		d.o.Log.Debug("swept issue skipped: its entity could not be built", "issue", is.Key, "error", err.Error())
+		return nil
+	}
+	it := &poll.Item{ID: is.Key, Cutoff: is.Fields.Updated.Time, Base: v.base, StaleLock: v.expired, TakenOver: v.takeover,
+		GoneLocks: v.gone, Receipts: d.receiptsOf(is.Key, is.Properties[d.receiptsKey]), Entity: &entity.Resolution{Entity: e}}
+	it.Waiting = v.base.Min()
+	if it.Waiting.IsZero() {
+		it.Waiting = is.Fields.Created.Time
+	}
+	id, _ := strconv.ParseInt(is.ID, 10, 64)
+	d.mu.Lock()
+	if d.issues == nil {
+		d.issues = map[string]*issueState{}
+	}
+	d.issues[is.Key] = &issueState{issue: is, id: id}
+	d.mu.Unlock()
+	return it
+}
+
+// sweepRoles is the role cache of the sweep's first evaluations, read
+// afresh every SweepRolesTTL.
+func (d *Driver) sweepRoles() *jiraentity.Roles {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if now := d.o.Now(); d.sweep.roles == nil || now.Sub(d.sweep.rolesAt) >= SweepRolesTTL || now.Before(d.sweep.rolesAt) {
+		d.sweep.roles, d.sweep.rolesAt = d.ent.res.Roles(), now
+	}
+	return d.sweep.roles
+}
