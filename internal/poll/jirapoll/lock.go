@@ -116,7 +116,7 @@ func (d *Driver) Recheck(ctx context.Context, items []*poll.Item) error {
 			continue
 		}
 		v := d.look(is, now)
-		if v.locked || !v.changed && !it.Swept {
+		if v.locked || !v.changed && (!it.Swept || sweptOut(v)) {
 			it.Skip()
 			continue
 		}
@@ -145,7 +145,7 @@ func (d *Driver) recheckEach(ctx context.Context, items []*poll.Item) error {
 		now := d.o.Now()
 		base, _ := d.checkpoint(it.ID, check, now)
 		v := judge(d.lockView(it.ID, lock, now), base, it.Cutoff)
-		if v.locked || !v.changed && !it.Swept {
+		if v.locked || !v.changed && (!it.Swept || sweptOut(v)) {
 			it.Skip()
 			return
 		}

@@ -109,7 +109,7 @@ func (d *Driver) sweepPage(ctx context.Context, disc *poll.Discovery) {
 // entity cannot be built (logged).
 func (d *Driver) swept(ctx context.Context, comp completer, is jira.Issue, roles *jiraentity.Roles, now time.Time) *poll.Item {
 	v := d.look(is, now)
-	if v.locked {
+	if sweptOut(v) {
 		return nil
 	}
 	read, err := comp.CompleteIssue(ctx, is)
@@ -136,6 +136,13 @@ func (d *Driver) swept(ctx context.Context, comp completer, is jira.Issue, roles
 	d.mu.Unlock()
 	return it
 }
+
+// sweptOut reports whether an issue so viewed is left out of the sweep:
+// locked, or its lock, no longer blocking it, is owed a give-back it
+// cannot take yet (no change since, not stale): the runs of that lock may
+// still claim it late, and only a takeover, which waits for their claim,
+// may replace it (ARCHITECTURE.md, "Give-back").
+func sweptOut(v view) bool { return v.locked || v.owed && !v.takeover }
 
 // sweepRoles is the role cache of the sweep's first evaluations, read
 // afresh every SweepRolesTTL.

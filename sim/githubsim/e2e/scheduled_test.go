@@ -223,3 +223,54 @@ func TestScheduledDeniedWithoutPolicy(t *testing.T) {
 		t.Fatalf("a harness ran without an event: %d runs", n)
 	}
 }
+
+// Proof 5: a scheduled run that never starts (queued until its lock went
+// stale) is dispatched again once the lock is stale, once; the old run,
+// starting late, finds its lock taken over and does not start its agent.
+func TestScheduledRunThatNeverStartedIsDispatchedAgainOnce(t *testing.T) {
+	w, _ := scheduledWorld(t, "allow", "false")
+	cfg, _ := os.ReadFile(filepath.Join(w.dir, "config.yaml"))
+	w.write(t, "config.yaml", strings.Replace(string(cfg), "        jitter_max: 2ms\n",
+		"        jitter_max: 2ms\n        stale_threshold: 20s\n        refresh_interval: 5s\n        pending_ttl: 5s\n", 1))
+	w.write(t, "exit-code", "0")
+	key := w.jira.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: "Queued forever", Reporter: alice, Labels: []string{"needs-triage"}})
+	w.poll(t)
+	if n := len(runsOf(w, "triage")); n != 1 {
+		t.Fatalf("triage runs = %d, want 1", n)
+	}
+	w.advance(t, 10*time.Second) // past pending_ttl, not stale: the run may still claim it
+	w.poll(t)
+	if n := len(runsOf(w, "triage")); n != 1 {
+		t.Fatalf("dispatched again while the first run could still start: %d", n)
+	}
+	w.advance(t, 15*time.Second) // stale
+	logs := w.poll(t)
+	runs := runsOf(w, "triage")
+	if len(runs) != 2 {
+		t.Fatalf("triage runs = %d, want 2 (the never-started one dispatched again)\n%s", len(runs), logs)
+	}
+	w.poll(t)
+	if n := len(runsOf(w, "triage")); n != 2 {
+		t.Fatalf("dispatched a third time: %d", n)
+	}
+	if code, _, _ := w.run(t, "run", "--harness", "triage", "--event-file", writeTemp(t, runs[0].Inputs[plan.InNormalizedEvent]),
+		"--poll-lock", runs[0].Inputs[plan.InPollLock]); code != 3 {
+		t.Fatalf("the old run exit %d, want 3 (its lock was taken over)", code)
+	}
+	if code := w.play(t, runs[1]); code != 0 {
+		t.Fatalf("the new run exit %d", code)
+	}
+	raw, _ := w.jira.Property(key, polllock.ReceiptsKey("acme/platform"))
+	if rs, err := polllock.ParseReceipts(raw); err != nil || rs["triage"].Success == nil || rs["triage"].Success.Attempts != 2 {
+		t.Fatalf("receipt %s (%v)", raw, err)
+	}
+}
+
+func writeTemp(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
