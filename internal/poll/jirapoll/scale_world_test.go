@@ -5,18 +5,21 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/reconcile"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -108,9 +111,13 @@ func (e *env) scalePoller(cfg scaleCfg, id int, out output.Driver, obs poll.Obse
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return poll.Options{Driver: drv, Core: testCore{}, Output: out, Validate: (*event.Event).Validate,
+	o := poll.Options{Driver: drv, Core: testCore{}, Output: out, Validate: (*event.Event).Validate,
 		N: cfg.n, JitterMin: cfg.jitter / 2, JitterMax: cfg.jitter, Now: wall.Now,
 		Rand: rand.New(rand.NewPCG(cfg.seed+uint64(id), 7)), Observer: obs}
+	if *scaleScheduled {
+		o.Schedule = &poll.Schedule{Decider: labelDecider{label: "needs-agent"}, Policy: "allow", Invoker: "scale", Forge: "github"}
+	}
+	return o
 }
 
 // change is one triggering comment of the load.
@@ -284,4 +291,16 @@ func loadPlan(cfg scaleCfg, keys []string, window time.Duration) []due {
 	}
 	sort.Slice(plan, func(a, b int) bool { return plan[a].at.Before(plan[b].at) })
 	return plan
+}
+
+// labelDecider is a scheduled decider over one label: it matches the
+// entities that carry it (harness "label", default retries).
+type labelDecider struct{ label string }
+
+func (l labelDecider) DecideScheduled(res entity.Resolution) poll.ScheduledDecision {
+	if !slices.Contains(res.Entity.State.Labels, l.label) {
+		return poll.ScheduledDecision{Verdict: poll.VerdictNoMatch}
+	}
+	return poll.ScheduledDecision{Verdict: poll.VerdictRun, Matched: []poll.ScheduledMatch{{Harness: "label", Role: "label",
+		Revision: "sha256:0", MinRole: "write", Retry: reconcile.Policy{Max: 3, Backoff: time.Minute}, Seen: res.Entity}}}
 }
