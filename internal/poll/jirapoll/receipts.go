@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
@@ -34,9 +35,9 @@ func (d *Driver) rereadReceipts(ctx context.Context, it *poll.Item, stop *firstE
 	it.Receipts = d.receiptsOf(it.ID, raw)
 }
 
-// Tried implements poll.ReceiptKeeper: one consistent read and one write
-// of the issue's receipts property, the caller holding the issue's lock
-// (so no poller races it, and no run of the issue writes it meanwhile).
+// Tried implements poll.ReceiptKeeper: one write of the issue's receipts
+// property, the caller holding the issue's lock (so no poller races it,
+// and no run of the issue writes it meanwhile).
 func (d *Driver) Tried(ctx context.Context, it *poll.Item, runs map[string]polllock.EntityRun) error {
 	return d.updateReceipts(ctx, it, func(rs polllock.Receipts) {
 		lock := d.issue(it.ID).lockID
@@ -51,14 +52,21 @@ func (d *Driver) GaveUp(ctx context.Context, it *poll.Item, harness, version str
 	return d.updateReceipts(ctx, it, func(rs polllock.Receipts) { rs.Quarantined(harness, version) })
 }
 
-// updateReceipts reads, changes and writes the issue's receipts; the new
-// value is kept on the item.
+// updateReceipts changes and writes the issue's receipts, from the value
+// the verification read consistently (Item.Receipts: the caller holds
+// the lock since, so no poller or run wrote them), else from a read; the
+// new value is kept on the item.
 func (d *Driver) updateReceipts(ctx context.Context, it *poll.Item, change func(polllock.Receipts)) error {
-	raw, _, err := d.o.API.GetProperty(ctx, it.ID, d.receiptsKey)
-	if err != nil {
-		return fmt.Errorf("reading %s on %s: %w", d.receiptsKey, it.ID, err)
+	rs := it.Receipts
+	if rs == nil {
+		raw, _, err := d.o.API.GetProperty(ctx, it.ID, d.receiptsKey)
+		if err != nil {
+			return fmt.Errorf("reading %s on %s: %w", d.receiptsKey, it.ID, err)
+		}
+		rs = d.receiptsOf(it.ID, raw)
+	} else {
+		rs = maps.Clone(rs)
 	}
-	rs := d.receiptsOf(it.ID, raw)
 	change(rs)
 	if err := d.o.API.SetProperty(ctx, it.ID, d.receiptsKey, json.RawMessage(rs.Marshal())); err != nil {
 		return fmt.Errorf("writing %s on %s: %w", d.receiptsKey, it.ID, err)
