@@ -83,7 +83,7 @@ func (e *Engine) DecideEntity(res Resolution, ev *event.Event) EntityDecision {
 		}
 		d.Dropped[h.Name] = dropped
 		kept.Receipt = res.Receipts[h.Name]
-		ok, err := h.Matches(trigger.NewEntityInput(kept, ev))
+		ok, err := h.Matches(trigger.NewEntityInputAt(kept, ev, res.Now))
 		switch {
 		case err != nil:
 			if e.logEvalError(h, err) {

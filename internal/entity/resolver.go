@@ -3,6 +3,7 @@ package entity
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Resolver reads the entity a Ref names from its platform, through the
@@ -28,6 +29,10 @@ type Resolution struct {
 	// trigger sees as entity.receipt (its last successful run on the
 	// entity); a harness absent from it sees null.
 	Receipts map[string]*Receipt
+	// Now is the time of the evaluation on the tracker's clock, the
+	// triggers' `now`; zero when the caller has no clock (time
+	// conditions are then false).
+	Now time.Time
 }
 
 // ErrNotFound marks a Ref that names no entity on its platform (deleted,

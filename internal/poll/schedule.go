@@ -159,7 +159,7 @@ func (c *cycle) scheduleItem(p *itemPlan, final bool, planned map[string]pollloc
 		return
 	}
 	en := it.Entity.Entity
-	res := entity.Resolution{Entity: en, Receipts: map[string]*entity.Receipt{}}
+	res := entity.Resolution{Entity: en, Receipts: map[string]*entity.Receipt{}, Now: c.o.Now()}
 	for h, rec := range it.Receipts {
 		res.Receipts[h] = reconcile.Exposed(rec)
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types"
@@ -20,8 +21,10 @@ import (
 const entityTypeName = "entity.Entity"
 
 // EntityEnv returns the CEL environment of entity-source harnesses: the
-// variable `entity` (entity.Entity, always present) and the variable
-// `event` (event.Event or null), with Env's libraries. Field names are the
+// variable `entity` (entity.Entity, always present), the variable
+// `event` (event.Event or null) and the variable `now` (a timestamp: the
+// evaluation's time on the tracker's clock, NewEntityInputAt), with Env's
+// libraries. Field names are the
 // JSON names of both contracts, checked at compile time; `event` is
 // declared nullable, so `event == null` and `event != null` type-check
 // while `event.repoo` is still an unknown field. Built once, never
@@ -31,6 +34,7 @@ var EntityEnv = sync.OnceValues(func() (*cel.Env, error) {
 		ext.NativeTypes(reflect.TypeFor[event.Event](), reflect.TypeFor[entity.Entity](), ext.ParseStructTag("json")),
 		cel.Variable("entity", cel.ObjectType(entityTypeName)),
 		cel.Variable("event", cel.NullableType(cel.ObjectType(eventTypeName))),
+		cel.Variable("now", cel.TimestampType),
 		ext.Strings(),
 		cel.OptionalTypes(),
 	)
@@ -90,6 +94,18 @@ func (t *Trigger) NeverWithoutEvent() bool { return t.never }
 // prompted its evaluation, for entity triggers; ev nil means `event` is
 // null. A nil entity yields an Input whose evaluation always fails.
 func NewEntityInput(en *entity.Entity, ev *event.Event) *Input {
+	return NewEntityInputAt(en, ev, time.Time{})
+}
+
+// NewEntityInputAt is NewEntityInput with `now` at the given time (the
+// tracker's clock). A zero now (NewEntityInput) is NoClock,
+// 1970-01-01T00:00:00Z: a condition such as `entity.state.updated < now -
+// duration("168h")` is then false (and arithmetic on it stays in range),
+// so that a caller without a clock never makes a time condition true.
+func NewEntityInputAt(en *entity.Entity, ev *event.Event, now time.Time) *Input {
+	if now.IsZero() {
+		now = NoClock
+	}
 	if en == nil {
 		return &Input{entity: true}
 	}
@@ -102,12 +118,16 @@ func NewEntityInput(en *entity.Entity, ev *event.Event) *Input {
 	if ev != nil {
 		evVal = a.NativeToValue(ev)
 	}
-	act, err := interpreter.NewActivation(map[string]any{"entity": a.NativeToValue(en), "event": evVal})
+	act, err := interpreter.NewActivation(map[string]any{"entity": a.NativeToValue(en), "event": evVal,
+		"now": types.Timestamp{Time: now.UTC()}})
 	if err != nil {
 		return &Input{entity: true}
 	}
 	return &Input{act: act, entity: true}
 }
+
+// NoClock is `now` for a caller without a clock (NewEntityInputAt).
+var NoClock = time.Unix(0, 0).UTC()
 
 // errInputKind is returned when a trigger is given the other kind of Input.
 var errInputKind = errors.New("trigger: an entity trigger needs NewEntityInput, an event trigger NewInput")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
@@ -219,5 +220,35 @@ func TestNeedsAgentLabelExample(t *testing.T) {
 				t.Errorf("%s (event %v): got %v, %v; want %v", name, ev != nil, got, err, want)
 			}
 		}
+	}
+}
+
+// `now` is the evaluation's time (NewEntityInputAt); without one it is
+// the zero timestamp, so a staleness condition is false.
+func TestEntityTriggerNow(t *testing.T) {
+	en := goldenEntity(t, "jira-work-item.json")
+	stale := `event == null && entity.state.updated < now - duration("168h")`
+	tr, err := CompileEntity(stale, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.NeverWithoutEvent() {
+		t.Error("a condition on now can match without an event")
+	}
+	for _, tc := range []struct {
+		now  time.Time
+		want bool
+	}{
+		{en.State.Updated.Add(7*24*time.Hour + time.Second), true},
+		{en.State.Updated.Add(6 * 24 * time.Hour), false},
+		{time.Time{}, false},
+	} {
+		got, err := tr.Eval(NewEntityInputAt(en, nil, tc.now))
+		if err != nil || got != tc.want {
+			t.Errorf("now %v: got %v, %v; want %v", tc.now, got, err, tc.want)
+		}
+	}
+	if got, err := tr.Eval(NewEntityInput(en, nil)); err != nil || got {
+		t.Errorf("without a clock: %v, %v", got, err)
 	}
 }

@@ -192,7 +192,7 @@ func neverWithoutEvent(env *cel.Env, a *cel.Ast) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	act, err := cel.PartialVars(map[string]any{"event": types.NullValue}, cel.AttributePattern("entity"))
+	act, err := cel.PartialVars(map[string]any{"event": types.NullValue}, cel.AttributePattern("entity"), cel.AttributePattern("now"))
 	if err != nil {
 		return false, err
 	}
