@@ -40,7 +40,7 @@ func dev(kind, id string, at time.Time) entity.Element {
 // the item); the "needs an agent" label fires while the label a writer set
 // stays and the item is not done.
 func TestEntityHarnessExamples(t *testing.T) {
-	cfg, _, err := harness.LoadDir(".fullsend", func(string) string { return "" })
+	cfg, _, err := harness.LoadDir("scheduled/.fullsend", func(k string) string { return map[string]string{"JIRA_BASE_URL": "http://127.0.0.1:18080"}[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
