@@ -36,13 +36,13 @@ func TestDemoStoryHolds(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	if s.Dispatched != 3 || s.Duplicates != 0 || s.Denied < 1 || s.Coalesced < 4 || !s.AllOK() {
+	if s.Dispatched != 5 || s.Duplicates != 0 || s.Denied < 1 || s.Coalesced < 4 || !s.AllOK() {
 		t.Fatalf("summary = %+v\n%s", s, out.String())
 	}
 	if len(s.GitLabPipelines) != 3 {
 		t.Errorf("GitLab pipelines %v, want the first delivery's and two redeliveries'", s.GitLabPipelines)
 	}
-	for _, want := range []string{"below min_role write", "attempt 5", "checks               14 of 14 held", "LOCKS: none", "api calls: 3", "triage agent: working on DEMO-1",
+	for _, want := range []string{"below min_role write", "attempt 5", "checks               15 of 15 held", "LOCKS: none", "api calls: 3", "triage agent: working on DEMO-1",
 		"review:acme/platform:gitlab:change_proposal:1", "pending, canceled, canceled"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)

@@ -19,6 +19,9 @@ type dispatched struct {
 	key     string // Jira issue key
 	event   event.Event
 	comment string
+	// attempt is a scheduled run's attempt at its entity version (its
+	// attribution record), 0 for an event-backed run.
+	attempt int
 }
 
 func (d *demo) dispatchedRuns() []dispatched {
@@ -27,6 +30,10 @@ func (d *demo) dispatchedRuns() []dispatched {
 		x := dispatched{run: r, agent: r.Inputs[plan.InAgent]}
 		_ = json.Unmarshal([]byte(r.Inputs[plan.InNormalizedEvent]), &x.event)
 		x.key = x.event.Entity.Key
+		var wi plan.WorkItem
+		if json.Unmarshal([]byte(r.Inputs[plan.InWorkItem]), &wi) == nil && wi.Attribution != nil {
+			x.attempt = wi.Attribution.Attempt
+		}
 		if c := x.event.Transition.Comment; c != nil {
 			x.comment = c.Body
 		}
@@ -93,6 +100,9 @@ func duplicates(all []dispatched) int {
 		}
 		if r.event.Transition.Label != nil {
 			id += "|" + r.event.Transition.Label.Name
+		}
+		if r.attempt > 0 { // a scheduled run's retry is no duplicate
+			id += fmt.Sprintf("|attempt %d", r.attempt)
 		}
 		if seen[id] {
 			dups++

@@ -10,7 +10,7 @@ import (
 // what the pollers left on the issues and where their discovery cursor
 // stands, at the cost of one search and the cursor's read(s), and no writes.
 func (d *demo) status(ctx context.Context) error {
-	d.printf("\n12. `fullsend status`: what the pollers left on the issues (it only reads).\n")
+	d.printf("\n13. `fullsend status`: what the pollers left on the issues (it only reads).\n")
 	before := d.w.jira.Calls()
 	code, out, errs := d.run(ctx, d.w.env, "status")
 	if code != 0 {

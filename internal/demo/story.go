@@ -77,6 +77,9 @@ func (d *demo) story(ctx context.Context) error {
 	if err := d.gitlab(ctx); err != nil {
 		return err
 	}
+	if err := d.reconcile(ctx); err != nil {
+		return err
+	}
 	return d.status(ctx)
 }
 

@@ -110,8 +110,11 @@ agents:
     source: harness/triage.yaml
   - name: label-triage
     source: harness/label-triage.yaml
+  - name: reconcile
+    source: harness/reconcile.yaml
 authorization:
   min_role: write
+  scheduled_discovery: allow
 limits:
   runs_per_scope_per_hour: 6
 poll:
@@ -149,6 +152,21 @@ run:
   timeout: 1m
   isolation: none # the demo's agents only echo; isolating them would hand the working directory over
 `,
+		"harness/reconcile.yaml": fmt.Sprintf(`role: code
+entity:
+  sources: [jira]
+  retry: {max: 2, backoff: 1s}
+trigger: 'event == null && "needs-agent" in entity.state.labels'
+run:
+  # the first attempt fails, the next succeeds
+  command:
+    - sh
+    - -c
+    - |
+      if [ -e '%[1]s' ]; then echo "reconcile agent: done on $FULLSEND_WORK_ITEM_KEY"; else touch '%[1]s'; echo "reconcile agent: first attempt fails"; exit 1; fi
+  timeout: 1m
+  isolation: none # the demo's agents only echo; isolating them would hand the working directory over
+`, filepath.Join(w.dir, "reconcile-failed-once")),
 		"harness/label-triage.yaml": `role: triage
 trigger: >-
   event.transition.kind == "label_changed" &&
