@@ -22,7 +22,7 @@ func TestDocsMatchTheContract(t *testing.T) {
 		fmt.Sprintf("at most %d code points (may be empty)", MaxTitle),
 		fmt.Sprintf("%d MiB", DefaultMaxBytes>>20),
 		"`$id` `" + SchemaID + "`",
-		"filled in by scheduled\nreconciliation (not yet)",
+		"its last **successful** run on this entity",
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("docs/entities.md does not say %q", want)
