@@ -58,6 +58,7 @@ type Options struct {
 	// caller knows it): what they did is no new version
 	// (entity.ComputeVersion).
 	Own []string
+	// Log receives a line when a listing was cut at its page cap.
 	Log *slog.Logger
 }
 
@@ -170,6 +171,9 @@ func (r *Resolver) Resolve(ctx context.Context, ref entity.Ref) (*entity.Entity,
 	s.Cut = noteCut
 	if labelCut.After(s.Cut) {
 		s.Cut = labelCut
+	}
+	if !s.Cut.IsZero() {
+		r.o.Log.Info("gitlab entity: older activity left out at the page caps", "entity", ref.String(), "before", s.Cut)
 	}
 	return r.Build(ctx, ref, s, nil)
 }
