@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
@@ -233,6 +234,15 @@ func TestFromEnv(t *testing.T) {
 			}
 			if tc.ok && r.project(ref(entity.KindWorkItem, 1)) != tc.env["CI_PROJECT_ID"] {
 				t.Errorf("project %q", r.project(ref(entity.KindWorkItem, 1)))
+			}
+			if !tc.ok {
+				return
+			}
+			cfg := &config.Config{Authorization: config.Authorization{BotAccounts: []string{"fullsend-bot"}}}
+			r, err = FromEnv(cfg, func(k string) string { return tc.env[k] })
+			must(t, err)
+			if own := r.ownFunc(); !own("fullsend-bot") || own("alice") {
+				t.Error("the configured bot accounts are not the tool's own")
 			}
 		})
 	}

@@ -173,3 +173,34 @@ func TestSeenSnapshotOnlyWhenComplete(t *testing.T) {
 		})
 	}
 }
+
+// The token's own account (read by Account) is one of the tool's own:
+// its note is no new version; bob's is.
+func TestResolveEntitiesOwnAccount(t *testing.T) {
+	f, ctx := newEntityFixture(t), context.Background()
+	f.sim.SetTokenUser(f.alice.ID)
+	if _, err := f.in.Account(ctx); err != nil {
+		t.Fatal(err)
+	}
+	version := func() string {
+		t.Helper()
+		items := f.detect(t)
+		must(t, f.in.ResolveEntities(ctx, items))
+		if items[0].Entity.Err != nil {
+			t.Fatal(items[0].Entity.Err)
+		}
+		return items[0].Entity.Entity.Version
+	}
+	v := version()
+	for _, tc := range []struct {
+		who  gitlabsim.User
+		same bool
+	}{{f.alice, true}, {f.bob, false}} {
+		f.clk.Advance(time.Minute)
+		_, _, err := f.sim.AddNote(project, gitlabsim.NoteableMergeRequest, f.mr.IID, tc.who.ID, "a note")
+		must(t, err)
+		if got := version(); (got == v) != tc.same {
+			t.Errorf("%s's note: version %s, before %s; same wanted %v", tc.who.Username, got, v, tc.same)
+		}
+	}
+}
