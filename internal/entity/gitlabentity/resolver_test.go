@@ -5,8 +5,10 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/fullsend-dev/fullsend/internal/authz"
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
@@ -249,3 +251,22 @@ func TestFromEnv(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Every element carries a role the activity filter accepts: an outsider's
+// and the token user's commands are dropped, a maintainer's kept.
+func TestResolvedActivityPassesTheFilter(t *testing.T) {
+	f := newFixture(t)
+	is := f.issueScenario(t)
+	e := resolve(t, f.resolver(), ref(entity.KindWorkItem, is.IID))
+	p, err := authz.NewPolicy(event.RoleWrite)
+	must(t, err)
+	kept, dropped, err := p.FilterActivity(e, "")
+	must(t, err)
+	var who []string
+	for _, el := range kept.Activity {
+		who = append(who, el.Kind+":"+el.Actor.ID)
+	}
+	if want := "label:alice comment:alice"; strings.Join(who, " ") != want || dropped != 4 {
+		t.Errorf("kept %v (dropped %d), want %s (4 dropped: mallory's, the bot's and bob's two)", who, dropped, want)
+	}
+}
