@@ -13,6 +13,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/entity/gitlabentity"
 	"github.com/fullsend-dev/fullsend/internal/entity/jiraentity"
 )
 
@@ -23,7 +24,8 @@ type Builder func(cfg *config.Config, getenv func(string) string) (entity.Resolv
 // builders maps each source system to its resolver's constructor: one
 // line per system, the FromEnv of the system's resolver package.
 var builders = map[string]Builder{
-	entity.SystemJira: Of(jiraentity.FromEnv),
+	entity.SystemJira:   Of(jiraentity.FromEnv),
+	entity.SystemGitLab: Of(gitlabentity.FromEnv),
 }
 
 // Of turns a resolver package's constructor (FromEnv, returning its own
