@@ -47,10 +47,30 @@ func build(ref entity.Ref, source string, p parts) (*entity.Entity, error) {
 		a.IsEntityAuthor = true
 		els = append(els, entity.TextElement(entity.ElementBody, strconv.FormatInt(e.ID, 10), e.State.Created, a, body))
 	}
+	if err := checkTimes(e.State, els); err != nil {
+		return nil, err
+	}
 	els, cut := p.horizon(els)
 	e.Activity, e.ActivityTruncated = entity.Bound(els)
 	e.ActivityTruncated = e.ActivityTruncated || cut
 	return e, nil
+}
+
+// checkTimes refuses times that RFC 3339 cannot write (years outside
+// 1–9999 in UTC): an answer that is not GitHub's.
+func checkTimes(st entity.State, els []entity.Element) error {
+	bad := func(t time.Time) bool { return !t.IsZero() && (t.Year() < 1 || t.Year() > 9999) }
+	for _, t := range []time.Time{st.Created, st.Updated, st.Closed, st.Merged} {
+		if bad(t) {
+			return fmt.Errorf("time %s is out of range", t)
+		}
+	}
+	for _, el := range els {
+		if bad(el.Created) {
+			return fmt.Errorf("%s %s: time %s is out of range", el.Kind, el.ID, el.Created)
+		}
+	}
+	return nil
 }
 
 // horizon drops the elements that a cut listing may not have enumerated:
