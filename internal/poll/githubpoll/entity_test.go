@@ -172,3 +172,19 @@ func TestAccountIsOwn(t *testing.T) {
 		t.Errorf("own accounts %v, want [ci-bot %s]", got, acct)
 	}
 }
+
+// The entity stage's requests are counted in the input's usage.
+func TestEntityStageInUsage(t *testing.T) {
+	f := newFixture(t)
+	n := f.openIssue(t, false)
+	f.comment(t, n, "/fs-triage")
+	id := config.InputDriver{Type: Name, Connection: config.Connection{BaseURL: f.base}}
+	in, err := build(id, repo, "", token, f.tr, poll.InputEnv{Now: f.clk.Now})
+	must(t, err)
+	items := f.detected(t, in.Driver)
+	calls, requests := in.Usage().Calls, f.sim.Requests()
+	must(t, in.ResolveEntities(context.Background(), items))
+	if got, want := in.Usage().Calls-calls, f.sim.Requests()-requests; got != want || want != 3 {
+		t.Errorf("usage counted %d calls of the entity stage's %d, want 3 (comments, events, alice's role)", got, want)
+	}
+}
