@@ -46,16 +46,18 @@ func (r *Resolver) read(ctx context.Context, owner, name string, ref entity.Ref,
 		if p.issue == nil {
 			err = r.get(ctx, "the issue", func(ctx context.Context) (*gogithub.Response, error) {
 				var resp *gogithub.Response
-				p.issue, resp, err = r.c.Issues.Get(ctx, owner, name, n)
-				return resp, err
+				var e error
+				p.issue, resp, e = r.c.Issues.Get(ctx, owner, name, n)
+				return resp, e
 			})
 		}
 	case entity.KindChangeProposal:
 		if p.pull == nil {
 			err = r.get(ctx, "the pull request", func(ctx context.Context) (*gogithub.Response, error) {
 				var resp *gogithub.Response
-				p.pull, resp, err = r.c.PullRequests.Get(ctx, owner, name, n)
-				return resp, err
+				var e error
+				p.pull, resp, e = r.c.PullRequests.Get(ctx, owner, name, n)
+				return resp, e
 			})
 		}
 	default:
