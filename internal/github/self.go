@@ -16,6 +16,13 @@ const ActionsBot = "github-actions[bot]"
 // ErrTokenRefused marks a token GitHub refused (401).
 var ErrTokenRefused = errors.New("GitHub refused the token")
 
+// tokenRefused is a 401's error, reading as the failure itself, that is
+// ErrTokenRefused.
+type tokenRefused struct{ error }
+
+func (e tokenRefused) Is(target error) bool { return target == ErrTokenRefused }
+func (e tokenRefused) Unwrap() error        { return e.error }
+
 // Self returns the login of the token's own account (GET /user, one
 // call), or ActionsBot when the token has no user (403 or 404: an
 // installation token). A refused token is an error wrapping
@@ -33,7 +40,7 @@ func Self(ctx context.Context, c *gogithub.Client, p Policy) (string, error) {
 	case err == nil:
 		return u.GetLogin(), nil
 	case errors.As(err, &f) && f.Status == http.StatusUnauthorized:
-		return "", errors.Join(ErrTokenRefused, err)
+		return "", tokenRefused{err}
 	case errors.As(err, &f) && (f.Status == http.StatusForbidden || f.Status == http.StatusNotFound):
 		return ActionsBot, nil
 	}

@@ -36,25 +36,15 @@ func (in *Input) Settings() config.InputDriver { return in.settings }
 // ActionsBot for a token that has no user (an installation token). A
 // refused token is config.Invalid.
 func (in *Input) Account(ctx context.Context) (string, error) {
-	var u *gogithub.User
-	_, err := github.Call(ctx, in.p.policy, func(ctx context.Context) (*gogithub.Response, error) {
-		var resp *gogithub.Response
-		var err error
-		u, resp, err = in.gh.Users.Get(ctx, "")
-		return resp, err
-	})
-	var f *github.Failure
+	login, err := github.Self(ctx, in.gh, in.p.policy)
 	switch {
-	case err == nil:
-		in.AddOwnAccounts(u.GetLogin())
-		return u.GetLogin(), nil
-	case errors.As(err, &f) && f.Status == http.StatusUnauthorized:
+	case errors.Is(err, github.ErrTokenRefused):
 		return "", config.Invalid(fmt.Errorf("%s: GitHub refused the token in $GITHUB_TOKEN/$GH_TOKEN: %w", Name, err))
-	case errors.As(err, &f) && (f.Status == http.StatusForbidden || f.Status == http.StatusNotFound):
-		in.AddOwnAccounts(ActionsBot)
-		return ActionsBot, nil
+	case err != nil:
+		return "", fmt.Errorf("%s: reading the tool's own account: %w", Name, err)
 	}
-	return "", fmt.Errorf("%s: reading the tool's own account: %w", Name, err)
+	in.AddOwnAccounts(login)
+	return login, nil
 }
 
 // FromConfig builds the input of cfg.Poll.InputDrivers[index]; it is the
