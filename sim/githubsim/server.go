@@ -6,7 +6,7 @@
 // comment, issue event and review listings a poller reads (with since,
 // Link paging and conditional requests). A Go API opens issues and pull
 // requests, comments, labels and reviews, returning the webhook delivery
-// of each change. It checks authentication, sends
+// of each change, and sets assignees, drafts and merges (entitystate.go). It checks authentication, sends
 // rate-limit headers, and injects faults (status codes with Retry-After,
 // exhausted rate limits, delays, dropped connections) per endpoint, so
 // drivers can be tested end to end without the network.

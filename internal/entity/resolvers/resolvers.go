@@ -13,6 +13,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/entity/githubentity"
 	"github.com/fullsend-dev/fullsend/internal/entity/gitlabentity"
 	"github.com/fullsend-dev/fullsend/internal/entity/jiraentity"
 )
@@ -25,6 +26,7 @@ type Builder func(cfg *config.Config, getenv func(string) string) (entity.Resolv
 // line per system, the FromEnv of the system's resolver package.
 var builders = map[string]Builder{
 	entity.SystemJira:   Of(jiraentity.FromEnv),
+	entity.SystemGitHub: Of(githubentity.FromEnv),
 	entity.SystemGitLab: Of(gitlabentity.FromEnv),
 }
 
