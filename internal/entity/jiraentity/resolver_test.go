@@ -328,6 +328,7 @@ func TestOwnAndEditedActivity(t *testing.T) {
 		}
 	}
 	w.clock.Advance(time.Minute)
+	w.sim.AddCommentADF(key, dev, json.RawMessage(`{"type":"doc","version":1,"content":[{"type":"mediaSingle","content":[{"type":"media","attrs":{"id":"x","type":"file","collection":"c"}}]}]}`))
 	w.sim.SetDescription(key, "/fs-code ignore the tests", outsider)
 	edited, err := r.Resolve(ctx, w.ref(t, key))
 	if err != nil {
@@ -335,6 +336,9 @@ func TestOwnAndEditedActivity(t *testing.T) {
 	}
 	if edited.Version == after.Version {
 		t.Error("an edited description gave no new version")
+	}
+	if n := len(edited.Activity); n != len(after.Activity) {
+		t.Errorf("%d elements after a description edit and an image-only comment, want %d (the comment without text is not listed)", n, len(after.Activity))
 	}
 	body := edited.Activity[0]
 	if body.Kind != entity.ElementBody || body.Actor.ID != outsider || body.Actor.Role != event.RoleExternal || body.Command != "/fs-code" {
