@@ -40,7 +40,7 @@ func newEntityStage(o Options) *entityStage {
 	if api, ok := o.API.(jiraentity.API); ok {
 		st.api = api
 		st.res = jiraentity.New(api, jiraentity.Options{SiteURL: o.SiteURL, Repo: o.Repo, Project: o.Project,
-			BotAccounts: o.BotAccounts, Log: o.Log})
+			BotAccounts: o.BotAccounts})
 	}
 	return st
 }
