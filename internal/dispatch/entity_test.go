@@ -3,6 +3,7 @@ package dispatch
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
@@ -155,5 +156,37 @@ func TestDispatchResolvesOnlyWhenNeeded(t *testing.T) {
 	agents, _ := dispatchPR(t, filepath.Join("..", "..", "examples", ".fullsend"), fixed(res))
 	if len(res.refs) != 0 || len(agents) != 0 {
 		t.Fatalf("resolved %v, agents %v", res.refs, agents)
+	}
+}
+
+// The entity-source run carries the entity its trigger saw, filtered
+// (the element below min_role removed), as normalized_entity; the
+// event-only run beside it has none.
+func TestDispatchPlanCarriesTheFilteredEntity(t *testing.T) {
+	en := prEntity(t, event.RoleMaintain)
+	en.Activity[1].Actor.Role = event.RoleRead // the review, by a reader now
+	ev, err := os.ReadFile(filepath.Join("..", "entity", "testdata", "github-pr-comment.event.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	o := Options{ConfigDir: entityConfig(t), OutputDriver: "json", Stdin: bytes.NewReader(ev), NewResolver: fixed(&fakeResolver{en: en}),
+		Output: output.Env{Getenv: func(string) string { return "" }, Stdout: &stdout}}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	var entries []map[string]string
+	if err := json.Unmarshal(stdout.Bytes(), &entries); err != nil || len(entries) != 2 {
+		t.Fatalf("plan %s (%v)", stdout.Bytes(), err)
+	}
+	if _, ok := entries[1]["normalized_entity"]; ok || entries[1]["agent"] != "triage" {
+		t.Fatalf("the event-only entry: %v", entries[1])
+	}
+	got, err := entity.Decode([]byte(entries[0]["normalized_entity"]))
+	if err != nil || entries[0]["agent"] != "review" {
+		t.Fatalf("the entity-source entry: %v (%v)", entries[0], err)
+	}
+	if len(got.Activity) != 2 || got.Activity[0].ID != "2002" || got.Activity[1].Kind != entity.ElementBody {
+		t.Fatalf("activity %+v; want the reader's review filtered out", got.Activity)
 	}
 }
