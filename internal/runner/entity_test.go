@@ -142,3 +142,43 @@ func TestEntityVariableMatchesGitLab(t *testing.T) {
 		t.Fatalf("the workflow sets %s, fullsend run reads %s", plan.EnvVar(plan.InNormalizedEntity), EnvNormalizedEntity)
 	}
 }
+
+// FuzzEntityInput: whatever the environment holds, the entity input is
+// either a valid entity of the event or an *InputError, never a panic.
+func FuzzEntityInput(f *testing.F) {
+	doc, err := os.ReadFile(filepath.Join("..", "entity", "testdata", "jira-work-item.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(doc), false)
+	f.Add(base64.StdEncoding.EncodeToString(doc), true)
+	f.Add(`{"kind":"work_item"}`, false)
+	f.Add("!!", true)
+	f.Add("", false)
+	f.Fuzz(func(t *testing.T, value string, b64 bool) {
+		name := EnvNormalizedEntity
+		if b64 {
+			name = EnvEntityBase64
+		}
+		data, from, err := readEntity(func(k string) string {
+			if k == name {
+				return value
+			}
+			return ""
+		})
+		var ie *InputError
+		if err != nil {
+			if !errors.As(err, &ie) {
+				t.Fatalf("%T %v", err, err)
+			}
+			return
+		}
+		en, err := DecodeEntity(Inputs{EntityJSON: data, EntityFrom: from}, jiraEvent())
+		switch {
+		case err != nil && !errors.As(err, &ie):
+			t.Fatalf("%T %v", err, err)
+		case err == nil && en != nil && en.Validate() != nil:
+			t.Fatalf("an invalid entity was accepted: %v", en.Validate())
+		}
+	})
+}
