@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -188,5 +189,42 @@ func TestDispatchPlanCarriesTheFilteredEntity(t *testing.T) {
 	}
 	if len(got.Activity) != 2 || got.Activity[0].ID != "2002" || got.Activity[1].Kind != entity.ElementBody {
 		t.Fatalf("activity %+v; want the reader's review filtered out", got.Activity)
+	}
+}
+
+// The example "command that stays actionable" harness through dispatch:
+// an outsider's /fs-triage on the issue never reaches its trigger, a
+// developer's does (the event itself is by a writer either way).
+func TestDispatchTriageCommandExample(t *testing.T) {
+	ev := []byte(`{"repo":"acme/platform","entity":{"kind":"work_item","id":12,"url":"https://github.com/acme/platform/issues/12"},` +
+		`"transition":{"kind":"edited"},"actor":{"id":"dev","kind":"human","role":"write","is_entity_author":false},` +
+		`"state":{"labels":[]},"source":{"system":"github","raw_type":"issues","raw_action":"edited"}}`)
+	for _, tc := range []struct {
+		role event.Role
+		want string
+	}{{event.RoleNone, ""}, {event.RoleWrite, "triage-command"}} {
+		en := prEntity(t, tc.role)
+		en.Kind, en.URL, en.State.ChangeProposal = entity.KindWorkItem, "https://github.com/acme/platform/issues/12", nil
+		en.Activity[0].Body, en.Activity[0].Command, en.Activity[0].Instruction = "/fs-triage please", "/fs-triage", "please"
+		en.Activity = slices.DeleteFunc(en.Activity, func(el entity.Element) bool { return el.Kind == entity.ElementReview })
+		en.Version = entity.ComputeVersion(en, nil)
+		var stdout bytes.Buffer
+		o := Options{ConfigDir: filepath.Join("..", "..", "examples", "entities", ".fullsend"), OutputDriver: "json",
+			Stdin: bytes.NewReader(ev), NewResolver: fixed(&fakeResolver{en: en}),
+			Output: output.Env{Getenv: func(string) string { return "" }, Stdout: &stdout}}
+		if err := Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		var entries []map[string]string
+		if err := json.Unmarshal(stdout.Bytes(), &entries); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, e := range entries {
+			got += e["agent"]
+		}
+		if got != tc.want {
+			t.Errorf("comment by a %s: ran %q, want %q", tc.role, got, tc.want)
+		}
 	}
 }
