@@ -80,7 +80,7 @@ var templateFS embed.FS
 var tmpl = template.Must(template.New("").Delims("[[", "]]").Funcs(template.FuncMap{"indent": workflows.Indent}).
 	ParseFS(templateFS, "templates/*.tmpl"))
 
-// input describes one of the nine dispatch inputs in a workflow.
+// input describes one of the ten dispatch inputs in a workflow.
 type input struct {
 	Name, Env, Description string
 	Required               bool
@@ -96,6 +96,7 @@ var descriptions = map[string]string{
 	plan.InSerializationKey: "scope key: harness:repo:system:kind:id",
 	plan.InWorkItem:         "work item reference, JSON",
 	plan.InPollLock:         "poll lock reference, JSON, empty outside polling",
+	plan.InNormalizedEntity: "the NormalizedEntity of an entity-source harness's run, compact JSON, empty for event-only runs",
 }
 
 var required = map[string]bool{plan.InAgent: true, plan.InNormalizedEvent: true, plan.InSerializationKey: true}
