@@ -81,8 +81,10 @@ type Server struct {
 	faults  []*faultState
 	used    int
 	resetAt time.Time
-	objID   int64  // last id handed out to an issue, comment, event or review
-	apiURL  string // the REST base once listening
+	objID   int64 // last id handed out to an issue, comment, event or review
+	// reactions are the reactions on comments and issues (reactions.go).
+	reactions reactionStore
+	apiURL    string // the REST base once listening
 	// repoCache holds encoded repository objects by API base and name.
 	repoCache map[string]json.RawMessage
 
@@ -179,6 +181,10 @@ var routes = []Route{
 	{"GET /repos/{owner}/{repo}/issues/{number}/comments", EndpointListIssueComments, hf((*Server).handleIssueComments)},
 	{"GET /repos/{owner}/{repo}/issues/events", EndpointListRepoEvents, hf((*Server).handleRepoEvents)},
 	{"GET /repos/{owner}/{repo}/issues/{number}/events", EndpointListIssueEvents, hf((*Server).handleIssueEvents)},
+	{"GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", EndpointCommentReactions, hf((*Server).handleReactions)},
+	{"POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", EndpointAddCommentReaction, hf((*Server).handleAddReaction)},
+	{"GET /repos/{owner}/{repo}/issues/{number}/reactions", EndpointIssueReactions, hf((*Server).handleReactions)},
+	{"POST /repos/{owner}/{repo}/issues/{number}/reactions", EndpointAddIssueReaction, hf((*Server).handleAddReaction)},
 	{"GET /repos/{owner}/{repo}", EndpointRepo, hf((*Server).handleRepo)},
 	{"GET /user", EndpointUser, hf((*Server).handleUser)},
 	{"GET /rate_limit", EndpointRateLimit, hf((*Server).handleRateLimit)},

@@ -65,7 +65,8 @@ type Server struct {
 
 	mu      sync.Mutex
 	st      *state
-	wk      work // issues, merge requests, notes, members (work.go)
+	wk      work     // issues, merge requests, notes, members (work.go)
+	awards  []*Award // award emoji (award.go)
 	calls   map[string]int
 	writes  int // see Writes
 	faults  []*Fault
