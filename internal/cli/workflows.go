@@ -50,6 +50,7 @@ type genFlags struct {
 	agentToken bool // --gitlab-agent-token
 	changed    func(name string) bool
 	secrets    []string // github: the secrets the configuration reads (workflowSecrets)
+	feedback   bool     // github: the configuration writes feedback reactions (workflowFeedback)
 }
 
 func newWorkflowsGenerateCmd(app *App) *cobra.Command {
@@ -78,6 +79,7 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 				if f.secrets, found, err = workflowSecrets(app.ConfigDir, cmd.Flag("config-dir").Changed); err != nil {
 					return err
 				}
+				f.feedback = workflowFeedback(app.ConfigDir)
 			}
 			files, dir, err := generateWorkflows(f)
 			if err != nil {
@@ -154,7 +156,7 @@ func generateWorkflows(f genFlags) (map[string][]byte, string, error) {
 			AllowUnpinnedImage: f.anyImage, AgentToken: f.agentToken})
 	} else {
 		files, err = ghactions.Generate(ghactions.Options{Install: pin, Cron: f.cron, Reusable: f.reusable, GitHubPoll: f.githubPoll,
-			Secrets: f.secrets})
+			Secrets: f.secrets, Feedback: f.feedback})
 	}
 	if err != nil {
 		return nil, "", UserError(err)
