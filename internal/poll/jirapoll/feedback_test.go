@@ -1,0 +1,90 @@
+package jirapoll_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/feedback"
+	"github.com/fullsend-dev/fullsend/internal/harness"
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/sim/jirasim"
+)
+
+// TestQuarantinedChangeCommentedOnce: a change the cycle quarantines (an
+// invalid event, and a dispatch refused cycle after cycle while the
+// output starts other runs) gets one comment on the issue with the
+// reason and how to retry, by the poller's account and marked; the next
+// cycles, which see that comment, write no second one and start nothing
+// for it.
+func TestQuarantinedChangeCommentedOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, reason string
+		cycles             int
+	}{
+		{"invalid event", "/fs-triage poison", "refused by the test", 1},
+		{"dispatch refused", "/fs-triage please", "injected dispatch failure", poll.MaxDispatchAttempts},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, jirasim.Options{})
+			k := e.issue()
+			e.seed(k)
+			e.clock.Advance(3 * time.Millisecond)
+			e.sim.AddComment(k, alice, tc.body)
+			out := &recorder{}
+			out.setFail("triage", tc.reason == "injected dispatch failure")
+			p := e.poller(pollerOpts{out: out, queries: []string{"key = " + k}})
+			p.o.Validate = func(ev *event.Event) error {
+				if c := ev.Transition.Comment; c != nil && c.Instruction == "poison" {
+					return errors.New("/transition/comment/body: refused by the test")
+				}
+				return nil
+			}
+			def := config.DefaultHarnessReport()
+			p.o.Feedback = feedback.New(feedback.Options{Writer: &feedback.Jira{Client: p.client}, System: event.SystemJira,
+				Harnesses: harness.NewRegistry(&harness.Harness{Name: "triage", Enabled: true, Report: def},
+					&harness.Harness{Name: "audit", Enabled: true, Report: def})})
+			quarantined := 0
+			for range tc.cycles + 2 {
+				res, _ := p.cycle(context.Background())
+				quarantined += res.Stats.ChangesQuarantined
+				e.clock.Advance(poll.DefaultIntentSettle + time.Second) // a failed dispatch's intent settles
+			}
+			if quarantined != 1 {
+				t.Fatalf("%d changes quarantined, want 1", quarantined)
+			}
+			var marked []string
+			for _, c := range e.comments(k) {
+				if feedback.IsOwn(c.Text) {
+					marked = append(marked, c.Text)
+					if c.Author.AccountID != "557058:fullsend-bot" {
+						t.Errorf("comment by %s, want the poller's account", c.Author.AccountID)
+					}
+				}
+			}
+			if len(marked) != 1 || !strings.Contains(marked[0], tc.reason) || !strings.Contains(marked[0], "post the command again") {
+				t.Fatalf("marked comments %q, want one with the reason %q", marked, tc.reason)
+			}
+			for _, r := range out.all() {
+				if strings.Contains(r.Event.Transition.Comment.Body, "[fullsend:") {
+					t.Errorf("a run started for the tool's own comment: %+v", r.Event.Transition)
+				}
+			}
+		})
+	}
+}
+
+// comments reads the issue's comments through a client of its own.
+func (e *env) comments(key string) []jira.Comment {
+	e.t.Helper()
+	cs, err := e.client().CommentsSince(context.Background(), key, time.Time{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return cs
+}
