@@ -22,8 +22,8 @@ type GitLab struct {
 	// Project overrides the target's project (a path or numeric id).
 	Project string
 
-	once sync.Once
-	me   int64
+	once  sync.Once
+	me    int64
 	meErr error
 }
 
