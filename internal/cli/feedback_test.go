@@ -73,6 +73,9 @@ func TestFeedbackGitHubOnce(t *testing.T) {
 		if got := eyes(delivered); got != 1 {
 			t.Fatalf("after dispatch %d: %d eyes reactions on the comment, want 1", i, got)
 		}
+		if got := s.Calls(githubsim.EndpointAddCommentReaction); got != i+1 {
+			t.Errorf("after dispatch %d: %d reaction requests, want %d (one write per dispatch)", i, got, i+1)
+		}
 	}
 	clk.Set(time.Now()) // both comments are 10 minutes old: past the backstop's grace
 	for i := range 2 {
@@ -81,6 +84,11 @@ func TestFeedbackGitHubOnce(t *testing.T) {
 		}
 		if a, b := eyes(delivered), eyes(dropped); a != 1 || b != 1 {
 			t.Fatalf("after poll %d: %d and %d eyes reactions, want 1 and 1", i, a, b)
+		}
+		// The backstop writes one reaction, for the change it dispatched;
+		// the change the events path dispatched costs it nothing.
+		if got := s.Calls(githubsim.EndpointAddCommentReaction); got != 3 {
+			t.Errorf("after poll %d: %d reaction requests, want 3", i, got)
 		}
 	}
 	if r := s.IssueReactions("acme/platform", n); len(r) != 0 {

@@ -29,13 +29,20 @@ func TestGitLabNoteAcknowledgedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 2 {
+	for i, want := range []struct{ awards, lists, user int }{{1, 0, 0}, {2, 1, 1}} {
 		if _, err := w.dispatch(t, hook, "gitlab-pipeline"); err != nil {
 			t.Fatalf("dispatch %d: %v", i, err)
 		}
 		as := w.sim.Awards("Note", note.ID)
 		if len(as) != 1 || as[0].Name != feedback.Eyes || as[0].UserID != bot.ID {
 			t.Fatalf("after dispatch %d: awards %+v, want one eyes by the token's user", i, as)
+		}
+		// The calls feedback adds: one award per dispatch; a repeat's 404 is
+		// settled by the award list and the token's user.
+		got := struct{ awards, lists, user int }{w.sim.Calls("award_merge_request_note_emoji"),
+			w.sim.Calls("list_merge_request_note_emoji"), w.sim.Calls("current_user")}
+		if got != want {
+			t.Errorf("after dispatch %d: calls %+v, want %+v", i, got, want)
 		}
 	}
 	if n := len(w.sim.Pipelines("acme/platform")); n < 1 {

@@ -119,3 +119,59 @@ func TestJiraCommentOnce(t *testing.T) {
 		t.Errorf("react on jira: %v", err)
 	}
 }
+
+// TestForgeCommentOnce: a marked comment is posted once on a GitHub issue
+// and on a GitLab merge request; asked again, the marker is found.
+func TestForgeCommentOnce(t *testing.T) {
+	gh := githubsim.New(githubsim.Options{Token: "tok", Login: "fullsend[bot]", Repos: []githubsim.Repo{{FullName: "acme/app"}}})
+	ghBase, err := gh.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gh.Close()
+	n, _, _ := gh.OpenIssue("acme/app", githubsim.IssueSpec{Title: "t", Author: "alice"})
+	ghc, err := github.NewClient(ghBase, "tok", github.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gl := gitlabsim.New(gitlabsim.Options{Projects: []string{"g/p"}})
+	glBase, err := gl.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gl.Close()
+	ada, bot := gl.AddUser("ada", false), gl.AddUser("project_1_bot", true)
+	gl.SetTokenUser(bot.ID)
+	mr, _, err := gl.CreateMergeRequest("g/p", gitlabsim.MergeRequestSpec{SourceBranch: "f", TargetBranch: "main", Title: "f", AuthorID: ada.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	glc, err := gitlab.NewClient(gitlab.Options{APIURL: glBase, Token: gl.Token()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := Marker(KindUnhonoured, "comment/5")
+	for _, tc := range []struct {
+		name   string
+		w      Writer
+		t      Target
+		writes func() int
+	}{
+		{"github", &GitHub{Client: ghc, Policy: noWait}, Target{System: "github", Repo: "acme/app", Number: int64(n)},
+			func() int { return gh.Calls(githubsim.EndpointAddComment) }},
+		{"gitlab", &GitLab{Client: glc}, Target{System: "gitlab", Repo: "g/p", Number: mr.IID, MergeRequest: true},
+			func() int { return gl.Calls("create_merge_request_note") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for i, want := range []bool{false, true} {
+				existing, err := tc.w.Comment(context.Background(), tc.t, "set aside\n"+marker, marker)
+				if err != nil || existing != want {
+					t.Errorf("comment %d: existing %v, err %v; want %v", i, existing, err, want)
+				}
+			}
+			if got := tc.writes(); got != 1 {
+				t.Errorf("%d comments posted, want 1", got)
+			}
+		})
+	}
+}

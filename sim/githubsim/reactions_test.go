@@ -22,6 +22,9 @@ func reactionCases(s *Server, repo string) []contractCase {
 		{"POST", repo + "/issues/1/reactions", `{"content":"confused"}`, tok, 200},
 		{"GET", repo + "/issues/1/reactions", "", tok, 200},
 		{"GET", repo + "/issues/99/reactions", "", tok, 404},
+		{"POST", repo + "/issues/1/comments", `{"body":"set aside"}`, tok, 201},
+		{"POST", repo + "/issues/1/comments", `{}`, tok, 422},
+		{"POST", repo + "/issues/99/comments", `{"body":"x"}`, tok, 404},
 	}
 	return cases
 }

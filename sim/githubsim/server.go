@@ -181,6 +181,7 @@ var routes = []Route{
 	{"GET /repos/{owner}/{repo}/issues/{number}/comments", EndpointListIssueComments, hf((*Server).handleIssueComments)},
 	{"GET /repos/{owner}/{repo}/issues/events", EndpointListRepoEvents, hf((*Server).handleRepoEvents)},
 	{"GET /repos/{owner}/{repo}/issues/{number}/events", EndpointListIssueEvents, hf((*Server).handleIssueEvents)},
+	{"POST /repos/{owner}/{repo}/issues/{number}/comments", EndpointAddComment, hf((*Server).handleAddComment)},
 	{"GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", EndpointCommentReactions, hf((*Server).handleReactions)},
 	{"POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", EndpointAddCommentReaction, hf((*Server).handleAddReaction)},
 	{"GET /repos/{owner}/{repo}/issues/{number}/reactions", EndpointIssueReactions, hf((*Server).handleReactions)},

@@ -47,6 +47,9 @@ func (s *Server) Awards(typ string, id int64) []Award {
 // project) onto rt: {issues|merge_requests}/:iid/award_emoji and
 // {issues|merge_requests}/:iid/notes/:note_id/award_emoji.
 func parseAwardRoute(method string, s []string, rt *route) bool {
+	if method == http.MethodPost && len(s) == 3 && s[2] == "notes" {
+		return parseCreateNote(s, rt)
+	}
 	if (method != http.MethodGet && method != http.MethodPost) || (len(s) != 3 && len(s) != 5) || s[len(s)-1] != "award_emoji" {
 		return false
 	}
@@ -72,6 +75,10 @@ func parseAwardRoute(method string, s []string, rt *route) bool {
 // awardOp serves the award emoji endpoints; it reports whether rt was
 // one. Requires s.mu.
 func (s *Server) awardOp(w http.ResponseWriter, r *http.Request, body []byte, rt route, proj *Project) bool {
+	if rt.endpoint == "create_issue_note" || rt.endpoint == "create_merge_request_note" {
+		s.createNote(w, body, rt, proj)
+		return true
+	}
 	if !awardEndpoints[rt.endpoint] {
 		return false
 	}

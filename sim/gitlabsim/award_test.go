@@ -22,6 +22,9 @@ func init() {
 			fields      map[string]string
 		}{fields: award}
 	}
+	for _, e := range []string{"create_issue_note", "create_merge_request_note"} {
+		gitlabShapes[e] = gitlabShapes["get_issue_note"]
+	}
 }
 
 // awardCases are the contract cases of the award emoji routes on the
@@ -42,6 +45,10 @@ func awardCases(p, i, m string, notes map[string]int64) []contractCase {
 		{"POST", p + "/merge_requests/" + m + "/award_emoji", `{"name":"eyes"}`, 201},
 		{"GET", p + "/merge_requests/" + m + "/award_emoji", "", 200},
 		{"POST", p + "/merge_requests/99/award_emoji", `{"name":"eyes"}`, 404},
+		{"POST", p + "/issues/" + i + "/notes", `{"body":"set aside"}`, 201},
+		{"POST", p + "/merge_requests/" + m + "/notes", `body=set+aside`, 201},
+		{"POST", p + "/issues/" + i + "/notes", `{}`, 400},
+		{"POST", p + "/issues/99/notes", `{"body":"x"}`, 404},
 	}
 }
 

@@ -36,6 +36,8 @@ var routes = []Route{
 	{"merge_request_label_events", "GET", "/projects/:id/merge_requests/:merge_request_iid/resource_label_events"},
 	{"issue_state_events", "GET", "/projects/:id/issues/:issue_iid/resource_state_events"},
 	{"merge_request_state_events", "GET", "/projects/:id/merge_requests/:merge_request_iid/resource_state_events"},
+	{"create_issue_note", "POST", "/projects/:id/issues/:issue_iid/notes"},
+	{"create_merge_request_note", "POST", "/projects/:id/merge_requests/:merge_request_iid/notes"},
 	{"list_issue_emoji", "GET", "/projects/:id/issues/:issue_iid/award_emoji"},
 	{"award_issue_emoji", "POST", "/projects/:id/issues/:issue_iid/award_emoji"},
 	{"list_merge_request_emoji", "GET", "/projects/:id/merge_requests/:merge_request_iid/award_emoji"},
