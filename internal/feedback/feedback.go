@@ -126,7 +126,7 @@ func Acknowledged(ev *event.Event) bool {
 	case event.CommentAdded:
 		return t.Comment != nil && t.Comment.Command != "" && t.Comment.ID != ""
 	case event.ReviewSubmitted:
-		return true
+		return t.Review != nil && t.Review.State != "dismissed"
 	case event.LabelChanged:
 		return t.Label != nil && t.Label.Action == "added"
 	}

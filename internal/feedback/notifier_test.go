@@ -76,6 +76,12 @@ func TestAcknowledge(t *testing.T) {
 	label.Transition = event.Transition{Kind: event.LabelChanged, Label: &event.Label{Name: "triage", Action: "added"}}
 	removed := ghComment("x", "")
 	removed.Transition = event.Transition{Kind: event.LabelChanged, Label: &event.Label{Name: "triage", Action: "removed"}}
+	review := ghComment("x", "")
+	review.Entity = event.Entity{Kind: event.KindChangeProposal, ID: 8, URL: "https://github.com/acme/app/pull/8"}
+	review.Transition = event.Transition{Kind: event.ReviewSubmitted, Review: &event.Review{State: "approved"}}
+	dismissed := ghComment("x", "")
+	dismissed.Entity = review.Entity
+	dismissed.Transition = event.Transition{Kind: event.ReviewSubmitted, Review: &event.Review{State: "dismissed"}}
 	mr := ghComment("/fs-review", "55")
 	mr.Source.System, mr.Entity.URL = event.SystemGitLab, "https://gitlab.com/g/sub/p/-/merge_requests/3"
 	mr.Entity.ID, mr.Entity.LinkedChangeProposal = 3, &event.LinkedChangeProposal{ID: 3, URL: mr.Entity.URL}
@@ -96,6 +102,10 @@ func TestAcknowledge(t *testing.T) {
 			[]Started{{Harness: "triage", Event: label}}, []string{"react github:acme/app#7 eyes"}},
 		{"a label removed: nothing", map[string]config.HarnessReport{"triage": def},
 			[]Started{{Harness: "triage", Event: removed}}, nil},
+		{"a review: on the pull request", map[string]config.HarnessReport{"triage": def},
+			[]Started{{Harness: "triage", Event: review}}, []string{"react github:acme/app#8 eyes"}},
+		{"a dismissed review: nothing", map[string]config.HarnessReport{"triage": def},
+			[]Started{{Harness: "triage", Event: dismissed}}, nil},
 		{"a GitLab note on a merge request", map[string]config.HarnessReport{"triage": def},
 			[]Started{{Harness: "triage", Event: mr}}, []string{"react gitlab:g/sub/p!3/comment/55 eyes"}},
 		{"jira by default: nothing", map[string]config.HarnessReport{"triage": def},
