@@ -58,6 +58,9 @@ func TestQuarantinedChangeCommentedOnce(t *testing.T) {
 			if quarantined != 1 {
 				t.Fatalf("%d changes quarantined, want 1", quarantined)
 			}
+			if n := e.sim.Calls()["POST /rest/api/3/issue/{issueIdOrKey}/comment"]; n != 1 {
+				t.Errorf("%d comments posted, want 1", n)
+			}
 			var marked []string
 			for _, c := range e.comments(k) {
 				if feedback.IsOwn(c.Text) {
