@@ -81,15 +81,16 @@ type Server struct {
 	faults  []*faultState
 	used    int
 	resetAt time.Time
-	objID   int64 // last id handed out to an issue, comment, event or review
-	// reactions are the reactions on comments and issues (reactions.go).
-	reactions reactionStore
-	apiURL    string // the REST base once listening
+	objID   int64  // last id handed out to an issue, comment, event or review
+	apiURL  string // the REST base once listening
 	// repoCache holds encoded repository objects by API base and name.
 	repoCache map[string]json.RawMessage
 
 	requests, notModified, points int // see Requests, NotModified, RatePointsUsed
 	writes                        int // see Writes
+
+	// reactions are the reactions on comments and issues (reactions.go).
+	reactions reactionStore
 
 	httpSrv *http.Server
 	ln      net.Listener

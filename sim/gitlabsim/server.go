@@ -65,14 +65,15 @@ type Server struct {
 
 	mu      sync.Mutex
 	st      *state
-	wk      work     // issues, merge requests, notes, members (work.go)
-	awards  []*Award // award emoji (award.go)
+	wk      work // issues, merge requests, notes, members (work.go)
 	calls   map[string]int
 	writes  int // see Writes
 	faults  []*Fault
 	hooks   map[string]func(*http.Request)
 	winFrom time.Time
 	winUsed int
+
+	awards []*Award // award emoji (award.go)
 
 	srv  *http.Server
 	ln   net.Listener
