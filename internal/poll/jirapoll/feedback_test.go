@@ -91,3 +91,31 @@ func (e *env) comments(key string) []jira.Comment {
 	}
 	return cs
 }
+
+// TestMarkedCommentIsTheTools: a comment carrying a feedback marker line
+// is mapped as a bot's even when a person's account posted it, so it
+// never starts a run; the same text without the marker is a request.
+func TestMarkedCommentIsTheTools(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	k := e.issue()
+	e.sim.SetPropertyDirect(k, checkKey(), []byte(`{"ts":"2000-01-01T00:00:00Z"}`))
+	e.sim.AddComment(k, alice, "/fs-triage started\n"+feedback.Marker(feedback.KindAcknowledge, "comment/1"))
+	e.sim.AddComment(k, alice, "/fs-triage started")
+	p := e.poller(pollerOpts{queries: []string{"key = " + k}})
+	disc, err := p.drv.Discover(t.Context())
+	if err != nil || len(disc.Eligible) != 1 {
+		t.Fatalf("discover: %v", err)
+	}
+	if err := p.drv.Detect(t.Context(), disc.Eligible); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, c := range disc.Eligible[0].Changes {
+		if c.Event.Transition.Comment != nil {
+			kinds = append(kinds, c.Event.Actor.Kind)
+		}
+	}
+	if strings.Join(kinds, ",") != event.ActorBot+","+event.ActorHuman {
+		t.Errorf("actor kinds %v, want the marked comment a bot's and the other a human's", kinds)
+	}
+}
