@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,5 +94,40 @@ func TestFeedbackGitHubOnce(t *testing.T) {
 	}
 	if r := s.IssueReactions("acme/platform", n); len(r) != 0 {
 		t.Errorf("reactions on the issue itself: %+v", r)
+	}
+}
+
+// TestWorkflowsGrantFeedbackPermissions: the generated events job gets
+// issues and pull-requests write while a harness writes feedback
+// reactions (the default), and read access when every harness turns them
+// off.
+func TestWorkflowsGrantFeedbackPermissions(t *testing.T) {
+	for _, tc := range []struct {
+		name, report string
+		write        bool
+	}{
+		{"default", "", true},
+		{"acknowledge off", "report: {acknowledge: false}\n", false},
+		{"denied reaction", "report: {acknowledge: false, denied: reaction}\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testfs.WriteTree(t, map[string]string{
+				"config.yaml":         "version: 1\nrepo: acme/platform\nagents:\n  - name: triage\n    source: harness/triage.yaml\n",
+				"harness/triage.yaml": "role: triage\ntrigger: event.transition.comment.command == \"/fs-triage\"\n" + tc.report,
+			})
+			dir := t.TempDir()
+			code, _, errs := runCLI(t, "", nil, "--config-dir", cfg, "workflows", "generate", "--platform", "github",
+				"--dir", dir, "--fullsend-version", "v1.0.0")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "fullsend-events.yml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(b), "issues: write"); got != tc.write {
+				t.Errorf("issues: write granted %v, want %v", got, tc.write)
+			}
+		})
 	}
 }

@@ -67,7 +67,9 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 			"from source in CI (cached).\n" +
 			"GitHub: the fullsend steps get GITHUB_TOKEN and the secrets config.yaml (--config-dir) reads:\n" +
 			"each jira-poll input's email_env and token_env, and JIRA_BASE_URL when it sets no base_url.\n" +
-			"Without a config.yaml they get no Jira secret.",
+			"Without a config.yaml they get no Jira secret. The events job (and the poll job with --github-poll)\n" +
+			"gets issues: write and pull-requests: write while a harness writes feedback reactions\n" +
+			"(report.acknowledge, the default; docs/feedback.md), else read access.",
 		Example: `  fullsend workflows generate --platform github --reusable --version v1.2.3
   fullsend workflows generate --platform gitlab --dir . --version v1.2.3`,
 		Args: noArgs,
