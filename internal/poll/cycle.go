@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -95,8 +96,11 @@ type cycle struct {
 	// validated memoizes Options.Validate per event: the lock plan and
 	// the decision see the same events (decideItem runs sequentially).
 	validated map[*event.Event]error
-	// acks are the runs started, acknowledged after the checkpoints (feedback.go).
-	acks []feedback.Started
+	// acks are the runs started and notices the changes quarantined, said
+	// on their items after the checkpoints (feedback.go), under fbMu.
+	fbMu    sync.Mutex
+	acks    []feedback.Started
+	notices []feedback.Notice
 }
 
 // validate is Options.Validate, once per event and cycle; nil when the
