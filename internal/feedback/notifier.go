@@ -81,13 +81,15 @@ func (n *Notifier) Acknowledge(ctx context.Context, runs []Started) {
 			continue
 		}
 		if t.System == event.SystemJira {
-			if h.Report.Jira != config.ReportComment {
+			// Jira: comments only (a label has nowhere to reply), and only
+			// when the harness asks for a reply.
+			if h.Report.Jira != config.ReportComment || t.Comment == 0 {
 				continue
 			}
 			done[t.String()] = true
 			t.Since = r.At
 			change := "comment/" + r.Event.Transition.Comment.ID
-			n.comment(ctx, KindAcknowledge, t, "fullsend received this request and started "+r.Harness+".", Marker(KindAcknowledge, change))
+			n.comment(ctx, KindAcknowledge, t, "fullsend received this request; a run started.", Marker(KindAcknowledge, change))
 			continue
 		}
 		done[t.String()] = true
@@ -98,9 +100,9 @@ func (n *Notifier) Acknowledge(ctx context.Context, runs []Started) {
 // Refuse answers a command from a person below the required role (the
 // caller passes only events the gate denied; bots, the tool's own
 // account among them, never get one) with a neutral reaction when some
-// harness says report.denied: reaction. It
-// reveals nothing of the configuration: no comment, no reason. Jira,
-// without reactions, gets nothing.
+// harness says report.denied: reaction. It reveals nothing of the
+// configuration: no comment, no reason. Jira, without reactions, gets
+// nothing.
 func (n *Notifier) Refuse(ctx context.Context, ev *event.Event) {
 	if n == nil || ev == nil || ev.Actor.Kind != event.ActorHuman || ev.Transition.Comment == nil ||
 		ev.Transition.Comment.Command == "" || !n.any(func(r config.HarnessReport) bool {

@@ -66,6 +66,12 @@ func jiraComment(id string) *event.Event {
 	return ev
 }
 
+func jiraLabel() *event.Event {
+	ev := jiraComment("")
+	ev.Transition = event.Transition{Kind: event.LabelChanged, Label: &event.Label{Name: "triage", Action: "added"}}
+	return ev
+}
+
 func TestAcknowledge(t *testing.T) {
 	def := config.DefaultHarnessReport()
 	off := def
@@ -112,6 +118,8 @@ func TestAcknowledge(t *testing.T) {
 			[]Started{{Harness: "triage", Event: jiraComment("10001")}}, nil},
 		{"jira comment", map[string]config.HarnessReport{"triage": jiraOn},
 			[]Started{{Harness: "triage", Event: jiraComment("10001")}}, []string{"comment jira:PROJ-1/comment/10001 [fullsend:acknowledge comment/10001]"}},
+		{"jira label added: nothing to reply to", map[string]config.HarnessReport{"triage": jiraOn},
+			[]Started{{Harness: "triage", Event: jiraLabel()}}, nil},
 		{"an unknown harness", map[string]config.HarnessReport{"triage": def},
 			[]Started{{Harness: "gone", Event: ghComment("/fs-triage", "901")}}, nil},
 	}
