@@ -22,9 +22,8 @@ type GitLab struct {
 	// Project overrides the target's project (a path or numeric id).
 	Project string
 
-	once  sync.Once
-	me    int64
-	meErr error
+	mu sync.Mutex
+	me int64 // the token's user, once read
 }
 
 var _ Writer = (*GitLab)(nil)
@@ -70,19 +69,12 @@ func (g *GitLab) React(ctx context.Context, t Target, content string) (bool, err
 // awarded reports whether the token's user already gave the award on t
 // (settling a 404); otherwise the 404 stands.
 func (g *GitLab) awarded(ctx context.Context, pid string, t Target, content string) (bool, error) {
-	g.once.Do(func() {
-		u, _, err := g.Client.Users.CurrentUser(gl.WithContext(ctx))
-		if err == nil {
-			g.me = u.ID
-		}
-		g.meErr = err
-	})
-	if g.meErr != nil {
-		return false, g.meErr
+	me, err := g.tokenUser(ctx)
+	if err != nil {
+		return false, err
 	}
 	opt, ro := &gl.ListAwardEmojiOptions{ListOptions: gl.ListOptions{PerPage: 100}}, gl.WithContext(ctx)
 	var list []*gl.AwardEmoji
-	var err error
 	switch {
 	case t.Comment != 0 && t.MergeRequest:
 		list, _, err = g.Client.AwardEmoji.ListMergeRequestAwardEmojiOnNote(pid, t.Number, t.Comment, opt, ro)
@@ -97,11 +89,27 @@ func (g *GitLab) awarded(ctx context.Context, pid string, t Target, content stri
 		return false, err
 	}
 	for _, a := range list {
-		if a.Name == content && a.User.ID == g.me {
+		if a.Name == content && a.User.ID == me {
 			return true, nil
 		}
 	}
 	return false, errors.New("GitLab award emoji: 404 Not Found")
+}
+
+// tokenUser is the id of the token's user (GET /user), read once: a
+// failed read is tried again next time.
+func (g *GitLab) tokenUser(ctx context.Context) (int64, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.me != 0 {
+		return g.me, nil
+	}
+	u, _, err := g.Client.Users.CurrentUser(gl.WithContext(ctx))
+	if err != nil {
+		return 0, err
+	}
+	g.me = u.ID
+	return g.me, nil
 }
 
 // Comment implements Writer: the item's notes (the newest 100) are read
