@@ -11,7 +11,8 @@ func TestParseHarnessDefaults(t *testing.T) {
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
-	want := &HarnessFile{File: "h.yaml", Name: "triage", Role: "triage", Run: HarnessRun{Timeout: 30 * time.Minute, Env: []string{}}}
+	want := &HarnessFile{File: "h.yaml", Name: "triage", Role: "triage", Run: HarnessRun{Timeout: 30 * time.Minute, Env: []string{}},
+		Report: DefaultHarnessReport()}
 	if !reflect.DeepEqual(h, want) {
 		t.Errorf("got %+v, want %+v", h, want)
 	}

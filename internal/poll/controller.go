@@ -13,6 +13,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/output"
 )
@@ -92,6 +93,8 @@ type Controller struct {
 	// lockInput is the input that `fullsend run` uses for its lock
 	// (config.Poll.LockInput), nil when it was not selected.
 	lockInput Input
+	// notifiers are the inputs' feedback notifiers (feedback.go).
+	notifiers map[Input]*feedback.Notifier
 }
 
 // CheckOptions reports the option combinations that cannot work, before

@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -68,6 +70,9 @@ type Options struct {
 	// or the platform not yet listing the run), so its item waits for a
 	// later cycle. 0 means DefaultIntentSettle; negative disables it.
 	IntentSettle time.Duration
+	// Feedback writes the acknowledgments of started runs and says when a
+	// change was quarantined (package feedback); nil writes none.
+	Feedback *feedback.Notifier
 }
 
 // DefaultIntentSettle is the default of Options.IntentSettle: longer than
@@ -91,6 +96,11 @@ type cycle struct {
 	// validated memoizes Options.Validate per event: the lock plan and
 	// the decision see the same events (decideItem runs sequentially).
 	validated map[*event.Event]error
+	// acks are the runs started and notices the changes quarantined, said
+	// on their items after the checkpoints (feedback.go), under fbMu.
+	fbMu    sync.Mutex
+	acks    []feedback.Started
+	notices []feedback.Notice
 }
 
 // validate is Options.Validate, once per event and cycle; nil when the

@@ -89,6 +89,9 @@ type Server struct {
 	requests, notModified, points int // see Requests, NotModified, RatePointsUsed
 	writes                        int // see Writes
 
+	// reactions are the reactions on comments and issues (reactions.go).
+	reactions reactionStore
+
 	httpSrv *http.Server
 	ln      net.Listener
 	done    chan struct{}
@@ -179,6 +182,11 @@ var routes = []Route{
 	{"GET /repos/{owner}/{repo}/issues/{number}/comments", EndpointListIssueComments, hf((*Server).handleIssueComments)},
 	{"GET /repos/{owner}/{repo}/issues/events", EndpointListRepoEvents, hf((*Server).handleRepoEvents)},
 	{"GET /repos/{owner}/{repo}/issues/{number}/events", EndpointListIssueEvents, hf((*Server).handleIssueEvents)},
+	{"POST /repos/{owner}/{repo}/issues/{number}/comments", EndpointAddComment, hf((*Server).handleAddComment)},
+	{"GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", EndpointCommentReactions, hf((*Server).handleReactions)},
+	{"POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", EndpointAddCommentReaction, hf((*Server).handleAddReaction)},
+	{"GET /repos/{owner}/{repo}/issues/{number}/reactions", EndpointIssueReactions, hf((*Server).handleReactions)},
+	{"POST /repos/{owner}/{repo}/issues/{number}/reactions", EndpointAddIssueReaction, hf((*Server).handleAddReaction)},
 	{"GET /repos/{owner}/{repo}", EndpointRepo, hf((*Server).handleRepo)},
 	{"GET /user", EndpointUser, hf((*Server).handleUser)},
 	{"GET /rate_limit", EndpointRateLimit, hf((*Server).handleRateLimit)},

@@ -297,6 +297,7 @@ func TestContractAgainstDocumentation(t *testing.T) {
 		{"GET", "/api/v4/users/999", "", 404},
 		{"GET", "/api/v4/user", "", 200},
 	}
+	cases = append(cases, awardCases(p, i, m, notes)...)
 	seen := map[string]bool{}
 	client := srv.Client()
 	for _, c := range cases {

@@ -65,6 +65,11 @@ type Options struct {
 	// github-poll backstop (issues, pull requests), for repositories where
 	// it polls GitHub itself.
 	GitHubPoll bool
+	// Feedback gives the jobs that dispatch from GitHub events (the
+	// events job, and the poll job with GitHubPoll) issues: write and
+	// pull-requests: write, for the reactions of docs/feedback.md;
+	// without it they keep read access.
+	Feedback bool
 	// Secrets are the repository secrets the steps that run fullsend get,
 	// each as the environment variable of the same name, and that the
 	// reusable workflow takes (SecretsFor derives them from the
