@@ -133,13 +133,13 @@ func TestDispatchDemotedUser(t *testing.T) {
 	}
 }
 
-// Without a resolver for the system (none registered, or one that cannot
-// be built) evaluation of the entity is denied, with the reason; the
-// command does not fail.
+// Without a resolver for the system (one that cannot be built: here the
+// real GitHub resolver without a token) evaluation of the entity is
+// denied, with the reason; the command does not fail.
 func TestDispatchWithoutResolver(t *testing.T) {
 	cfgDir := entityConfig(t)
 	agents, logs := dispatchPR(t, cfgDir, nil) // resolvers.New
-	if strings.Join(agents, ",") != "triage" || !strings.Contains(logs, `no entity resolver for system \"github\"`) {
+	if strings.Join(agents, ",") != "triage" || !strings.Contains(logs, "github entity resolver: github entity: no GitHub token") {
 		t.Fatalf("agents %v, log:\n%s", agents, logs)
 	}
 	broken := func(string, *config.Config, func(string) string) (entity.Resolver, error) {
