@@ -105,7 +105,7 @@ func TestDispatchBadConfigIsExit2(t *testing.T) {
 func TestDispatchGHAEventToGHADispatch(t *testing.T) {
 	gh := githubsim.New(githubsim.Options{Token: "ghs_cliTestToken", Repos: []githubsim.Repo{{
 		FullName: "acme/platform", DefaultBranch: "main",
-		Workflows: []githubsim.Workflow{{File: "fullsend-run.yml", Inputs: plan.Names, Required: plan.Names}},
+		Workflows: []githubsim.Workflow{{File: "fullsend-run.yml", Inputs: plan.Names, Required: plan.Always}},
 	}}})
 	base, err := gh.Start()
 	if err != nil {

@@ -32,7 +32,7 @@ func githubFor(t *testing.T, token, given string, noWorkflow bool) map[string]st
 	t.Helper()
 	repo := githubsim.Repo{FullName: "acme/platform", DefaultBranch: "main"}
 	if !noWorkflow {
-		repo.Workflows = []githubsim.Workflow{{File: "fullsend-run.yml", Inputs: plan.Names, Required: plan.Names}}
+		repo.Workflows = []githubsim.Workflow{{File: "fullsend-run.yml", Inputs: plan.Names, Required: plan.Always}}
 	}
 	gh := githubsim.New(githubsim.Options{Token: token, Repos: []githubsim.Repo{repo}})
 	base, err := gh.Start()

@@ -27,6 +27,18 @@ func TestValidateExamples(t *testing.T) {
 	}
 }
 
+// The entity-source examples of docs/triggers.md validate; the re-review
+// harness reacts to pushes only, and says so.
+func TestValidateEntityExamples(t *testing.T) {
+	t.Chdir(filepath.Join("..", "..", "examples"))
+	code, out, errs := runValidate(t, filepath.Join("entities", ".fullsend"), nil)
+	if code != ExitOK || out != "ok: 3 agents, 3 triggers compiled, 1 warning\n" ||
+		!strings.HasPrefix(errs, filepath.Join("entities", ".fullsend", "harness", "rereview.yaml")+":10:3: WARNING: trigger: never matches when event is null") ||
+		strings.Count(errs, "\n") != 1 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
 func TestValidateBroken(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -52,7 +64,7 @@ func TestValidateBroken(t *testing.T) {
 		`  | event.transition.comment.comand == "/x"`,
 		`  |                          ^`,
 		p("off.yaml") + ":2:11: trigger: a trigger must be a condition (true or false), but this expression has type string; compare it with something, for example with ==",
-		p("off.yaml") + `:3:1: harness: unknown key "surprise" (allowed: dispatch, entity, name, role, run, trigger)`,
+		p("off.yaml") + `:3:1: harness: unknown key "surprise" (allowed: dispatch, entity, name, report, role, run, trigger)`,
 		"fullsend: validate: 5 problems in " + dir,
 	}
 	if got := strings.TrimRight(errs, "\n"); got != strings.Join(want, "\n") {

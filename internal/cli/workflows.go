@@ -50,6 +50,7 @@ type genFlags struct {
 	agentToken bool // --gitlab-agent-token
 	changed    func(name string) bool
 	secrets    []string // github: the secrets the configuration reads (workflowSecrets)
+	feedback   bool     // github: the configuration writes feedback reactions (workflowFeedback)
 }
 
 func newWorkflowsGenerateCmd(app *App) *cobra.Command {
@@ -66,7 +67,9 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 			"from source in CI (cached).\n" +
 			"GitHub: the fullsend steps get GITHUB_TOKEN and the secrets config.yaml (--config-dir) reads:\n" +
 			"each jira-poll input's email_env and token_env, and JIRA_BASE_URL when it sets no base_url.\n" +
-			"Without a config.yaml they get no Jira secret.",
+			"Without a config.yaml they get no Jira secret. The events job (and the poll job with --github-poll)\n" +
+			"gets issues: write and pull-requests: write while a harness writes feedback reactions\n" +
+			"(report.acknowledge, the default; docs/feedback.md), else read access.",
 		Example: `  fullsend workflows generate --platform github --reusable --version v1.2.3
   fullsend workflows generate --platform gitlab --dir . --version v1.2.3`,
 		Args: noArgs,
@@ -78,6 +81,7 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 				if f.secrets, found, err = workflowSecrets(app.ConfigDir, cmd.Flag("config-dir").Changed); err != nil {
 					return err
 				}
+				f.feedback = workflowFeedback(app.ConfigDir)
 			}
 			files, dir, err := generateWorkflows(f)
 			if err != nil {
@@ -154,7 +158,7 @@ func generateWorkflows(f genFlags) (map[string][]byte, string, error) {
 			AllowUnpinnedImage: f.anyImage, AgentToken: f.agentToken})
 	} else {
 		files, err = ghactions.Generate(ghactions.Options{Install: pin, Cron: f.cron, Reusable: f.reusable, GitHubPoll: f.githubPoll,
-			Secrets: f.secrets})
+			Secrets: f.secrets, Feedback: f.feedback})
 	}
 	if err != nil {
 		return nil, "", UserError(err)

@@ -41,7 +41,8 @@ func ReadHarnessFile(path, agentName string) (*HarnessFile, Errors) {
 // in problem positions only.
 func ParseHarness(path, agentName string, src []byte) (*HarnessFile, Errors) {
 	d := &decoder{file: path}
-	h := &HarnessFile{File: path, Name: agentName, Revision: Revision(src), Run: HarnessRun{Timeout: DefaultHarnessTimeout, Env: []string{}}}
+	h := &HarnessFile{File: path, Name: agentName, Revision: Revision(src), Run: HarnessRun{Timeout: DefaultHarnessTimeout, Env: []string{}},
+		Report: DefaultHarnessReport()}
 	root := d.parseDocument(src)
 	if root == nil {
 		return nil, d.probs
@@ -75,6 +76,7 @@ func ParseHarness(path, agentName string, src []byte) (*HarnessFile, Errors) {
 			},
 			"run":    func(v *yaml.Node) { d.harnessRun(v, &h.Run) },
 			"entity": func(v *yaml.Node) { h.Entity = d.harnessEntity(v) },
+			"report": func(v *yaml.Node) { d.harnessReport(v, &h.Report) },
 		})
 		if root.Kind == yaml.MappingNode {
 			switch {

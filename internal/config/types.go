@@ -175,6 +175,8 @@ type HarnessFile struct {
 	// Entity is the entity-source opt-in (docs/triggers.md); nil for an
 	// event-only harness.
 	Entity *HarnessEntity `yaml:"entity"`
+	// Report is what people see on the item (docs/feedback.md).
+	Report HarnessReport `yaml:"report"`
 	// TriggerLine and TriggerCol locate the trigger text in File, so CEL
 	// errors can be reported as file:line:col.
 	TriggerLine int `yaml:"-"`

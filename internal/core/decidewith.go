@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -67,13 +68,17 @@ func (e *Engine) entityHarnesses(system string) []*harness.Harness {
 // denied. Pure, like Decide.
 func (e *Engine) DecideWith(ev *event.Event, res *Resolution) Decision {
 	d := e.Decide(ev)
-	hs := e.entityHarnesses(entity.RefOf(ev).System)
+	hs := e.entityHarnesses(ev.Source.System)
 	if len(hs) == 0 || d.Verdict == VerdictKilled || d.Verdict == VerdictDenied {
 		return d
 	}
+	ref := entity.RefOf(ev)
 	r := Resolution{Err: ErrNoEntity}
 	if res != nil {
 		r = *res
+	}
+	if r.Err == nil && r.Entity != nil && r.Entity.Ref() != ref {
+		r = Resolution{Err: fmt.Errorf("the resolved entity %s is not the event's %s", r.Entity.Ref(), ref)}
 	}
 	ed := e.DecideEntity(r, ev)
 	if ed.Verdict == VerdictDenied && len(ed.Denied) == 0 { // the resolution failed: every harness

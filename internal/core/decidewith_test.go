@@ -63,6 +63,8 @@ func TestDecideWithDenials(t *testing.T) {
 	triage := mustHarness(t, "triage", `event.transition.kind == "comment_added"`)
 	unknownRole := workItem("dev", event.RoleWrite)
 	unknownRole.Activity[0].Actor.Role = ""
+	another := workItem("dev", event.RoleWrite)
+	another.ID = 7 // not the event's work item
 	tests := []struct {
 		name    string
 		res     *Resolution
@@ -74,6 +76,7 @@ func TestDecideWithDenials(t *testing.T) {
 		{"none resolved", nil, DenialUnresolved, true, VerdictRun},
 		{"failed alone", &Resolution{Err: errors.New("HTTP 503")}, DenialUnresolved, false, VerdictDenied},
 		{"incomplete", &Resolution{Entity: unknownRole}, DenialIncomplete, false, VerdictDenied},
+		{"another entity", &Resolution{Entity: another}, DenialUnresolved, false, VerdictDenied},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ type gitlabWorld struct {
 	url      string // base URL, without /api/v4
 	dir      string // config directory
 	mia, osc gitlabsim.User
+	bot      gitlabsim.User // the token's user: the tool's own account
 	mrIID    int64
 }
 
@@ -35,6 +36,8 @@ func newGitLabWorld(parent string) (*gitlabWorld, error) {
 		return nil, fmt.Errorf("start GitLab emulator: %w", err)
 	}
 	g.mia, g.osc = g.sim.AddUser("mia", false), g.sim.AddUser("oscar", false)
+	g.bot = g.sim.AddUser("project_1_bot_fullsend", true)
+	g.sim.SetTokenUser(g.bot.ID)
 	if err := g.sim.SetMember(glProject, g.mia.ID, gitlabsim.AccessMaintainer); err != nil {
 		g.sim.Close()
 		return nil, err

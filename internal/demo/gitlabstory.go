@@ -32,7 +32,7 @@ func (d *demo) gitlab(ctx context.Context) error {
 	g := d.w.gl
 	d.printf("\n8. GitLab: Mia (maintainer) notes \"/fs-review please\" on merge request !%d; the project webhook calls the\n"+
 		"   pipeline trigger and the trigger pipeline runs `fullsend %s`.\n", g.mrIID, strings.Join(dispatchArgs, " "))
-	_, hook, err := g.sim.AddNote(glProject, gitlabsim.NoteableMergeRequest, g.mrIID, g.mia.ID, "/fs-review please")
+	note, hook, err := g.sim.AddNote(glProject, gitlabsim.NoteableMergeRequest, g.mrIID, g.mia.ID, "/fs-review please")
 	if err != nil {
 		return err
 	}
@@ -46,9 +46,11 @@ func (d *demo) gitlab(ctx context.Context) error {
 		key, agent = ps[0].Variables["FULLSEND_SERIALIZATION_KEY"], ps[0].Variables["FULLSEND_AGENT"]
 		d.printf("    agent pipeline %d (%s): FULLSEND_AGENT=%s FULLSEND_SERIALIZATION_KEY=%s\n", ps[0].ID, ps[0].Status, agent, key)
 	}
-	d.check("GitLab note started one agent pipeline in the merge request's scope",
-		code == 0 && len(ps) == 1 && key == glScopeKey && agent == "review",
-		"exit %d, %s, scope %q%s", code, english.Count(len(ps), "pipeline"), key, failTail(code, log))
+	eyes := g.eyesOn(note.ID)
+	d.printf("    acknowledged on the note: %s by %s (what Mia sees at once)\n", english.Count(eyes, "👀 eyes award"), g.bot.Username)
+	d.check("GitLab note started one agent pipeline in the merge request's scope, acknowledged with one 👀",
+		code == 0 && len(ps) == 1 && key == glScopeKey && agent == "review" && eyes == 1,
+		"exit %d, %s, scope %q, %s%s", code, english.Count(len(ps), "pipeline"), key, english.Count(eyes, "eyes award"), failTail(code, log))
 
 	d.printf("\n9. GitLab delivers the same webhook twice more (a retry, then \"Resend request\"). Each delivery creates a\n" +
 		"   pipeline carrying the same change (its idempotency key), finds the older pipeline with that key and\n" +
@@ -62,9 +64,9 @@ func (d *demo) gitlab(ctx context.Context) error {
 		}
 	}
 	st := strings.Join(g.statuses(), ", ")
-	d.printf("    pipelines of %s, oldest first: %s\n", glProject, st)
-	d.check("redelivered webhook settled: the first pipeline of the change kept, each redelivery's cancelled",
-		code == 0 && st == "pending, canceled, canceled", "exit %d, statuses %s%s", code, st, failTail(code, log))
+	d.printf("    pipelines of %s, oldest first: %s; the note still has %s\n", glProject, st, english.Count(g.eyesOn(note.ID), "👀 eyes award"))
+	d.check("redelivered webhook settled: the first pipeline of the change kept, each redelivery's cancelled, one 👀",
+		code == 0 && st == "pending, canceled, canceled" && g.eyesOn(note.ID) == 1, "exit %d, statuses %s%s", code, st, failTail(code, log))
 	return d.gitlabRefusals(ctx)
 }
 

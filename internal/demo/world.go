@@ -45,7 +45,7 @@ func newWorld() (*world, error) {
 	}
 	w.gh = githubsim.New(githubsim.Options{Token: gitHubToken, Repos: []githubsim.Repo{{
 		FullName: repo, DefaultBranch: "main",
-		Workflows: []githubsim.Workflow{{File: "fullsend-run.yml", Inputs: plan.Names, Required: plan.Names}},
+		Workflows: []githubsim.Workflow{{File: "fullsend-run.yml", Inputs: plan.Names, Required: plan.Always}},
 	}}})
 	if w.ghURL, err = w.gh.Start(); err != nil {
 		w.jira.Close()

@@ -99,7 +99,8 @@ func Run(ctx context.Context, o Options) error {
 	}
 	runs, _ := eng.Admit(d.Runs)
 	keyRuns(in, runs)
-	failed, refused := send(ctx, out, runs, log)
+	started, failed, refused := send(ctx, out, runs, log)
+	notify(ctx, o, reg, in, d, started, log)
 	if err := outputs.Close(ctx, out); err != nil {
 		return err
 	}
@@ -129,9 +130,10 @@ func triggerErrors(errs []core.HarnessError) error {
 	return errors.Join(out...)
 }
 
-// send dispatches runs, logs each outcome and returns how many failed and
-// the first failure that is refused credentials (output.ErrCredentials).
-func send(ctx context.Context, out output.Driver, runs []plan.Run, log *slog.Logger) (failed int, refused error) {
+// send dispatches runs, logs each outcome and returns the runs started,
+// how many failed and the first failure that is refused credentials
+// (output.ErrCredentials).
+func send(ctx context.Context, out output.Driver, runs []plan.Run, log *slog.Logger) (started []plan.Run, failed int, refused error) {
 	for _, r := range out.Dispatch(ctx, runs) {
 		if r.Err != nil {
 			failed++
@@ -142,8 +144,9 @@ func send(ctx context.Context, out output.Driver, runs []plan.Run, log *slog.Log
 			continue
 		}
 		log.Info("dispatched", "harness", r.Run.Harness, "serialization_key", string(r.Run.Key), "driver", out.Name(), "run", refText(r))
+		started = append(started, r.Run)
 	}
-	return failed, refused
+	return started, failed, refused
 }
 
 func refText(r output.Result) string {

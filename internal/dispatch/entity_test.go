@@ -3,10 +3,12 @@ package dispatch
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -131,13 +133,13 @@ func TestDispatchDemotedUser(t *testing.T) {
 	}
 }
 
-// Without a resolver for the system (none registered, or one that cannot
-// be built) evaluation of the entity is denied, with the reason; the
-// command does not fail.
+// Without a resolver for the system (one that cannot be built: here the
+// real GitHub resolver without a token) evaluation of the entity is
+// denied, with the reason; the command does not fail.
 func TestDispatchWithoutResolver(t *testing.T) {
 	cfgDir := entityConfig(t)
 	agents, logs := dispatchPR(t, cfgDir, nil) // resolvers.New
-	if strings.Join(agents, ",") != "triage" || !strings.Contains(logs, `no entity resolver for system \"github\"`) {
+	if strings.Join(agents, ",") != "triage" || !strings.Contains(logs, "github entity resolver: github entity: no GitHub token") {
 		t.Fatalf("agents %v, log:\n%s", agents, logs)
 	}
 	broken := func(string, *config.Config, func(string) string) (entity.Resolver, error) {
@@ -155,5 +157,74 @@ func TestDispatchResolvesOnlyWhenNeeded(t *testing.T) {
 	agents, _ := dispatchPR(t, filepath.Join("..", "..", "examples", ".fullsend"), fixed(res))
 	if len(res.refs) != 0 || len(agents) != 0 {
 		t.Fatalf("resolved %v, agents %v", res.refs, agents)
+	}
+}
+
+// The entity-source run carries the entity its trigger saw, filtered
+// (the element below min_role removed), as normalized_entity; the
+// event-only run beside it has none.
+func TestDispatchPlanCarriesTheFilteredEntity(t *testing.T) {
+	en := prEntity(t, event.RoleMaintain)
+	en.Activity[1].Actor.Role = event.RoleRead // the review, by a reader now
+	ev, err := os.ReadFile(filepath.Join("..", "entity", "testdata", "github-pr-comment.event.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	o := Options{ConfigDir: entityConfig(t), OutputDriver: "json", Stdin: bytes.NewReader(ev), NewResolver: fixed(&fakeResolver{en: en}),
+		Output: output.Env{Getenv: func(string) string { return "" }, Stdout: &stdout}}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	var entries []map[string]string
+	if err := json.Unmarshal(stdout.Bytes(), &entries); err != nil || len(entries) != 2 {
+		t.Fatalf("plan %s (%v)", stdout.Bytes(), err)
+	}
+	if _, ok := entries[1]["normalized_entity"]; ok || entries[1]["agent"] != "triage" {
+		t.Fatalf("the event-only entry: %v", entries[1])
+	}
+	got, err := entity.Decode([]byte(entries[0]["normalized_entity"]))
+	if err != nil || entries[0]["agent"] != "review" {
+		t.Fatalf("the entity-source entry: %v (%v)", entries[0], err)
+	}
+	if len(got.Activity) != 2 || got.Activity[0].ID != "2002" || got.Activity[1].Kind != entity.ElementBody {
+		t.Fatalf("activity %+v; want the reader's review filtered out", got.Activity)
+	}
+}
+
+// The example "command that stays actionable" harness through dispatch:
+// an outsider's /fs-triage on the issue never reaches its trigger, a
+// developer's does (the event itself is by a writer either way).
+func TestDispatchTriageCommandExample(t *testing.T) {
+	ev := []byte(`{"repo":"acme/platform","entity":{"kind":"work_item","id":12,"url":"https://github.com/acme/platform/issues/12"},` +
+		`"transition":{"kind":"edited"},"actor":{"id":"dev","kind":"human","role":"write","is_entity_author":false},` +
+		`"state":{"labels":[]},"source":{"system":"github","raw_type":"issues","raw_action":"edited"}}`)
+	for _, tc := range []struct {
+		role event.Role
+		want string
+	}{{event.RoleNone, ""}, {event.RoleWrite, "triage-command"}} {
+		en := prEntity(t, tc.role)
+		en.Kind, en.URL, en.State.ChangeProposal = entity.KindWorkItem, "https://github.com/acme/platform/issues/12", nil
+		en.Activity[0].Body, en.Activity[0].Command, en.Activity[0].Instruction = "/fs-triage please", "/fs-triage", "please"
+		en.Activity = slices.DeleteFunc(en.Activity, func(el entity.Element) bool { return el.Kind == entity.ElementReview })
+		en.Version = entity.ComputeVersion(en, nil)
+		var stdout bytes.Buffer
+		o := Options{ConfigDir: filepath.Join("..", "..", "examples", "entities", ".fullsend"), OutputDriver: "json",
+			Stdin: bytes.NewReader(ev), NewResolver: fixed(&fakeResolver{en: en}),
+			Output: output.Env{Getenv: func(string) string { return "" }, Stdout: &stdout}}
+		if err := Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		var entries []map[string]string
+		if err := json.Unmarshal(stdout.Bytes(), &entries); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, e := range entries {
+			got += e["agent"]
+		}
+		if got != tc.want {
+			t.Errorf("comment by a %s: ran %q, want %q", tc.role, got, tc.want)
+		}
 	}
 }

@@ -249,3 +249,15 @@ func TestComputeVersionOwnEffects(t *testing.T) {
 		t.Error("a person's comment: version unchanged")
 	}
 }
+
+// TestComputeVersionUnencodableTime: a time JSON cannot encode (past year
+// 9999) gives a version instead of a panic, and still one that changes.
+func TestComputeVersionUnencodableTime(t *testing.T) {
+	e := decodeGolden(t, "jira-work-item.json")
+	e.State.Created = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	v := ComputeVersion(e, nil)
+	e.State.Title += "!"
+	if v == "" || ComputeVersion(e, nil) == v {
+		t.Errorf("version %q did not change with the title", v)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
@@ -40,6 +41,9 @@ type Harness struct {
 	Entity *EntitySources
 	// TriggerLine and TriggerCol locate the trigger text in File.
 	TriggerLine, TriggerCol int
+	// Report is what people see on the item about its runs (package
+	// feedback; config.DefaultHarnessReport when the file sets none).
+	Report config.HarnessReport
 }
 
 // EntitySources is a harness's `entity:` key, defaults applied.

@@ -17,42 +17,63 @@ const commentsPageSize = 50
 // comment created at or before since; a comment created earlier but edited
 // later is therefore only seen when it shares a page with newer ones.
 func (c *Client) CommentsSince(ctx context.Context, issueKey string, since time.Time) ([]Comment, error) {
+	out, _, _, err := c.commentsSince(ctx, issueKey, since, false)
+	return out, err
+}
+
+// CommentsSinceNewest is CommentsSince that also returns, at no further
+// call, the first page it read whole: the issue's newest comments (at
+// most commentsPageSize, newest first, Text rendered) and how many
+// comments the issue has: what an entity needs (IssueRead).
+func (c *Client) CommentsSinceNewest(ctx context.Context, issueKey string, since time.Time) (changed, newest []Comment, total int, err error) {
+	return c.commentsSince(ctx, issueKey, since, true)
+}
+
+// commentsSince lists the comments after since, and with keepNewest the
+// first page whole.
+func (c *Client) commentsSince(ctx context.Context, issueKey string, since time.Time, keepNewest bool) (changed, newest []Comment, total int, err error) {
 	if issueKey == "" {
-		return nil, fmt.Errorf("jira comments: empty issue key")
+		return nil, nil, 0, fmt.Errorf("jira comments: empty issue key")
 	}
 	cl := call{method: "GET", template: "/rest/api/3/issue/{issueIdOrKey}/comment",
 		path: "/rest/api/3/issue/" + pathEscape(issueKey) + "/comment", retry: true}
-	var out []Comment
 	for startAt := 0; ; {
 		cl.query = url.Values{"orderBy": {"-created"}, "startAt": {strconv.Itoa(startAt)}, "maxResults": {strconv.Itoa(commentsPageSize)}}
 		_, raw, err := c.do(ctx, cl)
 		if err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 		var page struct {
 			Comments []Comment `json:"comments"`
 			Total    int       `json:"total"`
 		}
 		if err := decodeStrict(cl, raw, &page, "comments", "total", "startAt"); err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 		reached := false
 		for _, cm := range page.Comments {
 			if cm.ID == "" {
-				return nil, fmt.Errorf("jira %s (%s): comment without id", cl.endpoint(), issueKey)
+				return nil, nil, 0, fmt.Errorf("jira %s (%s): comment without id", cl.endpoint(), issueKey)
 			}
-			if !since.IsZero() && !cm.Created.After(since) {
-				reached = true
-				if !cm.Updated.After(since) {
-					continue
-				}
+			old := !since.IsZero() && !cm.Created.After(since)
+			reached = reached || old
+			keep := !old || cm.Updated.After(since) // created, or edited, after since
+			if keep || (keepNewest && startAt == 0) {
+				cm.Text = c.commentText(issueKey, cm)
 			}
-			cm.Text = c.commentText(issueKey, cm)
-			out = append(out, cm)
+			if keepNewest && startAt == 0 {
+				newest = append(newest, cm)
+			}
+			if keep {
+				changed = append(changed, cm)
+			}
+		}
+		if startAt == 0 {
+			total = max(page.Total, len(newest))
 		}
 		startAt += len(page.Comments)
 		if reached || len(page.Comments) == 0 || startAt >= page.Total {
-			return out, nil
+			return changed, newest, total, nil
 		}
 	}
 }

@@ -22,13 +22,14 @@ func newEntityMetrics(reg prometheus.Registerer) *entityMetrics {
 	}
 }
 
-// observe records the entity stage of one cycle (nothing when it did not run).
+// observe records the entity stage of one cycle (no resolutions when it
+// did not run) and its denials (also those of a driver that resolves no
+// entities while a harness declares its system).
 func (e *entityMetrics) observe(s poll.CycleStats) {
-	if s.EntitySystem == "" {
-		return
+	if s.EntitySystem != "" {
+		e.resolutions.WithLabelValues(s.EntitySystem, "ok").Add(float64(s.EntitiesResolved))
+		e.resolutions.WithLabelValues(s.EntitySystem, "failed").Add(float64(s.EntitiesUnresolved))
 	}
-	e.resolutions.WithLabelValues(s.EntitySystem, "ok").Add(float64(s.EntitiesResolved))
-	e.resolutions.WithLabelValues(s.EntitySystem, "failed").Add(float64(s.EntitiesUnresolved))
 	for k, n := range s.EntityDenials {
 		e.denials.WithLabelValues(k.Harness, k.Reason).Add(float64(n))
 	}

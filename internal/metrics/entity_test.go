@@ -18,9 +18,12 @@ func TestEntitySeries(t *testing.T) {
 	observe(poll.CycleStats{Driver: "jira-poll", EntitySystem: "jira", EntitiesResolved: 2, EntitiesUnresolved: 2,
 		EntityDenials: map[poll.DenialKey]int{{Harness: "triage", Reason: "unresolved"}: 3, {Harness: "triage", Reason: "incomplete"}: 1}})
 	observe(poll.CycleStats{Driver: "gitlab-poll"}) // no entity stage: no series
+	// A driver without an entity stage: its changes' denials still count.
+	observe(poll.CycleStats{Driver: "github-poll", EntityDenials: map[poll.DenialKey]int{{Harness: "review", Reason: "unresolved"}: 2}})
 	want := `
 # HELP fullsend_entity_denials_total Changes an entity-source harness was denied evaluation of, by harness and reason (unresolved, incomplete).
 # TYPE fullsend_entity_denials_total counter
+fullsend_entity_denials_total{harness="review",reason="unresolved"} 2
 fullsend_entity_denials_total{harness="triage",reason="incomplete"} 1
 fullsend_entity_denials_total{harness="triage",reason="unresolved"} 3
 # HELP fullsend_entity_resolutions_total Entities the entity stage resolved, by system and result (ok, failed: evaluation denied).

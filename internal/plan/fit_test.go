@@ -44,7 +44,7 @@ func TestInputsFitGitHubsLimit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := commentRun(tc.text)
 			orig := *r.Event.Transition.Comment
-			whole := inputsSize(r.render(r.Event))
+			whole := inputsSize(r.render(r.Event, nil))
 			in := r.Inputs()
 			if n := inputsSize(in); n > MaxInputsSize {
 				t.Fatalf("inputs are %d bytes, over %d", n, MaxInputsSize)
@@ -70,7 +70,7 @@ func TestInputsFitGitHubsLimit(t *testing.T) {
 				// as little as needed: one more code point would not fit
 				longer := r.Event.Clone()
 				longer.Transition.Comment.Shorten(utf8.RuneCountInString(c.Body) + 1)
-				if inputsSize(r.render(longer)) <= MaxInputsSize {
+				if inputsSize(r.render(longer, nil)) <= MaxInputsSize {
 					t.Errorf("body cut to %d code points, but one more fits", utf8.RuneCountInString(c.Body))
 				}
 				var p struct {
@@ -143,14 +143,14 @@ func TestLabelsFitGitHubsLimit(t *testing.T) {
 			if ev.State.LabelsTruncated != tc.wantCut || (len(ev.State.Labels) < len(tc.labels)) != tc.wantCut {
 				t.Fatalf("labels %d of %d, truncated %v; want truncated %v", len(ev.State.Labels), len(tc.labels), ev.State.LabelsTruncated, tc.wantCut)
 			}
-			t.Logf("%d of %d labels kept, inputs %d bytes (whole: %d)", len(ev.State.Labels), len(tc.labels), inputsSize(in), inputsSize(r.render(r.Event)))
+			t.Logf("%d of %d labels kept, inputs %d bytes (whole: %d)", len(ev.State.Labels), len(tc.labels), inputsSize(in), inputsSize(r.render(r.Event, nil)))
 			if !slices.Equal(ev.State.Labels, tc.labels[:len(ev.State.Labels)]) {
 				t.Error("kept labels are not a prefix of the labels")
 			}
 			if tc.wantCut { // as few dropped as needed: one more label would not fit
 				more := ev.Clone()
 				more.State.Labels = tc.labels[:len(ev.State.Labels)+1]
-				if inputsSize(r.render(more)) <= MaxInputsSize {
+				if inputsSize(r.render(more, nil)) <= MaxInputsSize {
 					t.Errorf("%d labels kept, but one more fits", len(ev.State.Labels))
 				}
 			}

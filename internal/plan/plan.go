@@ -1,6 +1,8 @@
 // Package plan defines a planned agent run — the unit the core hands to an
-// output driver — and its projection into the nine string dispatch inputs of
+// output driver — and its projection into the ten string dispatch inputs of
 // docs/github.md ("Configuration"), which every output driver and `fullsend run` share.
+// The tenth, normalized_entity, is sent only by runs of entity-source
+// harnesses: an event-only run's inputs are the nine they always were.
 package plan
 
 import (
@@ -65,11 +67,18 @@ const (
 	InSerializationKey = "serialization_key"
 	InWorkItem         = "work_item"
 	InPollLock         = "poll_lock"
+	// InNormalizedEntity is the NormalizedEntity the harness's trigger saw
+	// (Run.Entity), compact JSON; absent from the inputs of event-only runs.
+	InNormalizedEntity = "normalized_entity"
 )
 
-// Names lists the nine input names in order.
-var Names = []string{InAgent, InRole, InSourceRepo, InEventType, InEventPayload,
+// Always lists the nine inputs every run sends, in order.
+var Always = []string{InAgent, InRole, InSourceRepo, InEventType, InEventPayload,
 	InNormalizedEvent, InSerializationKey, InWorkItem, InPollLock}
+
+// Names lists the ten input names in order: Always, then
+// normalized_entity, which only runs of entity-source harnesses send.
+var Names = append(Always[:len(Always):len(Always)], InNormalizedEntity)
 
 // EnvVar is the environment variable through which a CI workflow hands the
 // dispatch input name to `fullsend run`: FULLSEND_ plus the upper-cased name
@@ -81,26 +90,28 @@ func WorkItemOf(ev *event.Event) WorkItem {
 	return WorkItem{URL: ev.Entity.URL, Source: ev.Source.System, Key: ev.Entity.Key}
 }
 
-// Inputs renders r as the nine string dispatch inputs, within
-// MaxInputsSize: a comment too long for them is cut and marked truncated
-// (FitInputs). Inputs that cannot fit are rendered whole; the platform
-// then refuses the dispatch, and the poller counts the failure.
+// Inputs renders r as the string dispatch inputs (nine, ten with an
+// entity), within MaxInputsSize: an entity or a comment too long for them
+// is cut and marked truncated (FitInputs). Inputs that cannot fit are
+// rendered whole; the platform then refuses the dispatch, and the poller
+// counts the failure.
 func (r Run) Inputs() map[string]string {
 	if in, err := r.FitInputs(MaxInputsSize); err == nil {
 		return in
 	}
-	return r.render(r.Event)
+	return r.render(r.Event, r.Entity)
 }
 
-// render renders r with ev as the nine string dispatch inputs.
-func (r Run) render(ev *event.Event) map[string]string {
+// render renders r with ev and en as the string dispatch inputs:
+// normalized_entity only when en is not nil.
+func (r Run) render(ev *event.Event, en *entity.Entity) map[string]string {
 	ne := compact(ev)
 	wi := compact(r.WorkItem)
 	lock := ""
 	if r.PollLock != nil {
 		lock = compact(r.PollLock)
 	}
-	return map[string]string{
+	in := map[string]string{
 		InAgent:            r.Harness,
 		InRole:             r.Role,
 		InSourceRepo:       ev.Repo,
@@ -111,6 +122,10 @@ func (r Run) render(ev *event.Event) map[string]string {
 		InWorkItem:         wi,
 		InPollLock:         lock,
 	}
+	if en != nil {
+		in[InNormalizedEntity] = compact(en)
+	}
+	return in
 }
 
 // Payload is the compact GitHub-shaped projection of ev used as the

@@ -35,11 +35,12 @@ func TestInputsAndEnv(t *testing.T) {
 	r := Run{Harness: "h", Role: "r", Event: ev, Key: "h:acme/p:jira:work_item:1", WorkItem: WorkItemOf(ev),
 		PollLock: &PollLock{ID: "id1", Driver: "jira-poll", Property: "P-1/fullsend.poll.acme.p.lock"}}
 	in := r.Inputs()
-	if len(in) != 9 || len(Names) != 9 {
+	// An event-only run sends the nine inputs; normalized_entity is absent.
+	if len(in) != 9 || len(Names) != 10 || Names[9] != InNormalizedEntity {
 		t.Fatalf("inputs = %d", len(in))
 	}
 	for _, n := range Names {
-		if _, ok := in[n]; !ok {
+		if _, ok := in[n]; !ok && n != InNormalizedEntity {
 			t.Errorf("missing input %s", n)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
@@ -100,6 +101,8 @@ type Controller struct {
 	// its scheduled evaluations across cycles (entity.every).
 	pollerID string
 	cadence  *reconcile.Cadence
+	// notifiers are the inputs' feedback notifiers (feedback.go).
+	notifiers map[Input]*feedback.Notifier
 }
 
 // CheckOptions reports the option combinations that cannot work, before

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -71,6 +72,9 @@ type Options struct {
 	// or the platform not yet listing the run), so its item waits for a
 	// later cycle. 0 means DefaultIntentSettle; negative disables it.
 	IntentSettle time.Duration
+	// Feedback writes the acknowledgments of started runs and says when a
+	// change was quarantined (package feedback); nil writes none.
+	Feedback *feedback.Notifier
 }
 
 // DefaultIntentSettle is the default of Options.IntentSettle: longer than
@@ -97,6 +101,11 @@ type cycle struct {
 	// schedDone holds the scheduled evaluations of the cycle (CadenceKey).
 	schedMu   sync.Mutex
 	schedDone map[string]bool
+	// acks are the runs started and notices the changes quarantined, said
+	// on their items after the checkpoints (feedback.go), under fbMu.
+	fbMu    sync.Mutex
+	acks    []feedback.Started
+	notices []feedback.Notice
 }
 
 // validate is Options.Validate, once per event and cycle; nil when the

@@ -86,6 +86,7 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 		}
 		c.checkpoint(ctx, plans[i], outs[i])
 	})
+	c.acknowledge(ctx)
 }
 
 // record marks the locks of items whose lock does not fit the runs
@@ -172,6 +173,7 @@ func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, ow
 		c.st.DispatchesScheduled++
 		c.st.DispatchLatencies = append(c.st.DispatchLatencies, c.o.Now().Sub(plans[owner[k]].changeAt(runs[k].Harness)))
 		o.succeeded++
+		c.started(plans[owner[k]], runs[k])
 		if res.ref != nil {
 			o.refs = append(o.refs, *res.ref)
 		}

@@ -194,3 +194,26 @@ func TestEntityStageErrorStopsTheCycle(t *testing.T) {
 		t.Fatalf("err %v, writes %v", err, d.writes())
 	}
 }
+
+// A driver that resolves no entities while a harness declares its system:
+// the entity-source harness is denied (counted, logged), the event-only
+// one runs.
+func TestEntityStageWithoutResolver(t *testing.T) {
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	d := &fakeDriver{items: []*poll.Item{item("P-1", "/run /fs-triage")}}
+	out := &fakeOut{}
+	o := opts(d, realCore(t, true, log), out)
+	o.Log = log
+	res, err := poll.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.runs) != 1 || out.runs[0].Harness != "ev" {
+		t.Fatalf("runs %v", out.runs)
+	}
+	if n := res.Stats.EntityDenials[poll.DenialKey{Harness: "triage", Reason: core.DenialUnresolved}]; n != 1 ||
+		!strings.Contains(logs.String(), "entity_denials=1") || !strings.Contains(logs.String(), "no entity was resolved") {
+		t.Fatalf("denials %v, log:\n%s", res.Stats.EntityDenials, logs.String())
+	}
+}

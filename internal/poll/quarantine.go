@@ -21,6 +21,9 @@ type Poison struct {
 	Change  string    // the change's id (ChangeID)
 	At      time.Time // when the change happened
 	Reason  string
+	// Event is the change's event when it had a valid one (for the
+	// feedback on its item); nil for an invalid event.
+	Event *event.Event
 }
 
 // Quarantiner is implemented by drivers that keep a quarantine record on
@@ -56,7 +59,7 @@ func (c *cycle) giveUp(ctx context.Context, p itemPlan, r plan.Run, err error, h
 		return false
 	}
 	at := p.changeAt(r.Harness)
-	ps := Poison{Harness: r.Harness, Change: ChangeID(r.Event, at), At: at, Reason: err.Error()}
+	ps := Poison{Harness: r.Harness, Change: ChangeID(r.Event, at), At: at, Reason: err.Error(), Event: r.Event}
 	if errors.Is(err, plan.ErrInputsTooLarge) {
 		return c.quarantine(ctx, q, p.it, ps, 1) // no later cycle can make them fit
 	}
@@ -100,6 +103,7 @@ func (c *cycle) quarantine(ctx context.Context, q Quarantiner, it *Item, ps Pois
 	c.st.ChangesQuarantined++
 	c.log.Error("change quarantined: recorded on the item; lastCheck moves past it", "item", it.ID, "change", ps.Change,
 		"harness", ps.Harness, "attempts", attempts, "reason", ps.Reason)
+	c.unhonoured(ctx, it, ps)
 	return true
 }
 

@@ -138,11 +138,11 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 		slog.Int64("duration_ms", s.Duration.Milliseconds()),
 		slog.Bool("interrupted", s.Interrupted),
 	}
-	if s.EntitySystem != "" {
-		n := 0
-		for _, v := range s.EntityDenials {
-			n += v
-		}
+	n := 0
+	for _, v := range s.EntityDenials {
+		n += v
+	}
+	if s.EntitySystem != "" || n > 0 {
 		a = append(a, slog.String("entity_system", s.EntitySystem), slog.Int("entities_resolved", s.EntitiesResolved),
 			slog.Int("entities_unresolved", s.EntitiesUnresolved), slog.Int("entity_denials", n))
 	}

@@ -20,6 +20,7 @@ import (
 //	env=FILE        write the sorted environment to FILE, one NAME=value a line
 //	touch=FILE      create FILE (proves the agent ran)
 //	event=FILE      copy $FULLSEND_EVENT_FILE to FILE
+//	entity=FILE     copy $FULLSEND_ENTITY_FILE to FILE
 //	out=TEXT        print TEXT to stdout; err=TEXT to stderr
 //	sleep=DUR       sleep (the runner and jirasim tests)
 //	hang            block until a signal ends the process
@@ -50,6 +51,11 @@ func agentMain(steps []string) int {
 			b, err := os.ReadFile(os.Getenv("FULLSEND_EVENT_FILE"))
 			if err != nil || os.WriteFile(arg, b, 0o600) != nil {
 				return 92
+			}
+		case "entity":
+			b, err := os.ReadFile(os.Getenv("FULLSEND_ENTITY_FILE"))
+			if err != nil || os.WriteFile(arg, b, 0o600) != nil {
+				return 93
 			}
 		case "out":
 			fmt.Fprintln(os.Stdout, arg)

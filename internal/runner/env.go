@@ -27,6 +27,7 @@ const (
 	EnvHarness          = "FULLSEND_HARNESS"
 	EnvSerializationKey = "FULLSEND_SERIALIZATION_KEY"
 	EnvEventFile        = "FULLSEND_EVENT_FILE"
+	EnvEntityFile       = "FULLSEND_ENTITY_FILE" // runs of entity-source harnesses only
 	EnvGitHubIssueURL   = "GITHUB_ISSUE_URL"
 	EnvIssueNumber      = "ISSUE_NUMBER"
 	// EnvAttribution is the audit record of a scheduled run (JSON,
@@ -59,6 +60,9 @@ type AgentContext struct {
 	Key       scope.Key
 	PollLock  *plan.PollLock // nil outside polling
 	EventFile string         // path of the private event file
+	// EntityFile is the path of the private entity file; "" for an
+	// event-only run (FULLSEND_ENTITY_FILE is then not set).
+	EntityFile string
 }
 
 // AgentEnv builds the agent's complete environment, sorted by name:
@@ -68,6 +72,7 @@ type AgentContext struct {
 //   - always: FULLSEND_WORK_ITEM_URL/SOURCE/KEY, FULLSEND_POLL_LOCK_ID/
 //     DRIVER/PROPERTY (empty outside polling), FULLSEND_HARNESS,
 //     FULLSEND_SERIALIZATION_KEY, FULLSEND_EVENT_FILE;
+//   - FULLSEND_ENTITY_FILE for a run with an entity (never inherited);
 //   - GITHUB_ISSUE_URL and ISSUE_NUMBER for a GitHub issue, ISSUE_NUMBER for
 //     a GitLab issue, and ISSUE_NUMBER set to "" for a Jira work item.
 //
@@ -98,6 +103,10 @@ func AgentEnv(c AgentContext, allow []string, getenv func(string) string) []stri
 	env[EnvHarness] = c.Harness
 	env[EnvSerializationKey] = string(c.Key)
 	env[EnvEventFile] = c.EventFile
+	delete(env, EnvEntityFile)
+	if c.EntityFile != "" {
+		env[EnvEntityFile] = c.EntityFile
+	}
 	delete(env, EnvGitHubIssueURL)
 	delete(env, EnvIssueNumber)
 	subj := scope.SubjectOf(c.Event, c.Forge)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
@@ -14,6 +15,9 @@ import (
 type eventFile struct {
 	dir  string
 	Path string
+	// EntityPath is entity.json beside it, for a run with an entity
+	// (writeEntity); "" otherwise.
+	EntityPath string
 }
 
 // writeEventFile writes ev as compact JSON under parent ("" = the system
@@ -41,3 +45,21 @@ func writeEventFile(parent string, ev *event.Event) (*eventFile, error) {
 
 // Remove deletes the file and its directory.
 func (f *eventFile) Remove() error { return os.RemoveAll(f.dir) }
+
+// writeEntity writes en as compact JSON to entity.json (0600) in the
+// event file's private directory; nothing for a nil entity.
+func (f *eventFile) writeEntity(en *entity.Entity) error {
+	if en == nil {
+		return nil
+	}
+	b, err := json.Marshal(en)
+	if err != nil {
+		return fmt.Errorf("encode entity for the agent: %w", err)
+	}
+	path := filepath.Join(f.dir, "entity.json")
+	if err := os.WriteFile(path, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("write entity file %s: %w", path, err)
+	}
+	f.EntityPath = path
+	return nil
+}

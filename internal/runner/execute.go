@@ -62,12 +62,16 @@ func Execute(ctx context.Context, r Request) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	en, err := DecodeEntity(in, ev)
+	if err != nil {
+		return Outcome{}, err
+	}
 	sb, err := sandbox.Decide(h.Isolation, h.User, os.Geteuid(), r.Getenv, nil)
 	if err != nil {
 		return Outcome{}, inputErr("harness %q (%s): %v", h.Name, h.File, err)
 	}
 	spec := Spec{Harness: h.Name, Command: command, Timeout: h.Timeout, Sandbox: sb,
-		Event: ev, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: h.Env, Getenv: r.Getenv,
+		Event: ev, Entity: en, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: h.Env, Getenv: r.Getenv,
 		Stdout: r.Stdout, Stderr: r.Stderr, Log: r.Log}
 	if in.PollLock != nil {
 		spec.Locker, spec.RefreshInterval, err = LockerFor(cfg, in.PollLock, r.Getenv, CIRun(r.Getenv, os.Getpid()), nil, r.Log)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
@@ -23,6 +24,12 @@ const (
 	EnvPollLockProp    = "FULLSEND_POLL_LOCK_PROPERTY"
 	envNormalizedEvent = "FULLSEND_NORMALIZED_EVENT" // = plan.EnvVar(plan.InNormalizedEvent)
 	envPollLock        = "FULLSEND_POLL_LOCK"        // = plan.EnvVar(plan.InPollLock)
+	// EnvNormalizedEntity carries the normalized_entity dispatch input
+	// (JSON; = plan.EnvVar(plan.InNormalizedEntity)), EnvEntityBase64 the
+	// GitLab pipeline variable (base64 JSON). Both are absent for
+	// event-only runs.
+	EnvNormalizedEntity = "FULLSEND_NORMALIZED_ENTITY"
+	EnvEntityBase64     = "FULLSEND_ENTITY"
 )
 
 // Flags are the command-line values of `fullsend run`; empty means "not
@@ -44,6 +51,10 @@ type Inputs struct {
 	EventJSON []byte
 	EventFrom string         // where the event came from, for messages
 	PollLock  *plan.PollLock // nil outside polling
+	// EntityJSON is the entity of a run of an entity-source harness (nil
+	// for event-only runs); EntityFrom names where it came from.
+	EntityJSON []byte
+	EntityFrom string
 }
 
 // Resolve finds the harness name, the event document and the poll-lock
@@ -54,7 +65,9 @@ type Inputs struct {
 //   - event: --event-file (a path or "-" for stdin), else
 //     $FULLSEND_NORMALIZED_EVENT (JSON), else $FULLSEND_EVENT (base64 JSON);
 //   - poll lock: --poll-lock, else $FULLSEND_POLL_LOCK (JSON), else the split
-//     form $FULLSEND_POLL_LOCK_ID/_DRIVER/_PROPERTY.
+//     form $FULLSEND_POLL_LOCK_ID/_DRIVER/_PROPERTY;
+//   - entity (runs of entity-source harnesses only): $FULLSEND_NORMALIZED_ENTITY
+//     (JSON), else $FULLSEND_ENTITY (base64 JSON); none for event-only runs.
 //
 // Every failure is an *InputError naming the source.
 func Resolve(f Flags, getenv func(string) string, stdin io.Reader) (Inputs, error) {
@@ -75,7 +88,37 @@ func Resolve(f Flags, getenv func(string) string, stdin io.Reader) (Inputs, erro
 	if err != nil {
 		return Inputs{}, err
 	}
+	in.EntityJSON, in.EntityFrom, err = readEntity(getenv)
+	if err != nil {
+		return Inputs{}, err
+	}
 	return in, nil
+}
+
+// readEntity reads the run's entity from the environment: nil when
+// neither variable is set (an event-only run).
+func readEntity(getenv func(string) string) ([]byte, string, error) {
+	if s := getenv(EnvNormalizedEntity); strings.TrimSpace(s) != "" {
+		if len(s) > entity.DefaultMaxBytes {
+			return nil, EnvNormalizedEntity, inputErr("%s: entity larger than %d bytes", EnvNormalizedEntity, entity.DefaultMaxBytes)
+		}
+		return []byte(s), EnvNormalizedEntity, nil
+	}
+	s := strings.Join(strings.Fields(getenv(EnvEntityBase64)), "")
+	if s == "" {
+		return nil, "", nil
+	}
+	if base64.StdEncoding.DecodedLen(len(s)) > entity.DefaultMaxBytes {
+		return nil, EnvEntityBase64, inputErr("%s: entity larger than %d bytes", EnvEntityBase64, entity.DefaultMaxBytes)
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		var err2 error
+		if b, err2 = base64.RawStdEncoding.DecodeString(s); err2 != nil {
+			return nil, EnvEntityBase64, inputErr("%s: not base64: %v", EnvEntityBase64, err)
+		}
+	}
+	return b, EnvEntityBase64, nil
 }
 
 func readEvent(file string, getenv func(string) string, stdin io.Reader) ([]byte, string, error) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/periodic"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -28,12 +29,16 @@ const teardownTimeout = 30 * time.Second
 // Spec is one agent run: everything Run needs, already resolved and
 // validated by the caller except Command.
 type Spec struct {
-	Harness  string
-	Command  []string // harness run.command, or the command after `--`
-	Timeout  time.Duration
-	Grace    time.Duration // SIGTERM→SIGKILL; 0 = DefaultGrace
-	Event    *event.Event  // validated
-	Forge    string        // config forge (default github)
+	Harness string
+	Command []string // harness run.command, or the command after `--`
+	Timeout time.Duration
+	Grace   time.Duration // SIGTERM→SIGKILL; 0 = DefaultGrace
+	Event   *event.Event  // validated
+	// Entity is the entity the harness's trigger saw (validated); nil for
+	// an event-only run. It is written beside the event file and named to
+	// the agent by FULLSEND_ENTITY_FILE.
+	Entity   *entity.Entity
+	Forge    string // config forge (default github)
 	PollLock *plan.PollLock
 	// Locker maintains the poll lock; nil when the run did not come from
 	// polling.
@@ -86,9 +91,12 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 			log.Warn("remove event file", "path", ef.Path, "error", err.Error())
 		}
 	}()
+	if err := ef.writeEntity(s.Entity); err != nil {
+		return Result{}, err
+	}
 	key := scope.KeyOf(s.Harness, s.Event, s.Forge)
 	env := AgentEnv(AgentContext{Harness: s.Harness, Event: s.Event, Forge: s.Forge, Key: key,
-		PollLock: s.PollLock, EventFile: ef.Path}, s.EnvAllow, s.Getenv)
+		PollLock: s.PollLock, EventFile: ef.Path, EntityFile: ef.EntityPath}, s.EnvAllow, s.Getenv)
 	as, env, handBack, err := agentIdentity(s.Sandbox, s.Dir, ef.dir, env, log)
 	if err != nil {
 		return Result{}, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -21,6 +22,24 @@ func DecodeEvent(in Inputs) (*event.Event, error) {
 		return nil, &InputError{Err: fmt.Errorf("event from %s: %w", in.EventFrom, err)}
 	}
 	return ev, nil
+}
+
+// DecodeEntity decodes and validates the entity document of in (nil when
+// the run has none) and checks that it is the event's entity
+// (entity.RefOf). A problem is an *InputError naming where the entity came
+// from.
+func DecodeEntity(in Inputs, ev *event.Event) (*entity.Entity, error) {
+	if in.EntityJSON == nil {
+		return nil, nil
+	}
+	en, err := entity.Decode(in.EntityJSON)
+	if err != nil {
+		return nil, &InputError{Err: fmt.Errorf("entity from %s: %w", in.EntityFrom, err)}
+	}
+	if want := entity.RefOf(ev); en.Ref() != want {
+		return nil, inputErr("entity from %s is %s, but the event is about %s", in.EntityFrom, en.Ref(), want)
+	}
+	return en, nil
 }
 
 // NewJiraAPI builds the Jira client for a connection; tests may replace it.

@@ -189,7 +189,8 @@ func TestInputKindsDoNotMix(t *testing.T) {
 	}
 }
 
-// The worked example of docs/triggers.md: a label that means "needs an
+// The worked example of docs/triggers.md (with the role test that the
+// activity filter makes a second line of defence): a label that means "needs an
 // agent", applied by a maintainer, on an open work item.
 func TestNeedsAgentLabelExample(t *testing.T) {
 	const expr = `entity.kind == "work_item" &&

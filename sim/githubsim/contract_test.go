@@ -158,6 +158,7 @@ func TestContractAgainstOpenAPI(t *testing.T) {
 		{"GET", "/user", "", "", 401},
 		{"GET", "/rate_limit", "", tok, 200},
 	}
+	cases = append(cases, reactionCases(s, repo)...)
 	for _, c := range cases {
 		req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
 		if c.token != "" {

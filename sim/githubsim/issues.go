@@ -42,7 +42,8 @@ type issue struct {
 	Number                         int
 	Title, Body, Author            string
 	Labels                         []string
-	State                          string // open | closed
+	Assignees                      []string // logins (SetAssignees)
+	State                          string   // open | closed
 	CreatedAt, UpdatedAt, ClosedAt time.Time
 	Comments                       int
 	Pull                           *PullRequest // nil for an issue

@@ -99,14 +99,14 @@ func (v view) issue(is *issue) map[string]any {
 		"url": u, "repository_url": v.api + "repos/" + v.repo, "labels_url": u + "/labels{/name}",
 		"comments_url": u + "/comments", "events_url": u + "/events", "html_url": v.htmlURL(is),
 		"user": v.user(is.Author), "labels": v.labels(is.Labels), "state": is.State, "locked": false,
-		"assignee": nil, "assignees": []any{}, "milestone": nil, "comments": is.Comments,
+		"assignee": v.assignee(is), "assignees": v.users(is.Assignees), "milestone": nil, "comments": is.Comments,
 		"created_at": ts(is.CreatedAt), "updated_at": ts(is.UpdatedAt), "closed_at": tsOrNil(is.ClosedAt),
 		"author_association": v.association(is.Author),
 	}
 	if is.Pull != nil {
 		pu := fmt.Sprintf("%srepos/%s/pulls/%d", v.api, v.repo, is.Number)
 		out["pull_request"] = map[string]any{"url": pu, "html_url": v.htmlURL(is),
-			"diff_url": v.htmlURL(is) + ".diff", "patch_url": v.htmlURL(is) + ".patch", "merged_at": nil}
+			"diff_url": v.htmlURL(is) + ".diff", "patch_url": v.htmlURL(is) + ".patch", "merged_at": tsOrNil(is.Pull.MergedAt)}
 	}
 	return out
 }
@@ -141,9 +141,9 @@ func (v view) pull(is *issue) map[string]any {
 		"comments_url": v.issueURL(is.Number) + "/comments", "review_comments_url": u + "/comments",
 		"review_comment_url": fmt.Sprintf("%srepos/%s/pulls/comments{/number}", v.api, v.repo),
 		"commits_url":        u + "/commits", "statuses_url": statuses,
-		"user": v.user(pr.Author), "labels": v.labels(is.Labels), "state": pr.State, "locked": false, "draft": false,
-		"assignee": nil, "assignees": []any{}, "requested_reviewers": []any{}, "requested_teams": []any{}, "milestone": nil,
-		"merged": false, "merged_at": nil, "merged_by": nil, "merge_commit_sha": fakeSHA(fmt.Sprintf("merge:%s#%d", v.repo, is.Number)), "auto_merge": nil,
+		"user": v.user(pr.Author), "labels": v.labels(is.Labels), "state": pr.State, "locked": false, "draft": pr.Draft,
+		"assignee": v.assignee(is), "assignees": v.users(is.Assignees), "requested_reviewers": []any{}, "requested_teams": []any{}, "milestone": nil,
+		"merged": !pr.MergedAt.IsZero(), "merged_at": tsOrNil(pr.MergedAt), "merged_by": nil, "merge_commit_sha": fakeSHA(fmt.Sprintf("merge:%s#%d", v.repo, is.Number)), "auto_merge": nil,
 		"mergeable": nil, "mergeable_state": "unknown", "rebaseable": nil, "maintainer_can_modify": false,
 		"comments": is.Comments, "review_comments": 0, "commits": 1, "additions": 0, "deletions": 0, "changed_files": 0,
 		"created_at": ts(is.CreatedAt), "updated_at": ts(is.UpdatedAt),

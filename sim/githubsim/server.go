@@ -6,7 +6,7 @@
 // comment, issue event and review listings a poller reads (with since,
 // Link paging and conditional requests). A Go API opens issues and pull
 // requests, comments, labels and reviews, returning the webhook delivery
-// of each change. It checks authentication, sends
+// of each change, and sets assignees, drafts and merges (entitystate.go). It checks authentication, sends
 // rate-limit headers, and injects faults (status codes with Retry-After,
 // exhausted rate limits, delays, dropped connections) per endpoint, so
 // drivers can be tested end to end without the network.
@@ -88,6 +88,9 @@ type Server struct {
 
 	requests, notModified, points int // see Requests, NotModified, RatePointsUsed
 	writes                        int // see Writes
+
+	// reactions are the reactions on comments and issues (reactions.go).
+	reactions reactionStore
 
 	httpSrv *http.Server
 	ln      net.Listener
@@ -179,6 +182,11 @@ var routes = []Route{
 	{"GET /repos/{owner}/{repo}/issues/{number}/comments", EndpointListIssueComments, hf((*Server).handleIssueComments)},
 	{"GET /repos/{owner}/{repo}/issues/events", EndpointListRepoEvents, hf((*Server).handleRepoEvents)},
 	{"GET /repos/{owner}/{repo}/issues/{number}/events", EndpointListIssueEvents, hf((*Server).handleIssueEvents)},
+	{"POST /repos/{owner}/{repo}/issues/{number}/comments", EndpointAddComment, hf((*Server).handleAddComment)},
+	{"GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", EndpointCommentReactions, hf((*Server).handleReactions)},
+	{"POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions", EndpointAddCommentReaction, hf((*Server).handleAddReaction)},
+	{"GET /repos/{owner}/{repo}/issues/{number}/reactions", EndpointIssueReactions, hf((*Server).handleReactions)},
+	{"POST /repos/{owner}/{repo}/issues/{number}/reactions", EndpointAddIssueReaction, hf((*Server).handleAddReaction)},
 	{"GET /repos/{owner}/{repo}", EndpointRepo, hf((*Server).handleRepo)},
 	{"GET /user", EndpointUser, hf((*Server).handleUser)},
 	{"GET /rate_limit", EndpointRateLimit, hf((*Server).handleRateLimit)},

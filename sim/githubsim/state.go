@@ -49,7 +49,9 @@ type PullRequest struct {
 	HeadRef  string
 	HeadSHA  string
 	BaseRef  string
-	State    string // open | closed, default open
+	State    string    // open | closed, default open
+	Draft    bool      // a draft (SetDraft)
+	MergedAt time.Time // when it was merged (MergePull); zero: not merged
 }
 
 // Run is a dispatched workflow run as the emulator records it.

@@ -71,7 +71,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt route) {
 		return
 	}
 	base := "http://" + r.Host + "/" + proj.Path
-	if s.listWork(w, r, rt, proj) {
+	if s.listWork(w, r, rt, proj) || s.awardOp(w, r, body, rt, proj) {
 		return
 	}
 	switch rt.endpoint {

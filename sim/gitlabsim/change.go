@@ -2,6 +2,7 @@ package gitlabsim
 
 import (
 	"fmt"
+	"time"
 )
 
 // MergeRequestSpec describes a merge request to open. SourceProject is
@@ -191,11 +192,13 @@ func (s *Server) SetState(project, noteable string, iid, actorID int64, action s
 		if is != nil {
 			se.ResourceID = is.ID
 			is.State, is.UpdatedAt, is.ClosedBy = state, now, by("closed")
+			is.ClosedAt = map[bool]time.Time{true: now}[state == "closed"]
 			hook = s.issueHook(p, is, actorID, action, nil)
 			return nil
 		}
 		se.ResourceID = m.ID
 		m.State, m.UpdatedAt, m.ClosedBy, m.MergedBy = state, now, by("closed"), by("merged")
+		m.ClosedAt, m.MergedAt = map[bool]time.Time{true: now}[state == "closed"], map[bool]time.Time{true: now}[state == "merged"]
 		hook = s.mergeHook(p, m, actorID, action, nil)
 		return nil
 	})

@@ -62,11 +62,12 @@ var (
 	groupFields = f("id int", "key string", "process_mode string", "created_at time", "updated_at time")
 	issueFields = f("id int", "iid int", "project_id int", "title string", "description string?", "state string",
 		"labels array", "author object", "closed_by object?", "created_at time", "updated_at time", "web_url string",
-		"issue_type string", "confidential bool", "references object")
+		"issue_type string", "confidential bool", "references object", "assignees array", "closed_at time?")
 	mrFields = f("id int", "iid int", "project_id int", "title string", "description string?", "state string",
 		"labels array", "author object", "source_project_id int", "target_project_id int", "source_branch string",
 		"target_branch string", "sha string", "draft bool", "work_in_progress bool", "merged_by object?",
-		"merge_user object?", "closed_by object?", "created_at time", "updated_at time", "web_url string", "references object")
+		"merge_user object?", "closed_by object?", "created_at time", "updated_at time", "web_url string", "references object",
+		"assignees array", "closed_at time?", "merged_at time?")
 	noteFields = f("id int", "type string?", "body string", "author object", "created_at time", "updated_at time",
 		"system bool", "noteable_id int", "noteable_type string", "project_id int", "noteable_iid int",
 		"resolvable bool", "confidential bool", "internal bool")
@@ -296,6 +297,7 @@ func TestContractAgainstDocumentation(t *testing.T) {
 		{"GET", "/api/v4/users/999", "", 404},
 		{"GET", "/api/v4/user", "", 200},
 	}
+	cases = append(cases, awardCases(p, i, m, notes)...)
 	seen := map[string]bool{}
 	client := srv.Client()
 	for _, c := range cases {

@@ -76,7 +76,7 @@ func parseRoute(method, escapedPath string) (route, bool) {
 	case len(s) == 3 && s[0] == "resource_groups" && s[2] == "upcoming_jobs" && get:
 		rt.key, rt.endpoint = s[1], "upcoming_jobs"
 	default:
-		return rt, parseWorkRoute(method, s, &rt)
+		return rt, parseWorkRoute(method, s, &rt) || parseAwardRoute(method, s, &rt)
 	}
 	return rt, true
 }

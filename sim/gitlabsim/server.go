@@ -73,6 +73,8 @@ type Server struct {
 	winFrom time.Time
 	winUsed int
 
+	awards []*Award // award emoji (award.go)
+
 	srv  *http.Server
 	ln   net.Listener
 	done chan struct{}

@@ -45,6 +45,8 @@ type Issue struct {
 	AuthorID, ClosedBy   int64
 	Labels               []string
 	CreatedAt, UpdatedAt time.Time
+	Assignees            []int64   // user ids (SetAssignees)
+	ClosedAt             time.Time // zero while open
 }
 
 // MergeRequest is a snapshot of one emulated merge request. ProjectID is
@@ -58,6 +60,8 @@ type MergeRequest struct {
 	AuthorID, ClosedBy, MergedBy        int64
 	Labels                              []string
 	CreatedAt, UpdatedAt                time.Time
+	Assignees                           []int64   // user ids (SetAssignees)
+	ClosedAt, MergedAt                  time.Time // zero until closed, merged
 }
 
 // Note is a snapshot of one comment on an issue or a merge request.

@@ -172,6 +172,7 @@ func (s *Server) entityJSON(proj *Project, wr workRoute) map[string]any {
 			"description": is.Description, "state": is.State, "labels": nonNil(is.Labels), "author": s.userJSON(is.AuthorID),
 			"closed_by": s.optUser(is.ClosedBy), "created_at": ts(is.CreatedAt), "updated_at": ts(is.UpdatedAt),
 			"web_url": issueURL(proj, is.IID), "type": "ISSUE", "issue_type": "issue", "confidential": false,
+			"assignees": s.usersJSON(is.Assignees), "closed_at": ts(is.ClosedAt),
 			"references": map[string]any{"full": proj.Path + "#" + strconv.FormatInt(is.IID, 10)}}
 	}
 	m := s.wk.mr(proj.ID, wr.iid)
@@ -184,6 +185,7 @@ func (s *Server) entityJSON(proj *Project, wr workRoute) map[string]any {
 		"target_branch": m.TargetBranch, "sha": m.SHA, "draft": m.Draft, "work_in_progress": m.Draft,
 		"merged_by": s.optUser(m.MergedBy), "merge_user": s.optUser(m.MergedBy), "closed_by": s.optUser(m.ClosedBy),
 		"created_at": ts(m.CreatedAt), "updated_at": ts(m.UpdatedAt), "web_url": mrURL(proj, m.IID),
+		"assignees": s.usersJSON(m.Assignees), "closed_at": ts(m.ClosedAt), "merged_at": ts(m.MergedAt),
 		"references": map[string]any{"full": proj.Path + "!" + strconv.FormatInt(m.IID, 10)}}
 }
 

@@ -18,6 +18,7 @@ func (s *Server) routes() {
 	s.handle("PUT /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}", s.handlePutProperty)
 	s.handle("DELETE /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}", s.handleDeleteProperty)
 	s.handle("GET /rest/api/3/issue/{issueIdOrKey}/comment", s.handleComments)
+	s.handle("POST /rest/api/3/issue/{issueIdOrKey}/comment", s.handleAddComment)
 	s.handle("GET /rest/api/3/issue/{issueIdOrKey}/changelog", s.handleChangelog)
 	s.handle("POST /rest/api/3/changelog/bulkfetch", s.handleBulkChangelog)
 	s.handle("GET /rest/api/3/myself", s.handleMyself)

@@ -46,7 +46,7 @@ func newWorld(clk *fakeclock.Clock, issues int) (*world, error) {
 		return nil, err
 	}
 	w.gh = githubsim.New(githubsim.Options{Token: token, Now: clk.Now, Repos: []githubsim.Repo{{FullName: repo,
-		Workflows: []githubsim.Workflow{{File: "fullsend-run.yml", Inputs: plan.Names, Required: plan.Names}}}}})
+		Workflows: []githubsim.Workflow{{File: "fullsend-run.yml", Inputs: plan.Names, Required: plan.Always}}}}})
 	ghURL, err := w.gh.Start()
 	if err != nil {
 		w.jira.Close()

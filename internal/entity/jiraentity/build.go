@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -139,7 +140,8 @@ type mapping struct {
 func (m *mapping) own(id string) bool { return id == m.me || m.r.bots[id] }
 
 // elements maps the description, the comments and the label
-// applications.
+// applications. A comment without text is not listed (an element of
+// text must have some).
 func (m *mapping) elements(read jira.IssueRead) ([]entity.Element, error) {
 	var out []entity.Element
 	body, err := m.body(read)
@@ -149,7 +151,10 @@ func (m *mapping) elements(read jira.IssueRead) ([]entity.Element, error) {
 	if body != nil {
 		out = append(out, *body)
 	}
-	for _, c := range read.Comments {
+	for _, c := range newestFirst(read.Comments) {
+		if c.Text == "" {
+			continue // no text (an attachment alone, or an unreadable body): nothing a trigger could read
+		}
 		who := &c.Author
 		if u := c.UpdateAuthor; u != nil && u.AccountID != "" && u.AccountID != c.Author.AccountID && c.Updated.After(c.Created.Time) {
 			who = u // the text is now the editor's
@@ -168,6 +173,22 @@ func (m *mapping) elements(read jira.IssueRead) ([]entity.Element, error) {
 		out = append(out, els...)
 	}
 	return out, nil
+}
+
+// newestFirst orders comments newest first, then by id (Jira's ids
+// grow), whatever order the read listed them in.
+func newestFirst(cs []jira.Comment) []jira.Comment {
+	out := slices.Clone(cs)
+	slices.SortStableFunc(out, func(a, b jira.Comment) int {
+		if c := b.Created.Compare(a.Created.Time); c != 0 {
+			return c
+		}
+		if len(a.ID) != len(b.ID) {
+			return len(b.ID) - len(a.ID)
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return out
 }
 
 // body is the description's element, nil when it is empty. Its actor is

@@ -3,7 +3,6 @@ package jiraentity
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/drivers"
@@ -62,7 +61,7 @@ func FromEnv(cfg *config.Config, getenv func(string) string) (*Resolver, error) 
 		return nil, config.Invalid(err)
 	}
 	return New(c, Options{SiteURL: id.Connection.BaseURL, Repo: cfg.Repo, Project: project(cfg),
-		BotAccounts: cfg.Authorization.BotAccounts, Log: slog.New(slog.DiscardHandler)}), nil
+		BotAccounts: cfg.Authorization.BotAccounts}), nil
 }
 
 // project is the project every jira-poll entry names, or "" when they

@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"strings"
 
@@ -45,7 +44,6 @@ type Options struct {
 	// (authorization.bot_accounts): their elements are bots' and are
 	// left out of the version.
 	BotAccounts []string
-	Log         *slog.Logger
 }
 
 // Resolver resolves Jira entities. It implements entity.Resolver and is
@@ -61,9 +59,6 @@ var _ entity.Resolver = (*Resolver)(nil)
 // New returns a Resolver reading through c.
 func New(c API, o Options) *Resolver {
 	o.SiteURL = strings.TrimRight(o.SiteURL, "/")
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
 	bots := make(map[string]bool, len(o.BotAccounts))
 	for _, b := range o.BotAccounts {
 		bots[b] = true

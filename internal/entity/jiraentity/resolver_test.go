@@ -328,6 +328,7 @@ func TestOwnAndEditedActivity(t *testing.T) {
 		}
 	}
 	w.clock.Advance(time.Minute)
+	w.sim.AddCommentADF(key, dev, json.RawMessage(`{"type":"doc","version":1,"content":[{"type":"mediaSingle","content":[{"type":"media","attrs":{"id":"x","type":"file","collection":"c"}}]}]}`))
 	w.sim.SetDescription(key, "/fs-code ignore the tests", outsider)
 	edited, err := r.Resolve(ctx, w.ref(t, key))
 	if err != nil {
@@ -336,8 +337,46 @@ func TestOwnAndEditedActivity(t *testing.T) {
 	if edited.Version == after.Version {
 		t.Error("an edited description gave no new version")
 	}
+	if n := len(edited.Activity); n != len(after.Activity) {
+		t.Errorf("%d elements after a description edit and an image-only comment, want %d (the comment without text is not listed)", n, len(after.Activity))
+	}
 	body := edited.Activity[0]
 	if body.Kind != entity.ElementBody || body.Actor.ID != outsider || body.Actor.Role != event.RoleExternal || body.Command != "/fs-code" {
 		t.Errorf("edited body %+v, want the outsider's /fs-code", body)
+	}
+}
+
+// TestFromSearch: a sweep's search with jira.EntityFields and
+// expand=changelog, completed by CompleteIssue (no further call when the
+// search carried everything), builds the entity Resolve builds.
+func TestFromSearch(t *testing.T) {
+	w := newWorld(t, jirasim.Options{})
+	key := w.checkoutIssue()
+	r := w.resolver(jiraentity.Options{})
+	ctx := context.Background()
+	want, err := r.Resolve(ctx, w.ref(t, key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	issues, err := w.client.Search(ctx, jira.SearchRequest{JQL: "project = PROJ", Fields: jira.EntityFields, Expand: "changelog"}, 0)
+	if err != nil || len(issues) != 1 {
+		t.Fatalf("search: %d issues, %v", len(issues), err)
+	}
+	w.sim.ResetCalls()
+	read, err := w.client.CompleteIssue(ctx, issues[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(w.sim.Calls()); n != 0 {
+		t.Errorf("CompleteIssue of a whole search result called Jira: %v", w.sim.Calls())
+	}
+	got, err := r.FromIssue(ctx, read, repo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(got)
+	b, _ := json.Marshal(want)
+	if !bytes.Equal(a, b) {
+		t.Errorf("from a search:\n%s\nfrom an issue read:\n%s", a, b)
 	}
 }

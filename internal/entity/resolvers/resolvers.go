@@ -13,6 +13,9 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/entity/githubentity"
+	"github.com/fullsend-dev/fullsend/internal/entity/gitlabentity"
+	"github.com/fullsend-dev/fullsend/internal/entity/jiraentity"
 )
 
 // Builder builds a system's resolver from the configuration and the
@@ -22,8 +25,9 @@ type Builder func(cfg *config.Config, getenv func(string) string) (entity.Resolv
 // builders maps each source system to its resolver's constructor: one
 // line per system, the FromEnv of the system's resolver package.
 var builders = map[string]Builder{
-	// entity.SystemJira: Of(jiraentity.FromEnv), and likewise for
-	// entity.SystemGitHub and entity.SystemGitLab.
+	entity.SystemJira:   Of(jiraentity.FromEnv),
+	entity.SystemGitHub: Of(githubentity.FromEnv),
+	entity.SystemGitLab: Of(gitlabentity.FromEnv),
 }
 
 // Of turns a resolver package's constructor (FromEnv, returning its own

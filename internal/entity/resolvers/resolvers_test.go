@@ -53,3 +53,13 @@ func TestNewWithoutBuilders(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// TestEverySystemHasABuilder: each system an entity may come from has its
+// resolver registered.
+func TestEverySystemHasABuilder(t *testing.T) {
+	for _, s := range entity.Systems() {
+		if builders[s] == nil {
+			t.Errorf("no resolver builder for %q", s)
+		}
+	}
+}

@@ -21,7 +21,7 @@ func (d *Driver) actor(ctx context.Context, b base, sender *gogithub.User, entit
 	}
 	a := event.Actor{ID: event.Truncate(login, event.MaxID), Kind: event.ActorHuman, Role: event.RoleNone,
 		IsEntityAuthor: entityAuthor != "" && strings.EqualFold(login, entityAuthor)}
-	if strings.HasSuffix(login, "[bot]") || strings.EqualFold(sender.GetType(), "Bot") {
+	if IsBot(sender) {
 		a.Kind = event.ActorBot
 		d.log.Debug("actor is a bot; role none without lookup", "actor", login)
 		return a, nil

@@ -16,6 +16,10 @@ type Lookup struct {
 // maxEventPages bounds the label or state event pages read (100 per page).
 const maxEventPages = 10
 
+// MaxEventPages is the page cap of LabelEvents and StateEvents: a caller
+// that gets MaxEventPages*100 events may not have them all.
+const MaxEventPages = maxEventPages
+
 // Issue implements API.
 func (l *Lookup) Issue(ctx context.Context, project string, iid int64) (*gitlab.Issue, error) {
 	is, _, err := l.Client.Issues.GetIssue(project, iid, gitlab.WithContext(ctx))

@@ -40,8 +40,8 @@ func TestDispatchEndToEnd(t *testing.T) {
 	if !maps.Equal(got.Inputs, want) {
 		t.Errorf("inputs differ:\n got %v\nwant %v", got.Inputs, want)
 	}
-	if keys := slices.Sorted(maps.Keys(got.Inputs)); !slices.Equal(keys, slices.Sorted(slices.Values(plan.Names))) {
-		t.Errorf("input names = %v, want the nine of plan.Names", keys)
+	if keys := slices.Sorted(maps.Keys(got.Inputs)); !slices.Equal(keys, slices.Sorted(slices.Values(plan.Always))) {
+		t.Errorf("input names = %v, want the nine of plan.Always", keys)
 	}
 	var lock plan.PollLock
 	if err := json.Unmarshal([]byte(got.Inputs[plan.InPollLock]), &lock); err != nil || lock != *run.PollLock {

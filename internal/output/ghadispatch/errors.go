@@ -53,7 +53,7 @@ func dispatchError(harness, repo, wf, ref string, err error) error {
 	case f.Status == http.StatusUnprocessableEntity && strings.Contains(msg, "workflow_dispatch"):
 		hint = fmt.Sprintf("workflow %s on %s does not accept workflow_dispatch or rejects its inputs: regenerate it with `fullsend workflows generate` and commit it to %s", wf, ref, ref)
 	case f.Status == http.StatusUnprocessableEntity && strings.Contains(msg, "input"):
-		hint = fmt.Sprintf("workflow %s on %s does not declare the nine fullsend inputs (agent, role, source_repo, event_type, event_payload, normalized_event, serialization_key, work_item, poll_lock) as workflow_dispatch string inputs: regenerate it with `fullsend workflows generate` and commit it to %s", wf, ref, ref)
+		hint = fmt.Sprintf("workflow %s on %s does not declare the nine fullsend inputs (agent, role, source_repo, event_type, event_payload, normalized_event, serialization_key, work_item, poll_lock) and normalized_entity (not required; runs of entity-source harnesses send it) as workflow_dispatch string inputs: regenerate it with `fullsend workflows generate` and commit it to %s", wf, ref, ref)
 	case f.Status == http.StatusUnprocessableEntity:
 		hint = fmt.Sprintf("GitHub rejected the dispatch of %s on %s: check that the ref exists and that the workflow declares the nine fullsend inputs (`fullsend workflows check`)", wf, ref)
 	case f.Status == http.StatusUnauthorized:

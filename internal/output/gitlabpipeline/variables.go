@@ -28,6 +28,10 @@ const (
 	VarPollLockDriver   = "FULLSEND_POLL_LOCK_DRIVER"
 	VarPollLockProperty = "FULLSEND_POLL_LOCK_PROPERTY"
 	VarIdempotencyKey   = "FULLSEND_IDEMPOTENCY_KEY" // plan.WorkItem.IdempotencyKey, empty outside polling
+	// VarEntity is base64 (standard) of the NormalizedEntity JSON as the
+	// normalized_entity input carries it (plan.Run.Inputs: cut to the
+	// inputs' limit); set only on runs of entity-source harnesses.
+	VarEntity = "FULLSEND_ENTITY"
 )
 
 // Naming of a scope's pipelines and resource group. The generated
@@ -66,7 +70,8 @@ func PipelineName(resourceKey string) string { return NamePrefix + resourceKey }
 func GroupKey(resourceKey string) string { return GroupPrefix + resourceKey }
 
 // Variables returns the pipeline variables of run, in a stable order.
-// Poll-lock variables are empty strings outside polling.
+// Poll-lock variables are empty strings outside polling; FULLSEND_ENTITY
+// is there only for a run with an entity.
 func Variables(run plan.Run) [][2]string {
 	ev, _ := json.Marshal(run.Event)
 	var lock plan.PollLock
@@ -77,7 +82,7 @@ func Variables(run plan.Run) [][2]string {
 	if run.Event != nil {
 		repo, kind = run.Event.Repo, run.Event.Transition.Kind
 	}
-	return [][2]string{
+	vars := [][2]string{
 		{VarAgent, run.Harness},
 		{VarRole, run.Role},
 		{VarSourceRepo, repo},
@@ -93,4 +98,8 @@ func Variables(run plan.Run) [][2]string {
 		{VarPollLockProperty, lock.Property},
 		{VarIdempotencyKey, run.WorkItem.IdempotencyKey},
 	}
+	if run.Entity != nil && run.Event != nil {
+		vars = append(vars, [2]string{VarEntity, base64.StdEncoding.EncodeToString([]byte(run.Inputs()[plan.InNormalizedEntity]))})
+	}
+	return vars
 }

@@ -1,7 +1,8 @@
 // Package jsonout implements the `json` and `gha-matrix` output drivers:
 // the dispatch plan printed on stdout instead of dispatched (docs/cli.md,
-// "The plan"). Each entry is an object with exactly the nine dispatch
-// inputs, so a plan can be fed to any runner.
+// "The plan"). Each entry is an object with exactly the dispatch inputs
+// (nine; ten, with normalized_entity, for a run of an entity-source
+// harness), so a plan can be fed to any runner.
 //
 // Dispatch collects entries; Close writes them once, so one invocation
 // yields one document even when the caller dispatches in several steps:
@@ -21,7 +22,8 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
-// Entry is one plan entry: the nine dispatch inputs, in spec order.
+// Entry is one plan entry: the dispatch inputs, in spec order;
+// normalized_entity only for runs of entity-source harnesses.
 type Entry struct {
 	Agent            string `json:"agent"`
 	Role             string `json:"role"`
@@ -32,6 +34,7 @@ type Entry struct {
 	SerializationKey string `json:"serialization_key"`
 	WorkItem         string `json:"work_item"`
 	PollLock         string `json:"poll_lock"`
+	NormalizedEntity string `json:"normalized_entity,omitempty"`
 }
 
 // EntryOf renders r as a plan entry.
@@ -42,6 +45,7 @@ func EntryOf(r plan.Run) Entry {
 		EventType: in[plan.InEventType], EventPayload: in[plan.InEventPayload],
 		NormalizedEvent: in[plan.InNormalizedEvent], SerializationKey: in[plan.InSerializationKey],
 		WorkItem: in[plan.InWorkItem], PollLock: in[plan.InPollLock],
+		NormalizedEntity: in[plan.InNormalizedEntity],
 	}
 }
 

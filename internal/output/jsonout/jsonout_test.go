@@ -82,7 +82,7 @@ func TestJSONPlanEntryHasExactlyNineFields(t *testing.T) {
 		if len(e) != 9 {
 			t.Fatalf("%s: entry has %d fields: %v", name, len(e), e)
 		}
-		for _, k := range plan.Names {
+		for _, k := range plan.Always {
 			if _, ok := e[k].(string); !ok {
 				t.Errorf("%s: field %s missing or not a string", name, k)
 			}

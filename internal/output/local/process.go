@@ -202,8 +202,14 @@ func childEnv(parent []string, job Job) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, plan.EnvVar(plan.InSerializationKey)+"="+string(job.Run.Key),
+	env = append(env, plan.EnvVar(plan.InSerializationKey)+"="+string(job.Run.Key),
 		RunIDEnv+"="+strconv.FormatUint(job.Seq, 10))
+	if job.Run.Entity != nil {
+		// The entity as the dispatch input carries it (cut to the inputs'
+		// limit, well within an environment variable's).
+		env = append(env, plan.EnvVar(plan.InNormalizedEntity)+"="+job.Run.Inputs()[plan.InNormalizedEntity])
+	}
+	return env
 }
 
 func isDispatchInput(name string) bool {
@@ -213,7 +219,7 @@ func isDispatchInput(name string) bool {
 		}
 	}
 	switch name {
-	case "FULLSEND_EVENT", "FULLSEND_POLL_LOCK_ID", "FULLSEND_POLL_LOCK_DRIVER", "FULLSEND_POLL_LOCK_PROPERTY", RunIDEnv,
+	case "FULLSEND_EVENT", "FULLSEND_ENTITY", "FULLSEND_POLL_LOCK_ID", "FULLSEND_POLL_LOCK_DRIVER", "FULLSEND_POLL_LOCK_PROPERTY", RunIDEnv,
 		metrics.RunReportFDEnv:
 		return true
 	}

@@ -80,7 +80,7 @@ func (p *Poller) payloads(ctx context.Context, lk *lookups, s subject, floor tim
 		out = append(out, payload{"pull_request", &gogithub.PullRequestEvent{Action: e.Event, Number: pr.Number,
 			PullRequest: &c, Label: e.Label, Repo: repo, Sender: e.Actor}})
 	}
-	reviews, err := p.reviews(ctx, s.number())
+	reviews, err := lk.reviewsOf(ctx, p, s.number())
 	if err != nil {
 		return nil, err
 	}

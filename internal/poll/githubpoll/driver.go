@@ -24,6 +24,7 @@ type Driver struct {
 	items map[string]subject
 	floor time.Time
 	lk    *lookups
+	own   ownAccounts // the entity stage's (entity.go)
 }
 
 var _ poll.Driver = (*Driver)(nil)

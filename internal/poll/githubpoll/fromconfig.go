@@ -17,7 +17,7 @@ import (
 
 // ActionsBot is the account of a workflow's built-in GITHUB_TOKEN, which
 // cannot read its own user (GET /user answers 403).
-const ActionsBot = "github-actions[bot]"
+const ActionsBot = github.ActionsBot
 
 // Input is a configured github-poll input (poll.Input).
 type Input struct {
@@ -36,23 +36,15 @@ func (in *Input) Settings() config.InputDriver { return in.settings }
 // ActionsBot for a token that has no user (an installation token). A
 // refused token is config.Invalid.
 func (in *Input) Account(ctx context.Context) (string, error) {
-	var u *gogithub.User
-	_, err := github.Call(ctx, in.p.policy, func(ctx context.Context) (*gogithub.Response, error) {
-		var resp *gogithub.Response
-		var err error
-		u, resp, err = in.gh.Users.Get(ctx, "")
-		return resp, err
-	})
-	var f *github.Failure
+	login, err := github.Self(ctx, in.gh, in.p.policy)
 	switch {
-	case err == nil:
-		return u.GetLogin(), nil
-	case errors.As(err, &f) && f.Status == http.StatusUnauthorized:
+	case errors.Is(err, github.ErrTokenRefused):
 		return "", config.Invalid(fmt.Errorf("%s: GitHub refused the token in $GITHUB_TOKEN/$GH_TOKEN: %w", Name, err))
-	case errors.As(err, &f) && (f.Status == http.StatusForbidden || f.Status == http.StatusNotFound):
-		return ActionsBot, nil
+	case err != nil:
+		return "", fmt.Errorf("%s: reading the tool's own account: %w", Name, err)
 	}
-	return "", fmt.Errorf("%s: reading the tool's own account: %w", Name, err)
+	in.AddOwnAccounts(login)
+	return login, nil
 }
 
 // FromConfig builds the input of cfg.Poll.InputDrivers[index]; it is the
@@ -73,7 +65,12 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 	if ge.Token == "" {
 		return nil, config.Invalid(fmt.Errorf("%s: $GITHUB_TOKEN and $GH_TOKEN are empty: one must hold a GitHub token (issues: read, pull-requests: read, actions: write, metadata: read)", Name))
 	}
-	return build(id, cfg.Repo, cfg.Outputs.GHADispatch.Workflow, ge.Token, httpx.DefaultTransport(), env)
+	in, err := build(id, cfg.Repo, cfg.Outputs.GHADispatch.Workflow, ge.Token, httpx.DefaultTransport(), env)
+	if err != nil {
+		return nil, err
+	}
+	in.AddOwnAccounts(cfg.Authorization.BotAccounts...)
+	return in, nil
 }
 
 func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTripper, env poll.InputEnv) (*Input, error) {

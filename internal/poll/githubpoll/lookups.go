@@ -15,6 +15,8 @@ type lookups struct {
 	lk    *ghaevent.Lookup
 	roles memo[string, string]
 	pulls memo[int, *gogithub.PullRequest]
+	// reviews of each pull request (reviewsOf)
+	reviews memo[int, []*gogithub.PullRequestReview]
 }
 
 func newLookups(c *gogithub.Client) *lookups { return &lookups{lk: ghaevent.NewLookup(c)} }

@@ -21,6 +21,10 @@ type subject struct {
 	updated  time.Time
 	comments []*gogithub.IssueComment
 	labels   []*gogithub.IssueEvent
+	// complete: the window's comment and event listings ended before
+	// their page limit, so they hold every comment and label event
+	// created after the window's floor
+	complete bool
 }
 
 func (s subject) number() int { return s.issue.GetNumber() }
@@ -65,12 +69,13 @@ func (p *Poller) scan(ctx context.Context, floor time.Time) ([]subject, error) {
 	}
 	subs := make([]subject, 0, len(issues))
 	at := map[int]int{}
+	complete := len(comments) < maxPages*100 && len(events) < maxPages*100
 	for _, is := range issues {
 		if is.GetNumber() < 1 || is.UpdatedAt == nil {
 			continue
 		}
 		at[is.GetNumber()] = len(subs)
-		subs = append(subs, subject{issue: is, updated: is.GetUpdatedAt().UTC()})
+		subs = append(subs, subject{issue: is, updated: is.GetUpdatedAt().UTC(), complete: complete})
 	}
 	for _, c := range comments {
 		n, err := strconv.Atoi(path.Base(c.GetIssueURL()))

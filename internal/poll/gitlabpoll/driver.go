@@ -106,6 +106,7 @@ func (p *Poller) scopeTail(s subject) string {
 
 // Detect reads each item's changes after its checkpoint, up to its cutoff.
 func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
+	d.p.seen.reset() // the entity stage reuses this detection's reads only
 	for _, it := range items {
 		d.mu.Lock()
 		s, since := d.items[it.ID], d.since

@@ -42,6 +42,7 @@ func (in *Input) Account(ctx context.Context) (string, error) {
 		}
 		return "", fmt.Errorf("%s: reading the tool's own account: %w", Name, err)
 	}
+	in.AddOwnAccounts(u.Username)
 	return u.Username, nil
 }
 
@@ -60,7 +61,12 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 	if project == "" {
 		project = cfg.Repo
 	}
-	return build(id, cfg.Repo, project, token, httpx.DefaultTransport(), env)
+	in, err := build(id, cfg.Repo, project, token, httpx.DefaultTransport(), env)
+	if err != nil {
+		return nil, err
+	}
+	in.AddOwnAccounts(cfg.Authorization.BotAccounts...)
+	return in, nil
 }
 
 func build(id config.InputDriver, repo, project, token string, tr http.RoundTripper, env poll.InputEnv) (*Input, error) {

@@ -66,6 +66,7 @@ type Poller struct {
 	api     *gitlabevent.Lookup
 	handled map[string]time.Time // subject → updated_at fully handled
 	keys    *keyIndex
+	seen    seen // the cycle's reads, for the entity stage (entity.go)
 }
 
 // New validates o and returns a Poller.
@@ -107,6 +108,7 @@ type Stats struct {
 // so the next cycle reads it again (nothing is lost).
 func (p *Poller) Cycle(ctx context.Context) (Stats, error) {
 	var st Stats
+	p.seen.reset()
 	if p.o.Dispatch == nil {
 		return st, errors.New("gitlab-poll: no dispatcher")
 	}
@@ -229,6 +231,8 @@ func (p *Poller) actor(ctx context.Context, id, authorID int64) (event.Actor, er
 	a := gitlabevent.ActorOf(u, m, authorID)
 	if err != nil {
 		a.Role = event.RoleNone
+	} else {
+		p.sawActor(u, m)
 	}
 	return a, nil
 }

@@ -110,6 +110,7 @@ func (p *Poller) changes(ctx context.Context, s subject, since time.Time) ([]cha
 	if err != nil {
 		return nil, err
 	}
+	p.sawSubject(s, notes, les)
 	for _, e := range les {
 		if e.CreatedAt == nil || !e.CreatedAt.After(since) {
 			continue

@@ -36,12 +36,11 @@ func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 		if ctx.Err() != nil || stop.get() != nil {
 			return
 		}
-		comments, err := d.o.API.CommentsSince(ctx, it.ID, it.Base.Min())
+		comments, err := d.listComments(ctx, it, hist[it.ID])
 		if err != nil {
 			classifyErr(it, "listing comments", err, &stop)
 			return
 		}
-		d.detected(it, hist[it.ID], comments)
 		m := &mapper{d: d, ctx: ctx, me: me.AccountID, it: it}
 		changes, err := m.changes(hist[it.ID], comments)
 		if err != nil {

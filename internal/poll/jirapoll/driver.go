@@ -84,6 +84,11 @@ type Options struct {
 	// BotAccounts are the tool's own accounts besides the client's
 	// (authorization.bot_accounts), for entities (ResolveEntities).
 	BotAccounts []string
+	// Entities says the cycles resolve entities (some enabled harness
+	// lists jira among its entity sources): discovery reads the entity's
+	// fields from the first cycle on. Without it, from the cycle after the
+	// first ResolveEntities.
+	Entities bool
 	// Now is Jira's clock (a trackerclock.Clock's Now; nil: time.Now):
 	// every time the driver compares with Jira's times or writes for
 	// other hosts to compare (lock ts, lastCheck, the cursor, quarantine

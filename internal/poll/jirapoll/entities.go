@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/entity/jiraentity"
@@ -14,7 +15,7 @@ import (
 
 // entityFields are the fields discovery reads besides searchFields once
 // the cycle resolves entities (entityStage.want): with them, and with
-// what Detect reads, an item's entity needs no issue read.
+// what Detect reads (listComments), an item's entity needs no issue read.
 var entityFields = []string{"description", "assignee", "resolutiondate"}
 
 // entityStage is the driver's entity stage (poll.EntityResolver): the
@@ -30,16 +31,16 @@ type entityStage struct {
 	want bool
 	// fields: the latest discovery read entityFields.
 	fields bool
-	reads  map[string]jira.IssueRead // by item key: Detect's complete reads
+	reads  map[string]jira.IssueRead // by item key: what discovery and Detect read (listComments)
 }
 
 // newEntityStage builds the stage for d's options.
 func newEntityStage(o Options) *entityStage {
-	st := &entityStage{}
+	st := &entityStage{want: o.Entities}
 	if api, ok := o.API.(jiraentity.API); ok {
 		st.api = api
 		st.res = jiraentity.New(api, jiraentity.Options{SiteURL: o.SiteURL, Repo: o.Repo, Project: o.Project,
-			BotAccounts: o.BotAccounts, Log: o.Log})
+			BotAccounts: o.BotAccounts})
 	}
 	return st
 }
@@ -62,28 +63,47 @@ func (st *entityStage) searchFields() []string {
 	return append(slices.Clone(searchFields), entityFields...)
 }
 
-// detected keeps what Detect read of an item when it is all an entity
-// needs: discovery's fields with entityFields, the whole changelog, and
-// every comment (a detection from the issue's creation lists them all;
-// one from a checkpoint stops at it).
-func (d *Driver) detected(it *poll.Item, hs []jira.History, cs []jira.Comment) {
+// newestCommenter lists an issue's changed comments and, at no further
+// call, its newest page of comments (*jira.Client).
+type newestCommenter interface {
+	CommentsSinceNewest(ctx context.Context, issueKey string, since time.Time) (changed, newest []jira.Comment, total int, err error)
+}
+
+// listComments is Detect's comment listing (the comments after the
+// item's checkpoint). Once the cycle resolves entities and discovery read
+// their fields, it also keeps, from the same calls, what the item's
+// entity is built from: the issue as discovered, the newest page of
+// comments and the whole changelog hs (read by Detect): with the newest
+// comments the bounded activity is exact, so the entity needs no issue
+// read.
+func (d *Driver) listComments(ctx context.Context, it *poll.Item, hs []jira.History) ([]jira.Comment, error) {
 	st := d.ent
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	if !st.want || !st.fields || !it.Base.Min().IsZero() {
-		return
+	on := st.want && st.fields
+	st.mu.Unlock()
+	nc, ok := d.o.API.(newestCommenter)
+	if !on || !ok {
+		return d.o.API.CommentsSince(ctx, it.ID, it.Base.Min())
 	}
-	st.reads[it.ID] = jira.IssueRead{Issue: d.issue(it.ID).issue, Comments: slices.Clone(cs), CommentsTotal: len(cs),
-		Histories: slices.Clone(hs)}
+	changed, newest, total, err := nc.CommentsSinceNewest(ctx, it.ID, it.Base.Min())
+	if err != nil {
+		return nil, err
+	}
+	read := jira.IssueRead{Issue: d.issue(it.ID).issue, Comments: newest, CommentsTotal: total, Histories: slices.Clone(hs)}
+	st.mu.Lock()
+	st.reads[it.ID] = read
+	st.mu.Unlock()
+	return changed, nil
 }
 
 // EntitySystem implements poll.EntityResolver.
 func (d *Driver) EntitySystem() string { return entity.SystemJira }
 
 // ResolveEntities implements poll.EntityResolver: each item's entity
-// (jiraentity), built from what Detect read when that was complete (no
-// issue read), else from one issue read with its comments and changelog
-// (jira.Client.ReadIssue). The actors' roles are read once per project
+// (jiraentity), built from what discovery and Detect read (no issue
+// read: listComments), else — in the first cycle that resolves entities,
+// whose discovery did not read their fields — from one issue read with
+// its comments and changelog (jira.Client.ReadIssue). The actors' roles are read once per project
 // for the whole batch (jiraentity.Roles): one call for the project's
 // roles and one per role. The calls go through the driver's client, so
 // Usage (and the cycle's stats) count them. An item whose entity cannot

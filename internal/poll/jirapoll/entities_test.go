@@ -39,18 +39,21 @@ func detectAndResolve(t *testing.T, e *env, p *poller) ([]*poll.Item, map[string
 	return disc.Eligible, calls
 }
 
-// TestResolveEntitiesReusesDetect: once the driver resolves entities,
-// discovery reads the entity's fields and an item detected from its
-// creation (every comment, the whole changelog) costs no issue read, only
-// the roles; its entity is the one an issue read gives. An item detected
-// from a checkpoint costs one issue read.
+// TestResolveEntitiesReusesDetect: in the first cycle that resolves
+// entities each item costs one issue read; from the next one discovery
+// reads the entity's fields, Detect keeps the newest comments and the
+// whole changelog, and no item costs an issue read, whether detected from
+// its creation or from a checkpoint, only the roles, once. Each entity is
+// the one an issue read gives.
 func TestResolveEntitiesReusesDetect(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
 	fresh1 := e.issues(2, fresh, "/fs-triage look")
 	e.sim.AddLabel(fresh1[0], "needs-agent", alice)
 	e.sim.SetDescription(fresh1[1], "/fs-code the description", alice)
 	seededKey := e.issues(1, seeded, "")[0]
-	e.sim.AddComment(seededKey, alice, "/fs-triage again")
+	for i := range 60 { // more than one page: the entity has the newest 50
+		e.sim.AddComment(seededKey, alice, "/fs-triage again "+strconv.Itoa(i))
+	}
 	p := e.poller(pollerOpts{n: 10})
 
 	items, calls := detectAndResolve(t, e, p) // the first: discovery did not read the entity's fields
@@ -58,8 +61,8 @@ func TestResolveEntitiesReusesDetect(t *testing.T) {
 		t.Fatalf("first cycle: %d items, %d issue reads, want 3 and 3 (%v)", len(items), calls[issueRead], calls)
 	}
 	items, calls = detectAndResolve(t, e, p)
-	if calls[issueRead] != 1 || calls["GET /rest/api/3/issue/{issueIdOrKey}/comment"] != 0 || calls["GET /rest/api/3/issue/{issueIdOrKey}/changelog"] != 0 {
-		t.Errorf("second cycle: calls %v, want one issue read (the seeded item's) and no comment or changelog read", calls)
+	if calls[issueRead] != 0 || calls["GET /rest/api/3/issue/{issueIdOrKey}/comment"] != 0 || calls["GET /rest/api/3/issue/{issueIdOrKey}/changelog"] != 0 {
+		t.Errorf("second cycle: calls %v, want no issue, comment or changelog read", calls)
 	}
 	if calls["GET /rest/api/3/project/{projectIdOrKey}/role"] != 1 {
 		t.Errorf("second cycle: %d role listings, want 1 for the batch", calls["GET /rest/api/3/project/{projectIdOrKey}/role"])
@@ -89,6 +92,27 @@ func TestResolveEntitiesReusesDetect(t *testing.T) {
 		}
 		if !kinds[entity.ElementComment] || (it.ID == fresh1[0] && !kinds[entity.ElementLabel]) || (it.ID == fresh1[1] && !kinds[entity.ElementBody]) {
 			t.Errorf("%s: activity kinds %v", it.ID, kinds)
+		}
+		if cut := it.ID == seededKey; got.ActivityTruncated != cut || (cut && len(got.Activity) != entity.MaxActivity) {
+			t.Errorf("%s: %d elements, truncated %v", it.ID, len(got.Activity), got.ActivityTruncated)
+		}
+	}
+}
+
+// TestResolveEntitiesFromTheFirstCycle: a driver told that the cycles
+// resolve entities (Options.Entities) reads no issue in the first cycle
+// either.
+func TestResolveEntitiesFromTheFirstCycle(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	e.issues(2, fresh, "/fs-triage look")
+	p := e.poller(pollerOpts{n: 10, entities: true})
+	items, calls := detectAndResolve(t, e, p)
+	if len(items) != 2 || calls[issueRead] != 0 {
+		t.Errorf("%d items, calls %v, want 2 and no issue read", len(items), calls)
+	}
+	for _, it := range items {
+		if it.Entity == nil || it.Entity.Err != nil || len(it.Entity.Entity.Activity) != 1 {
+			t.Errorf("%s: resolution %+v", it.ID, it.Entity)
 		}
 	}
 }

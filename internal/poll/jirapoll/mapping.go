@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
@@ -63,6 +64,11 @@ func (m *mapper) changes(hs []jira.History, cs []jira.Comment) ([]poll.Change, e
 		ev, err := m.event(&author, tr, RawComment, action)
 		if err != nil {
 			return nil, err
+		}
+		if feedback.IsOwn(c.Text) {
+			// The tool's own reply (feedback's marker), whoever posted it:
+			// never a request.
+			ev.Actor.Kind, ev.Actor.Role = event.ActorBot, event.RoleNone
 		}
 		add(at, ev)
 	}

@@ -56,7 +56,9 @@ var workflowKeyExpr = regexp.MustCompile(`(?i)\$\{\{[^}]*\b(?:inputs|github\.eve
 // other, ignoring case. A job that runs `fullsend poll` needs a concurrency
 // group without cancel-in-progress. A job that calls a local workflow
 // missing from the set is a finding. In every file with a fullsend job, the
-// security rules apply (securityFindings). A file that is not valid YAML is
+// security rules apply (securityFindings), and fullsend's dispatch inputs,
+// when it takes them, declare normalized_entity, not required
+// (entityInputFindings). A file that is not valid YAML is
 // a finding too.
 func Check(files []File) Report {
 	rep := Report{Files: len(files)}
@@ -107,6 +109,7 @@ func Check(files []File) Report {
 		}
 		if fullsend {
 			rep.Findings = append(rep.Findings, securityFindings(w)...)
+			rep.Findings = append(rep.Findings, entityInputFindings(w)...)
 		} else if !hasFindingIn(rep.Findings, w.file) {
 			rep.Skipped = append(rep.Skipped, workflows.Skipped{File: w.file, Reason: NoFullsendJob})
 		}

@@ -77,6 +77,12 @@ func TestCheckFindsBrokenVariants(t *testing.T) {
 		// set, and a piece of its message
 		wantFile, marker, msg string
 	}{
+		{"no normalized_entity input", false, RunFile,
+			"      normalized_entity:\n        description: \"" + descriptions["normalized_entity"] + "\"\n        required: false\n        type: string\n        default: \"\"\n", "",
+			RunFile, "    inputs:", "lacks normalized_entity"},
+		{"normalized_entity required", false, RunFile,
+			"      normalized_entity:\n        description: \"" + descriptions["normalized_entity"] + "\"\n        required: false", "      normalized_entity:\n        required: true # entity",
+			RunFile, "required: true # entity", "event-only runs never send it"},
 		{"no concurrency", false, RunFile,
 			"concurrency:\n  " + group + "\n  cancel-in-progress: false\n", "",
 			RunFile, "  run:", "without a concurrency group"},

@@ -65,6 +65,11 @@ type Options struct {
 	// github-poll backstop (issues, pull requests), for repositories where
 	// it polls GitHub itself.
 	GitHubPoll bool
+	// Feedback gives the jobs that dispatch from GitHub events (the
+	// events job, and the poll job with GitHubPoll) issues: write and
+	// pull-requests: write, for the reactions of docs/feedback.md;
+	// without it they keep read access.
+	Feedback bool
 	// Secrets are the repository secrets the steps that run fullsend get,
 	// each as the environment variable of the same name, and that the
 	// reusable workflow takes (SecretsFor derives them from the
@@ -80,7 +85,7 @@ var templateFS embed.FS
 var tmpl = template.Must(template.New("").Delims("[[", "]]").Funcs(template.FuncMap{"indent": workflows.Indent}).
 	ParseFS(templateFS, "templates/*.tmpl"))
 
-// input describes one of the nine dispatch inputs in a workflow.
+// input describes one of the ten dispatch inputs in a workflow.
 type input struct {
 	Name, Env, Description string
 	Required               bool
@@ -96,6 +101,7 @@ var descriptions = map[string]string{
 	plan.InSerializationKey: "scope key: harness:repo:system:kind:id",
 	plan.InWorkItem:         "work item reference, JSON",
 	plan.InPollLock:         "poll lock reference, JSON, empty outside polling",
+	plan.InNormalizedEntity: "the NormalizedEntity of an entity-source harness's run, compact JSON, empty for event-only runs",
 }
 
 var required = map[string]bool{plan.InAgent: true, plan.InNormalizedEvent: true, plan.InSerializationKey: true}

@@ -148,8 +148,8 @@ func TestGeneratedShape(t *testing.T) {
 		if err := yaml.Unmarshal(files[RunFile], &run); err != nil {
 			t.Fatal(err)
 		}
-		if len(run.On.Dispatch.Inputs) != 9 {
-			t.Fatalf("%s: run workflow has %d inputs, want 9", gc.dir, len(run.On.Dispatch.Inputs))
+		if len(run.On.Dispatch.Inputs) != 10 {
+			t.Fatalf("%s: run workflow has %d inputs, want 10", gc.dir, len(run.On.Dispatch.Inputs))
 		}
 		if run.Concurrency.Group != CallerPrefix+"${{ inputs.serialization_key }}" {
 			t.Fatalf("%s: run group = %q", gc.dir, run.Concurrency.Group)

@@ -20,6 +20,7 @@ type workflow struct {
 	concurrency *concurrency // workflow level, nil when absent
 	env         *yaml.Node   // workflow-level env, nil when absent
 	triggers    map[string]bool
+	on          *yaml.Node // the `on:` value, nil when absent
 	jobs        []*job
 }
 
@@ -84,6 +85,7 @@ func parseWorkflow(file string, data []byte) (*workflow, int, error) {
 		return nil, root.Line, fmt.Errorf("not a workflow: the top level is not a mapping")
 	}
 	if _, on := workflows.MapEntry(root, "on"); on != nil {
+		w.on = on
 		w.triggers = triggers(on)
 		w.reusable = w.triggers["workflow_call"]
 	}

@@ -59,7 +59,7 @@ func newWorld(t *testing.T) *world {
 
 	gs := githubsim.New(githubsim.Options{Token: ghToken, Repos: []githubsim.Repo{{
 		FullName: "acme/platform", DefaultBranch: "main",
-		Workflows: []githubsim.Workflow{{File: "fullsend-run.yml", Inputs: plan.Names, Required: plan.Names}},
+		Workflows: []githubsim.Workflow{{File: "fullsend-run.yml", Inputs: plan.Names, Required: plan.Always}},
 	}}})
 	gbase, err := gs.Start()
 	if err != nil {
@@ -165,7 +165,7 @@ func TestPollDispatchesToGitHubAndCancel(t *testing.T) {
 	if r.Workflow != "fullsend-run.yml" || r.Ref != "main" || r.Repo != "acme/platform" {
 		t.Errorf("dispatched %s %s on %s", r.Repo, r.Workflow, r.Ref)
 	}
-	if len(r.Inputs) != len(plan.Names) {
+	if len(r.Inputs) != len(plan.Always) {
 		t.Errorf("inputs = %v, want the nine", r.Inputs)
 	}
 	ev, err := event.Decode([]byte(r.Inputs[plan.InNormalizedEvent]))

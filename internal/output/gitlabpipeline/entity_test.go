@@ -1,0 +1,51 @@
+package gitlabpipeline
+
+import (
+	"encoding/base64"
+	"reflect"
+
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fullsend-dev/fullsend/internal/entity"
+)
+
+// goldenEntity is the golden Jira work item of package entity.
+func goldenEntity(t *testing.T) *entity.Entity {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "entity", "testdata", "jira-work-item.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	en, err := entity.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return en
+}
+
+// FULLSEND_ENTITY carries the entity of a run of an entity-source harness
+// (base64 of the normalized_entity input), and nothing else changes; an
+// event-only run's variables have none.
+func TestVariablesCarryTheEntity(t *testing.T) {
+	run := mkRun("triage", 42, "hello")
+	plain := Variables(run)
+	run.Entity = goldenEntity(t)
+	with := Variables(run)
+	if len(with) != len(plain)+1 || !reflect.DeepEqual(with[:len(plain)], plain) || with[len(plain)][0] != VarEntity {
+		t.Fatalf("variables %v", with)
+	}
+	for _, v := range plain {
+		if v[0] == VarEntity {
+			t.Fatalf("an event-only run has %s", VarEntity)
+		}
+	}
+	raw, err := base64.StdEncoding.DecodeString(with[len(plain)][1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := entity.Decode(raw); err != nil || !reflect.DeepEqual(got, run.Entity) {
+		t.Fatalf("FULLSEND_ENTITY decodes to %v (%v)", got, err)
+	}
+}

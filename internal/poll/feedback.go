@@ -1,0 +1,75 @@
+package poll
+
+import (
+	"context"
+
+	"github.com/fullsend-dev/fullsend/internal/feedback"
+	"github.com/fullsend-dev/fullsend/internal/plan"
+)
+
+// FeedbackInput is implemented by an Input that can write feedback on its
+// items (package feedback) through its own connection: its platform
+// (event.SystemJira, SystemGitHub or SystemGitLab) and the writer.
+type FeedbackInput interface {
+	Feedback() (system string, w feedback.Writer)
+}
+
+// notifier is in's feedback notifier, built once per input, or nil when
+// the input writes none.
+func (c *Controller) notifier(in Input) *feedback.Notifier {
+	if n, ok := c.notifiers[in]; ok {
+		return n
+	}
+	var n *feedback.Notifier
+	if fi, ok := in.(FeedbackInput); ok && !c.o.DryRun {
+		system, w := fi.Feedback()
+		n = feedback.New(feedback.Options{Writer: w, System: system, Harnesses: c.reg,
+			Metrics: feedback.NewMetrics(c.o.Output.Metrics), Log: c.o.Log})
+	}
+	if c.notifiers == nil {
+		c.notifiers = map[Input]*feedback.Notifier{}
+	}
+	c.notifiers[in] = n
+	return n
+}
+
+// started records run r of p as started, for the acknowledgment after the
+// cycle's checkpoints (acknowledge). Plan printers start nothing.
+func (c *cycle) started(p itemPlan, r plan.Run) {
+	if _, printer := c.o.Output.(Flusher); printer || c.o.Feedback == nil {
+		return
+	}
+	c.fbMu.Lock()
+	defer c.fbMu.Unlock()
+	c.acks = append(c.acks, feedback.Started{Harness: r.Harness, Event: r.Event, At: p.changeAt(r.Harness)})
+}
+
+// acknowledge writes the feedback of the cycle after the checkpoints, so
+// that it delays neither a dispatch nor a checkpoint: the acknowledgments
+// of the runs started, then the comments on the changes quarantined.
+// Exactly once: a change is dispatched once (the delivery contract), and
+// the platforms' idempotent answers cover a second sight of it.
+func (c *cycle) acknowledge(ctx context.Context) {
+	c.fbMu.Lock()
+	acks, notices := c.acks, c.notices
+	c.acks, c.notices = nil, nil
+	c.fbMu.Unlock()
+	c.o.Feedback.Acknowledge(ctx, acks)
+	for _, no := range notices {
+		c.o.Feedback.Unhonoured(ctx, no)
+	}
+}
+
+// unhonoured records that the quarantined change ps of it is to be said
+// on the item (acknowledge writes it), once its record is written: a
+// later cycle skips the change, and the comment's marker keeps a repeated
+// quarantine from repeating it. Safe for concurrent use.
+func (c *cycle) unhonoured(_ context.Context, it *Item, ps Poison) {
+	if c.o.Feedback == nil {
+		return
+	}
+	c.fbMu.Lock()
+	defer c.fbMu.Unlock()
+	c.notices = append(c.notices, feedback.Notice{Item: it.ID, Harness: ps.Harness, Change: ps.Change, At: ps.At,
+		Reason: ps.Reason, Event: ps.Event})
+}

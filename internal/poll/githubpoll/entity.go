@@ -1,0 +1,113 @@
+package githubpoll
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"sync"
+
+	gogithub "github.com/google/go-github/v90/github"
+
+	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/entity/githubentity"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+// The entity stage (poll.EntityResolver): each item's entity resolved by
+// githubentity, reusing what this cycle already read. The cycle's
+// lookups answer the actors' roles (one per login per cycle, shared with
+// detection) and the pull request and its reviews (read by detection).
+// An issue or pull request created within the window has every comment
+// and label event in the window's listings, so its entity costs no
+// listing; an older one costs its comments and its issue events (one
+// call each, see githubentity.MaxPages). Every call goes through the
+// poller's client and is counted in Usage.
+
+var _ poll.EntityResolver = (*Driver)(nil)
+
+// ownAccounts is the tool's own accounts on GitHub (the token's account,
+// authorization.bot_accounts): their activity is no new version.
+type ownAccounts struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+// AddOwnAccounts adds ids to the tool's own accounts (FromConfig: the
+// configured bot accounts; Account: the token's account).
+func (d *Driver) AddOwnAccounts(ids ...string) {
+	d.own.mu.Lock()
+	defer d.own.mu.Unlock()
+	d.own.ids = append(d.own.ids, ids...)
+}
+
+func (d *Driver) ownIDs() []string {
+	d.own.mu.Lock()
+	defer d.own.mu.Unlock()
+	return slices.Clone(d.own.ids)
+}
+
+// EntitySystem implements poll.EntityResolver.
+func (d *Driver) EntitySystem() string { return entity.SystemGitHub }
+
+// ResolveEntities implements poll.EntityResolver: it sets each item's
+// Entity. A failed resolution is the item's entity.Resolution.Err (its
+// evaluation is denied); it never stops the cycle.
+func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error {
+	d.mu.Lock()
+	floor, lk := d.floor, d.lk
+	d.mu.Unlock()
+	if lk == nil {
+		lk = newLookups(d.p.o.Client)
+	}
+	r := githubentity.New(d.p.o.Client, githubentity.Options{Source: d.p.o.Repo, Permissions: lk,
+		Own: d.ownIDs(), Policy: d.p.policy, Log: d.p.o.Log})
+	for _, it := range items {
+		d.mu.Lock()
+		s, ok := d.items[it.ID]
+		d.mu.Unlock()
+		if !ok {
+			it.Entity = &entity.Resolution{Err: errors.New("github-poll: item " + it.ID + " was not discovered in this cycle")}
+			continue
+		}
+		ref := entity.Ref{System: entity.SystemGitHub, Repo: d.p.o.Repo, Kind: entity.KindWorkItem, ID: int64(s.number())}
+		k := githubentity.Known{Issue: s.issue}
+		if s.isPR() {
+			ref.Kind = entity.KindChangeProposal
+			var err error
+			if k, err = d.knownPull(ctx, lk, s); err != nil {
+				it.Entity = &entity.Resolution{Err: err}
+				continue
+			}
+		}
+		if s.complete && s.issue.GetCreatedAt().After(floor) {
+			k.Comments, k.CommentsKnown = s.comments, true
+			k.Events, k.EventsKnown = s.labels, true
+		}
+		e, err := r.ResolveKnown(ctx, ref, k)
+		it.Entity = &entity.Resolution{Entity: e, Err: err}
+	}
+	return nil
+}
+
+// knownPull is what detection read of a pull request: the pull request
+// and its reviews (through the cycle's lookups: read now if not yet).
+func (d *Driver) knownPull(ctx context.Context, lk *lookups, s subject) (githubentity.Known, error) {
+	pr, err := lk.PullRequest(ctx, d.p.owner, d.p.name, s.number())
+	if err != nil {
+		return githubentity.Known{}, errors.New("github-poll: reading pull request " + strconv.Itoa(s.number()) + ": " + err.Error())
+	}
+	rs, err := lk.reviewsOf(ctx, d.p, s.number())
+	if err != nil {
+		return githubentity.Known{}, err
+	}
+	// A listing that reached the page limit may have more: let the
+	// resolver read the newest pages itself.
+	return githubentity.Known{Pull: pr, Reviews: rs, ReviewsKnown: len(rs) < maxPages*100}, nil
+}
+
+// reviewsOf lists the reviews of pull request n once per cycle (shared by
+// detection and the entity stage).
+func (l *lookups) reviewsOf(ctx context.Context, p *Poller, n int) ([]*gogithub.PullRequestReview, error) {
+	return l.reviews.get(n, func() ([]*gogithub.PullRequestReview, error) { return p.reviews(ctx, n) })
+}

@@ -1,0 +1,145 @@
+package gitlabpoll
+
+import (
+	"context"
+	"sync"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/entity/gitlabentity"
+	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+// The entity stage (poll.EntityResolver). Detection already read each
+// item's issue or merge request (the window's listing), its notes, its
+// label events and the users and memberships of the actors of its
+// changes; the stage builds the entity from those reads
+// (gitlabentity.Resolver.Build) and looks up only the actors detection
+// did not, two calls each. A subject whose notes or label events filled
+// their page caps may have more than detection read: it is resolved from
+// scratch (gitlabentity.Resolver.Resolve).
+
+var _ poll.EntityResolver = (*Driver)(nil)
+
+// EntitySystem implements poll.EntityResolver.
+func (d *Driver) EntitySystem() string { return entity.SystemGitLab }
+
+// ResolveEntities implements poll.EntityResolver: it sets Item.Entity on
+// every item (an item the cycle's discovery does not know gets an
+// error). It writes nothing and never stops the cycle.
+func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error {
+	r := d.p.entityResolver()
+	for _, it := range items {
+		d.mu.Lock()
+		s, ok := d.items[it.ID]
+		d.mu.Unlock()
+		res := &entity.Resolution{}
+		if !ok {
+			res.Err = errNotDiscovered(it.ID)
+		} else {
+			res.Entity, res.Err = d.p.resolveSubject(ctx, r, s)
+		}
+		it.Entity = res
+	}
+	return nil
+}
+
+// AddOwnAccounts names the tool's own accounts (usernames) for the
+// entities' versions (entity.ComputeVersion).
+func (d *Driver) AddOwnAccounts(ids ...string) { d.p.entityResolver().AddOwn(ids...) }
+
+type errNotDiscovered string
+
+func (e errNotDiscovered) Error() string {
+	return "gitlab-poll: item " + string(e) + " was not discovered in this cycle"
+}
+
+func (p *Poller) entityResolver() *gitlabentity.Resolver {
+	p.seen.once.Do(func() {
+		p.seen.resolver = gitlabentity.New(p.o.Client, gitlabentity.Options{Project: p.o.Project, Log: p.o.Log})
+	})
+	return p.seen.resolver
+}
+
+// resolveSubject builds s's entity from detection's reads, or resolves it
+// when detection's reads may be incomplete.
+func (p *Poller) resolveSubject(ctx context.Context, r *gitlabentity.Resolver, s subject) (*entity.Entity, error) {
+	ref := entity.Ref{System: entity.SystemGitLab, Repo: p.o.Repo, Kind: entity.KindWorkItem}
+	if s.MergeRequest != nil {
+		ref.Kind, ref.ID = entity.KindChangeProposal, s.MergeRequest.IID
+	} else {
+		ref.ID = s.Issue.IID
+	}
+	snap, known, ok := p.seen.snapshot(s)
+	if !ok {
+		return r.Resolve(ctx, ref)
+	}
+	return r.Build(ctx, ref, snap, known)
+}
+
+// seen keeps what the current cycle's detection read, for the entity
+// stage; detection starts it afresh (reset), so roles are never older
+// than the cycle.
+type seen struct {
+	once     sync.Once
+	resolver *gitlabentity.Resolver
+
+	mu       sync.Mutex
+	subjects map[string]seenSubject
+	actors   map[int64]gitlabentity.Actor
+}
+
+type seenSubject struct {
+	s        subject
+	notes    []*gitlab.Note
+	labels   []*gitlab.LabelEvent
+	complete bool
+}
+
+func (sn *seen) reset() {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	sn.subjects, sn.actors = nil, nil
+}
+
+// sawSubject records the notes and label events detection read for s.
+func (p *Poller) sawSubject(s subject, notes []*gitlab.Note, labels []*gitlab.LabelEvent) {
+	sn := &p.seen
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if sn.subjects == nil {
+		sn.subjects = map[string]seenSubject{}
+	}
+	complete := len(notes) < maxPages*100 && len(labels) < gitlabevent.MaxEventPages*100
+	sn.subjects[s.key()] = seenSubject{s: s, notes: notes, labels: labels, complete: complete}
+}
+
+// sawActor records a user and membership detection looked up.
+func (p *Poller) sawActor(u *gitlab.User, m *gitlab.ProjectMember) {
+	sn := &p.seen
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if sn.actors == nil {
+		sn.actors = map[int64]gitlabentity.Actor{}
+	}
+	sn.actors[u.ID] = gitlabentity.Actor{User: u, Member: m}
+}
+
+// snapshot returns what detection read for s (the same update), when it
+// is complete, and the actors it looked up.
+func (sn *seen) snapshot(s subject) (gitlabentity.Snapshot, map[int64]gitlabentity.Actor, bool) {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	got, ok := sn.subjects[s.key()]
+	if !ok || !got.complete || !got.s.updated.Equal(s.updated) {
+		return gitlabentity.Snapshot{}, nil, false
+	}
+	snap := gitlabentity.Snapshot{Issue: s.Issue, MergeRequest: s.MergeRequest, Notes: got.notes, LabelEvents: got.labels}
+	known := make(map[int64]gitlabentity.Actor, len(sn.actors))
+	for id, a := range sn.actors {
+		known[id] = a
+	}
+	return snap, known, true
+}
