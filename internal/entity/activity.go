@@ -99,9 +99,14 @@ func (e *Entity) Ref() Ref {
 // RefOf returns the identity of the entity an event is about. A work item
 // linked to a change proposal (a comment thread on a pull or merge
 // request) resolves to that change proposal: the pull request and its
-// comment thread are one entity.
+// comment thread are one entity. The system is the entity's, never an
+// event-only one: a `manual` or `schedule` event about a Jira issue (its
+// key set, as only Jira entities carry keys) is about a Jira entity.
 func RefOf(ev *event.Event) Ref {
 	r := Ref{System: ev.Source.System, Repo: ev.Repo, Kind: ev.Entity.Kind, ID: ev.Entity.ID}
+	if (r.System == event.SystemManual || r.System == event.SystemSchedule) && ev.Entity.Key != "" {
+		r.System = SystemJira
+	}
 	if l := ev.Entity.LinkedChangeProposal; l != nil {
 		r.Kind, r.ID = KindChangeProposal, l.ID
 	}

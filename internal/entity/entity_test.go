@@ -261,3 +261,23 @@ func TestComputeVersionUnencodableTime(t *testing.T) {
 		t.Errorf("version %q did not change with the title", v)
 	}
 }
+
+// A manual or schedule event about a Jira issue is about the Jira entity;
+// without a key its system stays the event's.
+func TestRefOfManualAndScheduleEvents(t *testing.T) {
+	for _, tc := range []struct {
+		system, key, want string
+	}{
+		{event.SystemSchedule, "PROJ-7", SystemJira},
+		{event.SystemManual, "PROJ-7", SystemJira},
+		{event.SystemJira, "PROJ-7", SystemJira},
+		{event.SystemManual, "", event.SystemManual},
+		{event.SystemGitHub, "", SystemGitHub},
+	} {
+		ev := &event.Event{Repo: "acme/platform", Source: event.Source{System: tc.system},
+			Entity: event.Entity{Kind: KindWorkItem, ID: 10042, Key: tc.key}}
+		if got := RefOf(ev); got.System != tc.want || got.ID != 10042 {
+			t.Errorf("%s event, key %q: %s, want system %s", tc.system, tc.key, got, tc.want)
+		}
+	}
+}
