@@ -28,17 +28,12 @@ func exampleEntity(labels []string, activity ...entity.Element) *entity.Entity {
 
 func dev(kind, id string, at time.Time) entity.Element {
 	el := entity.Element{Kind: kind, ID: id, Created: at, Actor: event.Actor{ID: "dev", Kind: event.ActorHuman, Role: event.RoleWrite}}
-	if kind == entity.ElementLabel {
-		el.Label = "needs-agent"
-	}
 	return el
 }
 
-// The scheduled example harnesses decide as their comments say: the
-// staleness ping fires on a needs-info item untouched for 7 days, once per
-// episode (its success receipt covers the version until someone touches
-// the item); the "needs an agent" label fires while the label a writer set
-// stays and the item is not done.
+// The staleness example decides as its comment says: it fires on a
+// needs-info item untouched for 7 days, once per episode (its success
+// receipt covers the version until someone touches the item).
 func TestEntityHarnessExamples(t *testing.T) {
 	cfg, _, err := harness.LoadDir("scheduled/.fullsend", func(k string) string { return map[string]string{"JIRA_BASE_URL": "http://127.0.0.1:18080"}[k] })
 	if err != nil {
@@ -52,9 +47,9 @@ func TestEntityHarnessExamples(t *testing.T) {
 	for _, h := range hs {
 		byName[h.Name] = h
 	}
-	stale, agent := byName["stale"], byName["needs-agent"]
-	if stale == nil || agent == nil || stale.Entity == nil || agent.Entity == nil || stale.Entity.Every != time.Hour {
-		t.Fatalf("stale %+v, needs-agent %+v", stale, agent)
+	stale := byName["stale"]
+	if stale == nil || stale.Entity == nil || stale.Entity.Every != time.Hour {
+		t.Fatalf("stale %+v", stale)
 	}
 	eval := func(h *harness.Harness, en *entity.Entity, now time.Time) bool {
 		t.Helper()
@@ -83,14 +78,5 @@ func TestEntityHarnessExamples(t *testing.T) {
 	touched := exampleEntity([]string{"needs-info"}, dev(entity.ElementComment, "2", day0.Add(9*24*time.Hour)), dev(entity.ElementComment, "1", day0.Add(time.Hour)))
 	if eval(stale, touched, day0.Add(10*24*time.Hour)) || !eval(stale, touched, day0.Add(17*24*time.Hour)) {
 		t.Error("a touched item starts a new episode 7 days after the touch")
-	}
-	labelled := exampleEntity([]string{"needs-agent"}, dev(entity.ElementLabel, "5", day0))
-	if !eval(agent, labelled, day0) {
-		t.Error("needs-agent fires on the label a writer set")
-	}
-	done := exampleEntity([]string{"needs-agent"}, dev(entity.ElementLabel, "5", day0))
-	done.State.StatusCategory = entity.StatusDone
-	if eval(agent, done, day0) || eval(agent, exampleEntity([]string{"needs-agent"}), day0) {
-		t.Error("needs-agent does not fire on a done item, nor on a label no writer's activity shows")
 	}
 }

@@ -43,7 +43,8 @@ type EntityDecision struct {
 // allow lets it through); then, per harness, the entity's activity is
 // filtered to the elements of actors at or above the harness's min_role
 // (authz.Policy.FilterActivity) and only that copy, with the harness's
-// own receipt (res.Receipts), is shown to the trigger. A failed
+// own receipt (res.Receipts; without that map, the entity's own), is
+// shown to the trigger. A failed
 // resolution denies evaluation for every harness; an incomplete enumeration denies it for the harness. Pure: no
 // I/O, nothing recorded; ev, if given, must be validated.
 func (e *Engine) DecideEntity(res Resolution, ev *event.Event) EntityDecision {
@@ -82,7 +83,9 @@ func (e *Engine) DecideEntity(res Resolution, ev *event.Event) EntityDecision {
 			continue
 		}
 		d.Dropped[h.Name] = dropped
-		kept.Receipt = res.Receipts[h.Name]
+		if res.Receipts != nil {
+			kept.Receipt = res.Receipts[h.Name]
+		}
 		ok, err := h.Matches(trigger.NewEntityInputAt(kept, ev, res.Now))
 		switch {
 		case err != nil:
