@@ -207,3 +207,55 @@ func TestScheduledDeniedByPolicy(t *testing.T) {
 		}
 	}
 }
+
+// entityCore runs harness "agent" for "/run" comments, as an
+// entity-source harness: its runs carry the item's entity.
+type entityCore struct{ fakeCore }
+
+func (c entityCore) Decide(ev *event.Event, res *entity.Resolution) poll.Decision {
+	d := c.fakeCore.Decide(ev, res)
+	for i := range d.Runs {
+		d.Runs[i].Harness = "agent"
+		if res != nil {
+			d.Runs[i].Entity = res.Entity
+		}
+	}
+	if len(d.Runs) > 1 {
+		d.Runs = d.Runs[:1]
+	}
+	return d
+}
+
+// An event-backed run of an entity-source harness names its entity
+// version in the lock (so that its success writes a receipt) and counts
+// as a try of that version; it keeps its change-time idempotency key.
+func TestEventBackedEntityRunsNamedInTheLock(t *testing.T) {
+	clk := fakeclock.New(t0)
+	d := &schedDriver{receipts: map[string]polllock.Receipts{}, locks: map[string]map[string]polllock.EntityRun{}, now: clk.Now}
+	it := item("PROJ-7", "/run")
+	it.Entity = schedEntity()
+	d.fakeDriver.items = []*poll.Item{it}
+	out := &fakeOut{}
+	o := opts(&eligibleSched{d}, entityCore{}, out)
+	o.Now = clk.Now
+	if _, err := poll.Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	ver := it.Entity.Entity.Version
+	if len(out.runs) != 1 || d.locks["PROJ-7"]["agent"] != (polllock.EntityRun{Version: ver, Attempt: 1}) {
+		t.Fatalf("runs %d, lock entries %+v", len(out.runs), d.locks["PROJ-7"])
+	}
+	if tr := d.receipts["PROJ-7"]["agent"].Tries; tr == nil || tr.Version != ver || tr.Count != 1 {
+		t.Errorf("tries %+v", tr)
+	}
+	if k := out.runs[0].WorkItem.IdempotencyKey; strings.Contains(k, ver) {
+		t.Errorf("an event-backed run is keyed by its change, got %q", k)
+	}
+}
+
+// eligibleSched is schedDriver discovering its items as changed ones.
+type eligibleSched struct{ *schedDriver }
+
+func (e *eligibleSched) Discover(context.Context) (*poll.Discovery, error) {
+	return e.fakeDriver.Discover(context.Background())
+}
