@@ -74,6 +74,13 @@ func (w *world) play(t *testing.T, r githubsim.Run) int {
 	defer delete(w.env, "GITHUB_RUN_ID")
 	code, _, logs := w.run(t, "run", "--harness", r.Inputs[plan.InAgent], "--event-file", ev, "--poll-lock", r.Inputs[plan.InPollLock])
 	t.Logf("run %d exit %d", r.ID, code)
+	conclusion := githubsim.ConclusionSuccess
+	if code != 0 {
+		conclusion = githubsim.ConclusionFailure
+	}
+	if err := w.gh.CompleteRun(r.ID, conclusion); err != nil {
+		t.Fatal(err)
+	}
 	if code != 0 && !strings.Contains(logs, "agent finished") {
 		t.Fatalf("run %d did not start its agent (exit %d):\n%s", r.ID, code, logs)
 	}
