@@ -58,7 +58,7 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 // last page. The position is this poller's (in memory). Every issue not
 // locked and not already eligible becomes a swept candidate with its
 // entity built from the search's answer (no issue read; the roles
-// reused for SweepRolesTTL). A failed sweep is logged and skipped: it is
+// reused for SweepRolesTTL), selected after the changed issues. A failed sweep is logged and skipped: it is
 // an extra, never a condition of the cycle.
 func (d *Driver) sweepPage(ctx context.Context, disc *poll.Discovery) {
 	d.mu.Lock()
@@ -123,10 +123,7 @@ func (d *Driver) swept(ctx context.Context, comp completer, is jira.Issue, roles
 	}
 	it := &poll.Item{ID: is.Key, Cutoff: is.Fields.Updated.Time, Base: v.base, StaleLock: v.expired, TakenOver: v.takeover,
 		GoneLocks: v.gone, Receipts: d.receiptsOf(is.Key, is.Properties[d.receiptsKey]), Entity: &entity.Resolution{Entity: e}}
-	it.Waiting = v.base.Min()
-	if it.Waiting.IsZero() {
-		it.Waiting = is.Fields.Created.Time
-	}
+	it.Waiting = now // scheduled work comes after every changed issue in selection
 	id, _ := strconv.ParseInt(is.ID, 10, 64)
 	d.mu.Lock()
 	if d.issues == nil {
