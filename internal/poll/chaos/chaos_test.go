@@ -89,7 +89,9 @@ func BenchmarkChaos(b *testing.B) {
 	for i := range keys {
 		keys[i] = js.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
 	}
-	env := append(os.Environ(), "JIRA_TOKEN="+jiraToken, "JIRA_USER_EMAIL=bot@example.com",
+	// The processes share a state directory, as cron jobs on one host do:
+	// a process killed at any point leaves it old or whole, never torn.
+	env := append(os.Environ(), "XDG_CACHE_HOME="+b.TempDir(), "JIRA_TOKEN="+jiraToken, "JIRA_USER_EMAIL=bot@example.com",
 		"GITHUB_API_URL="+ghURL, "GITHUB_TOKEN="+ghToken, "GITHUB_REF_NAME=main")
 	// The runners read Jira's clock from their client's answers, as
 	// `fullsend run` does (runner.LockerFor).
