@@ -111,6 +111,7 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 	}
 	store := env.State.For(Name, id.Connection.BaseURL, id.Project, strings.Join(id.Queries, "\n"))
 	st := LoadState(store, client, pollstate.Fingerprint(Name, id.Connection.BaseURL, opts.Email, opts.Token), id.Cursor.AccountID)
+	st.Attach(drv)
 	return &Input{Driver: drv, client: client, settings: id, bearer: opts.Email == "", state: st}, nil
 }
 

@@ -126,7 +126,9 @@ func (e *env) oneShotProcess(t testing.TB, cfg scaleCfg, p int, out output.Drive
 	}
 	return func(n int64) (poll.Options, *jirapoll.State) {
 		o, c := e.scalePoller(cfg, fmt.Sprintf("poller-%d.%d", p, n), p*1000+int(n), out, obs, wall)
-		return o, jirapoll.LoadState(dir.For(jirapoll.Name, e.base), c, "scale", "")
+		st := jirapoll.LoadState(dir.For(jirapoll.Name, e.base), c, "scale", "")
+		st.Attach(o.Driver.(*jirapoll.Driver))
+		return o, st
 	}
 }
 

@@ -18,6 +18,26 @@ import (
 type saved struct {
 	Account *pollstate.Account `json:"account,omitempty"`
 	Jira    jira.Memory        `json:"jira"`
+	Poller  *savedPoller       `json:"poller,omitempty"`
+}
+
+// savedPoller is the poller's place among the pollers that share work
+// ("Sharing work between pollers", docs/polling.md): its id, so that a
+// one-shot process comes back as the poller the cursor lists instead of a
+// stranger that shares nothing, and its discoveries' memory (how many,
+// which issues waited unserved, the pollers it saw), on Jira's clock.
+// Locks stay this process's own: every lock id has a random part.
+type savedPoller struct {
+	ID     string                 `json:"id"`
+	Rounds int                    `json:"rounds"`
+	At     time.Time              `json:"at"`
+	Streak map[string]savedStreak `json:"streak,omitempty"`
+	Known  map[string]time.Time   `json:"known,omitempty"`
+}
+
+type savedStreak struct {
+	Base time.Time `json:"base"`
+	N    int       `json:"n"`
 }
 
 // stateMaxAge is the age past which a state is not used: the account is
@@ -29,6 +49,8 @@ type State struct {
 	store      *pollstate.Store
 	client     *jira.Client
 	credential string
+	poller     *savedPoller // as loaded
+	drv        *Driver      // attached (Attach)
 }
 
 // LoadState starts client from what store holds for the credential
@@ -47,7 +69,48 @@ func LoadState(store *pollstate.Store, client *jira.Client, credential, account 
 	if account != "" {
 		client.SetMyself(jira.User{AccountID: account})
 	}
-	return &State{store: store, client: client, credential: credential}
+	return &State{store: store, client: client, credential: credential, poller: s.Poller}
+}
+
+// Attach makes d the poller the state was saved by (its id), with the
+// memory of its discoveries when they are recent (younger than the
+// poller TTL, the lock stale threshold: older, the cursor no longer
+// lists it), and saves d's with the state. Call it before d's first
+// cycle.
+func (s *State) Attach(d *Driver) {
+	if s == nil || s.store.Path() == "" {
+		return
+	}
+	s.drv = d
+	p := s.poller
+	if p == nil || p.ID == "" {
+		return
+	}
+	d.o.PollerID = p.ID
+	d.cur.rounds = min(p.Rounds, 1) // the next discovery is a second one
+	if age := d.o.Now().Sub(p.At); age < 0 || age >= d.pollerTTL() {
+		return
+	}
+	d.cur.rounds = p.Rounds
+	d.cur.streak = map[string]streak{}
+	for k, st := range p.Streak {
+		d.cur.streak[k] = streak{base: st.Base, n: st.N}
+	}
+	d.cur.known = p.Known
+}
+
+// pollerState is what Save keeps of the attached driver.
+func (s *State) pollerState() *savedPoller {
+	d := s.drv
+	if d == nil {
+		return nil
+	}
+	p := &savedPoller{ID: d.o.PollerID, Rounds: d.cur.rounds, At: d.o.Now(), Known: d.cur.known,
+		Streak: make(map[string]savedStreak, len(d.cur.streak))}
+	for k, st := range d.cur.streak {
+		p.Streak[k] = savedStreak{Base: st.base, N: st.n}
+	}
+	return p
 }
 
 // Save writes what the client learned; a failure is logged.
@@ -55,7 +118,7 @@ func (s *State) Save() {
 	if s == nil || s.store == nil {
 		return
 	}
-	v := saved{Jira: s.client.Memory()}
+	v := saved{Jira: s.client.Memory(), Poller: s.pollerState()}
 	if me, ok := s.client.KnownMyself(); ok {
 		v.Account = &pollstate.Account{Credential: s.credential, ID: me.AccountID}
 	}

@@ -2,6 +2,7 @@ package jirapoll_test
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -163,3 +164,76 @@ func TestOneShotStateIgnored(t *testing.T) {
 }
 
 func renameFile(from, to string) error { return os.Rename(from, to) }
+
+// TestOneShotSharing: a one-shot process started from its poller's state
+// comes back as that poller (the id the cursor lists) and shares work
+// from its first discovery, so two one-shot pollers split the eligible
+// issues as --watch pollers do; every change is dispatched once. Without
+// a state every process is a stranger the cursor never lists.
+func TestOneShotSharing(t *testing.T) {
+	for _, withState := range []bool{true, false} {
+		t.Run(fmt.Sprint("state=", withState), func(t *testing.T) {
+			e := newEnv(t, jirasim.Options{})
+			e.worldClient = true
+			keys := e.issues(80, seeded, "")
+			e.clock.Advance(time.Minute)
+			dirs := map[string]*pollstate.Dir{}
+			for _, name := range []string{"a", "b"} {
+				if withState {
+					dirs[name] = pollstate.Open(t.TempDir(), nil, e.clock.Now)
+				}
+			}
+			out := &recorder{after: e.release}
+			process := func(name string, n int) (*poller, *jirapoll.State) {
+				p := e.poller(pollerOpts{id: fmt.Sprintf("%s-%d", name, n), cursor: jirapoll.CursorUser, stale: 10 * time.Minute, out: out})
+				st := jirapoll.LoadState(dirs[name].For(jirapoll.Name, e.base), p.client, "cred", "")
+				st.Attach(p.drv)
+				return p, st
+			}
+			for r := range 4 { // the pollers get listed (they write the cursor in cycles with work)
+				for _, k := range keys[40+8*r : 48+8*r] { // more than one poller's N
+					e.sim.AddComment(k, alice, "/fs-triage")
+				}
+				e.clock.Advance(time.Second)
+				for _, name := range []string{"a", "b"} {
+					p, st := process(name, r)
+					p.mustCycle()
+					st.Save()
+				}
+				e.clock.Advance(time.Minute)
+			}
+			for _, k := range keys[:30] {
+				e.sim.AddComment(k, alice, "/fs-triage")
+			}
+			e.clock.Advance(time.Second)
+			p, _ := process("a", 9)
+			disc, err := p.drv.Discover(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, _ := e.cursor()
+			switch {
+			case withState && (len(c.Pollers) != 2 || c.Pollers["a-0"].IsZero() || c.Pollers["b-0"].IsZero()):
+				t.Fatalf("the cursor lists %v, want the pollers' first ids a-0 and b-0", c.Pollers)
+			case withState && (!disc.Ordered || disc.Cursor.Shared == 0 || len(disc.Eligible) == 0):
+				t.Fatalf("a one-shot process with its state kept %d and left %d (ordered %v): want a share", len(disc.Eligible), disc.Cursor.Shared, disc.Ordered)
+			case !withState && (len(c.Pollers) != 0 || disc.Cursor.Shared != 0):
+				t.Fatalf("without a state: the cursor lists %v, %d left to others; want no sharing", c.Pollers, disc.Cursor.Shared)
+			}
+			for r := 10; r < 20; r++ {
+				for _, name := range []string{"a", "b"} {
+					p, st := process(name, r)
+					p.mustCycle()
+					st.Save()
+				}
+				e.clock.Advance(time.Minute)
+			}
+			got := out.count()
+			for _, k := range append(keys[:30:30], keys[40:72]...) {
+				if got[k+"/triage"] != 1 {
+					t.Fatalf("%s: triage dispatched %d times, want once (%v)", k, got[k+"/triage"], got)
+				}
+			}
+		})
+	}
+}
