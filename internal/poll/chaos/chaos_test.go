@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -89,9 +90,7 @@ func BenchmarkChaos(b *testing.B) {
 	for i := range keys {
 		keys[i] = js.AddIssue(jirasim.IssueSpec{Project: "PROJ", Reporter: "acct-dev"})
 	}
-	// The processes share a state directory, as cron jobs on one host do:
-	// a process killed at any point leaves it old or whole, never torn.
-	env := append(os.Environ(), "XDG_CACHE_HOME="+b.TempDir(), "JIRA_TOKEN="+jiraToken, "JIRA_USER_EMAIL=bot@example.com",
+	env := append(os.Environ(), "JIRA_TOKEN="+jiraToken, "JIRA_USER_EMAIL=bot@example.com",
 		"GITHUB_API_URL="+ghURL, "GITHUB_TOKEN="+ghToken, "GITHUB_REF_NAME=main")
 	// The runners read Jira's clock from their client's answers, as
 	// `fullsend run` does (runner.LockerFor).
@@ -110,6 +109,9 @@ func BenchmarkChaos(b *testing.B) {
 	pollCtx, stopPollers := context.WithCancel(context.Background())
 	var pw sync.WaitGroup
 	for i := range *pollers {
+		// Each poller's processes share a state directory, as a cron job's
+		// do: a process killed at any point leaves it old or whole.
+		env := append(slices.Clone(env), "XDG_CACHE_HOME="+b.TempDir())
 		pw.Add(1)
 		go func() {
 			defer pw.Done()
