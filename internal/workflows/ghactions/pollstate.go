@@ -2,6 +2,8 @@ package ghactions
 
 import (
 	"fmt"
+	"path"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -35,10 +37,14 @@ func pollStateFindings(file string, j *job) []workflows.Finding {
 		out = append(out, workflows.Finding{File: file, Line: line, Message: fmt.Sprintf(format, a...)})
 	}
 	poll, restore, save := -1, -1, -1
+	dir := ""
 	for i, s := range j.steps {
-		if _, r := workflows.MapEntry(s, "run"); r != nil && r.Kind == yaml.ScalarNode && fullsendPoll.MatchString(r.Value) && poll < 0 {
-			poll = i
+		if _, r := workflows.MapEntry(s, "run"); r != nil && r.Kind == yaml.ScalarNode && fullsendPoll.MatchString(r.Value) {
+			poll, dir = i, stateDirOf(r.Value)
+			break
 		}
+	}
+	for i, s := range j.steps {
 		_, u := workflows.MapEntry(s, "uses")
 		if u == nil || u.Kind != yaml.ScalarNode {
 			continue
@@ -46,6 +52,10 @@ func pollStateFindings(file string, j *job) []workflows.Finding {
 		combined := strings.HasPrefix(u.Value, cacheAction)
 		if combined || strings.HasPrefix(u.Value, cacheRestore) {
 			restore = i
+			if p := withValue(s, "path"); !strings.Contains(p, dir) {
+				at(u.Line, "job %q: the cache's path %q does not hold the poll's state directory (%s): cache the directory fullsend poll --state-dir names %s",
+					j.id, p, dir, statePolicy)
+			}
 			if !perRun(s, "key") || !hasWith(s, "restore-keys") {
 				at(u.Line, "job %q: the poll state is restored by a fixed key or without restore-keys, so it never moves past its first save; "+
 					"key it per run (key: fullsend-poll-state-${{ github.run_id }}-${{ github.run_attempt }}) and restore the newest by prefix "+
@@ -69,6 +79,32 @@ func pollStateFindings(file string, j *job) []workflows.Finding {
 			"so the next scheduled run starts without it %s", j.id, statePolicy)
 	}
 	return out
+}
+
+// stateDirOf is the last element of the --state-dir a poll script
+// passes, "fullsend" (the default directory's) when it passes none.
+func stateDirOf(script string) string {
+	m := stateDirFlag.FindStringSubmatch(script)
+	if m == nil {
+		return pollstateDirName
+	}
+	return path.Base(strings.TrimRight(m[1], "/"))
+}
+
+var stateDirFlag = regexp.MustCompile(`--state-dir[\s=]+["']?([^\s"';&|]+)`)
+
+// pollstateDirName is the default state directory's name
+// (pollstate.DirName, under the user cache directory).
+const pollstateDirName = "fullsend"
+
+// withValue is the step's with.<name> ("" when absent).
+func withValue(step *yaml.Node, name string) string {
+	_, with := workflows.MapEntry(step, "with")
+	_, v := workflows.MapEntry(with, name)
+	if v == nil || v.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return v.Value
 }
 
 // perRun reports whether the step's with.<name> changes with every run.

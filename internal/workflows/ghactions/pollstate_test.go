@@ -35,6 +35,8 @@ func TestCheckPollState(t *testing.T) {
 		{"fixed restore key", strings.Replace(restoreStep, "st-${{ github.run_id }}", "st", 1) + poll + saveStep, []string{"fixed key or without restore-keys"}},
 		{"no restore-keys", strings.Replace(restoreStep, "          restore-keys: st-\n", "", 1) + poll + saveStep, []string{"fixed key or without restore-keys"}},
 		{"fixed save key", restoreStep + poll + strings.Replace(saveStep, "st-${{ github.run_id }}", "st", 1), []string{"saved under a fixed key"}},
+		{"cache path is not the state directory", strings.Replace(restoreStep, "path: s", "path: other", 1) + poll + saveStep, []string{"does not hold the poll's state directory"}},
+		{"default state directory", strings.Replace(restoreStep, "path: s", "path: ~/.cache/fullsend", 1) + "      - run: fullsend poll\n" + saveStep, nil},
 		{"unpinned", strings.Replace(restoreStep, "@27d5ce7f107fe9357f9df03efb73ab90386fccae # v5.0.5", "@v5", 1) + poll + saveStep, []string{"movable ref"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
