@@ -194,3 +194,4 @@ func FuzzLoad(f *testing.F) {
 		_ = s.Load(&v, time.Hour)
 	})
 }
+

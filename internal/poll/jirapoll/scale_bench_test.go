@@ -149,6 +149,7 @@ func runScale(t testing.TB, cfg scaleCfg) *scaleResult {
 		}
 		_, _ = poll.Run(context.Background(), o) // a failed cycle shows in the phase's failed count
 		st.Save()
+		st.Close()
 	}
 	cycles := func(n int) func() {
 		return func() {

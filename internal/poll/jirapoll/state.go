@@ -51,6 +51,8 @@ type State struct {
 	credential string
 	poller     *savedPoller // as loaded
 	drv        *Driver      // attached (Attach)
+	release    func()       // gives the store's claim back
+	claimed    bool         // this process holds the store's claim
 }
 
 // LoadState starts client from what store holds for the credential
@@ -69,16 +71,27 @@ func LoadState(store *pollstate.Store, client *jira.Client, credential, account 
 	if account != "" {
 		client.SetMyself(jira.User{AccountID: account})
 	}
-	return &State{store: store, client: client, credential: credential, poller: s.Poller}
+	st := &State{store: store, client: client, credential: credential, poller: s.Poller}
+	st.release, st.claimed = store.Claim()
+	return st
+}
+
+// Close gives back the claim on the state (the process's exit does too).
+func (s *State) Close() {
+	if s != nil && s.release != nil {
+		s.release()
+	}
 }
 
 // Attach makes d the poller the state was saved by (its id), with the
 // memory of its discoveries when they are recent (younger than the
 // poller TTL, the lock stale threshold: older, the cursor no longer
-// lists it), and saves d's with the state. Call it before d's first
-// cycle.
+// lists it), and saves d's with the state. Only the process that holds
+// the store's claim is that poller: another one running at the same time
+// from the same directory keeps its own id and leaves the saved one be.
+// Call it before d's first cycle.
 func (s *State) Attach(d *Driver) {
-	if s == nil || s.store.Path() == "" {
+	if s == nil || !s.claimed {
 		return
 	}
 	s.drv = d
@@ -99,11 +112,12 @@ func (s *State) Attach(d *Driver) {
 	d.cur.known = p.Known
 }
 
-// pollerState is what Save keeps of the attached driver.
+// pollerState is what Save keeps of the attached driver (as loaded when
+// another process holds the claim).
 func (s *State) pollerState() *savedPoller {
 	d := s.drv
 	if d == nil {
-		return nil
+		return s.poller
 	}
 	p := &savedPoller{ID: d.o.PollerID, Rounds: d.cur.rounds, At: d.o.Now(), Known: d.cur.known,
 		Streak: make(map[string]savedStreak, len(d.cur.streak))}

@@ -31,6 +31,7 @@ func (e *env) oneShot(dir *pollstate.Dir, cred string, po pollerOpts) (poll.Cycl
 	e.sim.ResetCalls()
 	stats := p.mustCycle()
 	st.Save()
+	st.Close()
 	return stats, e.sim.Calls()
 }
 
@@ -199,6 +200,7 @@ func TestOneShotSharing(t *testing.T) {
 					p, st := process(name, r)
 					p.mustCycle()
 					st.Save()
+					st.Close()
 				}
 				e.clock.Advance(time.Minute)
 			}
@@ -206,11 +208,28 @@ func TestOneShotSharing(t *testing.T) {
 				e.sim.AddComment(k, alice, "/fs-triage")
 			}
 			e.clock.Advance(time.Second)
-			p, _ := process("a", 9)
+			p, st := process("a", 9)
 			disc, err := p.drv.Discover(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
+			// A second process from the same directory while the first
+			// runs is not that poller: it keeps its own id.
+			if withState {
+				before, _ := e.cursor()
+				twin, tst := process("a", 99)
+				if _, err := twin.drv.Discover(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				tst.Save()
+				tst.Close()
+				c, _ := e.cursor()
+				wrote := !c.TS.Equal(before.TS)
+				if !c.Pollers["a-99"].IsZero() || wrote && c.By != "a-99" {
+					t.Fatalf("a concurrent process took the poller's id or was listed: %+v", c)
+				}
+			}
+			st.Close()
 			c, _ := e.cursor()
 			switch {
 			case withState && (len(c.Pollers) != 2 || c.Pollers["a-0"].IsZero() || c.Pollers["b-0"].IsZero()):
@@ -225,6 +244,7 @@ func TestOneShotSharing(t *testing.T) {
 					p, st := process(name, r)
 					p.mustCycle()
 					st.Save()
+					st.Close()
 				}
 				e.clock.Advance(time.Minute)
 			}
