@@ -194,4 +194,3 @@ func FuzzLoad(f *testing.F) {
 		_ = s.Load(&v, time.Hour)
 	})
 }
-
