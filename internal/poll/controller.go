@@ -16,6 +16,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/pollstate"
 )
 
 // Input is one configured poll input driver, ready for cycles. The driver
@@ -32,6 +33,14 @@ type Input interface {
 	Account(ctx context.Context) (string, error)
 }
 
+// StateSaver is implemented by an input that keeps state in the state
+// directory (package pollstate, loaded when the input is built): the
+// controller calls SaveState after each of its cycles (not in a dry run).
+// A failed save is logged by the input: the state is an optimisation only.
+type StateSaver interface {
+	SaveState()
+}
+
 // InputEnv is what an InputFactory needs besides the configuration.
 type InputEnv struct {
 	Getenv   func(string) string
@@ -43,6 +52,9 @@ type InputEnv struct {
 	// its service's clock, read from the service's answers
 	// (package trackerclock), before comparing the service's times.
 	Now func() time.Time
+	// State is the state directory (nil or "": none); each input keeps
+	// its own file there (pollstate.Dir.For).
+	State *pollstate.Dir
 }
 
 // InputFactory builds the input driver of cfg.Poll.InputDrivers[index].
@@ -74,6 +86,9 @@ type ControllerOptions struct {
 	// default, see Controller.CycleTimeout).
 	CycleTimeout time.Duration
 	MetricsAddr  string // with Watch: metrics are served (checked here, served by the caller)
+	// StateDir is --state-dir (pollstate.Resolve: "" the default
+	// directory, pollstate.None no state).
+	StateDir string
 	// Observer receives each cycle's stats and OnRequest observes every
 	// API request of the inputs (metrics); both may be nil.
 	Observer  Observer
@@ -133,7 +148,8 @@ func NewController(ctx context.Context, o ControllerOptions) (*Controller, error
 		return nil, err
 	}
 	c := &Controller{o: o, cfg: cfg, reg: reg}
-	env := InputEnv{Getenv: o.Getenv, Log: o.Log, PollerID: uuid.NewString(), OnRequest: o.OnRequest}
+	env := InputEnv{Getenv: o.Getenv, Log: o.Log, PollerID: uuid.NewString(), OnRequest: o.OnRequest,
+		State: pollstate.Open(pollstate.Resolve(o.StateDir, o.Getenv), o.Log, nil)}
 	lock, _ := cfg.Poll.LockInput()
 	for i, id := range cfg.Poll.InputDrivers {
 		newInput, ok := o.Inputs[id.Type]

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -19,7 +21,8 @@ type Input struct {
 	*Driver
 	client   *jira.Client
 	settings config.InputDriver
-	bearer   bool // no e-mail: the token is sent as a Bearer token
+	bearer   bool   // no e-mail: the token is sent as a Bearer token
+	state    *State // the state file (state.go)
 }
 
 // PollDriver implements poll.Input.
@@ -32,7 +35,9 @@ func (in *Input) Settings() config.InputDriver { return in.settings }
 func (in *Input) SiteURL() string { return in.settings.Connection.BaseURL }
 
 // Account implements poll.Input: the account id of the configured
-// credentials. Credentials Jira refuses are config.Invalid.
+// credentials (/myself, unless the state directory holds it for these
+// credentials or cursor.account_id is set). Credentials Jira refuses are
+// config.Invalid.
 func (in *Input) Account(ctx context.Context) (string, error) {
 	me, err := in.client.Myself(ctx)
 	if err != nil {
@@ -94,7 +99,10 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 	if err != nil {
 		return nil, config.Invalid(err)
 	}
-	return &Input{Driver: drv, client: client, settings: id, bearer: opts.Email == ""}, nil
+	store := env.State.For(Name, id.Connection.BaseURL, id.Project, strings.Join(id.Queries, "\n"))
+	st := LoadState(store, client, pollstate.Fingerprint(Name, id.Connection.BaseURL, opts.Email, opts.Token), id.Cursor.AccountID)
+	st.Attach(drv)
+	return &Input{Driver: drv, client: client, settings: id, bearer: opts.Email == "", state: st}, nil
 }
 
 // UsageOf reports client's cumulative usage and its last rate-limit budget
