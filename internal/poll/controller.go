@@ -55,6 +55,10 @@ type InputEnv struct {
 	// State is the state directory (nil or "": none); each input keeps
 	// its own file there (pollstate.Dir.For).
 	State *pollstate.Dir
+	// Entities reports whether some enabled harness lists system among its
+	// entity sources (nil: none does), so that a driver reads what its
+	// entity stage needs from its first cycle on.
+	Entities func(system string) bool
 }
 
 // InputFactory builds the input driver of cfg.Poll.InputDrivers[index].
@@ -149,7 +153,8 @@ func NewController(ctx context.Context, o ControllerOptions) (*Controller, error
 	}
 	c := &Controller{o: o, cfg: cfg, reg: reg}
 	env := InputEnv{Getenv: o.Getenv, Log: o.Log, PollerID: uuid.NewString(), OnRequest: o.OnRequest,
-		State: pollstate.Open(pollstate.Resolve(o.StateDir, o.Getenv), o.Log, nil)}
+		State:    pollstate.Open(pollstate.Resolve(o.StateDir, o.Getenv), o.Log, nil),
+		Entities: func(system string) bool { return len(reg.EntityHarnesses(system)) > 0 }}
 	lock, _ := cfg.Poll.LockInput()
 	for i, id := range cfg.Poll.InputDrivers {
 		newInput, ok := o.Inputs[id.Type]

@@ -61,3 +61,42 @@ func TestControllerSavesState(t *testing.T) {
 		})
 	}
 }
+
+// TestControllerTellsInputsTheEntitySystems: the inputs learn which
+// systems an enabled harness evaluates entities of, so that a fresh
+// (one-shot) process reads what its entity stage needs from its first
+// cycle.
+func TestControllerTellsInputsTheEntitySystems(t *testing.T) {
+	for _, tc := range []struct {
+		name, harness string
+		jira, github  bool
+	}{
+		{"event-only", "role: r\ntrigger: 'event.transition.kind == \"comment_added\"'\n", false, false},
+		{"jira entities", "role: r\nentity: {sources: [jira]}\ntrigger: '\"x\" in entity.state.labels'\n", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got func(string) bool
+			o := poll.ControllerOptions{StateDir: "none", Getenv: func(string) string { return "" },
+				ConfigDir: testfs.WriteTree(t, map[string]string{
+					"config.yaml": strings.Replace(controllerConfig, "%KILL%", "false", 1),
+					"a.yaml":      tc.harness,
+				})}
+			o.Inputs = map[string]poll.InputFactory{"jira-poll": func(_ context.Context, cfg *config.Config, i int, env poll.InputEnv) (poll.Input, error) {
+				got = env.Entities
+				in := &fakeInput{d: &fakeDriver{}}
+				in.settings = cfg.Poll.InputDrivers[i]
+				return in, nil
+			}}
+			o.NewOutput = func(string, *config.Config, output.Env) (output.Driver, error) { return &fakeOut{}, nil }
+			if _, err := poll.NewController(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			if got == nil {
+				t.Fatal("the inputs were not told the entity systems")
+			}
+			if got("jira") != tc.jira || got("github") != tc.github {
+				t.Fatalf("jira %v, github %v; want %v, %v", got("jira"), got("github"), tc.jira, tc.github)
+			}
+		})
+	}
+}

@@ -70,7 +70,7 @@ type Poller struct {
 	o       Options
 	api     *gitlabevent.Lookup
 	keys    *keyIndex
-	seen    seen // the cycle's reads, for the entity stage (entity.go)
+	seen    seen                 // the cycle's reads, for the entity stage (entity.go)
 	mu      sync.Mutex           // guards the maps below against SaveState
 	handled map[string]time.Time // subject → updated_at fully handled
 	done    map[string]time.Time // subject → newest change position handled (Driver)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
@@ -94,6 +95,7 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 		SiteURL: id.Connection.BaseURL, Repo: cfg.Repo, Project: id.Project, Queries: id.Queries,
 		M: id.Lock.M, N: id.Lock.N, StaleThreshold: id.Lock.StaleThreshold, PendingTTL: id.Lock.PendingTTL, Concurrency: id.Concurrency,
 		PollerID: env.PollerID, Log: env.Log, Now: clock.Now, BotAccounts: cfg.Authorization.BotAccounts,
+		Entities:  env.Entities != nil && env.Entities(entity.SystemJira),
 		CursorAPI: client, CursorMode: id.Cursor.Store, CursorAccount: id.Cursor.AccountID, CursorMargin: id.Cursor.Margin,
 	})
 	if err != nil {
