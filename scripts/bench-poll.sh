@@ -26,7 +26,10 @@
 #              targets (docs/polling.md "Sizing"). About 1.5 minutes.
 #              Extra flags go to the benchmark: -scale.idle-only (quick,
 #              e.g. at 20000 issues), -scale.tied (every issue updated in
-#              one millisecond), -scale.n, -scale.m, -scale.interval,
+#              one millisecond), -scale.oneshot (a new driver and Jira
+#              client every cycle, as cron jobs run them, each poller's
+#              state directory kept; with -scale.nostate none), -scale.n,
+#              -scale.m, -scale.interval,
 #              -scale.budget, -scale.latency, -scale.seed ... (go test
 #              -run '^$' -bench BenchmarkScale ./internal/poll/jirapoll/
 #              -args -help lists them).

@@ -38,6 +38,7 @@ type pollOptions struct {
 	intervalSet  bool // --interval was given
 	cycleTimeout time.Duration
 	metricsAddr  string
+	stateDir     string
 	pretty       prettyFlag
 	indent       bool // resolved --pretty
 }
@@ -87,6 +88,7 @@ signal finishes or rolls back the issue in flight and exits 0.
 	f.BoolVar(&o.watch, "watch", false, "repeat cycles until SIGINT/SIGTERM")
 	f.DurationVar(&o.interval, "interval", time.Minute, "wait between cycles with --watch")
 	f.DurationVar(&o.cycleTimeout, "cycle-timeout", 0, "deadline of one cycle (default: poll.cycle_timeout, else 80% of --interval with --watch, else 4m)")
+	f.StringVar(&o.stateDir, "state-dir", "", "directory of the pollers' state files, which make one-shot idle cycles cheap (default $XDG_CACHE_HOME/fullsend, else the user cache directory; \"none\": keep no state)")
 	addPrettyFlag(cmd, &o.pretty)
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "with --watch: serve Prometheus /metrics, /healthz and /livez on this address (e.g. 127.0.0.1:9090)")
 	completeValues(cmd, "input-driver", drivers.PollInputNames()...)
@@ -107,7 +109,7 @@ func (app *App) controllerOptions(o *pollOptions) poll.ControllerOptions {
 		Output:      out,
 		InputDriver: o.inputDriver, OutputDriver: o.outputDriver, DryRun: o.dryRun,
 		Watch: o.watch, Interval: o.interval, CycleTimeout: o.cycleTimeout, MetricsAddr: o.metricsAddr,
-		Sleep: watchSleep,
+		StateDir: o.stateDir, Sleep: watchSleep,
 	}
 }
 

@@ -92,7 +92,10 @@ func TestWorkflowsCheckReportsFindings(t *testing.T) {
 func TestWorkflowsCheckSkippedFiles(t *testing.T) {
 	const other = "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: make test\n"
 	const poll = "on: {schedule: [{cron: '*/5 * * * *'}]}\nconcurrency: {group: fullsend-poll, cancel-in-progress: false}\n" +
-		"permissions: {}\njobs:\n  poll:\n    runs-on: ubuntu-latest\n    steps:\n      - run: fullsend poll\n"
+		"permissions: {}\njobs:\n  poll:\n    runs-on: ubuntu-latest\n    steps:\n" +
+		"      - uses: actions/cache@27d5ce7f107fe9357f9df03efb73ab90386fccae # v5.0.5\n" +
+		"        with: {path: s, key: 'st-${{ github.run_id }}', restore-keys: st-}\n" +
+		"      - run: fullsend poll --state-dir s\n"
 	for _, tc := range []struct {
 		name  string
 		files map[string]string

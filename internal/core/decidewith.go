@@ -46,13 +46,7 @@ func (e *Engine) DecidesEntities(system string) bool {
 // entityHarnesses are the enabled harnesses with system among their
 // entity sources, in registration order.
 func (e *Engine) entityHarnesses(system string) []*harness.Harness {
-	var out []*harness.Harness
-	for _, h := range e.reg.All() {
-		if h.Entity != nil && slices.Contains(h.Entity.Sources, system) {
-			out = append(out, h)
-		}
-	}
-	return out
+	return e.reg.EntityHarnesses(system)
 }
 
 // DecideWith is the one decision over an event and its entity: the

@@ -109,3 +109,15 @@ func (r *Registry) Get(name string) (*Harness, bool) {
 
 // Len returns the number of enabled harnesses.
 func (r *Registry) Len() int { return len(r.list) }
+
+// EntityHarnesses are the enabled harnesses that list system among their
+// entity sources, in registration order.
+func (r *Registry) EntityHarnesses(system string) []*Harness {
+	var out []*Harness
+	for _, h := range r.list {
+		if h.Entity != nil && slices.Contains(h.Entity.Sources, system) {
+			out = append(out, h)
+		}
+	}
+	return out
+}

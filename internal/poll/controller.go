@@ -16,6 +16,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
@@ -33,6 +34,14 @@ type Input interface {
 	Account(ctx context.Context) (string, error)
 }
 
+// StateSaver is implemented by an input that keeps state in the state
+// directory (package pollstate, loaded when the input is built): the
+// controller calls SaveState after each of its cycles (not in a dry run).
+// A failed save is logged by the input: the state is an optimisation only.
+type StateSaver interface {
+	SaveState()
+}
+
 // InputEnv is what an InputFactory needs besides the configuration.
 type InputEnv struct {
 	Getenv   func(string) string
@@ -44,6 +53,13 @@ type InputEnv struct {
 	// its service's clock, read from the service's answers
 	// (package trackerclock), before comparing the service's times.
 	Now func() time.Time
+	// State is the state directory (nil or "": none); each input keeps
+	// its own file there (pollstate.Dir.For).
+	State *pollstate.Dir
+	// Entities reports whether some enabled harness lists system among its
+	// entity sources (nil: none does), so that a driver reads what its
+	// entity stage needs from its first cycle on.
+	Entities func(system string) bool
 }
 
 // InputFactory builds the input driver of cfg.Poll.InputDrivers[index].
@@ -75,6 +91,9 @@ type ControllerOptions struct {
 	// default, see Controller.CycleTimeout).
 	CycleTimeout time.Duration
 	MetricsAddr  string // with Watch: metrics are served (checked here, served by the caller)
+	// StateDir is --state-dir (pollstate.Resolve: "" the default
+	// directory, pollstate.None no state).
+	StateDir string
 	// Observer receives each cycle's stats and OnRequest observes every
 	// API request of the inputs (metrics); both may be nil.
 	Observer  Observer
@@ -141,7 +160,9 @@ func NewController(ctx context.Context, o ControllerOptions) (*Controller, error
 		return nil, err
 	}
 	c := &Controller{o: o, cfg: cfg, reg: reg}
-	env := InputEnv{Getenv: o.Getenv, Log: o.Log, PollerID: uuid.NewString(), OnRequest: o.OnRequest}
+	env := InputEnv{Getenv: o.Getenv, Log: o.Log, PollerID: uuid.NewString(), OnRequest: o.OnRequest,
+		State:    pollstate.Open(pollstate.Resolve(o.StateDir, o.Getenv), o.Log, nil),
+		Entities: func(system string) bool { return len(reg.EntityHarnesses(system)) > 0 }}
 	c.pollerID = env.PollerID
 	lock, _ := cfg.Poll.LockInput()
 	for i, id := range cfg.Poll.InputDrivers {

@@ -122,6 +122,9 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 			ClaimWait: polllock.ClaimWaitFor(s.Lock.StaleThreshold), Feedback: c.notifier(in), Schedule: c.schedule(decider{eng}, in),
 		})
 		planned = append(planned, res.Planned...)
+		if ss, ok := in.(StateSaver); ok && !c.o.DryRun {
+			ss.SaveState()
+		}
 		if err != nil {
 			errs = append(errs, err)
 		} else if n := res.Stats.DispatchesFailed; n > 0 && n == res.Stats.DispatchesRefused {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -108,6 +109,9 @@ func BenchmarkChaos(b *testing.B) {
 	pollCtx, stopPollers := context.WithCancel(context.Background())
 	var pw sync.WaitGroup
 	for i := range *pollers {
+		// Each poller's processes share a state directory, as a cron job's
+		// do: a process killed at any point leaves it old or whole.
+		env := append(slices.Clone(env), "XDG_CACHE_HOME="+b.TempDir())
 		pw.Add(1)
 		go func() {
 			defer pw.Done()

@@ -54,7 +54,7 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	floor, cutoff := p.window()
 	subs, err := p.scan(ctx, floor)
 	if err != nil {
-		return nil, err
+		return nil, refused(err)
 	}
 	disc := &poll.Discovery{Candidates: len(subs)}
 	var todo []subject

@@ -11,6 +11,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
+	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
@@ -22,8 +23,9 @@ const ActionsBot = github.ActionsBot
 // Input is a configured github-poll input (poll.Input).
 type Input struct {
 	*Driver
-	gh       *gogithub.Client
-	settings config.InputDriver
+	gh         *gogithub.Client
+	settings   config.InputDriver
+	credential string // the token's fingerprint (pollstate.Fingerprint)
 }
 
 // PollDriver implements poll.Input.
@@ -34,8 +36,24 @@ func (in *Input) Settings() config.InputDriver { return in.settings }
 
 // Account implements poll.Input: the token's own login (GET /user), or
 // ActionsBot for a token that has no user (an installation token). A
-// refused token is config.Invalid.
+// refused token is config.Invalid. The answer is remembered in the state
+// directory for the same token (for any installation token), so a new
+// process does not ask again.
 func (in *Input) Account(ctx context.Context) (string, error) {
+	id, ok := in.p.knownAccount(in.credential)
+	if !ok {
+		var err error
+		if id, err = in.readAccount(ctx); err != nil {
+			return "", err
+		}
+		in.p.rememberAccount(in.credential, id)
+	}
+	in.AddOwnAccounts(id)
+	return id, nil
+}
+
+// readAccount asks GitHub for the token's own account (github.Self).
+func (in *Input) readAccount(ctx context.Context) (string, error) {
 	login, err := github.Self(ctx, in.gh, in.p.policy)
 	switch {
 	case errors.Is(err, github.ErrTokenRefused):
@@ -43,7 +61,6 @@ func (in *Input) Account(ctx context.Context) (string, error) {
 	case err != nil:
 		return "", fmt.Errorf("%s: reading the tool's own account: %w", Name, err)
 	}
-	in.AddOwnAccounts(login)
 	return login, nil
 }
 
@@ -88,11 +105,19 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 	if err != nil {
 		return nil, config.Invalid(fmt.Errorf("%s: connection.base_url: %w", Name, err))
 	}
-	p, err := New(Options{Client: gh, Repo: repo, Workflow: workflow, Lookback: id.Lookback, Grace: id.Grace,
-		Now: clock.Now, Log: env.Log})
+	base := gh.BaseURL()
+	if workflow == "" {
+		workflow = ghadispatch.DefaultWorkflow
+	}
+	lookback := id.Lookback
+	if lookback <= 0 {
+		lookback = DefaultLookback
+	}
+	p, err := New(Options{Client: gh, Repo: repo, Workflow: workflow, Lookback: lookback, Grace: id.Grace,
+		Now: clock.Now, Log: env.Log, State: env.State.For(Name, base, repo, workflow, lookback.String())})
 	if err != nil {
 		return nil, config.Invalid(err)
 	}
 	usage := func() poll.Usage { return poll.Usage{Calls: cnt.Calls()} }
-	return &Input{Driver: NewDriver(p, usage), gh: gh, settings: id}, nil
+	return &Input{Driver: NewDriver(p, usage), gh: gh, settings: id, credential: credential(base, token)}, nil
 }

@@ -3,8 +3,9 @@
 // a window, their comments, label events and reviews) and hands every
 // change that no run of the run workflow records yet to the poll cycle,
 // so that a change the event workflow (gha-event) missed still runs,
-// once. It keeps no state of its own: the dispatched runs carry the
-// change's idempotency key in their title and are the record; concurrent
+// once. The dispatched runs carry the change's idempotency key in their
+// title and are the record (what it keeps in the state directory only
+// saves requests, state.go); concurrent
 // dispatchers settle duplicates through ghadispatch.Settle. Discovery uses
 // conditional requests, so an idle cycle costs three 304 answers and no
 // rate-limit points. See ARCHITECTURE.md ("GitHub backstop") and
@@ -23,6 +24,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
+	"github.com/fullsend-dev/fullsend/internal/pollstate"
 )
 
 // Name is the driver name.
@@ -56,6 +58,9 @@ type Options struct {
 	// the window and the grace cutoff are compared with GitHub's times.
 	Now func() time.Time
 	Log *slog.Logger
+	// State is where the poller keeps what makes a new process's idle
+	// cycles cheap (state.go; nil: nowhere).
+	State *pollstate.Store
 }
 
 // Poller reads one repository's activity. It is used by one cycle at a
@@ -70,6 +75,7 @@ type Poller struct {
 	floor   time.Time         // the window's floor (the listings' since)
 	handled map[int]time.Time // issue number → updated_at fully handled
 	keys    *runIndex
+	account *pollstate.Account // the tool's own, as a credential showed it
 }
 
 // New validates o and returns a Poller.
@@ -97,6 +103,7 @@ func New(o Options) (*Poller, error) {
 		policy:  github.Policy{MaxRetries: 2, BaseBackoff: 500 * time.Millisecond, MaxBackoff: 5 * time.Second, Idempotent: true},
 		handled: map[int]time.Time{}}
 	p.keys = newRunIndex(p)
+	p.restore()
 	return p, nil
 }
 

@@ -58,12 +58,7 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		return nil, err
 	}
 	disc := &poll.Discovery{Candidates: len(subs)}
-	var todo []subject
-	for _, s := range subs {
-		if t, ok := p.handled[s.key()]; !ok || s.updated.After(t) {
-			todo = append(todo, s)
-		}
-	}
+	todo := p.unhandled(subs)
 	if len(todo) == 0 {
 		return disc, nil
 	}
@@ -77,6 +72,9 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		base := since
 		if t := p.keys.newest(p.scopeTail(s)); t.After(base) {
 			base = t
+		}
+		if t := p.position(s.key()); t.After(base) {
+			base = t // handled by this poller: printed by a plan output, or dispatched
 		}
 		d.items[s.key()] = s
 		disc.Eligible = append(disc.Eligible, &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: base},
@@ -127,13 +125,32 @@ func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 }
 
 // Advance remembers that the item was handled (every harness at its
-// newest position), so that the next cycle skips it until it changes. An
-// item with changes left for later (younger than Grace) is read again.
+// newest position), so that the next cycle skips it until it changes,
+// and then reads it from the checkpoint on. An item with changes left
+// for later (younger than Grace) is read again.
 func (d *Driver) Advance(_ context.Context, it *poll.Item, cp poll.Checkpoint) error {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if s, ok := d.items[it.ID]; ok && !cp.Pending() && !s.updated.After(it.Cutoff) {
-		d.p.handled[it.ID] = s.updated
+	s, ok := d.items[it.ID]
+	d.mu.Unlock()
+	if !ok || cp.Pending() {
+		return nil
+	}
+	p := d.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if cp.At.After(p.done[it.ID]) {
+		p.done[it.ID] = cp.At
+	}
+	if !s.updated.After(it.Cutoff) {
+		p.handled[it.ID] = s.updated
 	}
 	return nil
+}
+
+// position is the newest change position of subject key this poller
+// handled (zero: none).
+func (p *Poller) position(key string) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.done[key]
 }

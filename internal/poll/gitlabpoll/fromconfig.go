@@ -12,6 +12,7 @@ import (
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -21,8 +22,9 @@ const TokenEnv = "GITLAB_TOKEN"
 // Input is a configured gitlab-poll input (poll.Input).
 type Input struct {
 	*Driver
-	gl       *gitlab.Client
-	settings config.InputDriver
+	gl         *gitlab.Client
+	settings   config.InputDriver
+	credential string // the token's fingerprint (pollstate.Fingerprint)
 }
 
 // PollDriver implements poll.Input.
@@ -32,8 +34,20 @@ func (in *Input) PollDriver() poll.Driver { return in.Driver }
 func (in *Input) Settings() config.InputDriver { return in.settings }
 
 // Account implements poll.Input: the token's own username. A refused
-// token is config.Invalid.
+// token is config.Invalid. The answer is remembered in the state
+// directory for the same token, so a new process does not ask again.
 func (in *Input) Account(ctx context.Context) (string, error) {
+	if id, ok := in.p.knownAccount(in.credential); ok {
+		return id, nil
+	}
+	id, err := in.readAccount(ctx)
+	if err == nil {
+		in.p.rememberAccount(in.credential, id)
+	}
+	return id, err
+}
+
+func (in *Input) readAccount(ctx context.Context) (string, error) {
 	u, _, err := in.gl.Users.CurrentUser(gitlab.WithContext(ctx))
 	if err != nil {
 		var er *gitlab.ErrorResponse
@@ -76,10 +90,17 @@ func build(id config.InputDriver, repo, project, token string, tr http.RoundTrip
 	if err != nil {
 		return nil, config.Invalid(fmt.Errorf("gitlab-poll: %w", err))
 	}
-	p, err := New(Options{Client: gl, Project: project, Repo: repo, Lookback: id.Lookback, Grace: id.Grace, Now: clock.Now, Log: env.Log})
+	lookback := id.Lookback
+	if lookback <= 0 {
+		lookback = DefaultLookback
+	}
+	base := gl.BaseURL().String()
+	p, err := New(Options{Client: gl, Project: project, Repo: repo, Lookback: lookback, Grace: id.Grace, Now: clock.Now, Log: env.Log,
+		State: env.State.For(Name, base, project, repo, lookback.String())})
 	if err != nil {
 		return nil, config.Invalid(err)
 	}
 	usage := func() poll.Usage { return poll.Usage{Calls: cnt.Calls()} }
-	return &Input{Driver: NewDriver(p, usage), gl: gl, settings: id}, nil
+	return &Input{Driver: NewDriver(p, usage), gl: gl, settings: id,
+		credential: pollstate.Fingerprint(Name, base, token)}, nil
 }

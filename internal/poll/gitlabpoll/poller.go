@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"sync"
 	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
@@ -24,6 +25,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/pollstate"
 )
 
 // Name is the driver name.
@@ -57,6 +59,9 @@ type Options struct {
 	Now      func() time.Time
 	Dispatch Dispatcher // used by Cycle; the poll cycle (Driver) dispatches through its output
 	Log      *slog.Logger
+	// State is where the poller keeps its handled positions and account
+	// between processes (state.go; nil: nowhere).
+	State *pollstate.Store
 }
 
 // Poller runs backstop cycles for one project. It is safe for one cycle
@@ -64,9 +69,12 @@ type Options struct {
 type Poller struct {
 	o       Options
 	api     *gitlabevent.Lookup
-	handled map[string]time.Time // subject → updated_at fully handled
 	keys    *keyIndex
-	seen    seen // the cycle's reads, for the entity stage (entity.go)
+	seen    seen                 // the cycle's reads, for the entity stage (entity.go)
+	mu      sync.Mutex           // guards the maps below against SaveState
+	handled map[string]time.Time // subject → updated_at fully handled
+	done    map[string]time.Time // subject → newest change position handled (Driver)
+	account *pollstate.Account   // the tool's own, as a credential showed it
 }
 
 // New validates o and returns a Poller.
@@ -89,8 +97,10 @@ func New(o Options) (*Poller, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Poller{o: o, api: &gitlabevent.Lookup{Client: o.Client}, handled: map[string]time.Time{},
-		keys: newKeyIndex(o.Client, o.Project)}, nil
+	p := &Poller{o: o, api: &gitlabevent.Lookup{Client: o.Client}, handled: map[string]time.Time{},
+		done: map[string]time.Time{}, keys: newKeyIndex(o.Client, o.Project)}
+	p.restore()
+	return p, nil
 }
 
 // Stats is what one cycle did.
@@ -118,12 +128,7 @@ func (p *Poller) Cycle(ctx context.Context) (Stats, error) {
 		return st, err
 	}
 	st.Candidates = len(subs)
-	var todo []subject
-	for _, s := range subs {
-		if t, ok := p.handled[s.key()]; !ok || s.updated.After(t) {
-			todo = append(todo, s)
-		}
-	}
+	todo := p.unhandled(subs)
 	st.New = len(todo)
 	if len(todo) == 0 {
 		return st, nil
@@ -139,18 +144,40 @@ func (p *Poller) Cycle(ctx context.Context) (Stats, error) {
 			continue
 		}
 		if !s.updated.After(cutoff) {
+			p.mu.Lock()
 			p.handled[s.key()] = s.updated
+			p.mu.Unlock()
 		}
 	}
 	p.forget(since)
 	return st, errors.Join(errs...)
 }
 
+// unhandled are the subjects updated since this poller handled them.
+func (p *Poller) unhandled(subs []subject) []subject {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var todo []subject
+	for _, s := range subs {
+		if t, ok := p.handled[s.key()]; !ok || s.updated.After(t) {
+			todo = append(todo, s)
+		}
+	}
+	return todo
+}
+
 // forget drops handled subjects that left the window.
 func (p *Poller) forget(since time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	for k, t := range p.handled {
 		if t.Before(since) {
 			delete(p.handled, k)
+		}
+	}
+	for k, t := range p.done {
+		if t.Before(since) {
+			delete(p.done, k)
 		}
 	}
 }

@@ -112,8 +112,10 @@ func (d *Driver) rememberPollers(c polllock.Cursor) map[string]time.Time {
 
 // member reports whether this poller shares work and is listed in the
 // cursor: from its second discovery on. A one-shot process (cron, CI
-// schedule) gets a new id every run and would never come back: listed, it
-// would be handed a share nobody serves until its entry expired.
+// schedule) without a state directory gets a new id every run and would
+// never come back: listed, it would be handed a share nobody serves until
+// its entry expired. With one it comes back under its saved id, its
+// discoveries counted (State.Attach).
 func (d *Driver) member() bool { return d.cur.rounds > 1 }
 
 // warnOnce logs a cursor problem once per process and kind.

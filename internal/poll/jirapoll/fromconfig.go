@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -19,7 +22,8 @@ type Input struct {
 	*Driver
 	client   *jira.Client
 	settings config.InputDriver
-	bearer   bool // no e-mail: the token is sent as a Bearer token
+	bearer   bool   // no e-mail: the token is sent as a Bearer token
+	state    *State // the state file (state.go)
 }
 
 // PollDriver implements poll.Input.
@@ -32,7 +36,9 @@ func (in *Input) Settings() config.InputDriver { return in.settings }
 func (in *Input) SiteURL() string { return in.settings.Connection.BaseURL }
 
 // Account implements poll.Input: the account id of the configured
-// credentials. Credentials Jira refuses are config.Invalid.
+// credentials (/myself, unless the state directory holds it for these
+// credentials or cursor.account_id is set). Credentials Jira refuses are
+// config.Invalid.
 func (in *Input) Account(ctx context.Context) (string, error) {
 	me, err := in.client.Myself(ctx)
 	if err != nil {
@@ -89,12 +95,16 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 		SiteURL: id.Connection.BaseURL, Repo: cfg.Repo, Project: id.Project, Queries: id.Queries,
 		M: id.Lock.M, N: id.Lock.N, StaleThreshold: id.Lock.StaleThreshold, PendingTTL: id.Lock.PendingTTL, Concurrency: id.Concurrency,
 		PollerID: env.PollerID, Log: env.Log, Now: clock.Now, BotAccounts: cfg.Authorization.BotAccounts,
+		Entities:  env.Entities != nil && env.Entities(entity.SystemJira),
 		CursorAPI: client, CursorMode: id.Cursor.Store, CursorAccount: id.Cursor.AccountID, CursorMargin: id.Cursor.Margin,
 	})
 	if err != nil {
 		return nil, config.Invalid(err)
 	}
-	return &Input{Driver: drv, client: client, settings: id, bearer: opts.Email == ""}, nil
+	store := env.State.For(Name, id.Connection.BaseURL, id.Project, strings.Join(id.Queries, "\n"))
+	st := LoadState(store, client, pollstate.Fingerprint(Name, id.Connection.BaseURL, opts.Email, opts.Token), id.Cursor.AccountID)
+	st.Attach(drv)
+	return &Input{Driver: drv, client: client, settings: id, bearer: opts.Email == "", state: st}, nil
 }
 
 // UsageOf reports client's cumulative usage and its last rate-limit budget

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 )
 
 // Flags of BenchmarkScale (scripts/bench-poll.sh scale passes them).
@@ -41,13 +42,15 @@ var (
 	scaleCursor    = flag.String("scale.cursor", "user", "where the shared discovery cursor lives: user, project or off")
 	scaleTied      = flag.Bool("scale.tied", false, "seed every issue with the same created and updated millisecond (a bulk edit or an import)")
 	scaleScheduled = flag.Bool("scale.scheduled", false, "scheduled discovery on: one entity-source harness over a label no issue has (the sweep's cost)")
+	scaleOneShot   = flag.Bool("scale.oneshot", false, "one-shot pollers (as the generated cron jobs): a new driver and Jira client every cycle, each poller's state directory kept between them")
+	scaleNoState   = flag.Bool("scale.nostate", false, "with -scale.oneshot: keep no state directory (every process starts cold)")
 )
 
 type scaleCfg struct {
 	issues, pollers, comments, commented, cycles, n, m, budget, idle, warmup int
 	burstLimit                                                               int
 	interval, jitter, latency, searchLag, runFor, margin                     time.Duration
-	idleOnly, tied                                                           bool
+	idleOnly, tied, oneShot, noState                                         bool
 	seed                                                                     uint64
 }
 
@@ -55,7 +58,8 @@ func scaleFlags() scaleCfg {
 	return scaleCfg{issues: *scaleIssues, pollers: *scalePollers, comments: *scaleComments, commented: *scaleCommented,
 		cycles: *scaleCycles, n: *scaleN, m: *scaleM, budget: *scaleBudget, burstLimit: *scaleBurst, idle: *scaleIdle, warmup: *scaleWarmup, margin: *scaleMargin,
 		interval: *scaleInterval, jitter: *scaleJitter, latency: *scaleLatency, searchLag: *scaleLag,
-		runFor: *scaleRunFor, idleOnly: *scaleIdleOnly, tied: *scaleTied, seed: *scaleSeed}
+		runFor: *scaleRunFor, idleOnly: *scaleIdleOnly, tied: *scaleTied, seed: *scaleSeed,
+		oneShot: *scaleOneShot, noState: *scaleNoState}
 }
 
 // BenchmarkScale is the scale benchmark of docs/polling.md "Sizing":
@@ -119,13 +123,16 @@ func runScale(t testing.TB, cfg scaleCfg) *scaleResult {
 	var runs sync.WaitGroup
 	var ended sync.Map
 	opts := make([]poll.Options, cfg.pollers)
+	procs := make([]func(n int64) (poll.Options, *jirapoll.State), cfg.pollers)
 	for p := range opts {
 		out := scaleOut{rec: rec, tr: res.tr, p: p, e: e, runFor: cfg.runFor, runs: &runs, ended: &ended}
-		opts[p] = e.scalePoller(cfg, p, out, func(s poll.CycleStats) {
+		obs := func(s poll.CycleStats) {
 			mu.Lock()
 			defer mu.Unlock()
 			res.phases[cur.Load()].add(s)
-		}, wall)
+		}
+		opts[p], _ = e.scalePoller(cfg, fmt.Sprintf("poller-%d", p), p, out, obs, wall)
+		procs[p] = e.oneShotProcess(t, cfg, p, out, obs, wall)
 	}
 	each := func(f func(p int)) {
 		var wg sync.WaitGroup
@@ -136,8 +143,14 @@ func runScale(t testing.TB, cfg scaleCfg) *scaleResult {
 		wg.Wait()
 	}
 	cycle := func(p int) {
-		res.tr.started[p].Add(1)
-		_, _ = poll.Run(context.Background(), opts[p]) // a failed cycle shows in the phase's failed count
+		n := res.tr.started[p].Add(1)
+		o, st := opts[p], (*jirapoll.State)(nil)
+		if cfg.oneShot {
+			o, st = procs[p](n)
+		}
+		_, _ = poll.Run(context.Background(), o) // a failed cycle shows in the phase's failed count
+		st.Save()
+		st.Close()
 	}
 	cycles := func(n int) func() {
 		return func() {
@@ -242,6 +255,12 @@ func (r *scaleResult) print(w io.Writer, cfg scaleCfg) {
 	}
 	if cfg.tied {
 		what += ", every issue updated in one millisecond"
+	}
+	switch {
+	case cfg.oneShot && cfg.noState:
+		what += ", one-shot pollers without a state directory"
+	case cfg.oneShot:
+		what += ", one-shot pollers with a state directory"
 	}
 	fmt.Fprintf(w, "\nscale: %d issues, %d pollers, N=%d, M=%d, interval %s, jitter ≤%s, latency %s, search lag %s, budget %d/s, burst limit %d/s, %s, seed %d (%s)\n",
 		cfg.issues, cfg.pollers, cfg.n, cfg.m, cfg.interval, cfg.jitter, cfg.latency, cfg.searchLag, cfg.budget, cfg.burstLimit,

@@ -54,7 +54,8 @@ var workflowKeyExpr = regexp.MustCompile(`(?i)\$\{\{[^}]*\b(?:inputs|github\.eve
 // absent or the literal false, and queue absent or single; a caller's
 // group prefix and its callee's must differ, neither being a prefix of the
 // other, ignoring case. A job that runs `fullsend poll` needs a concurrency
-// group without cancel-in-progress. A job that calls a local workflow
+// group without cancel-in-progress, and keeps the pollers' state
+// directory with GitHub's cache (pollStateFindings). A job that calls a local workflow
 // missing from the set is a finding. In every file with a fullsend job, the
 // security rules apply (securityFindings), and fullsend's dispatch inputs,
 // when it takes them, declare normalized_entity, not required
@@ -91,6 +92,7 @@ func Check(files []File) Report {
 			if j.runsPoll {
 				fullsend = true
 				rep.Findings = append(rep.Findings, pollFindings(w.file, j, effective(w, j))...)
+				rep.Findings = append(rep.Findings, pollStateFindings(w.file, j)...)
 			}
 			callee := parsed[localWorkflow(j.uses)]
 			viaCallee := callee != nil && runsFullsend(callee) || remoteFullsendWorkflow(j.uses)

@@ -198,8 +198,9 @@ func TestCheckJobKinds(t *testing.T) {
 	}{
 		{"not fullsend", "on: push\njobs:\n  b:\n    runs-on: x\n    steps:\n      - run: make test\n", 0, 0, true},
 		{"fullsend runner is not fullsend run", "jobs:\n  b:\n    steps:\n      - run: fullsend runner\n", 0, 0, true},
-		{"fullsend poll is not a run, but needs a group", "jobs:\n  b:\n    steps:\n      - run: fullsend poll\n", 1, 1, false},
-		{"fullsend poll in a group", "concurrency: p\njobs:\n  b:\n    steps:\n      - run: fullsend poll\n", 1, 0, false},
+		{"fullsend poll is not a run, but needs a group", "jobs:\n  b:\n    steps:\n" + stateSteps("      - run: fullsend poll --state-dir s\n"), 1, 1, false},
+		{"fullsend poll in a group", "concurrency: p\njobs:\n  b:\n    steps:\n" + stateSteps("      - run: fullsend poll --state-dir s\n"), 1, 0, false},
+		{"fullsend poll without its state", "concurrency: p\njobs:\n  b:\n    steps:\n      - run: fullsend poll\n", 1, 1, false},
 		{"fullsend dispatch", "jobs:\n  b:\n    steps:\n      - run: fullsend dispatch --input-driver gha-event\n", 1, 0, false},
 		{"call of a missing workflow is checked", "jobs:\n  b:\n    uses: ./.github/workflows/gone.yml\n", 0, 1, false},
 		{"matrix key is scoped", "jobs:\n  b:\n    concurrency:\n      group: r-${{ matrix.serialization_key }}\n    steps:\n      - run: fullsend run\n", 1, 0, false},

@@ -82,7 +82,7 @@ type Options struct {
 //go:embed templates/*.tmpl
 var templateFS embed.FS
 
-var tmpl = template.Must(template.New("").Delims("[[", "]]").Funcs(template.FuncMap{"indent": workflows.Indent}).
+var tmpl = template.Must(template.New("").Delims("[[", "]]").Funcs(template.FuncMap{"indent": workflows.Indent, "pinned": uses}).
 	ParseFS(templateFS, "templates/*.tmpl"))
 
 // input describes one of the ten dispatch inputs in a workflow.

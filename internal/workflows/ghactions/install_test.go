@@ -41,7 +41,7 @@ func decode(t *testing.T, data []byte) ghWorkflow {
 	return w
 }
 
-var pinnedUses = regexp.MustCompile(`^[a-z0-9-]+/[a-z0-9-]+@[0-9a-f]{40}$`)
+var pinnedUses = regexp.MustCompile(`^[a-z0-9-]+/[a-z0-9-]+(/[a-z0-9-]+)*@[0-9a-f]{40}$`)
 
 // TestGeneratedSecurity checks every generated file for the security rules
 // of docs/security.md.

@@ -28,7 +28,7 @@ func TestCheckSecurityFindings(t *testing.T) {
 		{"event field in a block script", false, RunFile, agentRun,
 			"run: |\n          echo \"${{ github.event.issue.title }}\"\n          exec fullsend run\n", "",
 			RunFile, "echo \"${{ github.event.issue.title", "env: { ISSUE_TITLE: ${{ github.event.issue.title }} }"},
-		{"step output pasted into run", false, PollFile, "run: fullsend poll\n", "run: fullsend poll ${{ steps.x.outputs.args }}\n", "",
+		{"step output pasted into run", false, PollFile, "run: fullsend poll --state-dir", "run: fullsend poll ${{ steps.x.outputs.args }} --state-dir", "",
 			PollFile, "steps.x.outputs.args", "\"$ARGS\""},
 		{"secret pasted into run", false, RunFile, agentRun, "run: exec env JIRA_TOKEN=${{ secrets.JIRA_TOKEN }} fullsend run\n", "",
 			RunFile, "JIRA_TOKEN=${{", "script injection"},

@@ -45,7 +45,9 @@ var (
 // `default`), and — when such a job exists — a workflow without
 // `auto_cancel:on_new_commit: none` or without the pipeline name
 // `fullsend:$FULLSEND_RESOURCE_KEY`; and a job running `fullsend dispatch`
-// on webhook bodies that can run outside trigger pipelines. Files pulled
+// on webhook bodies that can run outside trigger pipelines; a job running
+// `fullsend poll` that does not cache its state directory (checkPollJob).
+// Files pulled
 // in with `include` are not followed. A file that is not YAML is an error naming file and line.
 func Check(file string, data []byte) ([]workflows.Finding, error) {
 	r, err := Inspect(file, data)
@@ -73,6 +75,9 @@ func Inspect(file string, data []byte) (Report, error) {
 			continue
 		}
 		rep.Jobs++
+		if c.scriptMatches(v, runsPoll.MatchString) {
+			c.checkPollJob(k, v)
+		}
 		if c.scriptMatches(v, webhookDispatch) {
 			rep.DispatchJobs++
 			c.checkDispatchJob(k, v)

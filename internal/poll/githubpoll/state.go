@@ -1,0 +1,123 @@
+package githubpoll
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/github"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/pollstate"
+)
+
+// saved is what github-poll keeps in the state directory (package
+// pollstate), so that a one-shot process's idle cycle costs what a
+// --watch poller's does: the window's floor (the listings' URLs name
+// it), each listing's ETag with its items (a 304 answer is then free and
+// complete), the issues and pull requests handled at their updated_at,
+// and the tool's own account. Everything in it is re-checked against
+// GitHub: a listing is only reused when GitHub answers 304, an item
+// handled at an older updated_at is read again and reconciled against
+// the run list, so an old, lost or foreign state costs requests and
+// never loses or doubles a change.
+type saved struct {
+	Account  *pollstate.Account      `json:"account,omitempty"`
+	Floor    time.Time               `json:"floor"`
+	Listings map[string]savedListing `json:"listings,omitempty"`
+	Handled  map[int]time.Time       `json:"handled,omitempty"`
+}
+
+type savedListing struct {
+	ETag  string            `json:"etag"`
+	Items []json.RawMessage `json:"items"`
+}
+
+// maxSkew is how far in the future a saved time may lie (the clocks of
+// two hosts) before it is not believed.
+const maxSkew = 5 * time.Minute
+
+// restore loads the saved state, if any. A state older than twice the
+// lookback is of no use (the window's floor would move) and is ignored;
+// times in the future are not believed.
+func (p *Poller) restore() {
+	var s saved
+	if !p.o.State.Load(&s, 2*p.o.Lookback) {
+		return
+	}
+	limit := p.o.Now().Add(maxSkew)
+	p.account = s.Account
+	if !s.Floor.IsZero() && !s.Floor.After(limit) {
+		p.floor = s.Floor
+		for u, l := range s.Listings {
+			if l.ETag != "" && strings.Contains(u, "?") {
+				p.cache.put(u, condEntry{etag: l.ETag, items: l.Items})
+			}
+		}
+	}
+	for n, t := range s.Handled {
+		if n > 0 && !t.After(limit) {
+			p.handled[n] = t
+		}
+	}
+}
+
+// SaveState writes the poller's state (poll.StateSaver); a failure is
+// logged.
+func (p *Poller) SaveState() {
+	if p.o.State == nil {
+		return
+	}
+	p.mu.Lock()
+	s := saved{Account: p.account, Floor: p.floor, Handled: map[int]time.Time{}, Listings: map[string]savedListing{}}
+	for n, t := range p.handled {
+		s.Handled[n] = t
+	}
+	p.mu.Unlock()
+	p.cache.mu.Lock()
+	for u, e := range p.cache.entries {
+		s.Listings[u] = savedListing{ETag: e.etag, Items: e.items}
+	}
+	p.cache.mu.Unlock()
+	p.o.State.SaveLogged(s)
+}
+
+// SaveState implements poll.StateSaver.
+func (d *Driver) SaveState() { d.p.SaveState() }
+
+// knownAccount is the account remembered for the credential fingerprint
+// fp.
+func (p *Poller) knownAccount(fp string) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.account.Of(fp)
+}
+
+func (p *Poller) rememberAccount(fp, id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.account = &pollstate.Account{Credential: fp, ID: id}
+}
+
+// credential is the fingerprint the tool's own account is remembered
+// under. Every installation token (ghs_, a workflow's GITHUB_TOKEN among
+// them) has the same answer, the Actions bot, so one fingerprint stands
+// for all of them; any other token is its own.
+func credential(base, token string) string {
+	if strings.HasPrefix(token, "ghs_") {
+		return pollstate.Fingerprint(Name, base, "installation token")
+	}
+	return pollstate.Fingerprint(Name, base, token)
+}
+
+// refused marks GitHub's refusal of the token (401) as poll.ErrAuth, so
+// that the cycle stops and the command exits as for bad credentials.
+func refused(err error) error {
+	var f *github.Failure
+	if errors.As(err, &f) && f.Status == http.StatusUnauthorized {
+		return fmt.Errorf("%w: GitHub refused the token in $GITHUB_TOKEN/$GH_TOKEN: %w", poll.ErrAuth, err)
+	}
+	return err
+}

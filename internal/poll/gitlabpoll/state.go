@@ -1,0 +1,91 @@
+package gitlabpoll
+
+import (
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/pollstate"
+)
+
+// saved is what gitlab-poll keeps in the state directory (package
+// pollstate), so that a one-shot process's idle cycle costs what a
+// --watch poller's does (the two listings), and so that a plan printed
+// rather than dispatched (the json output) holds no change twice: per
+// subject, the updated_at it was fully handled at and the newest change
+// position handled, and the tool's own account. The pipelines stay the
+// record of what was dispatched: a subject whose saved position is
+// older than what GitLab shows is read again and reconciled against
+// them, so an old, lost or foreign state costs calls and never loses or
+// doubles a dispatch.
+type saved struct {
+	Account *pollstate.Account `json:"account,omitempty"`
+	Handled map[string]mark    `json:"handled,omitempty"`
+}
+
+// mark is a subject's handled state: Updated, the updated_at at which
+// every change was handled (zero while some wait for their grace); At,
+// the newest change position handled, where the next detection starts.
+type mark struct {
+	Updated time.Time `json:"updated,omitzero"`
+	At      time.Time `json:"at,omitzero"`
+}
+
+// maxSkew is how far in the future a saved time may lie before it is not
+// believed.
+const maxSkew = 5 * time.Minute
+
+// restore loads the saved state, if any; a state older than twice the
+// lookback is of no use and ignored, times in the future are dropped.
+func (p *Poller) restore() {
+	var s saved
+	if !p.o.State.Load(&s, 2*p.o.Lookback) {
+		return
+	}
+	p.account = s.Account
+	limit := p.o.Now().Add(maxSkew)
+	for k, m := range s.Handled {
+		if k == "" || m.Updated.After(limit) || m.At.After(limit) {
+			continue
+		}
+		if !m.Updated.IsZero() {
+			p.handled[k] = m.Updated
+		}
+		if !m.At.IsZero() {
+			p.done[k] = m.At
+		}
+	}
+}
+
+// SaveState writes the poller's state (poll.StateSaver); a failure is
+// logged.
+func (p *Poller) SaveState() {
+	if p.o.State == nil {
+		return
+	}
+	p.mu.Lock()
+	s := saved{Account: p.account, Handled: map[string]mark{}}
+	for k, t := range p.handled {
+		s.Handled[k] = mark{Updated: t, At: p.done[k]}
+	}
+	for k, t := range p.done {
+		if _, ok := s.Handled[k]; !ok {
+			s.Handled[k] = mark{At: t}
+		}
+	}
+	p.mu.Unlock()
+	p.o.State.SaveLogged(s)
+}
+
+// SaveState implements poll.StateSaver.
+func (d *Driver) SaveState() { d.p.SaveState() }
+
+func (p *Poller) knownAccount(fp string) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.account.Of(fp)
+}
+
+func (p *Poller) rememberAccount(fp, id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.account = &pollstate.Account{Credential: fp, ID: id}
+}

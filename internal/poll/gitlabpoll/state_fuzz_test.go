@@ -1,0 +1,54 @@
+package gitlabpoll
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
+	"github.com/fullsend-dev/fullsend/internal/pollstate"
+)
+
+// FuzzRestore: whatever state a file holds under a valid envelope, a
+// poller starts from it without failing, and believes no handled time or
+// position in the future.
+func FuzzRestore(f *testing.F) {
+	f.Add([]byte(`{"handled":{"!1":{"updated":"2026-11-30T11:00:00Z","at":"2026-11-30T10:59:00Z"},"#2":{"at":"2026-11-30T11:30:00Z"}}}`))
+	f.Add([]byte(`{"account":{"credential":"x","id":"me"},"handled":{"":{"updated":"2999-01-01T00:00:00Z"}}}`))
+	f.Add([]byte(`{"handled":null}`))
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	gl, err := glapi.NewClient(glapi.Options{APIURL: "http://127.0.0.1:1/api/v4", Token: "t"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, state []byte) {
+		if !json.Valid(state) {
+			return
+		}
+		dir := pollstate.Open(t.TempDir(), nil, func() time.Time { return now })
+		store := dir.For(Name, "x")
+		if err := store.Save(json.RawMessage(state)); err != nil {
+			t.Fatal(err)
+		}
+		p, err := New(Options{Client: gl, Project: "a/b", Now: func() time.Time { return now }, State: store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, h := range p.handled {
+			if k == "" || h.After(now.Add(maxSkew)) {
+				t.Fatalf("believed %q handled at %s", k, h)
+			}
+		}
+		for k, at := range p.done {
+			if k == "" || at.After(now.Add(maxSkew)) {
+				t.Fatalf("believed %q handled up to %s", k, at)
+			}
+		}
+		p.forget(now.Add(-DefaultLookback))
+		p.SaveState()
+		if _, err := os.Stat(store.Path()); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
