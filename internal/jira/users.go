@@ -80,6 +80,16 @@ func MapRoles(names []string) event.Role {
 	return best
 }
 
+// CachedProjectRoleMembers is ProjectRoleMembers from the role cache
+// RoleOf reads (at most Options.CacheTTL old): account id → the role
+// names it holds directly.
+func (c *Client) CachedProjectRoleMembers(ctx context.Context, projectKey string) (map[string][]string, error) {
+	if !ValidProjectKey(projectKey) {
+		return nil, fmt.Errorf("jira roles: invalid project key %q", projectKey)
+	}
+	return c.projectRoles(ctx, projectKey)
+}
+
 func (c *Client) projectRoles(ctx context.Context, projectKey string) (map[string][]string, error) {
 	c.roleFetch.Lock() // one fetch at a time, so concurrent cold lookups cost one
 	defer c.roleFetch.Unlock()

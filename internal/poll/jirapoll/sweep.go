@@ -12,19 +12,30 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
-// SweepRolesTTL is how long the sweep's first evaluation reuses the
-// project roles it read (the events' role cache is as old at most). The
-// decision that dispatches always resolves the entity afresh, with the
-// roles read then (ResolveEntities).
-const SweepRolesTTL = 10 * time.Minute
-
-// sweepState is the sweep's position and its role cache; guarded by
+// sweepState is the sweep's position and its resolver; guarded by
 // Driver.mu.
 type sweepState struct {
-	on      bool
-	after   int64 // the keyset position: issue ids after it come next
-	roles   *jiraentity.Roles
-	rolesAt time.Time
+	on    bool
+	after int64 // the keyset position: issue ids after it come next
+	// res builds the swept entities with the roles of the client's role
+	// cache, as events take them (jira.Client.CachedProjectRoleMembers:
+	// at most its CacheTTL old, kept in the poller's state). The decision
+	// that dispatches resolves the entity afresh, with the roles read then
+	// (ResolveEntities).
+	res *jiraentity.Resolver
+}
+
+// cachedRoles is a client whose project role reads come from its role
+// cache.
+type cachedRoles struct {
+	jiraentity.API
+	c interface {
+		CachedProjectRoleMembers(ctx context.Context, projectKey string) (map[string][]string, error)
+	}
+}
+
+func (r cachedRoles) ProjectRoleMembers(ctx context.Context, projectKey string) (map[string][]string, error) {
+	return r.c.CachedProjectRoleMembers(ctx, projectKey)
 }
 
 // completer turns a searched issue into an entity's read (jira.Client).
@@ -57,8 +68,9 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 // and receipts properties inline (one search), and wraps around after the
 // last page. The position is this poller's (in memory). Every issue not
 // locked and not already eligible becomes a swept candidate with its
-// entity built from the search's answer (no issue read; the roles
-// reused for SweepRolesTTL), selected after the changed issues. A failed sweep is logged and skipped: it is
+// entity built from the search's answer (no issue read; the roles from
+// the client's role cache, as events take them), selected after the
+// changed issues. A failed sweep is logged and skipped: it is
 // an extra, never a condition of the cycle.
 func (d *Driver) sweepPage(ctx context.Context, disc *poll.Discovery) {
 	d.mu.Lock()
@@ -93,13 +105,17 @@ func (d *Driver) sweepPage(ctx context.Context, disc *poll.Discovery) {
 	for _, it := range disc.Eligible {
 		eligible[it.ID] = true
 	}
-	roles := d.sweepRoles()
+	res := d.sweepResolver()
+	if res == nil {
+		return
+	}
+	roles := res.Roles()
 	now := d.o.Now()
 	for _, is := range issues {
 		if eligible[is.Key] {
 			continue
 		}
-		if it := d.swept(ctx, comp, is, roles, now); it != nil {
+		if it := d.swept(ctx, comp, res, is, roles, now); it != nil {
 			disc.Swept = append(disc.Swept, it)
 		}
 	}
@@ -107,7 +123,7 @@ func (d *Driver) sweepPage(ctx context.Context, disc *poll.Discovery) {
 
 // swept builds the swept candidate of is; nil when it is locked or its
 // entity cannot be built (logged).
-func (d *Driver) swept(ctx context.Context, comp completer, is jira.Issue, roles *jiraentity.Roles, now time.Time) *poll.Item {
+func (d *Driver) swept(ctx context.Context, comp completer, res *jiraentity.Resolver, is jira.Issue, roles *jiraentity.Roles, now time.Time) *poll.Item {
 	v := d.look(is, now)
 	if sweptOut(v) {
 		return nil
@@ -115,7 +131,7 @@ func (d *Driver) swept(ctx context.Context, comp completer, is jira.Issue, roles
 	read, err := comp.CompleteIssue(ctx, is)
 	var e *entity.Entity
 	if err == nil {
-		e, err = d.ent.res.FromIssue(ctx, read, d.o.Repo, roles)
+		e, err = res.FromIssue(ctx, read, d.o.Repo, roles)
 	}
 	if err != nil {
 		d.o.Log.Debug("swept issue skipped: its entity could not be built", "issue", is.Key, "error", err.Error())
@@ -141,13 +157,21 @@ func (d *Driver) swept(ctx context.Context, comp completer, is jira.Issue, roles
 // may replace it (ARCHITECTURE.md, "Give-back").
 func sweptOut(v view) bool { return v.locked || v.owed && !v.takeover }
 
-// sweepRoles is the role cache of the sweep's first evaluations, read
-// afresh every SweepRolesTTL.
-func (d *Driver) sweepRoles() *jiraentity.Roles {
+// sweepResolver is the sweep's resolver (sweepState.res), built once;
+// nil when the client has no role cache.
+func (d *Driver) sweepResolver() *jiraentity.Resolver {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if now := d.o.Now(); d.sweep.roles == nil || now.Sub(d.sweep.rolesAt) >= SweepRolesTTL || now.Before(d.sweep.rolesAt) {
-		d.sweep.roles, d.sweep.rolesAt = d.ent.res.Roles(), now
+	if d.sweep.res == nil {
+		api, ok := d.o.API.(jiraentity.API)
+		rc, ok2 := d.o.API.(interface {
+			CachedProjectRoleMembers(ctx context.Context, projectKey string) (map[string][]string, error)
+		})
+		if !ok || !ok2 {
+			return nil
+		}
+		d.sweep.res = jiraentity.New(cachedRoles{API: api, c: rc}, jiraentity.Options{SiteURL: d.o.SiteURL, Repo: d.o.Repo,
+			Project: d.o.Project, BotAccounts: d.o.BotAccounts})
 	}
-	return d.sweep.roles
+	return d.sweep.res
 }
