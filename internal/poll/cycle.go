@@ -224,7 +224,7 @@ func (c *cycle) jitter(gap time.Duration) time.Duration {
 
 func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 	d := c.o.Driver
-	if sw, ok := d.(Sweeper); ok && c.o.Schedule != nil && c.o.Schedule.Policy == "allow" {
+	if sw, ok := d.(Sweeper); ok && c.o.Schedule.allows() {
 		sw.EnableSweep()
 	}
 	disc, err := d.Discover(ctx)

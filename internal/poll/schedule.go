@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
@@ -155,7 +156,7 @@ func (c *cycle) scheduleItem(p *itemPlan, final bool, planned map[string]pollloc
 	if !p.killed {
 		noteEventRuns(p, final, planned)
 	}
-	if s == nil || p.killed || it.Entity == nil || it.Entity.Entity == nil || it.Entity.Err != nil || s.Policy != "allow" {
+	if s == nil || p.killed || it.Entity == nil || it.Entity.Entity == nil || it.Entity.Err != nil || !s.allows() {
 		return
 	}
 	en := it.Entity.Entity
@@ -226,6 +227,11 @@ func (p *itemPlan) has(h string) bool {
 		}
 	}
 	return false
+}
+
+// allows reports whether s is set and its policy allows scheduled runs.
+func (s *Schedule) allows() bool {
+	return s != nil && s.Policy == config.ScheduledAllow
 }
 
 func (s *Schedule) hostNow() time.Time {

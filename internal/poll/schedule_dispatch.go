@@ -12,7 +12,7 @@ import (
 // for some harness, or owed a quarantine, by a first evaluation; the
 // cycle decides them again once they are locked.
 func (c *cycle) sweepDue(swept, eligible []*Item) []*Item {
-	if s := c.o.Schedule; s == nil || s.Policy != "allow" || len(swept) == 0 {
+	if !c.o.Schedule.allows() || len(swept) == 0 {
 		return eligible
 	}
 	in := map[string]bool{}
