@@ -71,9 +71,13 @@ func (d *Driver) discover(ctx context.Context) (*poll.Discovery, error) {
 		if d.cur.off {
 			disc.Cursor.State = cursorFallback
 		}
-		return disc, d.discoverNewest(ctx, start, disc, seen)
+		return disc, d.discoverNewest(ctx, d.clockedAt(start), disc, seen)
 	}
 	cur, state := d.readCursor(ctx)
+	// The search starts now, after the cursor read, whose answer has set
+	// Jira's clock in a fresh process (start taken above may be the
+	// host's).
+	start = d.o.Now()
 	disc.Cursor.State = state
 	if state == cursorFallback {
 		return disc, d.discoverNewest(ctx, start, disc, seen)
@@ -105,6 +109,16 @@ func (d *Driver) discover(ctx context.Context) (*poll.Discovery, error) {
 		disc.Cursor.Lag = d.o.Now().Sub(disc.Cursor.At)
 	}
 	return disc, nil
+}
+
+// clockedAt is t when Jira's clock was known when t was read, else the
+// zero time: the pass then judges its issues at the time of the first
+// answer, which sets the clock.
+func (d *Driver) clockedAt(t time.Time) time.Time {
+	if d.o.ClockKnown != nil && !d.o.ClockKnown() {
+		return time.Time{}
+	}
+	return t
 }
 
 // discoverNewest is discovery without a cursor: every query newest first.
@@ -189,6 +203,9 @@ func (d *Driver) pass(ctx context.Context, ps passSpec, now time.Time, disc *pol
 		issues, err := d.o.API.Search(ctx, req, d.o.M)
 		if err != nil {
 			return false, queryError(ps.qi, ps.q, err)
+		}
+		if now.IsZero() { // Jira's clock was not known when the pass began
+			now = d.o.Now()
 		}
 		fresh := 0
 		for _, is := range issues {

@@ -94,7 +94,13 @@ type Options struct {
 	// other hosts to compare (lock ts, lastCheck, the cursor, quarantine
 	// records) is on it.
 	Now func() time.Time
-	Log *slog.Logger
+	// ClockKnown reports whether Now has been corrected by an answer of
+	// Jira's yet (trackerclock.Clock.Known; nil: always). A fresh process
+	// whose first call is the discovery search (the account and roles came
+	// from the state directory) judges what that search shows only once
+	// its answer has set the clock.
+	ClockKnown func() bool
+	Log        *slog.Logger
 }
 
 // Driver is the jira-poll driver. It implements poll.Driver; one cycle at

@@ -282,7 +282,7 @@ func (e *env) poller(po pollerOpts) *poller {
 	tc := trackerclock.New(func() time.Time { return e.clock.Now().Add(po.hostSkew) })
 	c := e.clientOn(tc)
 	opts := jirapoll.Options{API: c, Usage: jirapoll.UsageOf(c), SiteURL: e.base, Repo: repo, Queries: po.queries, N: po.n, StaleThreshold: po.stale, PendingTTL: po.pending, PollerID: po.id,
-		Now: tc.Now, Log: po.log, M: po.m, Entities: po.entities}
+		Now: tc.Now, ClockKnown: tc.Known, Log: po.log, M: po.m, Entities: po.entities}
 	if po.cursor != "" {
 		opts.CursorAPI, opts.CursorMode, opts.Project = c, po.cursor, project
 		if po.wrapCursor != nil {

@@ -94,7 +94,7 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 		API: client, Usage: UsageOf(client),
 		SiteURL: id.Connection.BaseURL, Repo: cfg.Repo, Project: id.Project, Queries: id.Queries,
 		M: id.Lock.M, N: id.Lock.N, StaleThreshold: id.Lock.StaleThreshold, PendingTTL: id.Lock.PendingTTL, Concurrency: id.Concurrency,
-		PollerID: env.PollerID, Log: env.Log, Now: clock.Now, BotAccounts: cfg.Authorization.BotAccounts,
+		PollerID: env.PollerID, Log: env.Log, Now: clock.Now, ClockKnown: clock.Known, BotAccounts: cfg.Authorization.BotAccounts,
 		Entities:  env.Entities != nil && env.Entities(entity.SystemJira),
 		CursorAPI: client, CursorMode: id.Cursor.Store, CursorAccount: id.Cursor.AccountID, CursorMargin: id.Cursor.Margin,
 	})

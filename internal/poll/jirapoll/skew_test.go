@@ -3,12 +3,15 @@ package jirapoll_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/runner"
+	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
@@ -107,6 +110,36 @@ func TestSkewedSiteCursorLosesNothing(t *testing.T) {
 			}
 			if got := rec.count(); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("runs = %v (comments %v), want %v", got, ids, want)
+			}
+		})
+	}
+}
+
+// TestFreshPollerOnSkewedSite: a poller's first call in a fresh process
+// may be the discovery itself (the account and roles came from the state
+// directory): with Jira an hour ahead, it must judge the checkpoints that
+// search shows on Jira's clock, read from that answer, not on its host's.
+// Before, every lastCheck looked an hour in the future: "corrupt", the
+// item rewound to its creation, and locks never went stale.
+func TestFreshPollerOnSkewedSite(t *testing.T) {
+	for _, cursor := range []string{"", jirapoll.CursorUser} {
+		t.Run("cursor "+cursor, func(t *testing.T) {
+			e := newSkewedEnv(t, jirasim.Options{}, time.Hour)
+			e.issues(3, seeded, "hello")
+			out := &recorder{}
+			first := e.poller(pollerOpts{id: "poller-a", out: out, cursor: cursor})
+			first.mustCycle()
+			if n := len(out.all()); n != 3 {
+				t.Fatalf("first poller dispatched %d runs, want 3", n)
+			}
+			var logs syncio.Buffer
+			fresh := e.poller(pollerOpts{id: "poller-b", out: out, cursor: cursor, log: slog.New(slog.NewTextHandler(&logs, nil))})
+			fresh.mustCycle()
+			if n := len(out.all()); n != 3 {
+				t.Errorf("the fresh poller dispatched again: %d runs", n)
+			}
+			if strings.Contains(logs.String(), "corrupt lastCheck") {
+				t.Errorf("the fresh poller judged lastCheck on its host clock:\n%s", logs.String())
 			}
 		})
 	}
