@@ -71,7 +71,9 @@ func TestOverlayProblems(t *testing.T) {
 	dir := entityConfig(t, files)
 	_, _, probs := Check(dir, nil)
 	got := probs.Error()
-	at := func(name, pos, msg string) string { return filepath.Join(dir, "harness", name+".yaml") + ":" + pos + ": " + msg }
+	at := func(name, pos, msg string) string {
+		return filepath.Join(dir, "harness", name+".yaml") + ":" + pos + ": " + msg
+	}
 	for _, want := range []string{
 		at("unguarded", "6:9", "overlays[0].when: event is null when the entity is evaluated without an event"),
 		at("field", "4:19", "overlays[0].when: "),
