@@ -37,8 +37,8 @@ func TestPollAppliesOverlays(t *testing.T) {
 				return tr
 			}
 			h := &harness.Harness{Name: "triage", Role: "triage", Enabled: true,
-				Trigger: compile(`entity.activity.exists(a, a.kind == "comment" && a.command == "/fs-triage")`),
-				Entity:  &harness.EntitySources{Sources: []string{entity.SystemJira}, MinRole: event.RoleWrite},
+				Trigger:  compile(`entity.activity.exists(a, a.kind == "comment" && a.command == "/fs-triage")`),
+				Entity:   &harness.EntitySources{Sources: []string{entity.SystemJira}, MinRole: event.RoleWrite},
 				Overlays: []harness.Overlay{{When: compile(tc.when), Role: "jira-triage", Workflow: "fullsend-jira.yml"}}}
 			e, err := core.New(core.Options{Config: &config.Config{}, Harnesses: harness.NewRegistry(h)})
 			if err != nil {
