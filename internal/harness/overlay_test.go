@@ -1,11 +1,15 @@
 package harness
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
 
 // Overlays load compiled, in file order, with their settings and the
@@ -110,5 +114,23 @@ func TestOverlaysBounded(t *testing.T) {
 	_, _, probs := Check(dir, nil)
 	if !strings.Contains(probs.Error(), "many.yaml:3:3: overlays: at most 32 overlays, got 33") {
 		t.Errorf("problems: %v", probs)
+	}
+}
+
+// A `when` is bounded by limits.trigger_cost like the trigger: one whose
+// worst case exceeds it is refused at load, at its position.
+func TestOverlayCostBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.yaml")
+	src := "role: r\ntrigger: 'event.repo == \"a\"'\noverlays:\n  - when: event.state.labels.exists(l, l.contains(\"x\"))\n    role: a\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, probs := loadOne(config.Agent{Name: "a", Path: path, Line: 1, Col: 1}, trigger.Limits{Cost: 100}, config.DefaultMinRole)
+	if len(probs) != 1 || probs[0].Line != 4 || probs[0].Col != 11 || !strings.HasPrefix(probs[0].Msg, "overlays[0].when: ") ||
+		!strings.Contains(probs[0].Msg, "limits.trigger_cost") {
+		t.Fatalf("problems %v", probs)
+	}
+	if _, probs := loadOne(config.Agent{Name: "a", Path: path, Line: 1, Col: 1}, trigger.Limits{}, config.DefaultMinRole); len(probs) != 0 {
+		t.Fatalf("under the default limit: %v", probs)
 	}
 }
