@@ -106,3 +106,50 @@ func TestEntityExamplesDecide(t *testing.T) {
 		})
 	}
 }
+
+// The triage harness's overlays select its run's settings by the
+// entity's source system (docs/triggers.md, "Settings by source").
+func TestEntityExampleOverlays(t *testing.T) {
+	cfg, reg, err := harness.LoadDir("entities/.fullsend", func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := core.New(core.Options{Config: cfg, Harnesses: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	triage := entity.TextElement(entity.ElementComment, "1", at.Add(-time.Minute), actor("dev", event.RoleWrite), "/fs-triage please")
+	jira := githubEntity(false, []string{}, triage)
+	jira.Source.System, jira.Key, jira.URL = entity.SystemJira, "PROJ-12", "https://acme.atlassian.net/browse/PROJ-12"
+	jiraEv := ghEvent(false, event.Edited)
+	jiraEv.Source, jiraEv.Entity.Key, jiraEv.Entity.URL = event.Source{System: event.SystemJira, RawType: "issue_updated"}, jira.Key, jira.URL
+	authorEv := ghEvent(false, event.Edited)
+	authorEv.Actor.IsEntityAuthor = true
+	h, _ := reg.Get("triage-command")
+	tests := []struct {
+		name           string
+		en             *entity.Entity
+		ev             *event.Event
+		role, workflow string
+		timeout        time.Duration
+	}{
+		{"jira", jira, jiraEv, "triage-jira", "fullsend-jira.yml", 40 * time.Minute},
+		{"github", githubEntity(false, []string{}, triage), ghEvent(false, event.Edited), "triage-github", "", 20 * time.Minute},
+		{"github, by the issue's author", githubEntity(false, []string{}, triage), authorEv, "triage-github", "", 10 * time.Minute},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.en.Version = entity.ComputeVersion(tc.en, nil)
+			if err := tc.en.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			d := eng.DecideWith(tc.ev, &core.Resolution{Entity: tc.en})
+			if len(d.Runs) != 1 || d.Runs[0].Role != tc.role || d.Runs[0].Workflow != tc.workflow {
+				t.Fatalf("decision %+v", d)
+			}
+			if s, err := h.SettingsFor(h.Input(tc.ev, d.Runs[0].Entity)); err != nil || s.Timeout != tc.timeout {
+				t.Errorf("settings %+v, %v", s, err)
+			}
+		})
+	}
+}

@@ -49,7 +49,9 @@ func FuzzParseHarness(f *testing.F) {
 	}
 	for _, s := range []string{"", "role: r\n", "role: r\ntrigger: |\n\n  a\n\n", "trigger: >\n x\n  y\n\n z\n", "trigger: \"a\\tb\nc\"\n", "run: {timeout: -1s}\n",
 		"role: r\nentity: {sources: [jira, jira, 1, [x]], min_role: x}\n", "role: r\nentity: {sources: []}\n",
-		"role: r\nentity: {sources: [jira], every: 1h, retry: {max: 3, backoff: 1s}}\n", "role: r\nentity: {sources: [jira], every: 0s, retry: {max: 999, backoff: x}}\n"} {
+		"role: r\nentity: {sources: [jira], every: 1h, retry: {max: 3, backoff: 1s}}\n", "role: r\nentity: {sources: [jira], every: 0s, retry: {max: 999, backoff: x}}\n",
+		"role: r\noverlays:\n  - when: |\n      a &&\n      b\n    role: x\n    run: {command: [y], env: [A], timeout: 1m}\n  - ~\n  - {when: ''}\n",
+		"role: r\noverlays: [{when: \"a\\tb\", dispatch: {workflow: w.yml}, report: {}}]\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
@@ -65,10 +67,17 @@ func FuzzParseHarness(f *testing.F) {
 			}
 			return
 		}
+		lines := len(splitLines(src))
+		for i := range h.Overlays {
+			for _, at := range [][2]int{{1, 1}, {2, 3}} {
+				if l, c := h.Overlays[i].WhenPos(at[0], at[1]); l < 1 || l > lines || c < 1 {
+					t.Fatalf("overlays[%d].WhenPos(%v) = %d:%d outside the file (%d lines)", i, at, l, c, lines)
+				}
+			}
+		}
 		if h.Trigger == "" {
 			return
 		}
-		lines := len(splitLines(src))
 		for _, at := range [][2]int{{1, 1}, {1, 5}, {2, 1}, {3, 7}} {
 			l, c := h.TriggerPos(at[0], at[1])
 			if l < 1 || l > lines || c < 1 {

@@ -74,9 +74,10 @@ func ParseHarness(path, agentName string, src []byte) (*HarnessFile, Errors) {
 					},
 				})
 			},
-			"run":    func(v *yaml.Node) { d.harnessRun(v, &h.Run) },
-			"entity": func(v *yaml.Node) { h.Entity = d.harnessEntity(v) },
-			"report": func(v *yaml.Node) { d.harnessReport(v, &h.Report) },
+			"run":      func(v *yaml.Node) { d.harnessRun(v, &h.Run) },
+			"entity":   func(v *yaml.Node) { h.Entity = d.harnessEntity(v) },
+			"report":   func(v *yaml.Node) { d.harnessReport(v, &h.Report) },
+			"overlays": func(v *yaml.Node) { h.Overlays = d.harnessOverlays(src, v) },
 		})
 		if root.Kind == yaml.MappingNode {
 			switch {
@@ -196,15 +197,22 @@ func checkSource(s string) error {
 // scalar itself for plain and quoted styles (after the quote), the first
 // content line for block scalars (| and >).
 func (h *HarnessFile) setTrigger(src []byte, n *yaml.Node) {
+	h.trig, h.TriggerLine, h.TriggerCol = exprSource(src, n)
+}
+
+// exprSource describes the CEL expression held by scalar n of src, and
+// where its text starts in the file.
+func exprSource(src []byte, n *yaml.Node) (t triggerSource, line, col int) {
 	lines := strings.Split(string(src), "\n")
-	h.trig = triggerSource{lines: lines, style: n.Style, line: n.Line, col: n.Column, value: n.Value}
-	h.TriggerLine, h.TriggerCol = n.Line, n.Column
+	t = triggerSource{lines: lines, style: n.Style, line: n.Line, col: n.Column, value: n.Value}
+	line, col = n.Line, n.Column
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-		h.TriggerCol++
+		col++
 	}
 	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		h.TriggerLine, h.TriggerCol = h.TriggerPos(1, 1)
+		line, col = t.pos(1, 1, line, col)
 	}
+	return t, line, col
 }
 
 // String describes the harness for logs.

@@ -29,9 +29,14 @@ type triggerSource struct {
 // is right and the column may be off by the number of rewritten
 // characters before the problem.
 func (h *HarnessFile) TriggerPos(line, col int) (int, int) {
-	t := &h.trig
+	return h.trig.pos(line, col, h.TriggerLine, h.TriggerCol)
+}
+
+// pos is TriggerPos for the expression t describes, which starts at
+// startLine:startCol in the file (where positions fall back to).
+func (t *triggerSource) pos(line, col, startLine, startCol int) (int, int) {
 	if t.lines == nil {
-		return h.TriggerLine, h.TriggerCol
+		return startLine, startCol
 	}
 	off := min(valueOffset(t.value, line, col), utf8.RuneCountInString(t.value))
 	block := t.style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
@@ -42,7 +47,7 @@ func (h *HarnessFile) TriggerPos(line, col int) (int, int) {
 		segs = flowSegments(t.lines, t.line, t.col, t.style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0)
 	}
 	if len(segs) == 0 {
-		return h.TriggerLine, h.TriggerCol
+		return startLine, startCol
 	}
 	for _, s := range segs {
 		if off <= s.n {

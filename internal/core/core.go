@@ -70,6 +70,10 @@ type Decision struct {
 	// the event's entity (DecideWith only): no run for them, logged and
 	// counted by the caller.
 	EntityDenied []EntityDenial
+	// OverlayErrors lists the harnesses of Runs an overlay's `when` could
+	// not be evaluated for: their run has the harness's own settings
+	// (harness.OverlayError). Logged at error level; callers count them.
+	OverlayErrors []HarnessError
 }
 
 // HarnessError is a harness whose trigger could not decide an event.
@@ -145,7 +149,11 @@ func (e *Engine) Decide(ev *event.Event) Decision {
 			continue
 		}
 		if ok {
-			d.Runs = append(d.Runs, e.RunFor(h, ev))
+			run, oe := e.planRun(h, ev, nil, in)
+			if oe != nil {
+				d.OverlayErrors = append(d.OverlayErrors, *oe)
+			}
+			d.Runs = append(d.Runs, run)
 			matched = append(matched, h.Name)
 		}
 	}
@@ -185,7 +193,9 @@ func errorNames(errs []HarnessError) string {
 	return strings.Join(names, ", ")
 }
 
-// RunFor plans a run of harness h for ev, with its scope key and work item.
+// RunFor plans a run of harness h for ev, with its scope key and work
+// item, and the harness's own settings (no overlay applied: the decisions
+// apply them, planRun).
 func (e *Engine) RunFor(h *harness.Harness, ev *event.Event) plan.Run {
 	return plan.Run{
 		Harness:  h.Name,
@@ -223,6 +233,10 @@ func (e *Engine) Refund(runs []plan.Run) {
 	}
 }
 
+// Logger is the engine's logger, for the decisions its callers complete
+// (the scheduled runs' overlays).
+func (e *Engine) Logger() *slog.Logger { return e.log }
+
 // LogDecision writes one structured record for d.
 func (e *Engine) LogDecision(d Decision) {
 	args := []any{"verdict", d.Verdict, "reason", d.Reason,
@@ -230,6 +244,9 @@ func (e *Engine) LogDecision(d Decision) {
 		"actor", d.Event.Actor.ID, "runs", len(d.Runs), "errors", len(d.Errors)}
 	if len(d.EntityDenied) > 0 {
 		args = append(args, "entity_denied", len(d.EntityDenied))
+	}
+	if len(d.OverlayErrors) > 0 {
+		args = append(args, "overlay_errors", len(d.OverlayErrors))
 	}
 	e.log.Info("decision", args...)
 }

@@ -86,8 +86,10 @@ func (e *Engine) DecideWith(ev *event.Event, res *Resolution) Decision {
 		}
 	}
 	for _, h := range ed.Matched {
-		run := e.RunFor(h, ev)
-		run.Entity = ed.Seen[h.Name]
+		run, oe := e.planRun(h, ev, ed.Seen[h.Name], nil)
+		if oe != nil {
+			d.OverlayErrors = append(d.OverlayErrors, *oe)
+		}
 		d.Runs = append(d.Runs, run)
 	}
 	d.Errors = append(d.Errors, ed.Errors...)
@@ -96,7 +98,7 @@ func (e *Engine) DecideWith(ev *event.Event, res *Resolution) Decision {
 	return d
 }
 
-// order puts d's runs and errors in registration order.
+// order puts d's runs and errors (overlay errors too) in registration order.
 func (e *Engine) order(d *Decision) {
 	idx := map[string]int{}
 	for i, h := range e.reg.All() {
@@ -104,6 +106,7 @@ func (e *Engine) order(d *Decision) {
 	}
 	slices.SortStableFunc(d.Runs, func(a, b plan.Run) int { return idx[a.Harness] - idx[b.Harness] })
 	slices.SortStableFunc(d.Errors, func(a, b HarnessError) int { return idx[a.Harness] - idx[b.Harness] })
+	slices.SortStableFunc(d.OverlayErrors, func(a, b HarnessError) int { return idx[a.Harness] - idx[b.Harness] })
 }
 
 // mergedVerdict sums up a decision over both kinds of harness; gate is the

@@ -222,6 +222,9 @@ func TestDispatchTriageCommandExample(t *testing.T) {
 		var got string
 		for _, e := range entries {
 			got += e["agent"]
+			if e["role"] != "triage-github" { // the harness's overlay for GitHub entities
+				t.Errorf("role %q, want the overlay's triage-github", e["role"])
+			}
 		}
 		if got != tc.want {
 			t.Errorf("comment by a %s: ran %q, want %q", tc.role, got, tc.want)

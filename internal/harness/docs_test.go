@@ -31,12 +31,49 @@ func TestDocumentedTriggersCompile(t *testing.T) {
 			t.Errorf("example %d: %v", i, probs)
 			continue
 		}
-		compile := trigger.Compile
+		compile := trigger.CompileWith
 		if h.Entity != nil { // an entity-source harness: entity and a nullable event
-			compile = func(expr string) (*trigger.Trigger, error) { return trigger.CompileEntity(expr, trigger.Limits{}) }
+			compile = trigger.CompileEntity
 		}
-		if _, err := compile(h.Trigger); err != nil || h.Trigger == "" {
+		if _, err := compile(h.Trigger, trigger.Limits{}); err != nil || h.Trigger == "" {
 			t.Errorf("example %d %q: %v", i, h.Trigger, err)
 		}
+		if _, probs := compileOverlays(h, compile, trigger.Limits{}); len(probs) > 0 {
+			t.Errorf("example %d overlays: %v", i, probs)
+		}
+	}
+}
+
+// TestDocumentedOverlaysLoad loads every harness example with overlays in
+// docs/configuration.md and docs/triggers.md.
+func TestDocumentedOverlaysLoad(t *testing.T) {
+	n := 0
+	for _, doc := range []string{"configuration.md", "triggers.md"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "docs", doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, blk := range strings.Split(string(b), "```yaml\n")[1:] {
+			blk = blk[:strings.Index(blk, "```")]
+			if !strings.Contains(blk, "\noverlays:") {
+				continue
+			}
+			n++
+			h, probs := config.ParseHarness(doc, "a", []byte(blk))
+			if len(probs) > 0 {
+				t.Errorf("%s: %v", doc, probs)
+				continue
+			}
+			compile := trigger.CompileWith
+			if h.Entity != nil {
+				compile = trigger.CompileEntity
+			}
+			if ovs, probs := compileOverlays(h, compile, trigger.Limits{}); len(probs) > 0 || len(ovs) < 2 {
+				t.Errorf("%s: %d overlays, %v", doc, len(ovs), probs)
+			}
+		}
+	}
+	if n < 2 {
+		t.Errorf("found %d examples with overlays, want 2", n)
 	}
 }

@@ -26,6 +26,8 @@ func FuzzLoadHarnessFile(f *testing.F) {
 		"role: r\ntrigger: >-\n  event.a &&\n\n  event.b\n", "role: r\ntrigger: \"event.\\u00e9 == 1\"\n",
 		"role: r\ntrigger: |\n  (\n", "role: r\ntrigger: event.entity.id\n", "trigger: 'x'\n",
 		"role: r\nentity: {sources: [jira]}\ntrigger: |\n  entity.kind == 'x' &&\n  event.repo == 'a'\n",
+		"role: r\nentity: {sources: [jira]}\noverlays:\n  - when: >-\n      entity.kind == 'x' &&\n\n      event.repo == 'a'\n    role: y\n",
+		"role: r\noverlays: [{when: 'event.nope', role: y}, {when: '(', run: {timeout: 1m}}]\n",
 	} {
 		f.Add([]byte(s))
 	}

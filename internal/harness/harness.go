@@ -44,6 +44,9 @@ type Harness struct {
 	// Report is what people see on the item about its runs (package
 	// feedback; config.DefaultHarnessReport when the file sets none).
 	Report config.HarnessReport
+	// Overlays are the compiled `overlays:` entries, in file order; nil
+	// when none (SettingsFor applies them).
+	Overlays []Overlay
 }
 
 // EntitySources is a harness's `entity:` key, defaults applied.

@@ -138,10 +138,10 @@ func loadAgent(cfg *config.Config, a config.Agent, resolve bool, lim trigger.Lim
 	return loadOne(a, lim, cfg.Authorization.MinRole)
 }
 
-// loadOne reads one agent's harness file and compiles its trigger under
-// lim: over `event` alone, or, for a harness with an `entity:` key, over
-// `entity` and a nullable `event` (its min_role defaulting to
-// defaultMin, authorization.min_role).
+// loadOne reads one agent's harness file and compiles its trigger and
+// its overlays' `when` under lim: over `event` alone, or, for a harness
+// with an `entity:` key, over `entity` and a nullable `event` (its
+// min_role defaulting to defaultMin, authorization.min_role).
 func loadOne(a config.Agent, lim trigger.Limits, defaultMin event.Role) (*Harness, config.Errors) {
 	ch, probs := config.ReadHarnessFile(a.Path, a.Name)
 	if ch == nil {
@@ -173,6 +173,8 @@ func loadOne(a config.Agent, lim trigger.Limits, defaultMin event.Role) (*Harnes
 	default:
 		probs = append(probs, config.Problem{File: ch.File, Line: ch.TriggerLine, Col: ch.TriggerCol, Msg: "trigger: " + err.Error()})
 	}
+	ovs, oprobs := compileOverlays(ch, compile, lim)
+	h.Overlays, probs = ovs, append(probs, oprobs...)
 	if len(probs) > 0 {
 		probs.Sort()
 		return nil, probs

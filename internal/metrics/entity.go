@@ -7,10 +7,14 @@ import (
 )
 
 // entityMetrics are the series of the poll cycle's entity stage
-// (poll.CycleStats.EntitySystem and the counts beside it; docs/entities.md).
+// (poll.CycleStats.EntitySystem and the counts beside it; docs/entities.md),
+// and the overlay errors of its decisions (docs/configuration.md).
 type entityMetrics struct {
 	resolutions *prometheus.CounterVec
 	denials     *prometheus.CounterVec
+	// overlays counts the runs planned without their overlays because a
+	// `when` could not be evaluated (poll.CycleStats.OverlayErrors).
+	overlays *prometheus.CounterVec
 }
 
 func newEntityMetrics(reg prometheus.Registerer) *entityMetrics {
@@ -19,6 +23,8 @@ func newEntityMetrics(reg prometheus.Registerer) *entityMetrics {
 			"Entities the entity stage resolved, by system and result (ok, failed: evaluation denied).", "system", "result"),
 		denials: counter(reg, "entity_denials_total",
 			"Changes an entity-source harness was denied evaluation of, by harness and reason (unresolved, incomplete).", "harness", "reason"),
+		overlays: counter(reg, "overlay_errors_total",
+			"Runs planned with their harness's own settings because an overlay's when could not be evaluated, by harness.", "harness"),
 	}
 }
 
@@ -32,5 +38,8 @@ func (e *entityMetrics) observe(s poll.CycleStats) {
 	}
 	for k, n := range s.EntityDenials {
 		e.denials.WithLabelValues(k.Harness, k.Reason).Add(float64(n))
+	}
+	for h, n := range s.OverlayErrors {
+		e.overlays.WithLabelValues(h).Add(float64(n))
 	}
 }

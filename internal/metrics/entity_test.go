@@ -39,3 +39,20 @@ fullsend_entity_resolutions_total{result="ok",system="jira"} 6
 		t.Errorf("lint: %v %+v", err, problems)
 	}
 }
+
+// Overlay errors of the cycle's decisions are counted by harness.
+func TestOverlayErrorSeries(t *testing.T) {
+	m := New(time.Minute)
+	observe := m.PollObserver("json")
+	observe(poll.CycleStats{Driver: "jira-poll", OverlayErrors: map[string]int{"triage": 2}})
+	observe(poll.CycleStats{Driver: "github-poll", OverlayErrors: map[string]int{"triage": 1, "review": 1}})
+	want := `
+# HELP fullsend_overlay_errors_total Runs planned with their harness's own settings because an overlay's when could not be evaluated, by harness.
+# TYPE fullsend_overlay_errors_total counter
+fullsend_overlay_errors_total{harness="review"} 1
+fullsend_overlay_errors_total{harness="triage"} 3
+`
+	if err := testutil.GatherAndCompare(m.reg, strings.NewReader(want), "fullsend_overlay_errors_total"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -164,7 +164,11 @@ func (d decider) Decide(ev *event.Event, res *entity.Resolution) Decision {
 	for _, dn := range dec.EntityDenied {
 		denied = append(denied, EntityDenial{Harness: dn.Harness, Reason: dn.Reason, Detail: dn.Detail})
 	}
-	return Decision{Verdict: dec.Verdict, Reason: dec.Reason, Runs: dec.Runs, Errors: errs, EntityDenied: denied}
+	var overlays []string
+	for _, oe := range dec.OverlayErrors {
+		overlays = append(overlays, oe.Harness)
+	}
+	return Decision{Verdict: dec.Verdict, Reason: dec.Reason, Runs: dec.Runs, Errors: errs, EntityDenied: denied, OverlayErrors: overlays}
 }
 
 // DecidesEntities reports whether an enabled harness evaluates entities

@@ -36,6 +36,10 @@ type Decision struct {
 	// completely enumerated): no run for them from this change, as for a
 	// no match; the checkpoint moves past it (docs/entities.md).
 	EntityDenied []EntityDenial
+	// OverlayErrors names the harnesses of Runs whose overlays could not
+	// be evaluated: their run has the harness's own settings (counted in
+	// CycleStats.OverlayErrors).
+	OverlayErrors []string
 }
 
 // EntityDenial is an entity-source harness denied evaluation of an
@@ -133,6 +137,7 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 		dec := d.Decide(ev, it.Entity)
 		p.noteUndecided(c, dec.Errors, st)
 		st.noteDenials(dec.EntityDenied)
+		st.noteOverlayErrors(dec.OverlayErrors)
 		switch dec.Verdict {
 		case VerdictKilled:
 			p.killed = true

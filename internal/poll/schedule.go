@@ -49,6 +49,9 @@ type ScheduledDecider interface {
 type ScheduledDecision struct {
 	Verdict, Reason string
 	Matched         []ScheduledMatch
+	// OverlayErrors names the matched harnesses whose overlays could not
+	// be evaluated: their runs have the harness's own settings.
+	OverlayErrors []string
 }
 
 // ScheduledMatch is one entity-source harness whose trigger matched the
@@ -166,6 +169,7 @@ func (c *cycle) scheduleItem(p *itemPlan, final bool, planned map[string]pollloc
 	}
 	dec := s.Decider.DecideScheduled(res)
 	st.ScheduledEvaluated++
+	st.noteOverlayErrors(dec.OverlayErrors)
 	for _, m := range dec.Matched {
 		if p.runs != nil && p.has(m.Harness) {
 			continue // the event-backed run reconciles the entity too

@@ -13,7 +13,15 @@ func (d decider) DecideScheduled(res entity.Resolution) ScheduledDecision {
 	dec := d.e.DecideEntity(res, nil)
 	out := ScheduledDecision{Verdict: dec.Verdict, Reason: dec.Reason}
 	for _, h := range dec.Matched {
-		m := ScheduledMatch{Harness: h.Name, Role: h.Role, Workflow: h.Workflow, Revision: h.Revision, Seen: dec.Seen[h.Name]}
+		// The overlays select the run's settings as for an event-backed
+		// run, on the entity the trigger saw and no event; an evaluation
+		// error leaves the harness's own.
+		set, oerr := h.SettingsFor(h.Input(nil, dec.Seen[h.Name]))
+		if oerr != nil {
+			out.OverlayErrors = append(out.OverlayErrors, h.Name)
+			d.e.Logger().Error("overlay could not be evaluated: the scheduled run has the harness's own settings", "harness", h.Name, "error", oerr.Error())
+		}
+		m := ScheduledMatch{Harness: h.Name, Role: set.Role, Workflow: set.Workflow, Revision: h.Revision, Seen: dec.Seen[h.Name]}
 		if e := h.Entity; e != nil {
 			m.MinRole, m.Every = string(e.MinRole), e.Every
 			m.Retry = reconcile.Policy{Max: e.RetryMax, Backoff: e.RetryBackoff}

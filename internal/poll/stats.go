@@ -53,6 +53,10 @@ type CycleStats struct {
 	// cost limit stopped it): never counted as no match; the change is
 	// retried, then quarantined.
 	TriggerErrors int
+	// OverlayErrors counts, per harness, the runs planned with the
+	// harness's own settings because an overlay's `when` could not be
+	// evaluated (logged with the overlay's position).
+	OverlayErrors map[string]int
 
 	// EntitySystem is the system whose entities the entity stage
 	// resolved ("" when it did not run: no enabled harness declares the
@@ -125,6 +129,7 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 		slog.Int("events_denied", s.EventsDenied),
 		slog.Int("events_no_match", s.EventsNoMatch),
 		slog.Int("trigger_errors", s.TriggerErrors),
+		slog.Int("overlay_errors", s.overlayErrors()),
 		slog.Int("runs_matched", s.RunsMatched),
 		slog.Int("runs_coalesced", s.RunsCoalesced),
 		slog.Int("runs_rate_limited", s.RunsRateLimited),
@@ -174,4 +179,23 @@ func (s CycleStats) log(l *slog.Logger) {
 		level = slog.LevelError
 	}
 	l.LogAttrs(context.Background(), level, "poll cycle", s.LogAttrs()...)
+}
+
+// noteOverlayErrors counts the overlay errors of one decision, by harness.
+func (s *CycleStats) noteOverlayErrors(harnesses []string) {
+	for _, h := range harnesses {
+		if s.OverlayErrors == nil {
+			s.OverlayErrors = map[string]int{}
+		}
+		s.OverlayErrors[h]++
+	}
+}
+
+// overlayErrors is the total of OverlayErrors.
+func (s CycleStats) overlayErrors() int {
+	n := 0
+	for _, c := range s.OverlayErrors {
+		n += c
+	}
+	return n
 }

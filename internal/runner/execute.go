@@ -70,8 +70,9 @@ func Execute(ctx context.Context, r Request) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, inputErr("harness %q (%s): %v", h.Name, h.File, err)
 	}
-	spec := Spec{Harness: h.Name, Command: command, Timeout: h.Timeout, Sandbox: sb,
-		Event: ev, Entity: en, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: h.Env, Getenv: r.Getenv,
+	set := runSettings(h, ev, en, r.Log)
+	spec := Spec{Harness: h.Name, Command: command, Timeout: set.Timeout, Sandbox: sb,
+		Event: ev, Entity: en, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: set.Env, Getenv: r.Getenv,
 		Stdout: r.Stdout, Stderr: r.Stderr, Log: r.Log}
 	if in.PollLock != nil {
 		spec.Locker, spec.RefreshInterval, err = LockerFor(cfg, in.PollLock, r.Getenv, CIRun(r.Getenv, os.Getpid()), nil, r.Log)

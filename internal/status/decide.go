@@ -37,8 +37,10 @@ type WouldRun struct {
 }
 
 // decide runs the item's changes through the core as a cycle would
-// (loop guard, validation, kill switch, authorization, triggers, the
-// newest change per harness), with no writes and no dispatch. The
+// (loop guard, validation, kill switch, authorization, triggers over the
+// event and, for entity-source harnesses, the item's entity
+// (it.Entity), the newest change per harness), with no writes and no
+// dispatch. The
 // per-scope hourly breaker is not applied: its counts live in the
 // pollers' memory.
 func (s *snapshotter) decide(r *IssueReport, it *poll.Item) error {
@@ -56,7 +58,7 @@ func (s *snapshotter) decide(r *IssueReport, it *poll.Item) error {
 		case ev.Validate() != nil:
 			ch.Verdict, ch.Reason = VerdictInvalid, "invalid event, would be quarantined: "+ev.Validate().Error()
 		default:
-			s.verdict(&ch, eng.Decide(ev), it, c, r, pos)
+			s.verdict(&ch, eng.DecideWith(ev, it.Entity), it, c, r, pos)
 		}
 		r.Changes = append(r.Changes, ch)
 	}

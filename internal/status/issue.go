@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
@@ -47,7 +49,8 @@ type LastCheck struct {
 }
 
 // inspect reads the --issue item: one search with the three properties
-// inline, then jirapoll's change detection and a dry run of the decision.
+// inline, then jirapoll's change detection, its entity stage when an
+// enabled harness evaluates Jira entities, and a dry run of the decision.
 func (s *snapshotter) inspect(ctx context.Context, ji *jiraInput, now time.Time) (*IssueReport, error) {
 	drv, err := jirapoll.New(jirapoll.Options{API: ji.client, SiteURL: ji.id.Connection.BaseURL, Repo: s.cfg.Repo,
 		Project: ji.id.Project, Queries: ji.id.Queries, StaleThreshold: ji.stale, PollerID: statusPollerID,
@@ -66,6 +69,14 @@ func (s *snapshotter) inspect(ctx context.Context, ji *jiraInput, now time.Time)
 	if it.Err() != nil {
 		r.Error = it.Err().Error()
 		return r, nil
+	}
+	if len(s.reg.EntityHarnesses(entity.SystemJira)) > 0 {
+		// As a cycle's entity stage does: the item's entity, for the
+		// entity-source harnesses (reads only: the issue, its comments and
+		// changelog, the project's roles).
+		if err := drv.ResolveEntities(ctx, []*poll.Item{it}); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.decide(r, it); err != nil {
 		return nil, err

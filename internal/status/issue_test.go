@@ -3,6 +3,8 @@ package status
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -109,5 +111,52 @@ func TestAuthRefused(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "wrong-token-value") || strings.Contains(out.String(), "wrong-token-value") {
 		t.Error("the token was printed")
+	}
+}
+
+// With an entity-source harness, --issue decides as a cycle does: over
+// each change's event and the item's entity (resolved by jira-poll's
+// entity stage, reads only), the outsider's command filtered out of it.
+func TestIssueDecidesWithTheEntity(t *testing.T) {
+	w := issueWorld(t)
+	w.editConfig(func(s string) string {
+		return strings.Replace(s, "poll:\n", "  - name: reconcile\n    source: harness/reconcile.yaml\npoll:\n", 1)
+	})
+	h := "role: reconcile\nentity: {sources: [jira]}\ntrigger: entity.activity.exists(a, a.kind == \"comment\" && a.command == \"/fs-triage\")\n"
+	if err := os.WriteFile(filepath.Join(w.dir, "harness", "reconcile.yaml"), []byte(h), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	o := w.options(&out)
+	o.Issue, o.Format = "PROJ-1", FormatJSON
+	s, err := w.snapshot(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Issue
+	var verdicts []string
+	for _, c := range r.Changes {
+		verdicts = append(verdicts, c.Verdict+":"+strings.Join(c.Harnesses, "+"))
+	}
+	// The plain note starts no event-only run, but the entity still holds
+	// the developer's commands.
+	if got := strings.Join(verdicts, ","); got != "run:triage+reconcile,denied:,bot:,run:reconcile,run:triage+reconcile" {
+		t.Errorf("verdicts %s", got)
+	}
+	if len(r.WouldDispatch) != 2 || r.WouldDispatch[1].Harness != "reconcile" || r.WouldDispatch[1].Change != r.Changes[4].Change {
+		t.Errorf("would dispatch %+v", r.WouldDispatch)
+	}
+	if wr := w.writes(); len(wr) != 0 {
+		t.Errorf("status --issue wrote to Jira: %v", wr)
+	}
+	calls := w.sim.Calls()
+	t.Logf("calls %v", calls)
+	for ep := range calls {
+		if !strings.HasPrefix(ep, "GET ") && ep != "POST /rest/api/3/search/jql" && ep != "POST /rest/api/3/changelog/bulkfetch" {
+			t.Errorf("%s called: status --issue only reads", ep)
+		}
+	}
+	if calls["GET /rest/api/3/issue/{issueIdOrKey}"] != 1 {
+		t.Errorf("calls %v: want the one issue read of the entity stage", calls)
 	}
 }
