@@ -42,6 +42,24 @@ type StateSaver interface {
 	SaveState()
 }
 
+// StateReleaser is implemented by an input that holds a claim on its
+// state file (pollstate.Store.Claim): Poll gives it back when the
+// controller is done, so that a later controller in the same process
+// comes back as the poller the state names.
+type StateReleaser interface {
+	ReleaseState()
+}
+
+// ReleaseState gives back the inputs' claims on their state files
+// (StateReleaser); the process's exit does too.
+func (c *Controller) ReleaseState() {
+	for _, in := range c.inputs {
+		if r, ok := in.(StateReleaser); ok {
+			r.ReleaseState()
+		}
+	}
+}
+
 // InputEnv is what an InputFactory needs besides the configuration.
 type InputEnv struct {
 	Getenv   func(string) string

@@ -23,6 +23,7 @@ func Poll(ctx context.Context, o ControllerOptions) error {
 	if err != nil {
 		return err
 	}
+	defer c.ReleaseState()
 	return c.Run(ctx)
 }
 

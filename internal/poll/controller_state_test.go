@@ -100,3 +100,35 @@ func TestControllerTellsInputsTheEntitySystems(t *testing.T) {
 		})
 	}
 }
+
+// releasingInput is a savingInput that counts its state releases.
+type releasingInput struct {
+	savingInput
+	releases int
+}
+
+func (in *releasingInput) ReleaseState() { in.releases++ }
+
+// TestPollReleasesState: Poll gives back the inputs' claims on their
+// state files when it is done (poll.StateReleaser), after the save, so
+// that a later controller in the same process comes back as the poller
+// the state names.
+func TestPollReleasesState(t *testing.T) {
+	in := &releasingInput{savingInput: savingInput{fakeInput: &fakeInput{d: &fakeDriver{}}}}
+	o := poll.ControllerOptions{StateDir: "none", Getenv: func(string) string { return "" },
+		ConfigDir: testfs.WriteTree(t, map[string]string{
+			"config.yaml": strings.Replace(controllerConfig, "%KILL%", "false", 1),
+			"a.yaml":      "role: r\ntrigger: 'event.transition.kind == \"comment_added\"'\n",
+		})}
+	o.Inputs = map[string]poll.InputFactory{"jira-poll": func(_ context.Context, cfg *config.Config, i int, env poll.InputEnv) (poll.Input, error) {
+		in.settings = cfg.Poll.InputDrivers[i]
+		return in, nil
+	}}
+	o.NewOutput = func(string, *config.Config, output.Env) (output.Driver, error) { return &fakeOut{}, nil }
+	if err := poll.Poll(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if in.saves != 1 || in.releases != 1 {
+		t.Fatalf("%d saves, %d releases; want 1 and 1", in.saves, in.releases)
+	}
+}

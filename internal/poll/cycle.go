@@ -98,9 +98,10 @@ type cycle struct {
 	// validated memoizes Options.Validate per event: the lock plan and
 	// the decision see the same events (decideItem runs sequentially).
 	validated map[*event.Event]error
-	// schedDone holds the scheduled evaluations of the cycle (CadenceKey).
+	// schedDone holds the scheduled evaluations of the cycle (CadenceKey)
+	// with the entity.every they were decided under.
 	schedMu   sync.Mutex
-	schedDone map[string]bool
+	schedDone map[string]time.Duration
 	// acks are the runs started and notices the changes quarantined, said
 	// on their items after the checkpoints (feedback.go), under fbMu.
 	fbMu    sync.Mutex

@@ -179,7 +179,7 @@ func (c *cycle) scheduleItem(p *itemPlan, final bool, planned map[string]pollloc
 			continue
 		}
 		if final {
-			c.evaluated(ck)
+			c.evaluated(ck, m.Every)
 		}
 		d := reconcile.Decide(reconcile.Input{Version: en.Version, Record: it.Receipts[m.Harness], Now: c.o.Now(), Policy: m.Retry})
 		switch d.State {
@@ -253,15 +253,15 @@ func (c *cycle) planScheduled(p *itemPlan, log *slog.Logger, st *CycleStats) {
 }
 
 // evaluated notes that a harness's match on an item (a CadenceKey) was
-// decided by scheduled discovery in this cycle: its entity.every starts
-// again when the cycle ends (doneCadence).
-func (c *cycle) evaluated(key string) {
+// decided by scheduled discovery in this cycle under its entity.every:
+// that every starts again when the cycle ends (doneCadence).
+func (c *cycle) evaluated(key string, every time.Duration) {
 	c.schedMu.Lock()
 	defer c.schedMu.Unlock()
 	if c.schedDone == nil {
-		c.schedDone = map[string]bool{}
+		c.schedDone = map[string]time.Duration{}
 	}
-	c.schedDone[key] = true
+	c.schedDone[key] = every
 }
 
 // doneCadence records the cycle's scheduled evaluations in the cadence.
@@ -271,7 +271,7 @@ func (c *cycle) doneCadence() {
 		return
 	}
 	now := s.hostNow()
-	for k := range c.schedDone {
-		s.Cadence.Done(k, now)
+	for k, every := range c.schedDone {
+		s.Cadence.Done(k, every, now)
 	}
 }

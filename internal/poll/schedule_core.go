@@ -49,6 +49,28 @@ func (c *Controller) schedule(eng decider, in Input) *Schedule {
 	if c.cadence == nil {
 		c.cadence = &reconcile.Cadence{}
 	}
-	return &Schedule{Decider: eng, Policy: config.ScheduledAllow, Invoker: in.PollDriver().Name() + ":" + c.pollerID,
-		Forge: c.cfg.Forge, Cadence: c.cadence, Notify: c.o.OnQuarantine}
+	cadence, id := c.cadence, c.pollerID
+	if k, ok := in.PollDriver().(CadenceKeeper); ok {
+		cadence = k.Cadence()
+	}
+	if p, ok := in.PollDriver().(PollerIdentity); ok && p.PollerID() != "" {
+		id = p.PollerID()
+	}
+	return &Schedule{Decider: eng, Policy: config.ScheduledAllow, Invoker: in.PollDriver().Name() + ":" + id,
+		Forge: c.cfg.Forge, Cadence: cadence, Notify: c.o.OnQuarantine}
+}
+
+// CadenceKeeper is implemented by drivers that keep the cadence of their
+// scheduled evaluations (entity.every) themselves, in their state, so
+// that a one-shot process honours it; the others share the controller's
+// (in memory).
+type CadenceKeeper interface {
+	Cadence() *reconcile.Cadence
+}
+
+// PollerIdentity is implemented by drivers that run under a poller id of
+// their own (one restored from their state): the invoker of their
+// scheduled runs (Schedule.Invoker) names it.
+type PollerIdentity interface {
+	PollerID() string
 }

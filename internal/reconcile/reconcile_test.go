@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -135,8 +136,8 @@ func TestCadence(t *testing.T) {
 	if !c.Due("h", time.Hour, clk.Now()) || !c.Due("every-cycle", 0, clk.Now()) {
 		t.Fatal("a harness never evaluated is due")
 	}
-	c.Done("h", clk.Now())
-	c.Done("every-cycle", clk.Now())
+	c.Done("h", time.Hour, clk.Now())
+	c.Done("every-cycle", 0, clk.Now())
 	clk.Advance(59 * time.Minute)
 	if c.Due("h", time.Hour, clk.Now()) || !c.Due("every-cycle", 0, clk.Now()) {
 		t.Error("within every: not due; every 0: always due")
@@ -147,5 +148,38 @@ func TestCadence(t *testing.T) {
 	}
 	if !c.Due("h", time.Hour, t0.Add(-time.Second)) {
 		t.Error("a clock that went back must not stall the harness")
+	}
+}
+
+// TestCadenceSnapshot: a saved cadence holds back, in a new Cadence, what
+// the old one did; it keeps only the entries whose every has not
+// elapsed, at most MaxSavedCadence of them, the newest; a restored entry
+// with no key or no every is ignored.
+func TestCadenceSnapshot(t *testing.T) {
+	clk := fakeclock.New(t0)
+	var c Cadence
+	c.Done("hour", time.Hour, clk.Now())
+	c.Done("minute", time.Minute, clk.Now())
+	c.Done("always", 0, clk.Now())
+	clk.Advance(2 * time.Minute)
+	snap := c.Snapshot(clk.Now())
+	if len(snap) != 1 || snap[0].Key != "hour" || snap[0].Every != time.Hour || !snap[0].At.Equal(t0) {
+		t.Fatalf("snapshot %+v, want only the hour's entry", snap)
+	}
+	var fresh Cadence
+	fresh.Restore(append(snap, CadenceEntry{Key: "", Every: time.Hour, At: t0}, CadenceEntry{Key: "zero", At: clk.Now()}))
+	if fresh.Due("hour", time.Hour, clk.Now()) || !fresh.Due("minute", time.Minute, clk.Now()) || !fresh.Due("zero", time.Hour, clk.Now()) {
+		t.Fatal("restored: the hour's entry must hold back, the others not")
+	}
+	if !fresh.Due("hour", time.Hour, t0.Add(time.Hour)) {
+		t.Fatal("restored: due once its every elapsed")
+	}
+	var big Cadence
+	for i := range MaxSavedCadence + 5 {
+		big.Done(CadenceKey("h", fmt.Sprint(i)), time.Hour, t0.Add(time.Duration(i)*time.Millisecond))
+	}
+	snap = big.Snapshot(t0.Add(time.Minute))
+	if len(snap) != MaxSavedCadence || snap[0].Key != CadenceKey("h", fmt.Sprint(MaxSavedCadence+4)) || snap[len(snap)-1].Key != CadenceKey("h", "5") {
+		t.Fatalf("capped snapshot: %d entries from %q to %q, want the newest %d", len(snap), snap[0].Key, snap[len(snap)-1].Key, MaxSavedCadence)
 	}
 }

@@ -11,14 +11,16 @@ import (
 // pollstate): the tool's own account for the credentials that showed it
 // (no /myself per process), the project roles with when they were read
 // (used only while younger than the client's role cache time, 10
-// minutes by default, so permissions stay current), and the pacing
-// ceiling the 429s set. None of it is a position: the checkpoints and
-// the discovery cursor live in Jira, so a lost or foreign state costs
-// calls and nothing else.
+// minutes by default, so permissions stay current), the pacing
+// ceiling the 429s set, and the scheduled discovery's sweep position and
+// cadence (savedSweep). None of it is a checkpoint: the checkpoints, the
+// discovery cursor and the receipts live in Jira, so a lost or foreign
+// state costs calls and nothing else.
 type saved struct {
 	Account *pollstate.Account `json:"account,omitempty"`
 	Jira    jira.Memory        `json:"jira"`
 	Poller  *savedPoller       `json:"poller,omitempty"`
+	Sweep   *savedSweep        `json:"sweep,omitempty"`
 }
 
 // savedPoller is the poller's place among the pollers that share work
@@ -50,6 +52,7 @@ type State struct {
 	client     *jira.Client
 	credential string
 	poller     *savedPoller // as loaded
+	sweep      *savedSweep  // as loaded
 	drv        *Driver      // attached (Attach)
 	release    func()       // gives the store's claim back
 	claimed    bool         // this process holds the store's claim
@@ -71,7 +74,7 @@ func LoadState(store *pollstate.Store, client *jira.Client, credential, account 
 	if account != "" {
 		client.SetMyself(jira.User{AccountID: account})
 	}
-	st := &State{store: store, client: client, credential: credential, poller: s.Poller}
+	st := &State{store: store, client: client, credential: credential, poller: s.Poller, sweep: s.Sweep}
 	st.release, st.claimed = store.Claim()
 	return st
 }
@@ -95,6 +98,7 @@ func (s *State) Attach(d *Driver) {
 		return
 	}
 	s.drv = d
+	d.restoreSweep(s.sweep)
 	p := s.poller
 	if p == nil || p.ID == "" {
 		return
@@ -132,7 +136,10 @@ func (s *State) Save() {
 	if s == nil || s.store == nil {
 		return
 	}
-	v := saved{Jira: s.client.Memory(), Poller: s.pollerState()}
+	v := saved{Jira: s.client.Memory(), Poller: s.pollerState(), Sweep: s.sweep}
+	if s.drv != nil {
+		v.Sweep = s.drv.savedSweep()
+	}
 	if me, ok := s.client.KnownMyself(); ok {
 		v.Account = &pollstate.Account{Credential: s.credential, ID: me.AccountID}
 	}
@@ -141,3 +148,6 @@ func (s *State) Save() {
 
 // SaveState implements poll.StateSaver.
 func (in *Input) SaveState() { in.state.Save() }
+
+// ReleaseState implements poll.StateReleaser.
+func (in *Input) ReleaseState() { in.state.Close() }

@@ -10,13 +10,20 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/entity/jiraentity"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
-// sweepState is the sweep's position and its resolver; guarded by
-// Driver.mu.
+// sweepState is the sweep's position, its resolver and the cadence of
+// the scheduled evaluations; the position is guarded by Driver.mu. The
+// position and the cadence are kept in the state (state_sweep.go), so
+// that one-shot processes walk the whole project and honour
+// entity.every.
 type sweepState struct {
 	on    bool
 	after int64 // the keyset position: issue ids after it come next
+	// cadence spaces the scheduled evaluations (entity.every); safe for
+	// concurrent use on its own.
+	cadence reconcile.Cadence
 	// res builds the swept entities with the roles of the client's role
 	// cache, as events take them (jira.Client.CachedProjectRoleMembers:
 	// at most its CacheTTL old, kept in the poller's state). The decision
@@ -66,7 +73,7 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 // configured queries in issue id order after the last position, M at a
 // time, with the entity's fields, the changelog and the lock, lastCheck
 // and receipts properties inline (one search), and wraps around after the
-// last page. The position is this poller's (in memory). Every issue not
+// last page. The position is this poller's, kept in its state. Every issue not
 // locked and not already eligible becomes a swept candidate with its
 // entity built from the search's answer (no issue read; the roles from
 // the client's role cache, as events take them), selected after the

@@ -109,9 +109,12 @@ func runsOf(w *world, harness string) []githubsim.Run {
 // Proofs 1 and 2: a label with no comment dispatches one scheduled run
 // in the entity's scope, none more while it is queued; a run that fails
 // is retried after the backoff, at most max times, then the version is
-// quarantined with the reason (visible in fullsend status).
+// quarantined with the reason (visible in fullsend status). The
+// processes keep a state directory: the retry, dispatched by another
+// process, names the same invoker (the poller id the state restored).
 func TestScheduledRunRetriedThenQuarantined(t *testing.T) {
 	w, _ := scheduledWorld(t, "allow", "false")
+	w.env["XDG_CACHE_HOME"] = t.TempDir()
 	key := w.jira.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: "Importer drops rows", Reporter: alice})
 	w.jira.AddLabel(key, "needs-triage", alice)
 	logs := w.poll(t)
@@ -143,6 +146,13 @@ func TestScheduledRunRetriedThenQuarantined(t *testing.T) {
 	logs = w.poll(t)
 	if n := len(runsOf(w, "triage")); n != 2 {
 		t.Fatalf("no retry after the backoff: %d runs\n%s", n, logs)
+	}
+	var retry plan.WorkItem
+	if err := json.Unmarshal([]byte(runsOf(w, "triage")[1].Inputs[plan.InWorkItem]), &retry); err != nil {
+		t.Fatal(err)
+	}
+	if retry.Attribution == nil || retry.Attribution.Invoker != wi.Attribution.Invoker {
+		t.Fatalf("the retry's attribution %+v, want the invoker %s of the first run", retry.Attribution, wi.Attribution.Invoker)
 	}
 	w.play(t, runsOf(w, "triage")[1])
 	w.advance(t, 10*time.Second)
