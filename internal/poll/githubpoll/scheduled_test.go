@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,4 +176,38 @@ func TestScheduledSuccessIsTheReceipt(t *testing.T) {
 	if got := len(f.agentRuns()); got != 2 {
 		t.Fatalf("a person's comment did not make the entity due again: %d runs", got)
 	}
+}
+
+// At 1 000 open issues, once the sweep has gone round, an idle cycle with
+// scheduled discovery costs one request more than one without (the sweep
+// page's 304) and no rate-limit point.
+func TestScheduledIdleCost(t *testing.T) {
+	f := newFixture(t)
+	const items = 1000
+	for i := range items {
+		_, _, err := f.sim.OpenIssue(repo, githubsim.IssueSpec{Title: "issue " + strconv.Itoa(i), Author: "alice"})
+		must(t, err)
+	}
+	f.clk.Advance(5 * time.Hour) // every issue older than the window
+	plain := NewDriver(f.poller(t), nil)
+	f.cycle(t, plain)
+	before, points := f.sim.Requests(), f.sim.RatePointsUsed()
+	f.cycle(t, plain)
+	idle := f.sim.Requests() - before
+	if f.sim.RatePointsUsed() != points {
+		t.Fatalf("an idle cycle without scheduled discovery used rate-limit points")
+	}
+	d := f.scheduledDriver(t)
+	var log bytes.Buffer
+	for range items/sweepPerPage + 1 { // the sweep goes round once
+		f.scheduled(t, d, &log)
+	}
+	before, points = f.sim.Requests(), f.sim.RatePointsUsed()
+	st := f.scheduled(t, d, &log)
+	got := f.sim.Requests() - before
+	if got > idle+1 || f.sim.RatePointsUsed() != points || st.ScheduledEvaluated < sweepPerPage {
+		t.Fatalf("idle scheduled cycle: %d requests (without: %d), %d rate-limit points, %d evaluated",
+			got, idle, f.sim.RatePointsUsed()-points, st.ScheduledEvaluated)
+	}
+	t.Logf("idle cycle at %d items: %d requests without scheduled discovery, %d with, 0 rate-limit points", items, idle, got)
 }
