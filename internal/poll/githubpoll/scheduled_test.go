@@ -15,6 +15,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
@@ -210,4 +211,53 @@ func TestScheduledIdleCost(t *testing.T) {
 			got, idle, f.sim.RatePointsUsed()-points, st.ScheduledEvaluated)
 	}
 	t.Logf("idle cycle at %d items: %d requests without scheduled discovery, %d with, 0 rate-limit points", items, idle, got)
+}
+
+// oneShotScheduled is oneShot with scheduled discovery allowed.
+func (f *fixture) oneShotScheduled(t *testing.T, dir string, log *bytes.Buffer) (poll.CycleStats, cost) {
+	t.Helper()
+	before := f.counters()
+	sl := slog.New(slog.NewTextHandler(log, nil))
+	id := config.InputDriver{Type: Name, Connection: config.Connection{BaseURL: f.base}}
+	in, err := build(id, repo, "", token, f.tr, poll.InputEnv{State: pollstate.Open(dir, sl, f.clk.Now), Now: f.clk.Now, Log: sl})
+	must(t, err)
+	if _, err := in.Account(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := f.scheduled(t, in.Driver, log)
+	in.SaveState()
+	return st, f.counters().since(before)
+}
+
+// One-shot processes sharing a state directory retry a failed scheduled
+// run, give its version up once, and then cost the idle figure: the
+// three 304s and the sweep page's.
+func TestOneShotScheduled(t *testing.T) {
+	f := newFixture(t)
+	_, _, err := f.sim.OpenIssue(repo, githubsim.IssueSpec{Title: "Importer drops rows", Author: "alice", Labels: []string{"needs-agent"}})
+	must(t, err)
+	f.clk.Advance(time.Minute)
+	dir := t.TempDir()
+	var log bytes.Buffer
+	for i := range 3 {
+		f.oneShotScheduled(t, dir, &log)
+		rs := f.agentRuns()
+		if len(rs) != i+1 {
+			t.Fatalf("process %d: %d runs, want %d\n%s", i+1, len(rs), i+1, log.String())
+		}
+		must(t, f.sim.CompleteRun(rs[i].ID, githubsim.ConclusionFailure))
+		f.clk.Advance(5 * time.Minute)
+	}
+	if st, _ := f.oneShotScheduled(t, dir, &log); st.ScheduledQuarantined != 1 {
+		t.Fatalf("given up %d times, want 1\n%s", st.ScheduledQuarantined, log.String())
+	}
+	f.clk.Advance(5 * time.Minute)
+	f.oneShotScheduled(t, dir, &log)
+	st, c := f.oneShotScheduled(t, dir, &log)
+	if st.ScheduledQuarantined != 0 || len(f.agentRuns()) != 3 {
+		t.Fatalf("a new process gave up again (%d) or ran again (%d runs)", st.ScheduledQuarantined, len(f.agentRuns()))
+	}
+	if c.requests > 4 || c.points != 0 {
+		t.Fatalf("idle one-shot scheduled cycle: %+v, want at most 4 requests and no point", c)
+	}
 }
