@@ -114,6 +114,9 @@ func TestScheduledRunRetriedThenGivenUp(t *testing.T) {
 		if len(rs) != i+2 {
 			t.Fatalf("retry %d: %d runs, want %d\n%s", i+1, len(rs), i+2, log.String())
 		}
+		if last := rs[len(rs)-1]; last.Status == githubsim.StatusCompleted {
+			t.Fatalf("retry %d was settled away (%s): an earlier attempt carries its key", i+1, last.Conclusion)
+		}
 		must(t, f.sim.CompleteRun(rs[len(rs)-1].ID, "timed_out"))
 	}
 	log.Reset()

@@ -131,8 +131,8 @@ func TestGitHubScheduledDiscovery(t *testing.T) {
 	w.complete(t, runs[0], githubsim.ConclusionFailure)
 	w.clk.Advance(5 * time.Second)
 	logs = w.poll(t)
-	if got := len(w.gh.Runs()); got != 2 {
-		t.Fatalf("no retry after the backoff: %d runs\n%s", got, logs)
+	if got := len(w.gh.Runs()); got != 2 || w.gh.Runs()[1].Status == githubsim.StatusCompleted {
+		t.Fatalf("no retry after the backoff, or it was settled away: %d runs\n%s", got, logs)
 	}
 	w.complete(t, w.gh.Runs()[1], githubsim.ConclusionCancelled)
 	w.clk.Advance(10 * time.Second)
