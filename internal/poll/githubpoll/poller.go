@@ -8,7 +8,10 @@
 // saves requests, state.go); concurrent
 // dispatchers settle duplicates through ghadispatch.Settle. Discovery uses
 // conditional requests, so an idle cycle costs three 304 answers and no
-// rate-limit points. See ARCHITECTURE.md ("GitHub backstop") and
+// rate-limit points. With scheduled discovery on, it also sweeps the
+// open issues and pull requests and takes the runs titled with a
+// scheduled run's key (scope key @ entity version) as its receipts
+// (sweep.go, records.go). See ARCHITECTURE.md ("GitHub backstop") and
 // docs/github.md ("Backstop: github-poll").
 package githubpoll
 

@@ -23,7 +23,10 @@ import (
 // GitHub: a listing is only reused when GitHub answers 304, an item
 // handled at an older updated_at is read again and reconciled against
 // the run list, so an old, lost or foreign state costs requests and
-// never loses or doubles a change.
+// never loses or doubles a change. For scheduled discovery it also keeps
+// the sweep's position, the swept entities (used only at the same
+// updated_at) and the entity versions given up on: a lost state has
+// such a version tried again (entity.retry.max more runs), never lost.
 type saved struct {
 	Account  *pollstate.Account      `json:"account,omitempty"`
 	Floor    time.Time               `json:"floor"`
