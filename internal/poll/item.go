@@ -90,6 +90,11 @@ type Item struct {
 	// discovery and then the verification read it; nil when the driver
 	// keeps none.
 	Receipts polllock.Receipts
+	// Active is, per harness, set when a run of the harness's scope on
+	// the item is active or pending by the driver's record (a backstop
+	// whose run records are the receipts); the reconcile rule then waits.
+	// Drivers with a poll lock leave it nil: the lock stands for it.
+	Active map[string]bool
 	// Swept is set on an item scheduled discovery brought in without a
 	// change (Discovery.Swept): its entity is due for some harness.
 	Swept bool

@@ -89,7 +89,8 @@ func (c *cycle) recordTries(ctx context.Context, plans []itemPlan, runs []plan.R
 }
 
 // quarantineEntities records the entity versions p gives up on: in the
-// item's quarantine record (Quarantiner), as given up in its receipts
+// item's quarantine record (Quarantiner; a driver without one is logged
+// only), as given up in its receipts
 // (ReceiptKeeper.GaveUp, so that it is recorded once), logged, counted,
 // and told to Schedule.Notify (called from the cycle's per-item
 // goroutines: it must be safe for concurrent use).
@@ -101,7 +102,14 @@ func (c *cycle) quarantineEntities(ctx context.Context, p itemPlan) {
 	rk, _ := c.o.Driver.(ReceiptKeeper)
 	for _, g := range p.sched.giveUps {
 		ps := Poison{Harness: g.Harness, Change: "entity@" + g.Entity.Version, At: g.Entity.State.Updated, Reason: g.Reason}
-		if q == nil || rk == nil || !c.quarantine(ctx, q, p.it, ps, g.Attempts) {
+		if rk == nil {
+			continue
+		}
+		if q == nil {
+			// The driver's receipts are its record (GaveUp below).
+			c.log.Error("entity version quarantined", "item", p.it.ID, "harness", g.Harness,
+				"version", g.Entity.Version, "attempts", g.Attempts, "reason", g.Reason)
+		} else if !c.quarantine(ctx, q, p.it, ps, g.Attempts) {
 			continue
 		}
 		if err := rk.GaveUp(ctx, p.it, g.Harness, g.Entity.Version); err != nil {

@@ -83,7 +83,10 @@ func settles(run plan.Run) bool {
 // Settle applies Survivor to the runs of run's workflow that carry run's
 // idempotency key (ours among them) and cancels ours when another run
 // survives. kept reports whether ours is the survivor. The listing starts
-// at the change time the key names: no run of the change can be older.
+// at the change time the key names: no run of the change can be older. A
+// scheduled run's key names an entity version, not a time: its runs are
+// listed from settleLookback ago, and only those not completed compete
+// (attemptRuns).
 func (d *Driver) Settle(ctx context.Context, run plan.Run, ours int64) (kept bool, err error) {
 	key := run.WorkItem.IdempotencyKey
 	runs, err := d.RunsWithKey(ctx, run, key)
@@ -92,6 +95,9 @@ func (d *Driver) Settle(ctx context.Context, run plan.Run, ours int64) (kept boo
 	}
 	if !slices.ContainsFunc(runs, func(r KeyRun) bool { return r.ID == ours }) {
 		runs = append(runs, KeyRun{ID: ours, CreatedAt: d.githubNow().UTC(), Status: "queued"}) // on GitHub's clock, like the others
+	}
+	if keyTime(key).IsZero() {
+		runs = attemptRuns(runs, ours)
 	}
 	win, ok := Survivor(runs)
 	if !ok || win == ours {
@@ -106,6 +112,24 @@ func (d *Driver) Settle(ctx context.Context, run plan.Run, ours int64) (kept boo
 	return false, nil
 }
 
+// settleLookback is how far back the runs of a key without a change
+// time (a scheduled run's: scope key @ entity version) are listed: its
+// duplicates are dispatched by pollers of the same cycle.
+const settleLookback = time.Hour
+
+// attemptRuns keeps, of the runs carrying a scheduled run's key, ours and
+// those not completed: a completed one is an earlier attempt of the
+// version (its retry carries the same key), not a duplicate of ours.
+func attemptRuns(runs []KeyRun, ours int64) []KeyRun {
+	var out []KeyRun
+	for _, r := range runs {
+		if r.ID == ours || r.Status != "completed" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // RunsWithKey lists the workflow_dispatch runs of run's workflow created
 // at or after the change time key names whose title carries key.
 func (d *Driver) RunsWithKey(ctx context.Context, run plan.Run, key string) ([]KeyRun, error) {
@@ -118,6 +142,9 @@ func (d *Driver) RunsWithKey(ctx context.Context, run plan.Run, key string) ([]K
 		wf = d.opts.DefaultWorkflow
 	}
 	from := keyTime(key).Truncate(time.Second)
+	if from.IsZero() {
+		from = d.githubNow().UTC().Add(-settleLookback).Truncate(time.Second)
+	}
 	opts := &gogithub.ListWorkflowRunsOptions{Event: "workflow_dispatch", Created: ">=" + from.Format(time.RFC3339)}
 	var out []KeyRun
 	u := fmt.Sprintf("repos/%s/%s/actions/workflows/%s/runs", owner, repo, url.PathEscape(wf))

@@ -92,3 +92,30 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A scheduled run's key (scope key @ entity version) is carried by every
+// attempt of the version: only the attempts not completed compete, so a
+// retry survives the failed attempt before it and two pollers' duplicates
+// of one attempt still settle to one.
+func TestAttemptRuns(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	failed := KeyRun{ID: 1, CreatedAt: t0, Status: "completed"}
+	cases := []struct {
+		name string
+		runs []KeyRun
+		ours int64
+		want int64
+	}{
+		{"retry after a failed attempt", []KeyRun{failed, {ID: 2, CreatedAt: t0.Add(time.Minute), Status: "queued"}}, 2, 2},
+		{"two pollers' duplicates", []KeyRun{failed, {ID: 2, CreatedAt: t0.Add(time.Minute), Status: "queued"},
+			{ID: 3, CreatedAt: t0.Add(time.Minute), Status: "queued"}}, 3, 2},
+		{"ours listed as completed already", []KeyRun{{ID: 4, CreatedAt: t0, Status: "completed"}}, 4, 4},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, ok := Survivor(attemptRuns(tc.runs, tc.ours)); !ok || got != tc.want {
+				t.Fatalf("survivor %d (%v), want %d", got, ok, tc.want)
+			}
+		})
+	}
+}

@@ -73,6 +73,7 @@ func (p *Poller) listing(ctx context.Context, u, wrap string, more func([]json.R
 		}
 		if page == 0 {
 			etag = resp.Header.Get("ETag")
+			p.fetched.Add(1)
 		}
 		items = append(items, got...)
 		next = ""
@@ -88,6 +89,10 @@ func (p *Poller) listing(ctx context.Context, u, wrap string, more func([]json.R
 	}
 	return items, true, nil
 }
+
+// fetchedCount is how many listings GitHub answered with content (not
+// 304) since the poller started.
+func (p *Poller) fetchedCount() int { return int(p.fetched.Load()) }
 
 // withPage is u asking for page n.
 func withPage(u string, n int) string {

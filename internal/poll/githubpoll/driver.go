@@ -25,6 +25,7 @@ type Driver struct {
 	floor time.Time
 	lk    *lookups
 	own   ownAccounts // the entity stage's (entity.go)
+	sweep bool        // scheduled discovery is on (EnableSweep)
 }
 
 var _ poll.Driver = (*Driver)(nil)
@@ -48,9 +49,12 @@ func (d *Driver) Usage() poll.Usage { return d.usage() }
 
 // Discover reads the window (three conditional listings); only when an
 // issue or pull request changed since this poller handled it does it read
-// the run list, to set each item's checkpoint.
+// the run list, to set each item's checkpoint. With scheduled discovery
+// on (EnableSweep) it also reads the sweep's page and hands the
+// candidates with no change to handle to the cycle (sweep.go).
 func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	p := d.p
+	fetched := p.fetchedCount()
 	floor, cutoff := p.window()
 	subs, err := p.scan(ctx, floor)
 	if err != nil {
@@ -65,14 +69,16 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		}
 	}
 	p.mu.Unlock()
-	if len(todo) == 0 {
+	sweep := d.sweepOn()
+	if len(todo) == 0 && !sweep {
 		return disc, nil
 	}
-	if err := p.keys.refresh(ctx, floor); err != nil {
-		return nil, err
+	if len(todo) > 0 {
+		if err := p.keys.refresh(ctx, floor); err != nil {
+			return nil, err
+		}
 	}
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.floor, d.items, d.lk = floor, map[string]subject{}, newLookups(p.o.Client)
 	for _, s := range todo {
 		base := floor
@@ -82,6 +88,12 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		d.items[s.key()] = s
 		disc.Eligible = append(disc.Eligible, &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: base},
 			Cutoff: minTime(s.updated, cutoff), Waiting: s.updated})
+	}
+	d.mu.Unlock()
+	if sweep {
+		if err := d.swept(ctx, disc, subs, todo, cutoff, fetched, len(todo) > 0); err != nil {
+			return nil, err
+		}
 	}
 	return disc, nil
 }

@@ -62,6 +62,9 @@ func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error 
 	}
 	r := githubentity.New(d.p.o.Client, githubentity.Options{Source: d.p.o.Repo, Permissions: lk,
 		Own: d.ownIDs(), Policy: d.p.policy, Log: d.p.o.Log})
+	if err := d.freshRecords(ctx, items); err != nil {
+		return err
+	}
 	for _, it := range items {
 		d.mu.Lock()
 		s, ok := d.items[it.ID]
@@ -86,6 +89,31 @@ func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error 
 		}
 		e, err := r.ResolveKnown(ctx, ref, k)
 		it.Entity = &entity.Resolution{Entity: e, Err: err}
+		if err == nil && e != nil {
+			d.p.remember(s, e)
+			if it.Swept {
+				if err := d.readOlder(ctx, s.tail(d.p.o.Repo), e, floor); err != nil {
+					it.Entity = &entity.Resolution{Err: err}
+					continue
+				}
+			}
+			d.fillRecords(it, s)
+		}
+	}
+	return nil
+}
+
+// freshRecords reads the run list again (conditionally) when items hold
+// a swept one about to be dispatched: the records its first evaluation
+// saw may be a cycle old.
+func (d *Driver) freshRecords(ctx context.Context, items []*poll.Item) error {
+	for _, it := range items {
+		if it.Swept {
+			d.mu.Lock()
+			floor := d.floor
+			d.mu.Unlock()
+			return d.p.keys.refresh(ctx, floor)
+		}
 	}
 	return nil
 }

@@ -8,7 +8,10 @@
 // saves requests, state.go); concurrent
 // dispatchers settle duplicates through ghadispatch.Settle. Discovery uses
 // conditional requests, so an idle cycle costs three 304 answers and no
-// rate-limit points. See ARCHITECTURE.md ("GitHub backstop") and
+// rate-limit points. With scheduled discovery on, it also sweeps the
+// open issues and pull requests and takes the runs titled with a
+// scheduled run's key (scope key @ entity version) as its receipts
+// (sweep.go, records.go). See ARCHITECTURE.md ("GitHub backstop") and
 // docs/github.md ("Backstop: github-poll").
 package githubpoll
 
@@ -16,6 +19,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
@@ -76,6 +80,12 @@ type Poller struct {
 	handled map[int]time.Time // issue number → updated_at fully handled
 	keys    *runIndex
 	account *pollstate.Account // the tool's own, as a credential showed it
+	// scheduled discovery (records.go, sweep.go)
+	older       map[string]olderRuns // tail@version → its runs older than the window
+	quarantined map[string]time.Time // harness:tail@version → when it was given up on
+	sweepAt     int                  // the next page of the open items' sweep (1-based)
+	ents        map[int]cachedEntity // swept entities by number, at their updated_at
+	fetched     atomic.Int64         // listings answered with content (fetchedCount)
 }
 
 // New validates o and returns a Poller.
@@ -101,7 +111,7 @@ func New(o Options) (*Poller, error) {
 	}
 	p := &Poller{o: o, owner: owner, name: name, cache: &condCache{entries: map[string]condEntry{}},
 		policy:  github.Policy{MaxRetries: 2, BaseBackoff: 500 * time.Millisecond, MaxBackoff: 5 * time.Second, Idempotent: true},
-		handled: map[int]time.Time{}}
+		handled: map[int]time.Time{}, older: map[string]olderRuns{}, quarantined: map[string]time.Time{}, ents: map[int]cachedEntity{}}
 	p.keys = newRunIndex(p)
 	p.restore()
 	return p, nil

@@ -2,6 +2,7 @@ package githubpoll
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -19,67 +20,200 @@ import (
 // runIndex is what the run workflow's runs record: per scope, the newest
 // change time of the idempotency keys their titles carry ("fullsend <harness> <scope key>@<ms>"), cancelled
 // runs included (a change whose run was cancelled, by a person or by
-// GitHub's concurrency group, counts as handled).
+// GitHub's concurrency group, counts as handled); and, for scheduled
+// discovery, every run by scope and harness with its status (records.go).
 type runIndex struct {
 	p       *Poller
 	mu      sync.Mutex
 	newestT map[string]time.Time // scope key without harness → newest change
+	byTail  map[string]map[string][]runInfo
+	read    bool // a listing was read or restored
+	pending bool // some run was not completed when it was read
+	// open: the versions ("harness:tail@version") with runs that ended
+	// without success and none that succeeded (a retry may come due)
+	open map[string]bool
+}
+
+// runInfo is one run as the run list shows it, with the part of its
+// idempotency key after "@" (a change time, or an entity version).
+type runInfo struct {
+	id                 int64
+	suffix             string
+	status, conclusion string
+	created, updated   time.Time
 }
 
 func newRunIndex(p *Poller) *runIndex {
-	return &runIndex{p: p, newestT: map[string]time.Time{}}
+	return &runIndex{p: p, newestT: map[string]time.Time{}, byTail: map[string]map[string][]runInfo{}}
+}
+
+// runsURL is the listing of the runs created at or after floor.
+func (k *runIndex) runsURL(floor time.Time, upTo time.Time) string {
+	p := k.p
+	created := ">=" + floor.UTC().Format(time.RFC3339)
+	if !upTo.IsZero() {
+		created = floor.UTC().Format(time.RFC3339) + ".." + upTo.UTC().Format(time.RFC3339)
+	}
+	q := url.Values{"event": {"workflow_dispatch"}, "created": {created}, "per_page": {"100"}}
+	return fmt.Sprintf("repos/%s/%s/actions/workflows/%s/runs?%s", p.owner, p.name, url.PathEscape(p.o.Workflow), q.Encode())
 }
 
 // refresh reads the runs created at or after floor (newest first, every
 // page; the first one conditionally).
 func (k *runIndex) refresh(ctx context.Context, floor time.Time) error {
-	p := k.p
-	q := url.Values{"event": {"workflow_dispatch"}, "created": {">=" + floor.UTC().Format(time.RFC3339)}, "per_page": {"100"}}
-	u := fmt.Sprintf("repos/%s/%s/actions/workflows/%s/runs?%s", p.owner, p.name, url.PathEscape(p.o.Workflow), q.Encode())
-	raw, _, err := p.listing(ctx, u, "workflow_runs", nil)
+	runs, err := k.p.readRuns(ctx, k.runsURL(floor, time.Time{}), maxPages)
+	if err != nil {
+		return err
+	}
+	k.index(runs)
+	return nil
+}
+
+// restoreCached indexes the runs listing as last read (the state
+// directory keeps it), without a request; false when there is none.
+func (k *runIndex) restoreCached(floor time.Time) bool {
+	e, ok := k.p.cache.get(k.runsURL(floor, time.Time{}))
+	if !ok {
+		return false
+	}
+	runs, err := decode[gogithub.WorkflowRun](e.items)
+	if err != nil {
+		return false
+	}
+	k.index(runs)
+	return true
+}
+
+// readRuns reads the run list at u, at most pages pages.
+func (p *Poller) readRuns(ctx context.Context, u string, pages int) ([]*gogithub.WorkflowRun, error) {
+	n := 0
+	raw, _, err := p.listing(ctx, u, "workflow_runs", func([]json.RawMessage) bool { n++; return n < pages })
 	var f *github.Failure
 	if errors.As(err, &f) && f.Status == http.StatusNotFound {
-		return fmt.Errorf("github-poll: the run workflow %s is not in %s (outputs.gha-dispatch.workflow; `fullsend workflows generate` writes it): %w",
+		return nil, fmt.Errorf("github-poll: the run workflow %s is not in %s (outputs.gha-dispatch.workflow; `fullsend workflows generate` writes it): %w",
 			p.o.Workflow, p.o.Repo, err)
 	}
 	if err != nil {
-		return fmt.Errorf("github-poll: reading the runs of %s: %w", p.o.Workflow, err)
+		return nil, fmt.Errorf("github-poll: reading the runs of %s: %w", p.o.Workflow, err)
 	}
 	runs, err := decode[gogithub.WorkflowRun](raw)
 	if err != nil {
-		return fmt.Errorf("github-poll: decoding the runs of %s: %w", p.o.Workflow, err)
+		return nil, fmt.Errorf("github-poll: decoding the runs of %s: %w", p.o.Workflow, err)
 	}
+	return runs, nil
+}
+
+// index replaces the index with runs.
+func (k *runIndex) index(runs []*gogithub.WorkflowRun) {
 	newest := map[string]time.Time{}
+	by := map[string]map[string][]runInfo{}
+	pending := false
 	for _, r := range runs {
 		for _, f := range strings.Fields(r.GetDisplayTitle()) {
-			tail, at, ok := splitKey(f)
+			h, tail, suffix, ok := splitScoped(f)
 			if !ok {
 				continue
 			}
-			if at.After(newest[tail]) {
+			if at, ok := keyTime(suffix); ok && at.After(newest[tail]) {
 				newest[tail] = at
+			}
+			if by[tail] == nil {
+				by[tail] = map[string][]runInfo{}
+			}
+			ri := infoOf(r, suffix)
+			pending = pending || ri.status != statusCompleted
+			by[tail][h] = append(by[tail][h], ri)
+		}
+	}
+	open := map[string]bool{}
+	for tail, hs := range by {
+		for h, rs := range hs {
+			ok := map[string]bool{}
+			for _, r := range rs {
+				if r.conclusion == conclusionSuccess {
+					ok[r.suffix] = true
+				}
+			}
+			for _, r := range rs {
+				if _, isTime := keyTime(r.suffix); !isTime && !ok[r.suffix] && r.status == statusCompleted {
+					open[h+":"+tail+"@"+r.suffix] = true
+				}
 			}
 		}
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.newestT = newest
-	return nil
+	k.newestT, k.byTail, k.read, k.pending, k.open = newest, by, true, pending, open
+}
+
+// isRead reports whether a run list was indexed.
+func (k *runIndex) isRead() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.read
+}
+
+// mayChange reports whether the run records may say something new to
+// scheduled discovery without any listing changing: a run was going, or
+// a version not given up on may be retried.
+func (k *runIndex) mayChange(p *Poller) bool {
+	k.mu.Lock()
+	pending := k.pending
+	var open []string
+	for v := range k.open {
+		open = append(open, v)
+	}
+	k.mu.Unlock()
+	if pending {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, v := range open {
+		if _, q := p.quarantined[v]; !q {
+			return true
+		}
+	}
+	return false
+}
+
+func infoOf(r *gogithub.WorkflowRun, suffix string) runInfo {
+	return runInfo{id: r.GetID(), suffix: suffix, status: r.GetStatus(), conclusion: r.GetConclusion(),
+		created: r.GetCreatedAt().UTC(), updated: r.GetUpdatedAt().UTC()}
+}
+
+// splitScoped splits an idempotency key "<harness>:<repo>:<system>:<kind>:<id>@<suffix>"
+// into the harness, the scope key without its harness and the suffix.
+func splitScoped(key string) (harness, tail, suffix string, ok bool) {
+	sk, suffix, found := strings.Cut(key, "@")
+	if !found || suffix == "" || strings.Count(sk, ":") != 4 {
+		return "", "", "", false
+	}
+	harness, tail, _ = strings.Cut(sk, ":")
+	return harness, tail, suffix, harness != ""
+}
+
+// keyTime is the change time of a key's suffix (Unix milliseconds).
+func keyTime(suffix string) (time.Time, bool) {
+	n, err := strconv.ParseInt(suffix, 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(n).UTC(), true
 }
 
 // splitKey splits an idempotency key "<harness>:<repo>:<system>:<kind>:<id>@<ms>"
 // into the scope key without its harness and the change time.
 func splitKey(key string) (tail string, at time.Time, ok bool) {
-	sk, ms, found := strings.Cut(key, "@")
-	if !found || strings.Count(sk, ":") != 4 {
+	_, tail, suffix, ok := splitScoped(key)
+	if !ok {
 		return "", time.Time{}, false
 	}
-	n, err := strconv.ParseInt(ms, 10, 64)
-	if err != nil {
+	at, ok = keyTime(suffix)
+	if !ok {
 		return "", time.Time{}, false
 	}
-	_, tail, _ = strings.Cut(sk, ":")
-	return tail, time.UnixMilli(n).UTC(), true
+	return tail, at, true
 }
 
 // newest is the newest change a run records for the scope tail (zero when

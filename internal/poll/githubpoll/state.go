@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -22,12 +23,19 @@ import (
 // GitHub: a listing is only reused when GitHub answers 304, an item
 // handled at an older updated_at is read again and reconciled against
 // the run list, so an old, lost or foreign state costs requests and
-// never loses or doubles a change.
+// never loses or doubles a change. For scheduled discovery it also keeps
+// the sweep's position, the swept entities (used only at the same
+// updated_at) and the entity versions given up on: a lost state has
+// such a version tried again (entity.retry.max more runs), never lost.
 type saved struct {
 	Account  *pollstate.Account      `json:"account,omitempty"`
 	Floor    time.Time               `json:"floor"`
 	Listings map[string]savedListing `json:"listings,omitempty"`
 	Handled  map[int]time.Time       `json:"handled,omitempty"`
+	// scheduled discovery (sweep.go, records.go)
+	SweepAt     int                  `json:"sweep_at,omitempty"`
+	Entities    map[int]cachedEntity `json:"entities,omitempty"`
+	Quarantined map[string]time.Time `json:"quarantined,omitempty"`
 }
 
 type savedListing struct {
@@ -62,6 +70,24 @@ func (p *Poller) restore() {
 			p.handled[n] = t
 		}
 	}
+	p.restoreScheduled(s)
+}
+
+// restoreScheduled loads scheduled discovery's part of s: a remembered
+// entity is only used while its item's updated_at is the same, a
+// quarantine only while its version is.
+func (p *Poller) restoreScheduled(s saved) {
+	p.sweepAt = max(s.SweepAt, 1)
+	for n, c := range s.Entities {
+		if n > 0 && c.Entity != nil && len(p.ents) < maxEntities {
+			p.ents[n] = c
+		}
+	}
+	for k, t := range s.Quarantined {
+		if len(p.quarantined) < maxRemembered {
+			p.quarantined[k] = t
+		}
+	}
 }
 
 // SaveState writes the poller's state (poll.StateSaver); a failure is
@@ -75,6 +101,7 @@ func (p *Poller) SaveState() {
 	for n, t := range p.handled {
 		s.Handled[n] = t
 	}
+	s.SweepAt, s.Entities, s.Quarantined = p.sweepAt, maps.Clone(p.ents), maps.Clone(p.quarantined)
 	p.mu.Unlock()
 	p.cache.mu.Lock()
 	for u, e := range p.cache.entries {

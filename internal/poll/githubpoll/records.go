@@ -1,0 +1,231 @@
+package githubpoll
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+// The receipts of scheduled discovery (ARCHITECTURE.md, "GitHub
+// backstop"): GitHub keeps no property of ours on an issue, so the run
+// records are the receipts. A scheduled run's title carries its
+// idempotency key, the scope key @ the entity version
+// (reconcile.IdempotencyKey); of the runs carrying the key of the
+// entity's current version, one that concluded success is the receipt,
+// those that concluded otherwise are the tries, and one not completed
+// makes the scope active. The run list the backstop reads covers its
+// window only: for an entity whose version is older than the window's
+// floor, the runs between the version's time and the floor are read
+// once (olderRuns, at most olderPages pages) when the entity is about
+// to be dispatched, and remembered per version.
+
+// statusCompleted is the status of a run that ended (whatever its
+// conclusion).
+const statusCompleted = "completed"
+
+// conclusionSuccess is a run that succeeded.
+const conclusionSuccess = "success"
+
+// olderPages bounds the pages (100 runs each) read for the runs of one
+// entity version older than the window.
+const olderPages = 1
+
+// maxRemembered bounds the versions whose older runs or quarantine are
+// remembered (past that they start afresh: a version then costs one
+// more read, or is quarantined again).
+const maxRemembered = 10000
+
+var _ poll.ReceiptKeeper = (*Driver)(nil)
+
+// Tried implements poll.ReceiptKeeper: nothing to write, the dispatched
+// run's title is the try.
+func (d *Driver) Tried(context.Context, *poll.Item, map[string]polllock.EntityRun) error { return nil }
+
+// GaveUp implements poll.ReceiptKeeper: the version is remembered as
+// quarantined for the harness (in memory and the state directory), so
+// that it is given up on once; the cycle logged and counted it.
+func (d *Driver) GaveUp(_ context.Context, it *poll.Item, harness, version string) error {
+	d.mu.Lock()
+	s, ok := d.items[it.ID]
+	d.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	p := d.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.quarantined) >= maxRemembered {
+		p.quarantined = map[string]time.Time{}
+	}
+	p.quarantined[harness+":"+s.tail(p.o.Repo)+"@"+version] = p.o.Now().UTC()
+	return nil
+}
+
+// fillRecords sets it.Receipts and it.Active from the run records of
+// the subject s, for the version of it's entity.
+func (d *Driver) fillRecords(it *poll.Item, s subject) {
+	if it.Entity == nil || it.Entity.Entity == nil {
+		return
+	}
+	tail := s.tail(d.p.o.Repo)
+	version := it.Entity.Entity.Version
+	k := d.p.keys
+	k.mu.Lock()
+	byHarness := k.byTail[tail]
+	k.mu.Unlock()
+	older := d.p.olderOf(tail, version)
+	all := map[string][]runInfo{}
+	for h, rs := range byHarness {
+		all[h] = append(all[h], rs...)
+	}
+	for h, rs := range older {
+		all[h] = append(all[h], rs...)
+	}
+	it.Receipts, it.Active = polllock.Receipts{}, map[string]bool{}
+	for h, rs := range all {
+		rec, active := d.recordOf(h, tail, version, rs)
+		it.Receipts[h] = rec
+		if active {
+			it.Active[h] = true
+		}
+	}
+}
+
+// recordOf is harness h's record on the scope tail for version, from
+// its runs: the receipt (the success of version, else the newest success
+// of any version: entity.receipt), the failed tries of version, and
+// whether a run of the scope is not completed.
+func (d *Driver) recordOf(h, tail, version string, rs []runInfo) (polllock.HarnessRecord, bool) {
+	var rec polllock.HarnessRecord
+	active, carrying := false, 0
+	seen := map[int64]bool{}
+	var tries *polllock.Tries
+	var newest *polllock.Receipt
+	for _, r := range rs {
+		if seen[r.id] {
+			continue
+		}
+		seen[r.id] = true
+		if r.status != statusCompleted {
+			active = true
+			if r.suffix == version {
+				carrying++
+			}
+			continue
+		}
+		if r.conclusion == conclusionSuccess {
+			if _, isTime := keyTime(r.suffix); !isTime && (newest == nil || r.updated.After(newest.At)) {
+				newest = &polllock.Receipt{Version: r.suffix, At: r.updated, Run: runRef(r.id), Outcome: polllock.OutcomeSucceeded}
+			}
+		}
+		if r.suffix != version {
+			continue
+		}
+		carrying++
+		if r.conclusion == conclusionSuccess {
+			if rec.Success == nil || r.updated.After(rec.Success.At) {
+				rec.Success = &polllock.Receipt{Version: version, At: r.updated, Run: runRef(r.id), Outcome: polllock.OutcomeSucceeded}
+			}
+			continue
+		}
+		if tries == nil {
+			tries = &polllock.Tries{Version: version}
+		}
+		tries.Count++
+		if r.updated.After(tries.At) {
+			tries.At = r.updated // the backoff runs from the run's end
+		}
+	}
+	if rec.Success != nil {
+		rec.Success.Attempts = carrying
+		return rec, active
+	}
+	rec.Success = newest
+	if tries != nil {
+		p := d.p
+		p.mu.Lock()
+		_, q := p.quarantined[h+":"+tail+"@"+version]
+		p.mu.Unlock()
+		tries.Quarantined = q
+		rec.Tries = tries
+	}
+	return rec, active
+}
+
+// runRef is the receipt's run reference.
+func runRef(id int64) string { return "gha-dispatch/" + strconv.FormatInt(id, 10) }
+
+// olderOf is the remembered runs of tail's version older than the
+// window, by harness (nil when they were not read).
+func (p *Poller) olderOf(tail, version string) map[string][]runInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.older[tail+"@"+version].runs
+}
+
+// olderRuns is what readOlder found of one version.
+type olderRuns struct {
+	runs     map[string][]runInfo
+	complete bool // every run had completed: no need to read again
+}
+
+// versionTime is a time no later than the moment e's version came to
+// be, so that every run of that version was created after it: the
+// newest activity element of a person (the tool's own accounts do not
+// make versions), else the entity's creation.
+func versionTime(e *entity.Entity, own []string) time.Time {
+	t := e.State.Created
+	for _, el := range e.Activity {
+		if el.Actor.Kind == event.ActorHuman && !slices.Contains(own, el.Actor.ID) && el.Created.After(t) {
+			t = el.Created
+		}
+	}
+	return t
+}
+
+// readOlder reads, once per version, the runs of the run workflow
+// created between the version's time and the window's floor, and
+// remembers those of tail's scope. It reads nothing when the version is
+// newer than the floor (the window's run list holds all its runs).
+func (d *Driver) readOlder(ctx context.Context, tail string, e *entity.Entity, floor time.Time) error {
+	p := d.p
+	from := versionTime(e, d.ownIDs())
+	key := tail + "@" + e.Version
+	p.mu.Lock()
+	prev, done := p.older[key]
+	p.mu.Unlock()
+	if done && prev.complete || !from.Before(floor) {
+		return nil
+	}
+	runs, err := p.readRuns(ctx, p.keys.runsURL(from.Add(-time.Second), floor), olderPages)
+	if err != nil {
+		return err
+	}
+	got := map[string][]runInfo{}
+	complete := true
+	for _, r := range runs {
+		for _, f := range strings.Fields(r.GetDisplayTitle()) {
+			h, t, suffix, ok := splitScoped(f)
+			if !ok || t != tail || suffix != e.Version {
+				continue
+			}
+			ri := infoOf(r, suffix)
+			complete = complete && ri.status == statusCompleted
+			got[h] = append(got[h], ri)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.older) >= maxRemembered {
+		p.older = map[string]olderRuns{}
+	}
+	p.older[key] = olderRuns{runs: got, complete: complete} // a run still going: read again next time
+	return nil
+}

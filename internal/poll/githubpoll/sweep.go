@@ -1,0 +1,185 @@
+package githubpoll
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	gogithub "github.com/google/go-github/v90/github"
+
+	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+)
+
+// Scheduled discovery's candidates (docs/github.md, "Scheduled discovery
+// on GitHub"): every issue and pull request the window's listings show
+// that has no change left to handle, and one page per cycle of the
+// repository's open issues and pull requests (oldest first, wrapping
+// around), read with If-None-Match: an unchanged page costs a 304 and no
+// rate-limit point. A candidate's entity is resolved once per updated_at
+// and remembered (in memory and the state directory); the run list is
+// read again only when a listing changed or a run of the list was still
+// going or may be retried, so an idle cycle costs the sweep page's 304
+// more than without scheduled discovery.
+
+var _ poll.Sweeper = (*Driver)(nil)
+
+// sweepPerPage is the size of the sweep's page.
+const sweepPerPage = 100
+
+// maxEntities bounds the swept entities remembered.
+const maxEntities = 5000
+
+// cachedEntity is a swept entity as resolved when its item was last
+// updated.
+type cachedEntity struct {
+	Updated time.Time      `json:"updated"`
+	Entity  *entity.Entity `json:"entity"`
+}
+
+// EnableSweep implements poll.Sweeper.
+func (d *Driver) EnableSweep() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweep = true
+}
+
+func (d *Driver) sweepOn() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.sweep
+}
+
+// sweepPage reads the sweep's page of open issues and pull requests and
+// moves the position on (back to the first page after a short one).
+func (p *Poller) sweepPage(ctx context.Context) ([]*gogithub.Issue, error) {
+	p.mu.Lock()
+	page := max(p.sweepAt, 1)
+	p.mu.Unlock()
+	q := url.Values{"state": {"open"}, "sort": {"created"}, "direction": {"asc"}, "per_page": {strconv.Itoa(sweepPerPage)},
+		"page": {strconv.Itoa(page)}}
+	u := fmt.Sprintf("repos/%s/%s/issues?%s", p.owner, p.name, q.Encode())
+	raw, _, err := p.listing(ctx, u, "", func([]json.RawMessage) bool { return false })
+	if err != nil {
+		return nil, fmt.Errorf("github-poll: listing the open issues and pull requests (sweep page %d): %w", page, err)
+	}
+	is, err := decode[gogithub.Issue](raw)
+	if err != nil {
+		return nil, fmt.Errorf("github-poll: decoding the sweep page %d: %w", page, err)
+	}
+	p.mu.Lock()
+	p.sweepAt = page + 1
+	if len(is) < sweepPerPage {
+		p.sweepAt = 1
+	}
+	p.mu.Unlock()
+	return is, nil
+}
+
+// swept adds to disc the candidates of scheduled discovery: subs (the
+// window's) and the sweep page's items, except those in todo. fetched is
+// the count of listings GitHub answered with content before the window's
+// listings (Poller.fetchedCount); refreshed: the run list was read.
+func (d *Driver) swept(ctx context.Context, disc *poll.Discovery, subs, todo []subject, cutoff time.Time, fetched int, refreshed bool) error {
+	p := d.p
+	open, err := p.sweepPage(ctx)
+	if err != nil {
+		return refused(err)
+	}
+	changed := p.fetchedCount() != fetched
+	skip := map[int]bool{}
+	for _, s := range todo {
+		skip[s.number()] = true
+	}
+	var cands []subject
+	for _, s := range subs {
+		if !skip[s.number()] {
+			skip[s.number()] = true
+			cands = append(cands, s)
+		}
+	}
+	for _, is := range open {
+		if is.GetNumber() > 0 && is.UpdatedAt != nil && !skip[is.GetNumber()] {
+			skip[is.GetNumber()] = true
+			cands = append(cands, subject{issue: is, updated: is.GetUpdatedAt().UTC()})
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	if !refreshed {
+		if err := d.readRunsFor(ctx, changed); err != nil {
+			return err
+		}
+	}
+	for _, s := range cands {
+		it := &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: s.updated}, Cutoff: minTime(s.updated, cutoff), Waiting: s.updated}
+		d.mu.Lock()
+		d.items[s.key()] = s
+		d.mu.Unlock()
+		e, err := d.sweptEntity(ctx, s)
+		if err != nil {
+			p.o.Log.Debug("swept item skipped: its entity could not be built", "item", s.key(), "error", err.Error())
+			continue
+		}
+		it.Entity = &entity.Resolution{Entity: e}
+		d.fillRecords(it, s)
+		disc.Swept = append(disc.Swept, it)
+	}
+	return nil
+}
+
+// readRunsFor makes the run index current for swept candidates: read
+// (conditionally) when force, when it was never read, or when a run was
+// going or a version may be retried; else the last listing (kept in the
+// state directory) is indexed again, without a request.
+func (d *Driver) readRunsFor(ctx context.Context, force bool) error {
+	p := d.p
+	k := p.keys
+	d.mu.Lock()
+	floor := d.floor
+	d.mu.Unlock()
+	if !k.isRead() && !k.restoreCached(floor) {
+		force = true
+	}
+	if force || k.mayChange(p) {
+		return k.refresh(ctx, floor)
+	}
+	return nil
+}
+
+// sweptEntity is s's entity: the one remembered at s's updated_at, else
+// resolved now (and remembered).
+func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, error) {
+	p := d.p
+	p.mu.Lock()
+	c, ok := p.ents[s.number()]
+	p.mu.Unlock()
+	if ok && c.Updated.Equal(s.updated) && c.Entity != nil {
+		return c.Entity, nil
+	}
+	it := &poll.Item{ID: s.key()}
+	if err := d.ResolveEntities(ctx, []*poll.Item{it}); err != nil {
+		return nil, err
+	}
+	if it.Entity == nil || it.Entity.Err != nil || it.Entity.Entity == nil {
+		if it.Entity != nil && it.Entity.Err != nil {
+			return nil, it.Entity.Err
+		}
+		return nil, fmt.Errorf("no entity")
+	}
+	return it.Entity.Entity, nil
+}
+
+// remember keeps the entity of s resolved at s's updated_at.
+func (p *Poller) remember(s subject, e *entity.Entity) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.ents) >= maxEntities {
+		p.ents = map[int]cachedEntity{}
+	}
+	p.ents[s.number()] = cachedEntity{Updated: s.updated, Entity: e}
+}
