@@ -23,6 +23,15 @@ func (c *Client) SharedRate() (r float64, ok bool) {
 	return c.aimd.Rate(), true
 }
 
+// RateLowered reports whether the client's ceiling is below the
+// configured rate (a 429, or an adopted rate, lowered it and it has not
+// grown back yet).
+func (c *Client) RateLowered() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.aimd.Rate() < c.aimd.max
+}
+
 // AdoptRate lowers the client's ceiling to r, a ceiling another client
 // of the site held age ago (grown by one step per clean window since, as
 // its own would have), and sends one call at a time from then on, unless

@@ -47,6 +47,9 @@ func TestAdoptRate(t *testing.T) {
 				if got := c.limiter.Burst(); got != s.burst {
 					t.Errorf("step %d: burst %d, want %d", i, got, s.burst)
 				}
+				if got := c.RateLowered(); got != (s.want < 10) {
+					t.Errorf("step %d: RateLowered = %v at %v", i, got, s.want)
+				}
 			}
 			last := tc.steps[len(tc.steps)-1]
 			r, ok := c.SharedRate()

@@ -304,7 +304,7 @@ func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, st
 	}
 	work := len(disc.Eligible)+disc.Cursor.Shared > 0
 	heartbeat := cur != nil && d.member() && d.heartbeatDue(cur, now, work)
-	if !moved && !heartbeat {
+	if !moved && !heartbeat && !d.paceDue(cur, now) {
 		return
 	}
 	next.By, next.TS = d.o.PollerID, now

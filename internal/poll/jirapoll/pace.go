@@ -12,6 +12,7 @@ import (
 type sharedPacer interface {
 	SharedRate() (float64, bool)
 	AdoptRate(r float64, age time.Duration)
+	RateLowered() bool
 }
 
 // adoptPace starts this poller's client from the pace the cursor carries
@@ -43,4 +44,23 @@ func (d *Driver) pace(read *polllock.CursorPace, now time.Time) *polllock.Cursor
 		return read
 	}
 	return nil
+}
+
+// paceDue reports whether this poller writes the cursor for its pace
+// alone: while its client's rate is still below the configured one after
+// a 429, when the cursor read carries no fresh pace or one more than a
+// third above that rate. A settled fleet (rates back at the configured
+// one) writes nothing for it, so idle cycles stay at their two calls.
+func (d *Driver) paceDue(cur *polllock.Cursor, now time.Time) bool {
+	sp, ok := d.o.API.(sharedPacer)
+	if !ok || cur == nil {
+		return false
+	}
+	r, learned := sp.SharedRate()
+	if !learned || !sp.RateLowered() {
+		return false
+	}
+	p := cur.Pace
+	fresh := p != nil && now.Sub(p.At) >= 0 && now.Sub(p.At) < jira.PaceMemory
+	return !fresh || r*4 < p.Rate*3
 }

@@ -64,3 +64,39 @@ func TestPaceSharedThroughCursor(t *testing.T) {
 		t.Errorf("poller b's rate after its first discovery = %v (learned %v), want the cursor's pace %v grown by its age (%v)", got, ok, pace, grown)
 	}
 }
+
+// TestPaceWrittenWhileLowered: a poller whose rate is lowered writes its
+// pace into a cursor it would otherwise leave alone (an idle discovery),
+// once: the next idle discovery, the pace now fresh in the document,
+// writes nothing.
+func TestPaceWrittenWhileLowered(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	e.worldClient = true
+	e.clientRPS, e.clientBurst = config.DefaultRPS, config.DefaultBurst
+	e.issues(3, seeded, "")
+	a := e.poller(pollerOpts{id: "poller-a", out: &recorder{}, cursor: jirapoll.CursorUser, stale: 10 * time.Minute})
+	ctx := context.Background()
+	for range 2 {
+		if _, err := a.cycle(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c, found, err := a.drv.ReadCursor(ctx); err != nil || !found || c.Pace != nil {
+		t.Fatalf("cursor before = %+v, %v, %v; want one without a pace", c, found, err)
+	}
+	a.client.AdoptRate(2, 0)
+	writes := func() int { return e.sim.Calls()["PUT /rest/api/3/user/properties/{propertyKey}"] }
+	for i, want := range []int{1, 0} {
+		before := writes()
+		if _, err := a.drv.Discover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := writes() - before; got != want {
+			t.Errorf("idle discovery %d wrote the cursor %d times, want %d", i+1, got, want)
+		}
+	}
+	c, _, err := a.drv.ReadCursor(ctx)
+	if err != nil || c.Pace == nil || c.Pace.Rate != 2 {
+		t.Errorf("cursor pace = %+v, %v; want rate 2", c.Pace, err)
+	}
+}
