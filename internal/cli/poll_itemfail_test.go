@@ -20,7 +20,9 @@ func TestPollItemFailureExits1(t *testing.T) {
 	}
 	f.sim.AddComment(a, "acct-dev", "/fs-triage one")
 	f.sim.AddComment(b, "acct-dev", "/fs-triage two")
-	f.sim.InjectFault(jirasim.Fault{Endpoint: "GET /rest/api/3/issue/{issueIdOrKey}/comment", Status: 400})
+	// The comments come inline with discovery's search; the first lock
+	// write is the call of one item that fails.
+	f.sim.InjectFault(jirasim.Fault{Endpoint: "PUT /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}", Status: 400})
 
 	code, out, errs := f.run(t, "poll")
 	var first []map[string]string

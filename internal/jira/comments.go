@@ -92,3 +92,39 @@ func (c *Client) commentText(issueKey string, cm Comment) string {
 	}
 	return text
 }
+
+// CommentsSinceInline is CommentsSinceNewest answered from an issue's
+// inline comment field (a search or an issue read with the comment field),
+// at no call: ok is false when the page is not all of the issue's comments
+// (it starts past the first, or Jira says there are more than it holds),
+// and the caller lists them instead. It walks the comments as the listing
+// would, newest first by pages of commentsPageSize, stopping after the
+// page that reaches since, so that both see the same changes.
+func (c *Client) CommentsSinceInline(issueKey string, page *CommentPage, since time.Time) (changed, newest []Comment, total int, ok bool) {
+	if page == nil || page.StartAt != 0 || page.Total > len(page.Comments) {
+		return nil, nil, 0, false
+	}
+	n := len(page.Comments)
+	reached := false
+	for i := 0; i < n && !reached; i += commentsPageSize {
+		for j := i; j < min(i+commentsPageSize, n); j++ {
+			cm := page.Comments[n-1-j] // inline: oldest first
+			if cm.ID == "" {
+				return nil, nil, 0, false
+			}
+			old := !since.IsZero() && !cm.Created.After(since)
+			reached = reached || old
+			keep := !old || cm.Updated.After(since)
+			if keep || i == 0 {
+				cm.Text = c.commentText(issueKey, cm)
+			}
+			if i == 0 {
+				newest = append(newest, cm)
+			}
+			if keep {
+				changed = append(changed, cm)
+			}
+		}
+	}
+	return changed, newest, n, true
+}

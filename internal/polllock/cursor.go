@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -38,6 +39,18 @@ type Cursor struct {
 	// end does not hold the cursor (and every search) back. At most
 	// MaxHeld.
 	Held map[string]time.Time `json:"held,omitempty"`
+	// Pace is the lowest request rate a poller of the site held after
+	// Jira answered it 429 (its AIMD ceiling), for the pollers that read
+	// the cursor to start from instead of learning it by their own 429s.
+	// A hint only: absent or stale, it costs a few 429s, never a change.
+	Pace *CursorPace `json:"pace,omitempty"`
+}
+
+// CursorPace is a request rate learned from 429s, in calls per second,
+// and when it was held (tracker clock).
+type CursorPace struct {
+	Rate float64   `json:"rate"`
+	At   time.Time `json:"at"`
 }
 
 // MaxHeld bounds Cursor.Held (a JQL key list must stay short).
@@ -78,6 +91,9 @@ func ParseCursor(raw []byte) (Cursor, error) {
 			return Cursor{}, fmt.Errorf("poll cursor: poller entry %q has no id or time", id)
 		}
 	}
+	if p := c.Pace; p != nil && (!(p.Rate > 0) || math.IsInf(p.Rate, 0) || p.At.IsZero()) {
+		return Cursor{}, fmt.Errorf("poll cursor: pace wants a positive rate and a time")
+	}
 	if len(c.Held) > MaxHeld {
 		return Cursor{}, fmt.Errorf("poll cursor: %d held issues, at most %d", len(c.Held), MaxHeld)
 	}
@@ -117,6 +133,9 @@ func (c Cursor) Passed(updated time.Time, id int64) bool {
 func (c Cursor) Marshal() []byte {
 	c.At, c.TS = c.At.UTC(), c.TS.UTC()
 	c.Pollers, c.Held = utcTimes(c.Pollers), utcTimes(c.Held)
+	if c.Pace != nil {
+		c.Pace = &CursorPace{Rate: c.Pace.Rate, At: c.Pace.At.UTC()}
+	}
 	b, _ := json.Marshal(c)
 	return b
 }

@@ -39,6 +39,11 @@ func TestParseCursor(t *testing.T) {
 		{"fractional at_id", `{"at":"2026-05-01T10:00:00Z","at_id":1.5,"by":"p1","ts":"2026-05-01T10:00:01Z"}`, "not a cursor object"},
 		{"not an object", `"2026-05-01T10:00:00Z"`, "not a cursor object"},
 		{"null", `null`, "missing at"},
+		{"pace", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","pace":{"rate":2.5,"at":"2026-05-01T10:00:01Z"}}`, ""},
+		{"pace zero rate", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","pace":{"rate":0,"at":"2026-05-01T10:00:01Z"}}`, "pace"},
+		{"pace negative rate", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","pace":{"rate":-1,"at":"2026-05-01T10:00:01Z"}}`, "pace"},
+		{"pace no time", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","pace":{"rate":2}}`, "pace"},
+		{"pace unknown field", `{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","pace":{"rate":2,"at":"2026-05-01T10:00:01Z","x":1}}`, "unknown field"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,7 +53,7 @@ func TestParseCursor(t *testing.T) {
 					t.Fatalf("ParseCursor: %v", err)
 				}
 				back, err := ParseCursor(c.Marshal())
-				if err != nil || back.Pos().Compare(c.Pos()) != 0 || back.By != c.By || len(back.Held) != len(c.Held) {
+				if err != nil || back.Pos().Compare(c.Pos()) != 0 || back.By != c.By || len(back.Held) != len(c.Held) || !samePace(back.Pace, c.Pace) {
 					t.Fatalf("round trip: %+v, %v", back, err)
 				}
 				return
@@ -95,6 +100,7 @@ func FuzzParseCursor(f *testing.F) {
 		`{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","pollers":{"p1":"2026-05-01T10:00:01Z"}}`,
 		`{"at":"2026-05-01T10:00:00.123Z","at_id":10042,"by":"p1","ts":"2026-05-01T10:00:01Z"}`,
 		`{"at":"2026-05-01T10:00:00Z"}`, `[]`, `{}`, ``, `{"at":1}`, `{"at_id":-5}`,
+		`{"at":"2026-05-01T10:00:00Z","by":"p1","ts":"2026-05-01T10:00:01Z","pace":{"rate":2.5,"at":"2026-05-01T10:00:01Z"}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -107,10 +113,18 @@ func FuzzParseCursor(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted %q but not its re-encoding: %v", raw, err)
 		}
-		if back.Pos().Compare(c.Pos()) != 0 || back.By != c.By || len(back.Pollers) != len(c.Pollers) || len(back.Held) != len(c.Held) {
+		if back.Pos().Compare(c.Pos()) != 0 || back.By != c.By || len(back.Pollers) != len(c.Pollers) || len(back.Held) != len(c.Held) || !samePace(back.Pace, c.Pace) {
 			t.Fatalf("round trip of %q: %+v vs %+v", raw, back, c)
 		}
 	})
+}
+
+// samePace compares two paces (nil: none).
+func samePace(a, b *CursorPace) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Rate == b.Rate && a.At.Equal(b.At)
 }
 
 // TestCursorPosition: a document written before the id part existed is

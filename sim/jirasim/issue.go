@@ -50,11 +50,16 @@ func splitList(vals []string) []string {
 	return out
 }
 
-// commentPageJSON renders the comment field of an issue (PageOfComments):
-// the oldest Options.IssueComments comments (all when 0), oldest first,
-// with the total.
-func (s *Server) commentPageJSON(base string, is *issue) obj {
-	n := len(is.comments)
+// commentPageJSON renders the comment field of an issue state st
+// (PageOfComments): of the comments the state had (created at or before
+// its update time, which every comment moves: a lagging search shows
+// the issue as it was), the oldest Options.IssueComments (all when 0),
+// oldest first, with the total.
+func (s *Server) commentPageJSON(base string, is *issue, st issueState) obj {
+	n := 0
+	for n < len(is.comments) && !is.comments[n].created.After(st.updated) {
+		n++
+	}
 	limit := n
 	if s.opts.IssueComments > 0 {
 		limit = min(n, s.opts.IssueComments)

@@ -93,7 +93,7 @@ func (s *Server) fieldValue(base string, is *issue, st issueState, name string) 
 		}
 		return s.jtime(st.resolved), true
 	case "comment":
-		return s.commentPageJSON(base, is), true
+		return s.commentPageJSON(base, is, st), true
 	}
 	v, ok := st.fields[name]
 	return v, ok

@@ -187,6 +187,7 @@ func (d *Driver) readCursor(ctx context.Context) (*polllock.Cursor, string) {
 		return nil, cursorCorrupt
 	}
 	d.rememberPollers(c)
+	d.adoptPace(c)
 	return &c, cursorUsed
 }
 
@@ -303,10 +304,11 @@ func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, st
 	}
 	work := len(disc.Eligible)+disc.Cursor.Shared > 0
 	heartbeat := cur != nil && d.member() && d.heartbeatDue(cur, now, work)
-	if !moved && !heartbeat {
+	if !moved && !heartbeat && !d.paceDue(cur, now) {
 		return
 	}
 	next.By, next.TS = d.o.PollerID, now
+	next.Pace = d.pace(next.Pace, now)
 	if d.member() {
 		// Entries a concurrent write dropped come back from memory.
 		next.Pollers = d.rememberPollers(next)

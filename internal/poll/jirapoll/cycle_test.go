@@ -30,9 +30,34 @@ func costWorld(e *env) (all, changed []string) {
 
 // Prove-it 1 (call counts): one cycle over 50 candidates of which 5 have a
 // new triggering comment, N=5. Wall time is measured by BenchmarkCycleCost.
+// The comments come inline with discovery's search when Jira returns them
+// all; a partial inline page (more comments than Jira returns with the
+// issue) is listed instead.
 func TestCycleCost(t *testing.T) {
-	e := newEnv(t, jirasim.Options{})
-	_, changed := costWorld(e)
+	for _, tc := range []struct {
+		name     string
+		opts     jirasim.Options
+		earlier  bool // a comment before the triggering one on each changed issue
+		listings int
+	}{
+		{name: "inline comments whole", listings: 0},
+		{name: "inline comments partial", opts: jirasim.Options{IssueComments: 1}, earlier: true, listings: 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testCycleCost(t, tc.opts, tc.earlier, tc.listings) })
+	}
+}
+
+func testCycleCost(t *testing.T, opts jirasim.Options, earlier bool, listings int) {
+	e := newEnv(t, opts)
+	all := e.issues(50, seeded, "")
+	var changed []string
+	for i := 0; i < 50; i += 10 {
+		if earlier {
+			e.sim.AddComment(all[i], alice, "some context")
+		}
+		e.sim.AddComment(all[i], alice, "/fs-triage please")
+		changed = append(changed, all[i])
+	}
 	rec := &recorder{}
 	p := e.poller(pollerOpts{out: rec, jitter: 2 * time.Millisecond})
 	e.sim.ResetCalls()
@@ -60,8 +85,8 @@ func TestCycleCost(t *testing.T) {
 	if got := calls["POST /rest/api/3/changelog/bulkfetch"]; got != 1 {
 		t.Errorf("%d bulk changelog calls, want 1", got)
 	}
-	if got := calls["GET /rest/api/3/issue/{issueIdOrKey}/comment"]; got != 5 {
-		t.Errorf("%d comment listings, want 5", got)
+	if got := calls["GET /rest/api/3/issue/{issueIdOrKey}/comment"]; got != listings {
+		t.Errorf("%d comment listings, want %d", got, listings)
 	}
 	if st.Candidates != 50 || st.Eligible != 5 || st.LocksAcquired != 5 || st.DispatchesScheduled != 10 {
 		t.Errorf("stats = %+v", st)

@@ -11,8 +11,9 @@ import (
 )
 
 // Detect implements poll.Driver. Its cost is one bulk changelog call for
-// all items, one newest-first comment listing per item that stops at the
-// item's checkpoint, and cached lookups (the tool's own account, project
+// all items, the comments discovery's search returned inline (no call)
+// or, when Jira returned only part of an item's, one newest-first comment
+// listing that stops at the item's checkpoint, and cached lookups (the tool's own account, project
 // roles, status categories). It only reads.
 func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 	items = handleable(items)

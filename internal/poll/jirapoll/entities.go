@@ -18,6 +18,10 @@ import (
 // what Detect reads (listComments), an item's entity needs no issue read.
 var entityFields = []string{"description", "assignee", "resolutiondate"}
 
+// commentField is the field discovery reads for the issues' comments:
+// when Jira returns them all inline, Detect lists none (listComments).
+const commentField = "comment"
+
 // entityStage is the driver's entity stage (poll.EntityResolver): the
 // resolver over the driver's client, and what Detect read of each item
 // that an entity can be built from.
@@ -57,10 +61,17 @@ func (st *entityStage) begin() {
 func (st *entityStage) searchFields() []string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	fields := append(slices.Clone(searchFields), commentField)
 	if !st.fields {
-		return searchFields
+		return fields
 	}
-	return append(slices.Clone(searchFields), entityFields...)
+	return append(fields, entityFields...)
+}
+
+// inlineCommenter answers a comment listing from an issue's inline
+// comment field when it holds all of the issue's comments (*jira.Client).
+type inlineCommenter interface {
+	CommentsSinceInline(issueKey string, page *jira.CommentPage, since time.Time) (changed, newest []jira.Comment, total int, ok bool)
 }
 
 // newestCommenter lists an issue's changed comments and, at no further
@@ -81,6 +92,13 @@ func (d *Driver) listComments(ctx context.Context, it *poll.Item, hs []jira.Hist
 	st.mu.Lock()
 	on := st.want && st.fields
 	st.mu.Unlock()
+	if ic, ok := d.o.API.(inlineCommenter); ok {
+		changed, newest, total, whole := ic.CommentsSinceInline(it.ID, d.issue(it.ID).issue.Fields.Comment, it.Base.Min())
+		if whole {
+			d.keepRead(on, it, newest, total, hs)
+			return changed, nil
+		}
+	}
 	nc, ok := d.o.API.(newestCommenter)
 	if !on || !ok {
 		return d.o.API.CommentsSince(ctx, it.ID, it.Base.Min())
@@ -89,11 +107,21 @@ func (d *Driver) listComments(ctx context.Context, it *poll.Item, hs []jira.Hist
 	if err != nil {
 		return nil, err
 	}
+	d.keepRead(on, it, newest, total, hs)
+	return changed, nil
+}
+
+// keepRead keeps, when on, what the entity of item it is built from: the issue
+// as discovered, its newest comments (total in all) and its changelog hs.
+func (d *Driver) keepRead(on bool, it *poll.Item, newest []jira.Comment, total int, hs []jira.History) {
+	if !on {
+		return
+	}
+	st := d.ent
 	read := jira.IssueRead{Issue: d.issue(it.ID).issue, Comments: newest, CommentsTotal: total, Histories: slices.Clone(hs)}
 	st.mu.Lock()
 	st.reads[it.ID] = read
 	st.mu.Unlock()
-	return changed, nil
 }
 
 // EntitySystem implements poll.EntityResolver.
