@@ -54,7 +54,7 @@ func TestSettleOnCreate(t *testing.T) {
 // still going is cancelled as its duplicate.
 func TestSettleScheduledRetry(t *testing.T) {
 	cases := []struct {
-		name       string
+		name         string
 		firstEnds    string // the first pipeline's job ends so ("": still going)
 		wantCanceled bool   // the second pipeline
 	}{
