@@ -29,6 +29,7 @@ type saved struct {
 	Sweep       sweepPos                  `json:"sweep,omitzero"`
 	Quarantined map[string]time.Time      `json:"quarantined,omitempty"`
 	Older       map[string]olderPipelines `json:"older,omitempty"`
+	Entities    map[string]cachedEntity   `json:"entities,omitempty"` // swept subjects' entities at their updated_at
 	// Pipelines: by id; PipelinesRead: a listing was read (even empty)
 	Pipelines     map[int64]pipe `json:"pipelines,omitempty"`
 	PipelinesRead bool           `json:"pipelines_read,omitempty"`
@@ -77,7 +78,8 @@ func (p *Poller) SaveState() {
 	}
 	p.mu.Lock()
 	s := saved{Account: p.account, Handled: map[string]mark{}, Sweep: p.sweepAt,
-		Quarantined: maps.Clone(p.quarantined), Older: maps.Clone(p.older)}
+		Quarantined: maps.Clone(p.quarantined), Older: maps.Clone(p.older),
+		Entities: maps.Clone(p.ents)}
 	for k, t := range p.handled {
 		s.Handled[k] = mark{Updated: t, At: p.done[k]}
 	}
@@ -117,6 +119,11 @@ func (p *Poller) restoreScheduled(s saved, limit time.Time) {
 	for k, t := range s.Quarantined {
 		if k != "" && !t.After(limit) && len(p.quarantined) < maxRemembered {
 			p.quarantined[k] = t
+		}
+	}
+	for k, c := range s.Entities {
+		if k != "" && c.Entity != nil && c.Entity.Validate() == nil && !c.Updated.After(limit) && len(p.ents) < maxEntities {
+			p.ents[k] = c
 		}
 	}
 	for k, o := range s.Older {
