@@ -20,13 +20,13 @@ import (
 // scope (any harness), read from the pipeline list; Advance only
 // remembers, in memory, that the item was handled at its updated_at.
 type Driver struct {
-	poll.NoLocks // coordination happens at dispatch (gitlabpipeline.Settle)
-	p            *Poller
-	usage        func() poll.Usage
-	mu           sync.Mutex
-	items        map[string]subject
-	since        time.Time
-	sweep        bool // scheduled discovery is on (EnableSweep)
+	poll.NoLocks     // coordination happens at dispatch (gitlabpipeline.Settle)
+	p                *Poller
+	usage            func() poll.Usage
+	mu               sync.Mutex
+	items            map[string]subject
+	since            time.Time
+	poll.SweepSwitch // scheduled discovery (Sweeper)
 }
 
 var _ poll.Driver = (*Driver)(nil)
@@ -62,7 +62,7 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	}
 	disc := &poll.Discovery{Candidates: len(subs)}
 	todo := p.unhandled(subs)
-	sweep := d.sweepOn()
+	sweep := d.SweepOn()
 	if len(todo) == 0 && !sweep {
 		return disc, nil
 	}

@@ -24,7 +24,7 @@ import (
 // or a pipeline was not finished, or a version may be retried, so an
 // idle cycle costs the sweep page more than without scheduled discovery.
 
-var _ poll.Sweeper = (*Driver)(nil)
+var _ poll.Sweeper = (*Driver)(nil) // poll.SweepSwitch
 
 // sweepPerPage is the size of the sweep's page.
 const sweepPerPage = 100
@@ -39,25 +39,8 @@ type sweepPos struct {
 	Page int  `json:"page,omitempty"`
 }
 
-// cachedEntity is a swept entity as resolved when its subject was last
-// updated.
-type cachedEntity struct {
-	Updated time.Time      `json:"updated"`
-	Entity  *entity.Entity `json:"entity"`
-}
-
-// EnableSweep implements poll.Sweeper.
-func (d *Driver) EnableSweep() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.sweep = true
-}
-
-func (d *Driver) sweepOn() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.sweep
-}
+// cachedEntity is a swept entity as resolved at its item's updated_at.
+type cachedEntity = poll.SweptEntity
 
 // sweepPage reads the sweep's page and moves the position on (to the
 // other list's first page after a short one).
@@ -157,8 +140,8 @@ func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, er
 	p.mu.Lock()
 	c, ok := p.ents[s.key()]
 	p.mu.Unlock()
-	if ok && c.Updated.Equal(s.updated) && c.Entity != nil {
-		return c.Entity, nil
+	if e := c.At(s.updated); ok && e != nil {
+		return e, nil
 	}
 	e, err := p.resolveSubject(ctx, p.entityResolver(), s)
 	if err != nil {
