@@ -37,7 +37,7 @@ func (d decider) DecideScheduled(res entity.Resolution) ScheduledDecision {
 // schedule is the scheduled discovery of one input's cycles: nil unless
 // the policy allows it, an enabled harness declares the driver's entity
 // system among its sources, and the driver resolves entities and keeps
-// receipts (jira-poll, github-poll; without receipts retries could not
+// receipts (jira-poll, github-poll, gitlab-poll; without receipts retries could not
 // be bounded).
 func (c *Controller) schedule(eng decider, in Input) *Schedule {
 	er, ok := in.PollDriver().(EntityResolver)

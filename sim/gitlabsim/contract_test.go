@@ -261,6 +261,8 @@ func TestContractAgainstDocumentation(t *testing.T) {
 		{"GET", p + "/pipelines?per_page=1", "", 200},
 		{"GET", p + "/pipelines?per_page=1&page=2", "", 200},
 		{"GET", p + "/pipelines?status=nope", "", 400},
+		{"GET", p + "/pipelines?created_after=2000-01-01T00:00:00Z&created_before=2100-01-01T00:00:00Z", "", 200},
+		{"GET", p + "/pipelines?created_before=yesterday", "", 400},
 		{"GET", p + "/pipelines/1", "", 200},
 		{"GET", p + "/pipelines/99", "", 404},
 		{"GET", p + "/pipelines/1/jobs", "", 200},

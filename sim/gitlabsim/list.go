@@ -13,6 +13,7 @@ type listQuery struct {
 	name, status, ref, source, scope string
 	orderBy, sort                    string
 	page, perPage                    int
+	createdAfter, createdBefore      time.Time // zero: no bound
 }
 
 // parseListQuery validates the filters GitLab documents; it returns an
@@ -55,6 +56,18 @@ func parseListQuery(q url.Values) (listQuery, string) {
 		}
 	}
 	lq.perPage = min(lq.perPage, 100)
+	for _, p := range []struct {
+		name string
+		dst  *time.Time
+	}{{"created_after", &lq.createdAfter}, {"created_before", &lq.createdBefore}} {
+		if v := q.Get(p.name); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return lq, p.name + " is invalid"
+			}
+			*p.dst = t
+		}
+	}
 	return lq, ""
 }
 
@@ -63,7 +76,9 @@ func (lq listQuery) match(p *Pipeline) bool {
 	case lq.name != "" && p.Name != lq.name,
 		lq.status != "" && p.Status != lq.status,
 		lq.ref != "" && p.Ref != lq.ref,
-		lq.source != "" && p.Source != lq.source:
+		lq.source != "" && p.Source != lq.source,
+		!lq.createdAfter.IsZero() && p.CreatedAt.Before(lq.createdAfter),
+		!lq.createdBefore.IsZero() && p.CreatedAt.After(lq.createdBefore):
 		return false
 	}
 	switch lq.scope {

@@ -167,7 +167,7 @@ func (d *Driver) Cancel(ctx context.Context, ref plan.Ref) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("gitlab-pipeline: get pipeline %d in project %s: %w", id, project, err)
 	}
-	if finished(p.Status) {
+	if Finished(p.Status) {
 		return fmt.Sprintf("pipeline %d already %s", id, p.Status), nil
 	}
 	p, _, err = d.gl.Pipelines.CancelPipelineBuild(project, id, gitlab.WithContext(glapi.WriteCtx(ctx)))
@@ -266,7 +266,9 @@ func isTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
-func finished(status string) bool {
+// Finished reports whether a pipeline status is final: success, failed,
+// canceled or skipped.
+func Finished(status string) bool {
 	switch status {
 	case "success", "failed", "canceled", "skipped":
 		return true

@@ -3,12 +3,14 @@ package gitlabpipeline
 import (
 	"context"
 	"fmt"
+	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/reconcile"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
@@ -30,10 +32,15 @@ func settles(run plan.Run) bool {
 // reads the other pipelines of that name with a lower id; when one of
 // them carries key, ours is a duplicate and is
 // canceled (kept false). Of racing dispatchers exactly the one with the
-// lowest pipeline id keeps its pipeline, whatever the interleaving.
+// lowest pipeline id keeps its pipeline, whatever the interleaving. A
+// scheduled run's key (scope key @ entity version, no change time) is
+// carried by every attempt of the version: a pipeline that finished is
+// an earlier attempt, not a duplicate, and is not read (Finished).
 func Settle(ctx context.Context, gl *gitlab.Client, project, name, key string, ours int64) (kept bool, err error) {
 	lo := gitlab.ListOptions{PerPage: 100, Page: 1}
 	asc, by := "asc", "id"
+	_, attempts := changeTime(key)
+	attempts = !attempts
 	for range maxListPages {
 		ps, resp, err := gl.Pipelines.ListProjectPipelines(project, &gitlab.ListProjectPipelinesOptions{
 			ListOptions: lo, Name: &name, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
@@ -43,6 +50,9 @@ func Settle(ctx context.Context, gl *gitlab.Client, project, name, key string, o
 		for _, p := range ps {
 			if p.ID >= ours {
 				return true, nil
+			}
+			if attempts && Finished(p.Status) {
+				continue
 			}
 			dup, err := carries(ctx, gl, project, p.ID, key)
 			if err != nil {
@@ -75,4 +85,14 @@ func carries(ctx context.Context, gl *gitlab.Client, project string, id int64, k
 		}
 	}
 	return false, nil
+}
+
+// changeTime is the change time an idempotency key names (false for a
+// scheduled run's key, which names an entity version).
+func changeTime(key string) (time.Time, bool) {
+	_, _, suffix, ok := reconcile.SplitScoped(key)
+	if !ok {
+		return time.Time{}, false
+	}
+	return reconcile.ChangeTime(suffix)
 }

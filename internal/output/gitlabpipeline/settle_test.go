@@ -47,3 +47,38 @@ func TestSettleOnCreate(t *testing.T) {
 		})
 	}
 }
+
+// TestSettleScheduledRetry: a scheduled run's key (scope key @ entity
+// version) is carried by every attempt of the version: a retry after a
+// failed attempt stays live, a second dispatch while an attempt is
+// still going is cancelled as its duplicate.
+func TestSettleScheduledRetry(t *testing.T) {
+	cases := []struct {
+		name         string
+		firstEnds    string // the first pipeline's job ends so ("": still going)
+		wantCanceled bool   // the second pipeline
+	}{
+		{"after a failed attempt", "failed", false},
+		{"while an attempt runs", "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, gitlabsim.Options{})
+			d := e.driver(t)
+			run := mkRun("triage", 7, "/fs-triage")
+			run.Key = scope.KeyOf("triage", run.Event, "gitlab")
+			run.WorkItem.IdempotencyKey = string(run.Key) + "@v1:abc"
+			first := dispatch1(t, d, run)
+			if tc.firstEnds != "" {
+				p1, _ := e.sim.Pipeline(first)
+				if err := e.sim.FinishJob(p1.JobID, tc.firstEnds); err != nil {
+					t.Fatal(err)
+				}
+			}
+			second := dispatch1(t, d, run)
+			if p2, _ := e.sim.Pipeline(second); (p2.Status == gitlabsim.StatusCanceled) != tc.wantCanceled {
+				t.Errorf("second pipeline: %s, want canceled %v", p2.Status, tc.wantCanceled)
+			}
+		})
+	}
+}

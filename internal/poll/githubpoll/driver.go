@@ -20,12 +20,12 @@ type Driver struct {
 	p            *Poller
 	usage        func() poll.Usage
 
-	mu    sync.Mutex
-	items map[string]subject
-	floor time.Time
-	lk    *lookups
-	own   ownAccounts // the entity stage's (entity.go)
-	sweep bool        // scheduled discovery is on (EnableSweep)
+	mu               sync.Mutex
+	items            map[string]subject
+	floor            time.Time
+	lk               *lookups
+	own              ownAccounts // the entity stage's (entity.go)
+	poll.SweepSwitch             // scheduled discovery (Sweeper)
 }
 
 var _ poll.Driver = (*Driver)(nil)
@@ -69,7 +69,7 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		}
 	}
 	p.mu.Unlock()
-	sweep := d.sweepOn()
+	sweep := d.SweepOn()
 	if len(todo) == 0 && !sweep {
 		return disc, nil
 	}

@@ -2,15 +2,14 @@ package githubpoll
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // The receipts of scheduled discovery (ARCHITECTURE.md, "GitHub
@@ -99,64 +98,19 @@ func (d *Driver) fillRecords(it *poll.Item, s subject) {
 }
 
 // recordOf is harness h's record on the scope tail for version, from
-// its runs: the receipt (the success of version, else the newest success
-// of any version: entity.receipt), the failed tries of version, and
-// whether a run of the scope is not completed.
+// its runs (reconcile.RecordOf), and whether a run of the scope is not
+// completed.
 func (d *Driver) recordOf(h, tail, version string, rs []runInfo) (polllock.HarnessRecord, bool) {
-	var rec polllock.HarnessRecord
-	active, carrying := false, 0
-	seen := map[int64]bool{}
-	var tries *polllock.Tries
-	var newest *polllock.Receipt
+	as := make([]reconcile.Attempt, 0, len(rs))
 	for _, r := range rs {
-		if seen[r.id] {
-			continue
-		}
-		seen[r.id] = true
-		if r.status != statusCompleted {
-			active = true
-			if r.suffix == version {
-				carrying++
-			}
-			continue
-		}
-		if r.conclusion == conclusionSuccess {
-			if _, isTime := keyTime(r.suffix); !isTime && (newest == nil || r.updated.After(newest.At)) {
-				newest = &polllock.Receipt{Version: r.suffix, At: r.updated, Run: runRef(r.id), Outcome: polllock.OutcomeSucceeded}
-			}
-		}
-		if r.suffix != version {
-			continue
-		}
-		carrying++
-		if r.conclusion == conclusionSuccess {
-			if rec.Success == nil || r.updated.After(rec.Success.At) {
-				rec.Success = &polllock.Receipt{Version: version, At: r.updated, Run: runRef(r.id), Outcome: polllock.OutcomeSucceeded}
-			}
-			continue
-		}
-		if tries == nil {
-			tries = &polllock.Tries{Version: version}
-		}
-		tries.Count++
-		if r.updated.After(tries.At) {
-			tries.At = r.updated // the backoff runs from the run's end
-		}
+		as = append(as, reconcile.Attempt{ID: r.id, Suffix: r.suffix, Done: r.status == statusCompleted,
+			Succeeded: r.conclusion == conclusionSuccess, At: r.updated})
 	}
-	if rec.Success != nil {
-		rec.Success.Attempts = carrying
-		return rec, active
-	}
-	rec.Success = newest
-	if tries != nil {
-		p := d.p
-		p.mu.Lock()
-		_, q := p.quarantined[h+":"+tail+"@"+version]
-		p.mu.Unlock()
-		tries.Quarantined = q
-		rec.Tries = tries
-	}
-	return rec, active
+	p := d.p
+	p.mu.Lock()
+	_, q := p.quarantined[h+":"+tail+"@"+version]
+	p.mu.Unlock()
+	return reconcile.RecordOf(version, as, q, runRef)
 }
 
 // runRef is the receipt's run reference.
@@ -176,27 +130,13 @@ type olderRuns struct {
 	complete bool // every run had completed: no need to read again
 }
 
-// versionTime is a time no later than the moment e's version came to
-// be, so that every run of that version was created after it: the
-// newest activity element of a person (the tool's own accounts do not
-// make versions), else the entity's creation.
-func versionTime(e *entity.Entity, own []string) time.Time {
-	t := e.State.Created
-	for _, el := range e.Activity {
-		if el.Actor.Kind == event.ActorHuman && !slices.Contains(own, el.Actor.ID) && el.Created.After(t) {
-			t = el.Created
-		}
-	}
-	return t
-}
-
 // readOlder reads, once per version, the runs of the run workflow
 // created between the version's time and the window's floor, and
 // remembers those of tail's scope. It reads nothing when the version is
 // newer than the floor (the window's run list holds all its runs).
 func (d *Driver) readOlder(ctx context.Context, tail string, e *entity.Entity, floor time.Time) error {
 	p := d.p
-	from := versionTime(e, d.ownIDs())
+	from := reconcile.VersionTime(e, d.ownIDs())
 	key := tail + "@" + e.Version
 	p.mu.Lock()
 	prev, done := p.older[key]
@@ -212,7 +152,7 @@ func (d *Driver) readOlder(ctx context.Context, tail string, e *entity.Entity, f
 	complete := true
 	for _, r := range runs {
 		for _, f := range strings.Fields(r.GetDisplayTitle()) {
-			h, t, suffix, ok := splitScoped(f)
+			h, t, suffix, ok := reconcile.SplitScoped(f)
 			if !ok || t != tail || suffix != e.Version {
 				continue
 			}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	gogithub "github.com/google/go-github/v90/github"
 
 	"github.com/fullsend-dev/fullsend/internal/github"
+	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // runIndex is what the run workflow's runs record: per scope, the newest
@@ -182,25 +182,11 @@ func infoOf(r *gogithub.WorkflowRun, suffix string) runInfo {
 		created: r.GetCreatedAt().UTC(), updated: r.GetUpdatedAt().UTC()}
 }
 
-// splitScoped splits an idempotency key "<harness>:<repo>:<system>:<kind>:<id>@<suffix>"
-// into the harness, the scope key without its harness and the suffix.
-func splitScoped(key string) (harness, tail, suffix string, ok bool) {
-	sk, suffix, found := strings.Cut(key, "@")
-	if !found || suffix == "" || strings.Count(sk, ":") != 4 {
-		return "", "", "", false
-	}
-	harness, tail, _ = strings.Cut(sk, ":")
-	return harness, tail, suffix, harness != ""
-}
-
-// keyTime is the change time of a key's suffix (Unix milliseconds).
-func keyTime(suffix string) (time.Time, bool) {
-	n, err := strconv.ParseInt(suffix, 10, 64)
-	if err != nil {
-		return time.Time{}, false
-	}
-	return time.UnixMilli(n).UTC(), true
-}
+// splitScoped and keyTime are reconcile's.
+var (
+	splitScoped = reconcile.SplitScoped
+	keyTime     = reconcile.ChangeTime
+)
 
 // splitKey splits an idempotency key "<harness>:<repo>:<system>:<kind>:<id>@<ms>"
 // into the scope key without its harness and the change time.

@@ -25,7 +25,7 @@ import (
 // going or may be retried, so an idle cycle costs the sweep page's 304
 // more than without scheduled discovery.
 
-var _ poll.Sweeper = (*Driver)(nil)
+var _ poll.Sweeper = (*Driver)(nil) // poll.SweepSwitch
 
 // sweepPerPage is the size of the sweep's page.
 const sweepPerPage = 100
@@ -33,25 +33,8 @@ const sweepPerPage = 100
 // maxEntities bounds the swept entities remembered.
 const maxEntities = 5000
 
-// cachedEntity is a swept entity as resolved when its item was last
-// updated.
-type cachedEntity struct {
-	Updated time.Time      `json:"updated"`
-	Entity  *entity.Entity `json:"entity"`
-}
-
-// EnableSweep implements poll.Sweeper.
-func (d *Driver) EnableSweep() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.sweep = true
-}
-
-func (d *Driver) sweepOn() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.sweep
-}
+// cachedEntity is a swept entity as resolved at its item's updated_at.
+type cachedEntity = poll.SweptEntity
 
 // sweepPage reads the sweep's page of open issues and pull requests and
 // moves the position on (back to the first page after a short one).
@@ -158,8 +141,8 @@ func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, er
 	p.mu.Lock()
 	c, ok := p.ents[s.number()]
 	p.mu.Unlock()
-	if ok && c.Updated.Equal(s.updated) && c.Entity != nil {
-		return c.Entity, nil
+	if e := c.At(s.updated); ok && e != nil {
+		return e, nil
 	}
 	it := &poll.Item{ID: s.key()}
 	if err := d.ResolveEntities(ctx, []*poll.Item{it}); err != nil {

@@ -20,12 +20,13 @@ import (
 // scope (any harness), read from the pipeline list; Advance only
 // remembers, in memory, that the item was handled at its updated_at.
 type Driver struct {
-	poll.NoLocks // coordination happens at dispatch (gitlabpipeline.Settle)
-	p            *Poller
-	usage        func() poll.Usage
-	mu           sync.Mutex
-	items        map[string]subject
-	since        time.Time
+	poll.NoLocks     // coordination happens at dispatch (gitlabpipeline.Settle)
+	p                *Poller
+	usage            func() poll.Usage
+	mu               sync.Mutex
+	items            map[string]subject
+	since            time.Time
+	poll.SweepSwitch // scheduled discovery (Sweeper)
 }
 
 var _ poll.Driver = (*Driver)(nil)
@@ -48,7 +49,9 @@ func (d *Driver) TrackerNow() time.Time { return d.p.o.Now() }
 func (d *Driver) Usage() poll.Usage { return d.usage() }
 
 // Discover lists the window; only when something is new does it read the
-// pipeline list to set each item's checkpoint.
+// pipeline list to set each item's checkpoint. With scheduled discovery
+// on (EnableSweep) it also reads the sweep's page and hands the
+// candidates with no change to handle to the cycle (sweep.go).
 func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	p := d.p
 	now := p.o.Now()
@@ -59,14 +62,16 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	}
 	disc := &poll.Discovery{Candidates: len(subs)}
 	todo := p.unhandled(subs)
-	if len(todo) == 0 {
+	sweep := d.SweepOn()
+	if len(todo) == 0 && !sweep {
 		return disc, nil
 	}
-	if err := p.keys.refresh(ctx, since); err != nil {
-		return nil, err
+	if len(todo) > 0 {
+		if err := p.keys.refresh(ctx, since); err != nil {
+			return nil, err
+		}
 	}
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.since, d.items = since, map[string]subject{}
 	for _, s := range todo {
 		base := since
@@ -80,7 +85,13 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		disc.Eligible = append(disc.Eligible, &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: base},
 			Cutoff: minTime(s.updated, cutoff), Waiting: s.updated})
 	}
+	d.mu.Unlock()
 	p.forget(since)
+	if sweep {
+		if err := d.swept(ctx, disc, subs, todo, cutoff, len(todo) > 0); err != nil {
+			return nil, err
+		}
+	}
 	return disc, nil
 }
 

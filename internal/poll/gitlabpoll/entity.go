@@ -2,6 +2,7 @@ package gitlabpoll
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
@@ -29,11 +30,20 @@ func (d *Driver) EntitySystem() string { return entity.SystemGitLab }
 // ResolveEntities implements poll.EntityResolver: it sets Item.Entity on
 // every item (an item the cycle's discovery does not know gets an
 // error). It writes nothing and never stops the cycle.
+//
+// With scheduled discovery, each item's receipts and active runs are
+// set from the pipelines (records.go); a swept item about to be
+// dispatched has them read afresh, and those of a version older than
+// the window once.
 func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error {
 	r := d.p.entityResolver()
+	if err := d.freshRecords(ctx, items); err != nil {
+		return err
+	}
 	for _, it := range items {
 		d.mu.Lock()
 		s, ok := d.items[it.ID]
+		since := d.since
 		d.mu.Unlock()
 		res := &entity.Resolution{}
 		if !ok {
@@ -42,13 +52,51 @@ func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error 
 			res.Entity, res.Err = d.p.resolveSubject(ctx, r, s)
 		}
 		it.Entity = res
+		if res.Err != nil || res.Entity == nil {
+			continue
+		}
+		d.p.remember(s, res.Entity)
+		if it.Swept {
+			if err := d.readOlder(ctx, d.p.scopeTail(s), res.Entity, since); err != nil {
+				it.Entity = &entity.Resolution{Err: err}
+				continue
+			}
+		}
+		d.fillRecords(it, s)
+	}
+	return nil
+}
+
+// freshRecords reads the pipeline list again when items hold a swept
+// one about to be dispatched: the records its first evaluation saw may
+// be a cycle old.
+func (d *Driver) freshRecords(ctx context.Context, items []*poll.Item) error {
+	for _, it := range items {
+		if it.Swept {
+			d.mu.Lock()
+			since := d.since
+			d.mu.Unlock()
+			return d.p.keys.refresh(ctx, since)
+		}
 	}
 	return nil
 }
 
 // AddOwnAccounts names the tool's own accounts (usernames) for the
 // entities' versions (entity.ComputeVersion).
-func (d *Driver) AddOwnAccounts(ids ...string) { d.p.entityResolver().AddOwn(ids...) }
+func (d *Driver) AddOwnAccounts(ids ...string) {
+	d.p.entityResolver().AddOwn(ids...)
+	d.p.mu.Lock()
+	defer d.p.mu.Unlock()
+	d.p.own = append(d.p.own, ids...)
+}
+
+// ownIDs is the tool's own usernames.
+func (p *Poller) ownIDs() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.own)
+}
 
 type errNotDiscovered string
 

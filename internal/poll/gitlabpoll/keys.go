@@ -10,6 +10,7 @@ import (
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // keyIndex is the set of idempotency keys the project's fullsend
@@ -22,11 +23,23 @@ type keyIndex struct {
 	byID    map[int64]string // pipeline id → key ("" when it has none)
 	keys    map[string]bool
 	newestT map[string]time.Time // scope key without harness → newest change
+	// pipes: the pipelines of the last listing that carry a scoped key,
+	// with their status, for scheduled discovery's records (records.go)
+	pipes   map[int64]pipe
+	wasRead bool // a listing was read (or restored from the state directory)
+}
+
+// pipe is one fullsend pipeline as the last listing showed it.
+type pipe struct {
+	Key     string    `json:"key"`
+	Status  string    `json:"status"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
 }
 
 func newKeyIndex(gl *gitlab.Client, project string) *keyIndex {
 	return &keyIndex{gl: gl, project: project, byID: map[int64]string{}, keys: map[string]bool{},
-		newestT: map[string]time.Time{}}
+		newestT: map[string]time.Time{}, pipes: map[int64]pipe{}}
 }
 
 // refresh reads the pipelines created at or after since (newest first,
@@ -35,6 +48,8 @@ func (k *keyIndex) refresh(ctx context.Context, since time.Time) error {
 	from := since.Truncate(time.Second)
 	desc, by := "desc", "id"
 	lo := gitlab.ListOptions{PerPage: 100, Page: 1}
+	listed := map[int64]pipe{}
+	defer func() { k.listed(from, listed) }()
 	for range maxPages {
 		ps, resp, err := k.gl.Pipelines.ListProjectPipelines(k.project, &gitlab.ListProjectPipelinesOptions{
 			ListOptions: lo, OrderBy: &by, Sort: &desc}, gitlab.WithContext(ctx))
@@ -48,6 +63,7 @@ func (k *keyIndex) refresh(ctx context.Context, since time.Time) error {
 			if err := k.read(ctx, p); err != nil {
 				return err
 			}
+			k.keep(listed, p)
 		}
 		if resp == nil || resp.NextPage == 0 {
 			return nil
@@ -55,6 +71,37 @@ func (k *keyIndex) refresh(ctx context.Context, since time.Time) error {
 		lo.Page = resp.NextPage
 	}
 	return nil
+}
+
+// keep adds p to listed when it carries a scoped key.
+func (k *keyIndex) keep(listed map[int64]pipe, p *gitlab.PipelineInfo) {
+	k.mu.Lock()
+	key := k.byID[p.ID]
+	k.mu.Unlock()
+	if _, _, _, ok := reconcile.SplitScoped(key); !ok {
+		return
+	}
+	listed[p.ID] = pipe{Key: key, Status: p.Status, Created: timeOf(p.CreatedAt), Updated: timeOf(p.UpdatedAt)}
+}
+
+// listed makes the pipelines of a listing from floor the records'
+// (those created before floor are dropped).
+func (k *keyIndex) listed(floor time.Time, listed map[int64]pipe) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for id, p := range k.pipes {
+		if _, ok := listed[id]; !ok && !p.Created.Before(floor) {
+			listed[id] = p // a page not read (an error): the last status known
+		}
+	}
+	k.pipes, k.wasRead = listed, true
+}
+
+func timeOf(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
 }
 
 func (k *keyIndex) read(ctx context.Context, p *gitlab.PipelineInfo) error {

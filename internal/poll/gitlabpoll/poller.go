@@ -75,6 +75,12 @@ type Poller struct {
 	handled map[string]time.Time // subject → updated_at fully handled
 	done    map[string]time.Time // subject → newest change position handled (Driver)
 	account *pollstate.Account   // the tool's own, as a credential showed it
+	// scheduled discovery (records.go, sweep.go)
+	own         []string                  // the tool's own usernames
+	quarantined map[string]time.Time      // "harness:tail@version" given up on → when
+	older       map[string]olderPipelines // "tail@version" → its pipelines older than the window
+	ents        map[string]cachedEntity   // subject → its entity at its updated_at
+	sweepAt     sweepPos                  // the sweep's next page
 }
 
 // New validates o and returns a Poller.
@@ -98,7 +104,8 @@ func New(o Options) (*Poller, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	p := &Poller{o: o, api: &gitlabevent.Lookup{Client: o.Client}, handled: map[string]time.Time{},
-		done: map[string]time.Time{}, keys: newKeyIndex(o.Client, o.Project)}
+		done: map[string]time.Time{}, keys: newKeyIndex(o.Client, o.Project), quarantined: map[string]time.Time{},
+		older: map[string]olderPipelines{}, ents: map[string]cachedEntity{}}
 	p.restore()
 	return p, nil
 }

@@ -1,9 +1,11 @@
 package gitlabpoll
 
 import (
+	"maps"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
+	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // saved is what gitlab-poll keeps in the state directory (package
@@ -16,9 +18,21 @@ import (
 // older than what GitLab shows is read again and reconciled against
 // them, so an old, lost or foreign state costs calls and never loses or
 // doubles a dispatch.
+//
+// With scheduled discovery it also keeps the sweep's position, the
+// versions given up on, the entity versions whose older pipelines were
+// read, and the fullsend pipelines of the window as last listed (their
+// keys and statuses), so that an idle one-shot cycle lists no pipeline.
 type saved struct {
-	Account *pollstate.Account `json:"account,omitempty"`
-	Handled map[string]mark    `json:"handled,omitempty"`
+	Account     *pollstate.Account        `json:"account,omitempty"`
+	Handled     map[string]mark           `json:"handled,omitempty"`
+	Sweep       sweepPos                  `json:"sweep,omitzero"`
+	Quarantined map[string]time.Time      `json:"quarantined,omitempty"`
+	Older       map[string]olderPipelines `json:"older,omitempty"`
+	Entities    map[string]cachedEntity   `json:"entities,omitempty"` // swept subjects' entities at their updated_at
+	// Pipelines: by id; PipelinesRead: a listing was read (even empty)
+	Pipelines     map[int64]pipe `json:"pipelines,omitempty"`
+	PipelinesRead bool           `json:"pipelines_read,omitempty"`
 }
 
 // mark is a subject's handled state: Updated, the updated_at at which
@@ -42,6 +56,7 @@ func (p *Poller) restore() {
 	}
 	p.account = s.Account
 	limit := p.o.Now().Add(maxSkew)
+	p.restoreScheduled(s, limit)
 	for k, m := range s.Handled {
 		if k == "" || m.Updated.After(limit) || m.At.After(limit) {
 			continue
@@ -62,7 +77,9 @@ func (p *Poller) SaveState() {
 		return
 	}
 	p.mu.Lock()
-	s := saved{Account: p.account, Handled: map[string]mark{}}
+	s := saved{Account: p.account, Handled: map[string]mark{}, Sweep: p.sweepAt,
+		Quarantined: maps.Clone(p.quarantined), Older: maps.Clone(p.older),
+		Entities: maps.Clone(p.ents)}
 	for k, t := range p.handled {
 		s.Handled[k] = mark{Updated: t, At: p.done[k]}
 	}
@@ -72,6 +89,9 @@ func (p *Poller) SaveState() {
 		}
 	}
 	p.mu.Unlock()
+	p.keys.mu.Lock()
+	s.Pipelines, s.PipelinesRead = maps.Clone(p.keys.pipes), p.keys.wasRead
+	p.keys.mu.Unlock()
 	p.o.State.SaveLogged(s)
 }
 
@@ -88,4 +108,38 @@ func (p *Poller) rememberAccount(fp, id string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.account = &pollstate.Account{Credential: fp, ID: id}
+}
+
+// restoreScheduled loads scheduled discovery's part of s: entries with
+// times in the future (after limit) or without a scoped key are dropped.
+func (p *Poller) restoreScheduled(s saved, limit time.Time) {
+	if s.Sweep.Page > 0 {
+		p.sweepAt = s.Sweep
+	}
+	for k, t := range s.Quarantined {
+		if k != "" && !t.After(limit) && len(p.quarantined) < maxRemembered {
+			p.quarantined[k] = t
+		}
+	}
+	for k, c := range s.Entities {
+		if k != "" && c.Entity != nil && c.Entity.Validate() == nil && !c.Updated.After(limit) && len(p.ents) < maxEntities {
+			p.ents[k] = c
+		}
+	}
+	for k, o := range s.Older {
+		if k != "" && len(p.older) < maxRemembered {
+			p.older[k] = o
+		}
+	}
+	k := p.keys
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for id, pp := range s.Pipelines {
+		if _, _, _, ok := reconcile.SplitScoped(pp.Key); !ok || id <= 0 || pp.Created.After(limit) || pp.Updated.After(limit) {
+			continue
+		}
+		k.pipes[id], k.byID[id], k.keys[pp.Key] = pp, pp.Key, true
+		k.note(pp.Key)
+	}
+	k.wasRead = s.PipelinesRead
 }

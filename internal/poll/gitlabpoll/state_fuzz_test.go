@@ -17,6 +17,9 @@ func FuzzRestore(f *testing.F) {
 	f.Add([]byte(`{"handled":{"!1":{"updated":"2026-11-30T11:00:00Z","at":"2026-11-30T10:59:00Z"},"#2":{"at":"2026-11-30T11:30:00Z"}}}`))
 	f.Add([]byte(`{"account":{"credential":"x","id":"me"},"handled":{"":{"updated":"2999-01-01T00:00:00Z"}}}`))
 	f.Add([]byte(`{"handled":null}`))
+	f.Add([]byte(`{"sweep":{"mrs":true,"page":3},"quarantined":{"agent:a/b:gitlab:work_item:1@v1:x":"2026-11-30T11:00:00Z","q":"2999-01-01T00:00:00Z"},` +
+		`"pipelines":{"7":{"key":"agent:a/b:gitlab:work_item:1@v1:x","status":"failed","created":"2026-11-30T11:00:00Z"},"-1":{"key":"k"}},"pipelines_read":true,` +
+		`"older":{"a/b:gitlab:work_item:1@v1:x":{"attempts":{"agent":[{"ID":3,"Suffix":"v1:x","Done":true}]},"complete":true}},"entities":{"#1":{"updated":"2026-11-30T11:00:00Z","entity":{}}}}`))
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	gl, err := glapi.NewClient(glapi.Options{APIURL: "http://127.0.0.1:1/api/v4", Token: "t"})
 	if err != nil {
@@ -43,6 +46,21 @@ func FuzzRestore(f *testing.F) {
 		for k, at := range p.done {
 			if k == "" || at.After(now.Add(maxSkew)) {
 				t.Fatalf("believed %q handled up to %s", k, at)
+			}
+		}
+		for k, at := range p.quarantined {
+			if k == "" || at.After(now.Add(maxSkew)) {
+				t.Fatalf("believed %q quarantined at %s", k, at)
+			}
+		}
+		for id, pp := range p.keys.pipes {
+			if id <= 0 || pp.Created.After(now.Add(maxSkew)) {
+				t.Fatalf("believed pipeline %d: %+v", id, pp)
+			}
+		}
+		for k, c := range p.ents {
+			if c.Entity == nil || c.Entity.Validate() != nil {
+				t.Fatalf("believed an invalid entity of %q", k)
 			}
 		}
 		p.forget(now.Add(-DefaultLookback))
