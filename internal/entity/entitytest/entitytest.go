@@ -3,6 +3,8 @@
 package entitytest
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -31,4 +33,31 @@ func Golden(t testing.TB, name string) *entity.Entity {
 func WorkItem(t testing.TB) *entity.Entity {
 	t.Helper()
 	return Golden(t, "jira-work-item.json")
+}
+
+// Check compares e, as indented JSON, with the golden file at path
+// (rewritten first when update is set, as by a test's -update flag), and
+// checks that the file is a valid NormalizedEntity.
+func Check(t testing.TB, path string, e *entity.Entity, update bool) {
+	t.Helper()
+	got, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	if update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the resolved entity (go test -update rewrites it):\n got: %s\nwant: %s", path, got, want)
+	}
+	if _, err := entity.Decode(want); err != nil {
+		t.Errorf("%s is not a valid entity: %v", path, err)
+	}
 }
