@@ -42,8 +42,10 @@ func ghEvent(cp bool, kind string) *event.Event {
 	return ev
 }
 
-// The worked examples of docs/triggers.md decide as the docs say.
-func TestEntityExamplesDecide(t *testing.T) {
+// entityEngine is the engine of the entity examples (entities/.fullsend)
+// and their harnesses.
+func entityEngine(t *testing.T) (*core.Engine, *harness.Registry) {
+	t.Helper()
 	cfg, reg, err := harness.LoadDir("entities/.fullsend", func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +54,12 @@ func TestEntityExamplesDecide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return eng, reg
+}
+
+// The worked examples of docs/triggers.md decide as the docs say.
+func TestEntityExamplesDecide(t *testing.T) {
+	eng, _ := entityEngine(t)
 	triage := entity.TextElement(entity.ElementComment, "1", at.Add(-time.Minute), actor("dev", event.RoleWrite), "/fs-triage please")
 	outsider := entity.TextElement(entity.ElementComment, "2", at.Add(-time.Minute), actor("stranger", event.RoleNone), "/fs-triage please")
 	handled := githubEntity(false, []string{}, triage)
@@ -110,14 +118,7 @@ func TestEntityExamplesDecide(t *testing.T) {
 // The triage harness's overlays select its run's settings by the
 // entity's source system (docs/triggers.md, "Settings by source").
 func TestEntityExampleOverlays(t *testing.T) {
-	cfg, reg, err := harness.LoadDir("entities/.fullsend", func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := core.New(core.Options{Config: cfg, Harnesses: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, reg := entityEngine(t)
 	triage := entity.TextElement(entity.ElementComment, "1", at.Add(-time.Minute), actor("dev", event.RoleWrite), "/fs-triage please")
 	jira := githubEntity(false, []string{}, triage)
 	jira.Source.System, jira.Key, jira.URL = entity.SystemJira, "PROJ-12", "https://acme.atlassian.net/browse/PROJ-12"

@@ -49,6 +49,17 @@ func reg(reports map[string]config.HarnessReport) *harness.Registry {
 	return harness.NewRegistry(hs...)
 }
 
+// wantWrites runs do on a notifier for system with the harnesses' reports
+// and checks the writes it made, in order.
+func wantWrites(t *testing.T, system string, reports map[string]config.HarnessReport, want []string, do func(*Notifier)) {
+	t.Helper()
+	w := &fakeWriter{}
+	do(New(Options{Writer: w, System: system, Harnesses: reg(reports)}))
+	if strings.Join(w.writes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("writes %q, want %q", w.writes, want)
+	}
+}
+
 func ghComment(body string, id string) *event.Event {
 	return &event.Event{Repo: "acme/platform",
 		Entity:     event.Entity{Kind: event.KindWorkItem, ID: 7, URL: "https://github.com/acme/app/issues/7"},
@@ -156,11 +167,7 @@ func TestRefuse(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := &fakeWriter{}
-			New(Options{Writer: w, System: "github", Harnesses: reg(tc.reports)}).Refuse(context.Background(), tc.ev)
-			if strings.Join(w.writes, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("writes %q, want %q", w.writes, tc.want)
-			}
+			wantWrites(t, "github", tc.reports, tc.want, func(n *Notifier) { n.Refuse(context.Background(), tc.ev) })
 		})
 	}
 }
@@ -192,11 +199,7 @@ func TestUnhonoured(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w := &fakeWriter{}
-			New(Options{Writer: w, System: "jira", Harnesses: reg(tc.reports)}).Unhonoured(context.Background(), tc.no)
-			if strings.Join(w.writes, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("writes %q, want %q", w.writes, tc.want)
-			}
+			wantWrites(t, "jira", tc.reports, tc.want, func(n *Notifier) { n.Unhonoured(context.Background(), tc.no) })
 		})
 	}
 }

@@ -13,29 +13,36 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
 
+// overlayCases are the overlay outcomes both the event and the scheduled
+// path must give: the role and workflow of the run, and the overlay
+// errors counted.
+var overlayCases = []struct {
+	name, when     string
+	role, workflow string
+	errors         int
+}{
+	{"the jira overlay", `entity.source.system == "jira"`, "jira-triage", "fullsend-jira.yml", 0},
+	{"no match", `entity.source.system == "github"`, "triage", "", 0},
+	{"an evaluation error", `entity.state.labels[4] == "x"`, "triage", "", 1},
+}
+
+func compileEntity(t *testing.T, expr string) *trigger.Trigger {
+	t.Helper()
+	tr, err := trigger.CompileEntity(expr, trigger.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
 // The poll cycle dispatches the runs its decisions planned with their
 // harness's overlays: the overlay's role and workflow, or the harness's
 // own settings when a `when` could not be evaluated, counted in the
 // cycle's stats.
 func TestPollAppliesOverlays(t *testing.T) {
-	tests := []struct {
-		name, when     string
-		role, workflow string
-		errors         int
-	}{
-		{"the jira overlay", `entity.source.system == "jira"`, "jira-triage", "fullsend-jira.yml", 0},
-		{"no match", `entity.source.system == "github"`, "triage", "", 0},
-		{"an evaluation error", `entity.state.labels[4] == "x"`, "triage", "", 1},
-	}
-	for _, tc := range tests {
+	for _, tc := range overlayCases {
 		t.Run(tc.name, func(t *testing.T) {
-			compile := func(expr string) *trigger.Trigger {
-				tr, err := trigger.CompileEntity(expr, trigger.Limits{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return tr
-			}
+			compile := func(expr string) *trigger.Trigger { return compileEntity(t, expr) }
 			h := &harness.Harness{Name: "triage", Role: "triage", Enabled: true,
 				Trigger:  compile(`entity.activity.exists(a, a.kind == "comment" && a.command == "/fs-triage")`),
 				Entity:   &harness.EntitySources{Sources: []string{entity.SystemJira}, MinRole: event.RoleWrite},
@@ -67,24 +74,9 @@ func TestPollAppliesOverlays(t *testing.T) {
 // harness's overlays, evaluated on the entity its trigger saw; an
 // evaluation error leaves the harness's own settings and is reported.
 func TestScheduledAppliesOverlays(t *testing.T) {
-	tests := []struct {
-		name, when     string
-		role, workflow string
-		errors         int
-	}{
-		{"the jira overlay", `entity.source.system == "jira"`, "jira-triage", "fullsend-jira.yml", 0},
-		{"no match", `entity.source.system == "github"`, "triage", "", 0},
-		{"an evaluation error", `entity.state.labels[4] == "x"`, "triage", "", 1},
-	}
-	for _, tc := range tests {
+	for _, tc := range overlayCases {
 		t.Run(tc.name, func(t *testing.T) {
-			compile := func(expr string) *trigger.Trigger {
-				tr, err := trigger.CompileEntity(expr, trigger.Limits{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return tr
-			}
+			compile := func(expr string) *trigger.Trigger { return compileEntity(t, expr) }
 			h := &harness.Harness{Name: "triage", Role: "triage", Enabled: true,
 				Trigger:  compile(`event == null && entity.activity.exists(a, a.kind == "comment")`),
 				Entity:   &harness.EntitySources{Sources: []string{entity.SystemJira}, MinRole: event.RoleWrite},

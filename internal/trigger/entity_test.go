@@ -3,28 +3,14 @@ package trigger
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/entity/entitytest"
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
-
-func goldenEntity(t *testing.T, name string) *entity.Entity {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "entity", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	en, err := entity.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return en
-}
 
 func TestGuardRule(t *testing.T) {
 	tests := []struct {
@@ -111,7 +97,7 @@ func TestNeverWithoutEvent(t *testing.T) {
 }
 
 func TestEntityTriggerEval(t *testing.T) {
-	en := goldenEntity(t, "jira-work-item.json")
+	en := entitytest.Golden(t, "jira-work-item.json")
 	ev := &event.Event{Repo: "acme/platform", Transition: event.Transition{Kind: event.CommentAdded}}
 	tests := []struct {
 		expr           string
@@ -177,7 +163,7 @@ func TestInputKindsDoNotMix(t *testing.T) {
 	if !et.IsEntity() || vt.IsEntity() {
 		t.Fatal("IsEntity")
 	}
-	en := goldenEntity(t, "github-work-item.json")
+	en := entitytest.Golden(t, "github-work-item.json")
 	if _, err := et.Eval(NewInput(&event.Event{Repo: "a"})); !errors.Is(err, errInputKind) {
 		t.Errorf("entity trigger on an event input: %v", err)
 	}
@@ -205,7 +191,7 @@ func TestNeedsAgentLabelExample(t *testing.T) {
 	if tr.NeverWithoutEvent() {
 		t.Error("the example is warned about")
 	}
-	en := goldenEntity(t, "jira-work-item.json") // labelled needs-agent by a maintainer
+	en := entitytest.Golden(t, "jira-work-item.json") // labelled needs-agent by a maintainer
 	for name, change := range map[string]func(*entity.Entity) bool{
 		"as is":               func(*entity.Entity) bool { return true },
 		"done":                func(e *entity.Entity) bool { e.State.StatusCategory = entity.StatusDone; return false },
@@ -227,7 +213,7 @@ func TestNeedsAgentLabelExample(t *testing.T) {
 // `now` is the evaluation's time (NewEntityInputAt); without one it is
 // the zero timestamp, so a staleness condition is false.
 func TestEntityTriggerNow(t *testing.T) {
-	en := goldenEntity(t, "jira-work-item.json")
+	en := entitytest.Golden(t, "jira-work-item.json")
 	stale := `event == null && entity.state.updated < now - duration("168h")`
 	tr, err := CompileEntity(stale, Limits{})
 	if err != nil {

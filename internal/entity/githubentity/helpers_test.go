@@ -2,10 +2,8 @@ package githubentity
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/entity/entitytest"
 	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
@@ -90,19 +89,5 @@ func must(t *testing.T, err error) {
 // -update), and checks that the file is a valid NormalizedEntity.
 func golden(t *testing.T, name string, e *entity.Entity) {
 	t.Helper()
-	got, err := json.MarshalIndent(e, "", "  ")
-	must(t, err)
-	got = append(got, '\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		must(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	must(t, err)
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the resolved entity (go test -update rewrites it):\n got: %s\nwant: %s", path, got, want)
-	}
-	if _, err := entity.Decode(want); err != nil {
-		t.Errorf("%s is not a valid entity: %v", path, err)
-	}
+	entitytest.Check(t, filepath.Join("testdata", name), e, *update)
 }

@@ -43,23 +43,13 @@ func (r *Resolver) read(ctx context.Context, owner, name string, ref entity.Ref,
 	var err error
 	switch ref.Kind {
 	case entity.KindWorkItem:
-		if p.issue == nil {
-			err = r.get(ctx, "the issue", func(ctx context.Context) (*gogithub.Response, error) {
-				var resp *gogithub.Response
-				var e error
-				p.issue, resp, e = r.c.Issues.Get(ctx, owner, name, n)
-				return resp, e
-			})
-		}
+		err = getOnce(ctx, r, "the issue", &p.issue, func(ctx context.Context) (*gogithub.Issue, *gogithub.Response, error) {
+			return r.c.Issues.Get(ctx, owner, name, n)
+		})
 	case entity.KindChangeProposal:
-		if p.pull == nil {
-			err = r.get(ctx, "the pull request", func(ctx context.Context) (*gogithub.Response, error) {
-				var resp *gogithub.Response
-				var e error
-				p.pull, resp, e = r.c.PullRequests.Get(ctx, owner, name, n)
-				return resp, e
-			})
-		}
+		err = getOnce(ctx, r, "the pull request", &p.pull, func(ctx context.Context) (*gogithub.PullRequest, *gogithub.Response, error) {
+			return r.c.PullRequests.Get(ctx, owner, name, n)
+		})
 	default:
 		return p, fmt.Errorf("kind %q: want %s or %s", ref.Kind, entity.KindWorkItem, entity.KindChangeProposal)
 	}
@@ -88,6 +78,20 @@ func (r *Resolver) read(ctx context.Context, owner, name string, ref entity.Ref,
 		})
 	}
 	return p, err
+}
+
+// getOnce reads one object into *dst through r.get, unless *dst already
+// holds it (a caller read it).
+func getOnce[T any](ctx context.Context, r *Resolver, what string, dst **T, call func(context.Context) (*T, *gogithub.Response, error)) error {
+	if *dst != nil {
+		return nil
+	}
+	return r.get(ctx, what, func(ctx context.Context) (*gogithub.Response, error) {
+		var resp *gogithub.Response
+		var err error
+		*dst, resp, err = call(ctx)
+		return resp, err
+	})
 }
 
 // get runs one read under the policy; what names it in errors. A 404 or

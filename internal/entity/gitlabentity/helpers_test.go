@@ -1,12 +1,9 @@
 package gitlabentity
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/entity/entitytest"
 	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
@@ -88,21 +86,7 @@ func ref(kind string, iid int64) entity.Ref {
 // -update), and checks the file against the entity schema.
 func golden(t *testing.T, name string, e *entity.Entity) {
 	t.Helper()
-	got, err := json.MarshalIndent(e, "", "  ")
-	must(t, err)
-	got = append(got, '\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		must(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	must(t, err)
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the resolved entity (go test -update rewrites it):\n%s", path, got)
-	}
-	if _, err := entity.Decode(want); err != nil {
-		t.Errorf("%s is not a valid entity: %v", path, err)
-	}
+	entitytest.Check(t, filepath.Join("testdata", name), e, *update)
 }
 
 // roles maps each element (kind/id) to its actor's role.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -151,7 +150,7 @@ func (m *mapping) elements(read jira.IssueRead) ([]entity.Element, error) {
 	if body != nil {
 		out = append(out, *body)
 	}
-	for _, c := range newestFirst(read.Comments) {
+	for _, c := range jira.SortComments(read.Comments, true) {
 		if c.Text == "" {
 			continue // no text (an attachment alone, or an unreadable body): nothing a trigger could read
 		}
@@ -173,22 +172,6 @@ func (m *mapping) elements(read jira.IssueRead) ([]entity.Element, error) {
 		out = append(out, els...)
 	}
 	return out, nil
-}
-
-// newestFirst orders comments newest first, then by id (Jira's ids
-// grow), whatever order the read listed them in.
-func newestFirst(cs []jira.Comment) []jira.Comment {
-	out := slices.Clone(cs)
-	slices.SortStableFunc(out, func(a, b jira.Comment) int {
-		if c := b.Created.Compare(a.Created.Time); c != 0 {
-			return c
-		}
-		if len(a.ID) != len(b.ID) {
-			return len(b.ID) - len(a.ID)
-		}
-		return strings.Compare(b.ID, a.ID)
-	})
-	return out
 }
 
 // body is the description's element, nil when it is empty. Its actor is

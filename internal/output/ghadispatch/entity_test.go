@@ -6,33 +6,18 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/entity/entitytest"
 )
-
-// goldenEntity is the golden Jira work item of package entity.
-func goldenEntity(t *testing.T) *entity.Entity {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "entity", "testdata", "jira-work-item.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	en, err := entity.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return en
-}
 
 // A run of an entity-source harness sends its entity as the tenth input.
 func TestDispatchCarriesTheEntity(t *testing.T) {
 	e := newEnv(t, githubsim.Options{})
 	d := e.driver(t, nil)
 	run := jiraRun(t)
-	run.Entity = goldenEntity(t)
+	run.Entity = entitytest.WorkItem(t)
 	if res := d.Dispatch(context.Background(), []plan.Run{run}); len(res) != 1 || res[0].Err != nil {
 		t.Fatalf("Dispatch = %+v", res)
 	}

@@ -4,26 +4,11 @@ import (
 	"encoding/base64"
 	"reflect"
 
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/entity/entitytest"
 )
-
-// goldenEntity is the golden Jira work item of package entity.
-func goldenEntity(t *testing.T) *entity.Entity {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "entity", "testdata", "jira-work-item.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	en, err := entity.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return en
-}
 
 // FULLSEND_ENTITY carries the entity of a run of an entity-source harness
 // (base64 of the normalized_entity input), and nothing else changes; an
@@ -31,7 +16,7 @@ func goldenEntity(t *testing.T) *entity.Entity {
 func TestVariablesCarryTheEntity(t *testing.T) {
 	run := mkRun("triage", 42, "hello")
 	plain := Variables(run)
-	run.Entity = goldenEntity(t)
+	run.Entity = entitytest.WorkItem(t)
 	with := Variables(run)
 	if len(with) != len(plain)+1 || !reflect.DeepEqual(with[:len(plain)], plain) || with[len(plain)][0] != VarEntity {
 		t.Fatalf("variables %v", with)

@@ -7,26 +7,11 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/scope"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/entity/entitytest"
 )
-
-// goldenEntity is the golden Jira work item of package entity.
-func goldenEntity(t *testing.T) *entity.Entity {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "entity", "testdata", "jira-work-item.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	en, err := entity.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return en
-}
 
 // A plan entry carries normalized_entity only for a run with an entity.
 func TestEntryCarriesTheEntity(t *testing.T) {
@@ -38,7 +23,7 @@ func TestEntryCarriesTheEntity(t *testing.T) {
 	if strings.Contains(string(plain), plan.InNormalizedEntity) {
 		t.Fatalf("an event-only entry has %s: %s", plan.InNormalizedEntity, plain)
 	}
-	run.Entity = goldenEntity(t)
+	run.Entity = entitytest.WorkItem(t)
 	var e map[string]string
 	data, _ := json.Marshal(EntryOf(run))
 	if err := json.Unmarshal(data, &e); err != nil || len(e) != len(plan.Names) {

@@ -5,26 +5,11 @@ import (
 	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/runner"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/entity/entitytest"
 )
-
-// goldenEntity is the golden Jira work item of package entity.
-func goldenEntity(t *testing.T) *entity.Entity {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "entity", "testdata", "jira-work-item.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	en, err := entity.Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return en
-}
 
 // The child `fullsend run` of a run with an entity gets it as
 // FULLSEND_NORMALIZED_ENTITY; an inherited one never reaches it.
@@ -44,7 +29,7 @@ func TestChildEnvCarriesTheEntity(t *testing.T) {
 	if got := append(find(env, runner.EnvNormalizedEntity), find(env, runner.EnvEntityBase64)...); len(got) != 0 {
 		t.Fatalf("an event-only run's child has an entity: %v", got)
 	}
-	run.Entity = goldenEntity(t)
+	run.Entity = entitytest.WorkItem(t)
 	got := find(childEnv(parent, Job{Seq: 1, Run: run}), runner.EnvNormalizedEntity)
 	if len(got) != 1 {
 		t.Fatalf("entity variables %v", got)

@@ -57,6 +57,20 @@ func (f *fixture) scheduled(t *testing.T, d *Driver, log *bytes.Buffer) poll.Cyc
 	return res.Stats
 }
 
+// personCommentIsDue has alice comment on issue n and checks that the
+// next scheduled cycle starts a run for the new version: want agent runs
+// in all.
+func (f *fixture) personCommentIsDue(t *testing.T, d *Driver, log *bytes.Buffer, n int, text string, want int) {
+	t.Helper()
+	_, _, err := f.sim.AddComment(repo, n, "alice", text)
+	must(t, err)
+	f.clk.Advance(time.Minute)
+	f.scheduled(t, d, log)
+	if got := len(f.agentRuns()); got != want {
+		t.Fatalf("a person's comment did not make the entity due again: %d runs, want %d", got, want)
+	}
+}
+
 // agentRuns is the runs of the harness "agent".
 func (f *fixture) agentRuns() []githubsim.Run {
 	var out []githubsim.Run
@@ -131,13 +145,7 @@ func TestScheduledRunRetriedThenGivenUp(t *testing.T) {
 		t.Fatalf("given up again (%d) or run again (%d)", st.ScheduledQuarantined, len(f.agentRuns()))
 	}
 	// A person's comment: a new version, due again.
-	_, _, err = f.sim.AddComment(repo, n, "alice", "still broken")
-	must(t, err)
-	f.clk.Advance(time.Minute)
-	f.scheduled(t, d, &log)
-	if got := len(f.agentRuns()); got != 4 {
-		t.Fatalf("a person's comment did not make the entity due again: %d runs", got)
-	}
+	f.personCommentIsDue(t, d, &log, n, "still broken", 4)
 }
 
 // A run that concluded success is the receipt: no further run, not even
@@ -173,13 +181,7 @@ func TestScheduledSuccessIsTheReceipt(t *testing.T) {
 		t.Fatalf("a success older than the window was forgotten: %d runs\n%s", got, log.String())
 	}
 	t.Logf("a fresh poller's first scheduled cycle: %d requests", f.sim.Requests()-before)
-	_, _, err = f.sim.AddComment(repo, n, "alice", "it is back")
-	must(t, err)
-	f.clk.Advance(time.Minute)
-	f.scheduled(t, fresh, &log)
-	if got := len(f.agentRuns()); got != 2 {
-		t.Fatalf("a person's comment did not make the entity due again: %d runs", got)
-	}
+	f.personCommentIsDue(t, fresh, &log, n, "it is back", 2)
 }
 
 // At 1 000 open issues, once the sweep has gone round, an idle cycle with

@@ -2,7 +2,6 @@ package jirapoll
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
 
@@ -49,7 +48,7 @@ func (m *mapper) changes(hs []jira.History, cs []jira.Comment) ([]poll.Change, e
 		}
 		add(is.Fields.Created.Time, ev)
 	}
-	for _, c := range oldestFirst(cs) {
+	for _, c := range jira.SortComments(cs, false) {
 		at, action := c.Created.Time, "created"
 		if !at.After(lo) {
 			if !c.Updated.After(lo) {
@@ -231,20 +230,4 @@ func (m *mapper) actor(u *jira.User) (event.Actor, error) {
 	}
 	a.Role = role
 	return a, nil
-}
-
-// oldestFirst orders comments by creation, then by id (Jira ids grow), so
-// that comments created in the same millisecond keep their real order.
-func oldestFirst(cs []jira.Comment) []jira.Comment {
-	out := slices.Clone(cs)
-	slices.SortStableFunc(out, func(a, b jira.Comment) int {
-		if c := a.Created.Compare(b.Created.Time); c != 0 {
-			return c
-		}
-		if len(a.ID) != len(b.ID) {
-			return len(a.ID) - len(b.ID)
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return out
 }

@@ -94,13 +94,10 @@ func (w *ghWorld) complete(t *testing.T, r githubsim.Run, conclusion string) {
 	}
 }
 
-// On GitHub, the run records are the receipts: a label with no comment
-// dispatches one scheduled run keyed scope @ version, none more while it
-// is queued; a failure is retried after the backoff, at most max times,
-// then given up on; a person's comment is a new version; a success is
-// the receipt, and the tool's own comment no new version.
-func TestGitHubScheduledDiscovery(t *testing.T) {
-	w := newGHWorld(t, "allow")
+// labelledIssue opens an issue that mara labels needs-agent, then lets a
+// minute pass; it returns the issue's number.
+func (w *ghWorld) labelledIssue(t *testing.T) int {
+	t.Helper()
 	n, _, err := w.gh.OpenIssue("acme/platform", githubsim.IssueSpec{Title: "Importer drops rows", Author: "alice"})
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +106,17 @@ func TestGitHubScheduledDiscovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.clk.Advance(time.Minute)
+	return n
+}
+
+// On GitHub, the run records are the receipts: a label with no comment
+// dispatches one scheduled run keyed scope @ version, none more while it
+// is queued; a failure is retried after the backoff, at most max times,
+// then given up on; a person's comment is a new version; a success is
+// the receipt, and the tool's own comment no new version.
+func TestGitHubScheduledDiscovery(t *testing.T) {
+	w := newGHWorld(t, "allow")
+	n := w.labelledIssue(t)
 	logs := w.poll(t)
 	runs := w.gh.Runs()
 	if len(runs) != 1 {
@@ -171,14 +179,7 @@ func TestGitHubScheduledDiscovery(t *testing.T) {
 // Without the policy, no scheduled run at all.
 func TestGitHubScheduledDiscoveryDenied(t *testing.T) {
 	w := newGHWorld(t, "")
-	n, _, err := w.gh.OpenIssue("acme/platform", githubsim.IssueSpec{Title: "Importer drops rows", Author: "alice"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.gh.SetLabel("acme/platform", n, "mara", "needs-agent", true); err != nil {
-		t.Fatal(err)
-	}
-	w.clk.Advance(time.Minute)
+	w.labelledIssue(t)
 	w.poll(t)
 	w.clk.Advance(time.Minute)
 	if logs := w.poll(t); len(w.gh.Runs()) != 0 {
