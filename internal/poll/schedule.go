@@ -28,11 +28,11 @@ type Schedule struct {
 	// ("jira-poll:<poller id>").
 	Invoker string
 	Forge   string // config forge, for scope keys
-	// Cadence spaces the evaluations of each harness (entity.every); nil:
-	// every cycle.
+	// Cadence spaces the evaluations of each harness (entity.every), on
+	// the tracker's clock (the cycle's Options.Now), since it is kept in
+	// the state directory for the next process, perhaps on another host;
+	// nil: every cycle.
 	Cadence *reconcile.Cadence
-	// HostNow is the host clock the cadence runs on (nil: time.Now).
-	HostNow func() time.Time
 	// Notify, when set, is told of every entity version given up on, once
 	// it is recorded (a comment on the item, a page).
 	Notify func(ctx context.Context, q EntityQuarantine)
@@ -175,7 +175,7 @@ func (c *cycle) scheduleItem(p *itemPlan, final bool, planned map[string]pollloc
 			continue // the event-backed run reconciles the entity too
 		}
 		ck := reconcile.CadenceKey(m.Harness, it.ID)
-		if s.Cadence != nil && !s.Cadence.Due(ck, m.Every, s.hostNow()) {
+		if s.Cadence != nil && !s.Cadence.Due(ck, m.Every, c.o.Now()) {
 			continue
 		}
 		if final {
@@ -238,13 +238,6 @@ func (s *Schedule) allows() bool {
 	return s != nil && s.Policy == config.ScheduledAllow
 }
 
-func (s *Schedule) hostNow() time.Time {
-	if s.HostNow != nil {
-		return s.HostNow()
-	}
-	return time.Now()
-}
-
 // planScheduled is scheduleItem for the lock plan: it records the
 // entries the lock is written with (Item.EntityRuns).
 func (c *cycle) planScheduled(p *itemPlan, log *slog.Logger, st *CycleStats) {
@@ -270,7 +263,7 @@ func (c *cycle) doneCadence() {
 	if s == nil || s.Cadence == nil || c.o.DryRun {
 		return
 	}
-	now := s.hostNow()
+	now := c.o.Now()
 	for k, every := range c.schedDone {
 		s.Cadence.Done(k, every, now)
 	}

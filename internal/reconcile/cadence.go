@@ -11,7 +11,8 @@ import (
 // entity (a CadenceKey) by the harness's entity.every: with every 0 an
 // entity is evaluated in every cycle that sees it, with every 1h in the
 // first one and then in the first one at least an hour after the last
-// that evaluated it. It is a poller's own pacing (host clock, kept in
+// that evaluated it. It is a poller's own pacing (on the tracker's clock,
+// since a one-shot poller's next process may run on another host; kept in
 // memory, at most maxCadence keys: past that the entries whose every has
 // elapsed go, then all of them, which only evaluates some entities
 // early); a one-shot poller keeps it across processes in its state
@@ -23,7 +24,7 @@ type Cadence struct {
 	last map[string]CadenceEntry
 }
 
-// CadenceEntry is one remembered evaluation: when (host clock) and the
+// CadenceEntry is one remembered evaluation: when (tracker clock) and the
 // every it was evaluated under.
 type CadenceEntry struct {
 	Key   string        `json:"key"`

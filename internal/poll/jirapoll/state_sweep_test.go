@@ -67,15 +67,21 @@ func (e *env) labelled(n int, label bool) []string {
 
 // scheduledOneShot runs one `fullsend poll` process with scheduled
 // discovery: a new driver (poller id id) started from dir's state (nil:
-// none), one cycle with the driver's cadence on the world's clock and
+// none), one cycle with the driver's cadence on Jira's clock and
 // the invoker its poller id, the state saved.
 func (e *env) scheduledOneShot(dir *pollstate.Dir, id string, dec *sweepDecider, out *recorder) poll.CycleStats {
+	return e.scheduledOneShotOn(dir, id, dec, out, 0)
+}
+
+// scheduledOneShotOn is scheduledOneShot on a host whose clock runs skew
+// ahead of the world's.
+func (e *env) scheduledOneShotOn(dir *pollstate.Dir, id string, dec *sweepDecider, out *recorder, skew time.Duration) poll.CycleStats {
 	e.t.Helper()
-	p := e.poller(pollerOpts{id: id, m: 2, entities: true, stale: 10 * time.Minute, out: out})
+	p := e.poller(pollerOpts{id: id, m: 2, entities: true, stale: 10 * time.Minute, out: out, hostSkew: skew})
 	st := jirapoll.LoadState(dir.For(jirapoll.Name, e.base), p.client, "cred", "")
 	st.Attach(p.drv)
 	p.o.Schedule = &poll.Schedule{Decider: dec, Policy: "allow", Invoker: jirapoll.Name + ":" + p.drv.PollerID(), Forge: "github",
-		Cadence: p.drv.Cadence(), HostNow: e.clock.Now}
+		Cadence: p.drv.Cadence()}
 	stats := p.mustCycle()
 	st.Save()
 	st.Close()
@@ -173,6 +179,30 @@ func TestOneShotCadence(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOneShotCadenceAcrossHosts: the cadence a one-shot process keeps in
+// the state directory is on Jira's clock, so the next process, on a host
+// whose clock is three hours off the first one's, still honours
+// entity.every. On the hosts' clocks it re-evaluated at once.
+func TestOneShotCadenceAcrossHosts(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	e.worldClient = true
+	e.labelled(1, true)
+	dir := pollstate.Open(t.TempDir(), nil, e.clock.Now)
+	dec := &sweepDecider{every: time.Hour}
+	out := &recorder{after: e.release} // the run ends without success
+	steps := []struct {
+		after, skew time.Duration
+		runs        int
+	}{{0, -90 * time.Minute, 1}, {time.Minute, 90 * time.Minute, 1}, {30 * time.Minute, -90 * time.Minute, 1}, {30 * time.Minute, 90 * time.Minute, 2}}
+	for i, s := range steps {
+		e.clock.Advance(s.after)
+		e.scheduledOneShotOn(dir, fmt.Sprint("p-", i), dec, out, s.skew)
+		if got := len(out.all()); got != s.runs {
+			t.Fatalf("process %d (host clock %v off): %d runs, want %d", i, s.skew, got, s.runs)
+		}
 	}
 }
 
