@@ -29,6 +29,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
+	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // Name is the driver name.
@@ -82,7 +83,7 @@ type Poller struct {
 	account *pollstate.Account // the tool's own, as a credential showed it
 	// scheduled discovery (records.go, sweep.go)
 	older       map[string]olderRuns // tail@version → its runs older than the window
-	quarantined map[string]time.Time // harness:tail@version → when it was given up on
+	quarantined reconcile.GiveUps    // the versions given up on
 	sweepAt     int                  // the next page of the open items' sweep (1-based)
 	ents        map[int]cachedEntity // swept entities by number, at their updated_at
 	fetched     atomic.Int64         // listings answered with content (fetchedCount)
@@ -111,7 +112,7 @@ func New(o Options) (*Poller, error) {
 	}
 	p := &Poller{o: o, owner: owner, name: name, cache: &condCache{entries: map[string]condEntry{}},
 		policy:  github.Policy{MaxRetries: 2, BaseBackoff: 500 * time.Millisecond, MaxBackoff: 5 * time.Second, Idempotent: true},
-		handled: map[int]time.Time{}, older: map[string]olderRuns{}, quarantined: map[string]time.Time{}, ents: map[int]cachedEntity{}}
+		handled: map[int]time.Time{}, older: map[string]olderRuns{}, ents: map[int]cachedEntity{}}
 	p.keys = newRunIndex(p)
 	p.restore()
 	return p, nil

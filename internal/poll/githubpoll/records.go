@@ -36,9 +36,8 @@ const conclusionSuccess = "success"
 // entity version older than the window.
 const olderPages = 1
 
-// maxRemembered bounds the versions whose older runs or quarantine are
-// remembered (past that they start afresh: a version then costs one
-// more read, or is quarantined again).
+// maxRemembered bounds the versions whose older runs are remembered
+// (past that they start afresh: a version then costs one more read).
 const maxRemembered = 10000
 
 var _ poll.ReceiptKeeper = (*Driver)(nil)
@@ -60,10 +59,7 @@ func (d *Driver) GaveUp(_ context.Context, it *poll.Item, harness, version strin
 	p := d.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.quarantined) >= maxRemembered {
-		p.quarantined = map[string]time.Time{}
-	}
-	p.quarantined[harness+":"+s.tail(p.o.Repo)+"@"+version] = p.o.Now().UTC()
+	p.quarantined.Add(reconcile.GiveUpKey(harness, s.tail(p.o.Repo), version), p.o.Now().UTC())
 	return nil
 }
 
@@ -108,7 +104,7 @@ func (d *Driver) recordOf(h, tail, version string, rs []runInfo) (polllock.Harne
 	}
 	p := d.p
 	p.mu.Lock()
-	_, q := p.quarantined[h+":"+tail+"@"+version]
+	q := p.quarantined.Has(reconcile.GiveUpKey(h, tail, version))
 	p.mu.Unlock()
 	return reconcile.RecordOf(version, as, q, runRef)
 }

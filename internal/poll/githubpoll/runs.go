@@ -170,7 +170,7 @@ func (k *runIndex) mayChange(p *Poller) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, v := range open {
-		if _, q := p.quarantined[v]; !q {
+		if !p.quarantined.Has(v) {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
+	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // saved is what github-poll keeps in the state directory (package
@@ -35,7 +36,7 @@ type saved struct {
 	// scheduled discovery (sweep.go, records.go)
 	SweepAt     int                  `json:"sweep_at,omitempty"`
 	Entities    map[int]cachedEntity `json:"entities,omitempty"`
-	Quarantined map[string]time.Time `json:"quarantined,omitempty"`
+	Quarantined reconcile.GiveUps    `json:"quarantined,omitempty"`
 }
 
 type savedListing struct {
@@ -84,9 +85,7 @@ func (p *Poller) restoreScheduled(s saved) {
 		}
 	}
 	for k, t := range s.Quarantined {
-		if len(p.quarantined) < maxRemembered {
-			p.quarantined[k] = t
-		}
+		p.quarantined.Restore(k, t)
 	}
 }
 

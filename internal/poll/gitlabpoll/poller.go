@@ -26,6 +26,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
+	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // Name is the driver name.
@@ -77,7 +78,7 @@ type Poller struct {
 	account *pollstate.Account   // the tool's own, as a credential showed it
 	// scheduled discovery (records.go, sweep.go)
 	own         []string                  // the tool's own usernames
-	quarantined map[string]time.Time      // "harness:tail@version" given up on → when
+	quarantined reconcile.GiveUps         // the versions given up on
 	older       map[string]olderPipelines // "tail@version" → its pipelines older than the window
 	ents        map[string]cachedEntity   // subject → its entity at its updated_at
 	sweepAt     sweepPos                  // the sweep's next page
@@ -104,7 +105,7 @@ func New(o Options) (*Poller, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	p := &Poller{o: o, api: &gitlabevent.Lookup{Client: o.Client}, handled: map[string]time.Time{},
-		done: map[string]time.Time{}, keys: newKeyIndex(o.Client, o.Project), quarantined: map[string]time.Time{},
+		done: map[string]time.Time{}, keys: newKeyIndex(o.Client, o.Project),
 		older: map[string]olderPipelines{}, ents: map[string]cachedEntity{}}
 	p.restore()
 	return p, nil

@@ -33,9 +33,8 @@ import (
 // than the window (one page).
 const olderPerPage = 100
 
-// maxRemembered bounds the versions whose older pipelines or quarantine
-// are remembered (past that they start afresh: a version then costs one
-// more read, or is quarantined again).
+// maxRemembered bounds the versions whose older pipelines are remembered
+// (past that they start afresh: a version then costs one more read).
 const maxRemembered = 10000
 
 var _ poll.ReceiptKeeper = (*Driver)(nil)
@@ -58,10 +57,7 @@ func (d *Driver) GaveUp(_ context.Context, it *poll.Item, harness, version strin
 	tail := p.scopeTail(s)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.quarantined) >= maxRemembered {
-		p.quarantined = map[string]time.Time{}
-	}
-	p.quarantined[harness+":"+tail+"@"+version] = p.o.Now().UTC()
+	p.quarantined.Add(reconcile.GiveUpKey(harness, tail, version), p.o.Now().UTC())
 	return nil
 }
 
@@ -69,8 +65,7 @@ func (d *Driver) GaveUp(_ context.Context, it *poll.Item, harness, version strin
 func (p *Poller) isQuarantined(v string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_, q := p.quarantined[v]
-	return q
+	return p.quarantined.Has(v)
 }
 
 // fillRecords sets it.Receipts and it.Active from the pipelines of the

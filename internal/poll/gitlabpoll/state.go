@@ -27,7 +27,7 @@ type saved struct {
 	Account     *pollstate.Account        `json:"account,omitempty"`
 	Handled     map[string]mark           `json:"handled,omitempty"`
 	Sweep       sweepPos                  `json:"sweep,omitzero"`
-	Quarantined map[string]time.Time      `json:"quarantined,omitempty"`
+	Quarantined reconcile.GiveUps         `json:"quarantined,omitempty"`
 	Older       map[string]olderPipelines `json:"older,omitempty"`
 	Entities    map[string]cachedEntity   `json:"entities,omitempty"` // swept subjects' entities at their updated_at
 	// Pipelines: by id; PipelinesRead: a listing was read (even empty)
@@ -117,8 +117,8 @@ func (p *Poller) restoreScheduled(s saved, limit time.Time) {
 		p.sweepAt = s.Sweep
 	}
 	for k, t := range s.Quarantined {
-		if k != "" && !t.After(limit) && len(p.quarantined) < maxRemembered {
-			p.quarantined[k] = t
+		if k != "" && !t.After(limit) {
+			p.quarantined.Restore(k, t)
 		}
 	}
 	for k, c := range s.Entities {
