@@ -1,7 +1,6 @@
 package polllock
 
 import (
-	"strconv"
 	"time"
 )
 
@@ -37,7 +36,7 @@ type Intent struct {
 // time for the same change (a Jira comment's or changelog entry's
 // creation), and a harness is dispatched for the newest change at most
 // once, so the time identifies the change dispatched.
-func ChangeID(at time.Time) string { return strconv.FormatInt(at.UnixMilli(), 10) }
+func ChangeID(at time.Time) string { return ChangeIDAt(PosAt(at)) }
 
 // IdempotencyKey is the key of one harness's run for one change: the
 // run's scope key (which names the harness, the repository and the work
@@ -45,7 +44,7 @@ func ChangeID(at time.Time) string { return strconv.FormatInt(at.UnixMilli(), 10
 // carries it (gha-dispatch: inside the work_item input; gitlab-pipeline:
 // the FULLSEND_IDEMPOTENCY_KEY variable) so that the platform records it.
 func IdempotencyKey(scopeKey string, change time.Time) string {
-	return scopeKey + "@" + ChangeID(change)
+	return IdempotencyKeyAt(scopeKey, PosAt(change))
 }
 
 // UTCIntents returns intents with every time in UTC at millisecond

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -94,13 +93,11 @@ func SplitScoped(key string) (harness, tail, suffix string, ok bool) {
 }
 
 // ChangeTime is the change time a key's suffix names (Unix milliseconds,
-// polllock.IdempotencyKey); false for an entity version.
+// with the change's id when it has one: polllock.ParseChangeID); false for
+// an entity version.
 func ChangeTime(suffix string) (time.Time, bool) {
-	n, err := strconv.ParseInt(suffix, 10, 64)
-	if err != nil {
-		return time.Time{}, false
-	}
-	return time.UnixMilli(n).UTC(), true
+	p, ok := polllock.ParseChangeID(suffix)
+	return p.At, ok
 }
 
 // VersionTime is a time no later than the moment e's version came to
