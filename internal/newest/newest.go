@@ -44,9 +44,9 @@ type Run struct {
 	ID  int64
 	Key string // the idempotency key it carries
 	// Created is when the platform created it (a GitHub run's created_at
-	// at one-second resolution, a GitLab pipeline's created_at); Seq
-	// orders runs created in one instant (GitLab's pipeline id; 0 when
-	// the platform promises no order).
+	// at one-second resolution, a GitLab pipeline's created_at); Seq, when
+	// not 0, is the platform's creation order (GitLab's pipeline id),
+	// which orders runs before Created does.
 	Created time.Time
 	Seq     int64
 	// Ended is when it was cancelled (the run's updated_at), for a
@@ -89,7 +89,7 @@ func Newer(a, b string) bool {
 }
 
 // first orders runs of one key: the one started first wins, else the one
-// created first (then by Seq, then by id).
+// created first (by Seq when both have one, else by Created, then id).
 func first(a, b Run) int {
 	if a.started() != b.started() {
 		if a.started() {
@@ -97,10 +97,10 @@ func first(a, b Run) int {
 		}
 		return 1
 	}
-	if c := a.Created.Compare(b.Created); c != 0 {
-		return c
+	if a.Seq != 0 && b.Seq != 0 {
+		return cmp.Compare(a.Seq, b.Seq)
 	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+	if c := a.Created.Compare(b.Created); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.ID, b.ID)

@@ -92,6 +92,8 @@ func TestSettle(t *testing.T) {
 			[]Run{cancelled(run(1, newer, 7), 7)}, 9, Verdict{Keep: true}},
 		{"a newer change live covers the cancelled one", run(2, older, 8),
 			[]Run{cancelled(run(1, newer, 7), 8), run(3, key(6, 0), 8)}, 8, Verdict{Over: 3}},
+		{"a platform that cancels nothing (zero since): never revived", run(2, older, 8),
+			[]Run{cancelled(run(1, newer, 7), 8)}, -1, Verdict{Keep: true}},
 		{"ours cancelled already", cancelled(run(2, older, 8), 8), []Run{run(1, newer, 7)}, 8, Verdict{}},
 		{"scheduled retry after a finished attempt", run(2, sk+"@v1", 9),
 			[]Run{finished(run(1, sk+"@v1", 5))}, 9, Verdict{Keep: true}},
@@ -102,7 +104,11 @@ func TestSettle(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Settle(tc.ours, tc.runs, t0.Add(time.Duration(tc.since)*time.Second))
+			since := t0.Add(time.Duration(tc.since) * time.Second)
+			if tc.since < 0 {
+				since = time.Time{}
+			}
+			got := Settle(tc.ours, tc.runs, since)
 			if got != tc.want {
 				t.Fatalf("Settle = %+v, want %+v", got, tc.want)
 			}

@@ -39,7 +39,8 @@ type Verdict struct {
 //
 // A key without a change (a scheduled run's entity version) is settled
 // against the attempts of the same key that have not finished: one that
-// finished is an earlier attempt, not a duplicate.
+// finished is an earlier attempt, not a duplicate. A zero since is a
+// platform that cancels no run itself (GitLab): nothing is revived.
 func Settle(ours Run, runs []Run, since time.Time) Verdict {
 	if ours.State == Cancelled {
 		return Verdict{}
@@ -79,6 +80,9 @@ func dropped(floor polllock.ChangePos, runs []Run, since time.Time) (Run, bool) 
 	var best Run
 	var bestPos polllock.ChangePos
 	found := false
+	if since.IsZero() {
+		return best, false
+	}
 	s := since.Truncate(time.Second)
 	for _, r := range runs {
 		p, ok := Change(r.Key)
