@@ -178,7 +178,7 @@ func (d *Driver) RunsWithKey(ctx context.Context, run plan.Run, key string) ([]n
 			for _, f := range strings.Fields(r.Title) {
 				if f != sk && newest.Scope(f) == sk {
 					out = append(out, newest.Run{ID: r.ID, Key: f, Created: r.CreatedAt.UTC(), Ended: r.UpdatedAt.UTC(),
-						State: stateOf(r.Status, r.Conclusion)})
+						State: RunState(r.Status, r.Conclusion)})
 					break
 				}
 			}
@@ -205,8 +205,9 @@ type titledRuns struct {
 	} `json:"workflow_runs"`
 }
 
-// stateOf is a run's state for the newest-pending rule.
-func stateOf(status, conclusion string) newest.State {
+// RunState is a GitHub run's state, by its status and conclusion, for
+// the newest-pending rule (github-poll reads the same run lists).
+func RunState(status, conclusion string) newest.State {
 	switch {
 	case conclusion == "cancelled" || status == "cancelled" || conclusion == "skipped":
 		return newest.Cancelled
