@@ -60,6 +60,17 @@ type counts struct {
 // -chaos.duration the kills stop and pollers drain. Reported: processes
 // run, kills, changes, dispatches, lost changes, duplicate runs, locks left.
 func BenchmarkChaos(b *testing.B) {
+	switch *forge {
+	case "github":
+		benchForge(b, newGitHubWorld(b))
+		return
+	case "gitlab":
+		benchForge(b, newGitLabWorld(b))
+		return
+	case "jira":
+	default:
+		b.Fatalf("-chaos.forge %q: want jira, github or gitlab", *forge)
+	}
 	bin := build(b)
 	services := func() time.Time { return time.Now().Add(*skew) }
 	js := jirasim.New(jirasim.Options{RequiredToken: jiraToken, Now: services})
@@ -157,17 +168,27 @@ func pollOnce(bin, dir string, env []string, rng *rand.Rand, kill bool, c *count
 	if err := cmd.Start(); err != nil {
 		panic(err)
 	}
+	if killAt(cmd, rng, kill) {
+		c.kills.Add(1)
+	}
+}
+
+// killAt waits for the started cmd; with kill, it kills it with SIGKILL
+// at a random moment of its first 400 ms with probability -chaos.kill,
+// and reports whether it did.
+func killAt(cmd *exec.Cmd, rng *rand.Rand, kill bool) (killed bool) {
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	if kill && rng.Float64() < *pKill {
 		select {
 		case <-time.After(time.Duration(rng.IntN(400)) * time.Millisecond):
 			_ = cmd.Process.Signal(syscall.SIGKILL)
-			c.kills.Add(1)
+			killed = true
 		case <-done:
 		}
 	}
 	<-done
+	return killed
 }
 
 // runners plays `fullsend run` for every dispatched run: it takes the
@@ -362,6 +383,12 @@ run:
   command: ["true"]
 `
 	}
+	writeFiles(b, dir, files)
+	return dir
+}
+
+// writeFiles writes files (name → content) under dir.
+func writeFiles(b *testing.B, dir string, files map[string]string) {
 	for name, content := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -371,5 +398,4 @@ run:
 			b.Fatal(err)
 		}
 	}
-	return dir
 }
