@@ -24,15 +24,7 @@ func TestDispatchSettles(t *testing.T) {
 	sk := scope.KeyOf("triage", ev, "github")
 	run := plan.Run{Harness: "triage", Event: ev, Key: sk,
 		WorkItem: plan.WorkItem{IdempotencyKey: polllock.IdempotencyKey(string(sk), time.Now().Add(-time.Minute))}}
-	dispatch := func(r plan.Run) int64 {
-		t.Helper()
-		res := d.Dispatch(context.Background(), []plan.Run{r})
-		if res[0].Err != nil {
-			t.Fatal(res[0].Err)
-		}
-		id, _ := strconv.ParseInt(res[0].Ref.ID, 10, 64)
-		return id
-	}
+	dispatch := func(r plan.Run) int64 { return dispatchID(t, d, r) }
 	status := func(id int64) string {
 		r, _ := e.sim.Run(id)
 		return r.Conclusion
@@ -52,6 +44,17 @@ func TestDispatchSettles(t *testing.T) {
 	if status(a) != "" || status(b) != "" {
 		t.Fatalf("Jira key runs %q, %q: want both left alone", status(a), status(b))
 	}
+}
+
+// dispatchID dispatches r with d and returns its run id.
+func dispatchID(t *testing.T, d *Driver, r plan.Run) int64 {
+	t.Helper()
+	res := d.Dispatch(context.Background(), []plan.Run{r})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	id, _ := strconv.ParseInt(res[0].Ref.ID, 10, 64)
+	return id
 }
 
 func must(t *testing.T, err error) {
@@ -99,15 +102,7 @@ func TestOlderChangeDispatchedLast(t *testing.T) {
 				return plan.Run{Harness: "triage", Event: ev, Key: sk,
 					WorkItem: plan.WorkItem{IdempotencyKey: polllock.IdempotencyKeyAt(string(sk), p)}}
 			}
-			dispatch := func(d *Driver, r plan.Run) int64 {
-				t.Helper()
-				res := d.Dispatch(context.Background(), []plan.Run{r})
-				if res[0].Err != nil {
-					t.Fatal(res[0].Err)
-				}
-				id, _ := strconv.ParseInt(res[0].Ref.ID, 10, 64)
-				return id
-			}
+			dispatch := func(d *Driver, r plan.Run) int64 { return dispatchID(t, d, r) }
 			if tc.active {
 				must(t, e.sim.StartRun(dispatch(webhook, runOf(polllock.ChangePos{At: at.Add(-time.Minute)}))))
 			}

@@ -154,9 +154,14 @@ func BenchmarkChaos(b *testing.B) {
 // pollOnce runs one `fullsend poll` process; with kill, it is killed with
 // SIGKILL at a random moment of its cycle with probability -chaos.kill.
 func pollOnce(bin, dir string, env []string, rng *rand.Rand, kill bool, c *counts) {
+	pollProcess(bin, dir, env, rng, kill, &c.processes, &c.kills)
+}
+
+// pollProcess is pollOnce counting into processes and kills.
+func pollProcess(bin, dir string, env []string, rng *rand.Rand, kill bool, processes, kills *atomic.Int64) {
 	cmd := exec.Command(bin, "--config-dir", dir, "--log-format", "json", "poll")
 	cmd.Env = env
-	n := c.processes.Add(1)
+	n := processes.Add(1)
 	if *logDir != "" {
 		f, err := os.Create(filepath.Join(*logDir, fmt.Sprintf("poll-%05d.log", n)))
 		if err != nil {
@@ -169,7 +174,7 @@ func pollOnce(bin, dir string, env []string, rng *rand.Rand, kill bool, c *count
 		panic(err)
 	}
 	if killAt(cmd, rng, kill) {
-		c.kills.Add(1)
+		kills.Add(1)
 	}
 }
 
@@ -348,17 +353,7 @@ func build(b *testing.B) string {
 func configDir(b *testing.B, jiraURL string) string {
 	dir := b.TempDir()
 	files := map[string]string{
-		"config.yaml": `version: 1
-repo: acme/platform
-agents:
-  - name: triage
-    source: harness/triage.yaml
-  - name: audit
-    source: harness/audit.yaml
-limits:
-  runs_per_scope_per_hour: 100000
-poll:
-  input_drivers:
+		"config.yaml": "version: 1\nrepo: acme/platform\n" + agentsYAML + `
     - type: jira-poll
       connection:
         base_url: ` + jiraURL + `
@@ -374,6 +369,25 @@ poll:
   output_driver: gha-dispatch
 `,
 	}
+	writeFiles(b, dir, withHarnesses(files))
+	return dir
+}
+
+// agentsYAML is the configuration's agents, limits and the start of its
+// poll inputs.
+const agentsYAML = `agents:
+  - name: triage
+    source: harness/triage.yaml
+  - name: audit
+    source: harness/audit.yaml
+limits:
+  runs_per_scope_per_hour: 100000
+poll:
+  input_drivers:`
+
+// withHarnesses adds the harness files (each on /fs-triage comments) to
+// files.
+func withHarnesses(files map[string]string) map[string]string {
 	for _, h := range harnesses {
 		files["harness/"+h+".yaml"] = "role: " + h + `
 trigger: >-
@@ -383,8 +397,7 @@ run:
   command: ["true"]
 `
 	}
-	writeFiles(b, dir, files)
-	return dir
+	return files
 }
 
 // writeFiles writes files (name → content) under dir.

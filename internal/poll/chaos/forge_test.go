@@ -10,6 +10,7 @@ package chaos_test
 // start and samples every scope's runs.
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -93,7 +94,7 @@ func benchForge(b *testing.B, w world) {
 			defer pw.Done()
 			rng := rand.New(rand.NewPCG(uint64(i), 11))
 			for pollCtx.Err() == nil {
-				forgePoll(bin, dir, env, rng, kill.Load(), c)
+				pollProcess(bin, dir, env, rng, kill.Load(), &c.processes, &c.kills)
 			}
 		}()
 	}
@@ -131,27 +132,6 @@ func benchForge(b *testing.B, w world) {
 	wg.Wait()
 	b.StopTimer()
 	reportForge(b, w, c)
-}
-
-// forgePoll runs one `fullsend poll` process, killed like pollOnce's.
-func forgePoll(bin, dir string, env []string, rng *rand.Rand, kill bool, c *forgeCounts) {
-	cmd := exec.Command(bin, "--config-dir", dir, "--log-format", "json", "poll")
-	cmd.Env = env
-	n := c.processes.Add(1)
-	if *logDir != "" {
-		f, err := os.Create(filepath.Join(*logDir, fmt.Sprintf("poll-%05d.log", n)))
-		if err != nil {
-			panic(err)
-		}
-		defer f.Close()
-		cmd.Stderr = f
-	}
-	if err := cmd.Start(); err != nil {
-		panic(err)
-	}
-	if killAt(cmd, rng, kill) {
-		c.kills.Add(1)
-	}
 }
 
 // runForge plays the platform's runners until ctx ends: every run the
@@ -292,20 +272,24 @@ func reportForge(b *testing.B, w world, c *forgeCounts) {
 		harness string
 	}
 	newestRun := map[hs]polllock.ChangePos{}
-	perChange := map[string]int{}
+	perChange := map[string][]int64{}
 	for _, r := range c.started {
 		if r.comment == 0 {
 			continue
 		}
 		k := hs{c.commentOf[r.comment], harnessOf(r.scope)}
-		perChange[fmt.Sprint(k, r.comment)]++
+		ch := fmt.Sprintf("%s comment %d", r.scope, r.comment)
+		perChange[ch] = append(perChange[ch], r.id)
 		if p := (polllock.ChangePos{At: c.commentAt[r.comment], ID: r.comment}); p.After(newestRun[k]) {
 			newestRun[k] = p
 		}
 	}
 	dups := 0
-	for _, n := range perChange {
-		dups += n - 1
+	for ch, ids := range perChange {
+		dups += len(ids) - 1
+		if len(ids) > 1 {
+			fmt.Printf("chaos: duplicate %s: runs %v\n", ch, ids)
+		}
 	}
 	ids := make([]int64, 0, len(c.commentAt))
 	for id := range c.commentAt {
@@ -378,30 +362,31 @@ func harnessOf(scopeKey string) string {
 // /fs-triage, the poller input at grace 0s, the output.
 func forgeConfig(b *testing.B, forgeName, input, baseURL, output string) string {
 	dir := b.TempDir()
-	files := map[string]string{"config.yaml": "version: 1\nrepo: acme/platform\nforge: " + forgeName + `
-agents:
-  - name: triage
-    source: harness/triage.yaml
-  - name: audit
-    source: harness/audit.yaml
-limits:
-  runs_per_scope_per_hour: 100000
-poll:
-  input_drivers:
+	files := map[string]string{"config.yaml": "version: 1\nrepo: acme/platform\nforge: " + forgeName + "\n" + agentsYAML + `
     - type: ` + input + `
       connection:
         base_url: ` + baseURL + `
       grace: 0s
   output_driver: ` + output + "\n"}
-	for _, h := range harnesses {
-		files["harness/"+h+".yaml"] = "role: " + h + `
-trigger: >-
-  event.transition.kind == "comment_added" &&
-  event.transition.comment.command == "/fs-triage"
-run:
-  command: ["true"]
-`
-	}
-	writeFiles(b, dir, files)
+	writeFiles(b, dir, withHarnesses(files))
 	return dir
+}
+
+// dispatchProcess runs the webhook path's step on payload: `fullsend
+// dispatch --input-driver input --output-driver output` with env and
+// payloadVar naming the payload's file.
+func dispatchProcess(b *testing.B, bin, dir string, env []string, payloadVar string, payload []byte, input, output string) error {
+	path := filepath.Join(b.TempDir(), "payload.json")
+	if err := os.WriteFile(path, payload, 0o600); err != nil {
+		return err
+	}
+	cmd := exec.Command(bin, "--config-dir", dir, "--log-format", "json", "dispatch",
+		"--input-driver", input, "--output-driver", output)
+	cmd.Env = append(env, payloadVar+"="+path)
+	var errs bytes.Buffer
+	cmd.Stderr = &errs
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %v: %s", input, err, errs.String())
+	}
+	return nil
 }

@@ -1,13 +1,9 @@
 package chaos_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -86,19 +82,8 @@ func (w *githubWorld) comment(i int) (int64, time.Time, func() error) {
 // deliver runs the events workflow's step on d: `fullsend dispatch
 // --input-driver gha-event --output-driver gha-dispatch`.
 func (w *githubWorld) deliver(d githubsim.Delivery) error {
-	path := filepath.Join(w.b.TempDir(), "event.json")
-	if err := os.WriteFile(path, d.Payload, 0o600); err != nil {
-		return err
-	}
-	cmd := exec.Command(w.bin, "--config-dir", w.dir, "--log-format", "json", "dispatch",
-		"--input-driver", "gha-event", "--output-driver", "gha-dispatch")
-	cmd.Env = append(w.env(), "GITHUB_EVENT_NAME="+d.Event, "GITHUB_EVENT_PATH="+path)
-	var errs bytes.Buffer
-	cmd.Stderr = &errs
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("gha-event: %v: %s", err, errs.String())
-	}
-	return nil
+	return dispatchProcess(w.b, w.bin, w.dir, append(w.env(), "GITHUB_EVENT_NAME="+d.Event), "GITHUB_EVENT_PATH", d.Payload,
+		"gha-event", "gha-dispatch")
 }
 
 func (w *githubWorld) runs() []forgeRun {

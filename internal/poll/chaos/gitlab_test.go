@@ -1,14 +1,11 @@
 package chaos_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -82,20 +79,8 @@ func (w *gitlabWorld) comment(i int) (int64, time.Time, func() error) {
 // deliver runs the trigger pipeline's job on the webhook body: `fullsend
 // dispatch --input-driver gitlab-event --output-driver gitlab-pipeline`.
 func (w *gitlabWorld) deliver(hook []byte) error {
-	path := filepath.Join(w.b.TempDir(), "TRIGGER_PAYLOAD")
-	if err := os.WriteFile(path, hook, 0o600); err != nil {
-		return err
-	}
-	cmd := exec.Command(w.bin, "--config-dir", w.dir, "--log-format", "json", "dispatch",
-		"--input-driver", "gitlab-event", "--output-driver", "gitlab-pipeline")
-	cmd.Env = append(w.env(), "TRIGGER_PAYLOAD="+path, "CI_PIPELINE_SOURCE=trigger", "CI_API_V4_URL="+w.base,
-		"CI_PROJECT_PATH="+ghRepo)
-	var errs bytes.Buffer
-	cmd.Stderr = &errs
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("gitlab-event: %v: %s", err, errs.String())
-	}
-	return nil
+	env := append(w.env(), "CI_PIPELINE_SOURCE=trigger", "CI_API_V4_URL="+w.base, "CI_PROJECT_PATH="+ghRepo)
+	return dispatchProcess(w.b, w.bin, w.dir, env, "TRIGGER_PAYLOAD", hook, "gitlab-event", "gitlab-pipeline")
 }
 
 func (w *gitlabWorld) runs() []forgeRun {
