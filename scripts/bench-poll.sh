@@ -15,6 +15,33 @@
 #              benchmark, e.g. -chaos.key-title=false (shipped run-name),
 #              -chaos.skew=1h or -chaos.skew=-1h (the emulators' clocks an
 #              hour ahead of or behind the pollers' and runners').
+#              -chaos.forge=github: the webhook path (the events workflow's
+#              `fullsend dispatch` with gha-event and gha-dispatch, one
+#              process per comment, never killed) races -chaos.pollers
+#              github-poll pollers at grace 0s against githubsim, whose
+#              run workflow has the generated concurrency group (one
+#              active and one pending run per scope, a newer queued run
+#              cancels the pending one); -chaos.forge=gitlab: the same
+#              with gitlab-event and gitlab-pipeline racing gitlab-poll
+#              against gitlabsim (a resource group per scope, every
+#              waiting job kept; each job runs the superseded check
+#              before its agent). Use -chaos.pollers=3. Pollers are
+#              killed as above; -chaos.subjects (issues or merge
+#              requests, default 4), -chaos.drop (share of webhook
+#              deliveries dropped, default 0.2) and -chaos.run-time (how
+#              long a started run works, default 1s) shape the race.
+#              Reported: lost (the comments after the newest one a
+#              started run carried; lost_same_second: those made in the
+#              same second as an earlier comment of their subject),
+#              duplicates, max_active_per_scope and
+#              max_waiting_per_scope (targets 1 and 1; GitLab's waiters
+#              may be 2 for the moment between a pipeline's creation and
+#              its settle: samples_two_waiting), stale_starts (a run
+#              started while a newer change of its scope had neither
+#              started nor been covered) and samples_stale_waiting (a
+#              scope's waiting run lacked the newest change still owed;
+#              target 0 for both, outside the moment between GitHub
+#              cancelling a pending run and its re-run), runs_left.
 #   scale    — ISSUES issues (default 2000) seeded through the emulator's Go
 #              API, POLLERS pollers (default 4) on the wall clock against
 #              the emulator with 50 ms latency, 200 ms search lag and a

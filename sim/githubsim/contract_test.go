@@ -138,6 +138,8 @@ func TestContractAgainstOpenAPI(t *testing.T) {
 		{"GET", repo + "/actions/workflows/nope.yml/runs", "", tok, 404},
 		{"POST", repo + "/actions/runs/1001/cancel", "", tok, 202},
 		{"POST", repo + "/actions/runs/1001/cancel", "", tok, 409},
+		{"POST", repo + "/actions/runs/1001/rerun", "", tok, 201},
+		{"POST", repo + "/actions/runs/1001/rerun", "", tok, 403},
 		{"GET", repo + "/collaborators/alice/permission", "", tok, 200},
 		{"GET", repo + "/collaborators/nobody/permission", "", tok, 404},
 		{"GET", repo + "/pulls/2", "", tok, 200},

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -115,10 +116,11 @@ func (s *Server) handleDispatch(w http.ResponseWriter, r *http.Request) {
 		}
 		now := s.now()
 		run := &Run{ID: s.nextID, Repo: repo, Workflow: wf.File, Ref: short, Inputs: inputs,
-			Status: StatusQueued, CreatedAt: now, UpdatedAt: now}
+			Status: StatusQueued, CreatedAt: now, UpdatedAt: now, StartedAt: now, Attempt: 1}
 		run.HTMLURL = fmt.Sprintf("%s/%s/actions/runs/%d", s.opts.HTMLBase, repo, run.ID)
 		s.nextID++
 		s.runs = append(s.runs, run)
+		s.queue(run)
 		if !body.ReturnRunDetails || s.opts.Legacy {
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -228,9 +230,9 @@ func (s *Server) runJSON(r *http.Request, run *Run, title string) runDoc {
 	st := s.repos[run.Repo]
 	d := runDoc{ID: run.ID, NodeID: fmt.Sprintf("WFR_%d", run.ID), Name: run.Workflow, DisplayTitle: title,
 		WorkflowID: hashID("workflow:"+run.Repo, run.Workflow), HeadBranch: run.Ref, HeadSHA: zeroSHA,
-		Path: ".github/workflows/" + run.Workflow, RunNumber: run.ID, RunAttempt: 1, Event: "workflow_dispatch",
+		Path: ".github/workflows/" + run.Workflow, RunNumber: run.ID, RunAttempt: max(run.Attempt, 1), Event: "workflow_dispatch",
 		Status: run.Status, URL: runAPIURL(r, run.Repo, run.ID), HTMLURL: run.HTMLURL,
-		CreatedAt: ts(run.CreatedAt), UpdatedAt: ts(run.UpdatedAt), StartedAt: ts(run.CreatedAt),
+		CreatedAt: ts(run.CreatedAt), UpdatedAt: ts(run.UpdatedAt), StartedAt: ts(startedAt(run)),
 		PullRequests: []any{}, HeadCommit: headCommit(zeroSHA, run.CreatedAt)}
 	if run.Conclusion != "" {
 		c := run.Conclusion
@@ -245,6 +247,15 @@ func (s *Server) runJSON(r *http.Request, run *Run, title string) runDoc {
 	d.WorkflowURL = fmt.Sprintf("%srepos/%s/actions/workflows/%d", apiBase(r), run.Repo, d.WorkflowID)
 	d.repo = s.viewOf(r, st, run.Repo).repoRaw(run.Repo)
 	return d
+}
+
+// startedAt is the run's run_started_at (its creation for a run seeded
+// without one).
+func startedAt(run *Run) time.Time {
+	if run.StartedAt.IsZero() {
+		return run.CreatedAt
+	}
+	return run.StartedAt
 }
 
 // runTitle renders (once: inputs never change) the run's display title
@@ -307,7 +318,7 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusConflict, "Cannot cancel a workflow run that is completed.")
 			return
 		}
-		run.Status, run.Conclusion, run.UpdatedAt = StatusCompleted, ConclusionCancelled, s.now()
+		s.end(run, ConclusionCancelled)
 		writeJSON(w, http.StatusAccepted, map[string]any{})
 	})
 }

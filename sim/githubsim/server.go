@@ -1,6 +1,6 @@
 // Package githubsim is a loopback emulator of the part of the GitHub REST
 // API that fullsend calls: workflow dispatch (with and without run
-// details), workflow runs (get, list, cancel), collaborator permission,
+// details), workflow runs (get, list, cancel, re-run) with concurrency groups, collaborator permission,
 // repository and pull request lookups, the token's own user (GET /user),
 // the rate limit (free), and the issue, pull request,
 // comment, issue event and review listings a poller reads (with since,
@@ -172,6 +172,7 @@ var routes = []Route{
 	{"GET /repos/{owner}/{repo}/actions/runs", EndpointListRuns, hf((*Server).handleListRuns)},
 	{"GET /repos/{owner}/{repo}/actions/workflows/{workflow}/runs", EndpointWorkflowRuns, hf((*Server).handleWorkflowRuns)},
 	{"POST /repos/{owner}/{repo}/actions/runs/{id}/cancel", EndpointCancelRun, hf((*Server).handleCancel)},
+	{"POST /repos/{owner}/{repo}/actions/runs/{id}/rerun", EndpointRerunRun, hf((*Server).handleRerun)},
 	{"GET /repos/{owner}/{repo}/collaborators/{user}/permission", EndpointPermission, hf((*Server).handlePermission)},
 	{"GET /repos/{owner}/{repo}/pulls/{number}", EndpointPull, hf((*Server).handlePull)},
 	{"GET /repos/{owner}/{repo}/pulls", EndpointListPulls, hf((*Server).handlePulls)},

@@ -39,6 +39,10 @@ type Workflow struct {
 	// RunName renders a run's display title from its inputs (the
 	// workflow's `run-name`); nil uses DisplayTitle.
 	RunName func(inputs map[string]string) string
+	// Concurrency renders the run's concurrency group from its inputs
+	// (the workflow's `concurrency.group` with cancel-in-progress: false,
+	// concurrency.go); nil, or "", puts the run in no group.
+	Concurrency func(inputs map[string]string) string
 }
 
 // PullRequest seeds one pull request for GET /repos/{o}/{r}/pulls/{n}.
@@ -66,7 +70,9 @@ type Run struct {
 	HTMLURL    string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
-	title      string // the display title, once a listing rendered it
+	StartedAt  time.Time // run_started_at: the creation, or the last re-run
+	Attempt    int       // run_attempt: 1, then one more per re-run
+	title      string    // the display title, once a listing rendered it
 }
 
 type repoState struct {
@@ -183,17 +189,29 @@ func (s *Server) Run(id int64) (Run, bool) {
 	return Run{}, false
 }
 
-// SetRunStatus moves a run to status (and conclusion when completed).
+// SetRunStatus moves a run to status (and conclusion when completed); a
+// run completed hands its concurrency group on to the group's pending
+// run.
 func (s *Server) SetRunStatus(id int64, status, conclusion string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.runs {
 		if r.ID == id {
+			if status == StatusCompleted {
+				s.end(r, conclusion)
+				return nil
+			}
 			r.Status, r.Conclusion, r.UpdatedAt = status, conclusion, s.now()
 			return nil
 		}
 	}
-	return fmt.Errorf("githubsim: no run %d", id)
+	return errNoRun(id)
+}
+
+func errNoRun(id int64) error { return fmt.Errorf("githubsim: no run %d", id) }
+
+func errStart(id int64, status string) error {
+	return fmt.Errorf("githubsim: run %d is %s, not queued: it cannot start", id, status)
 }
 
 // CompleteRun marks a run completed with conclusion (default success).

@@ -95,6 +95,28 @@ func (s *Server) Group(project, key string) (ResourceGroup, bool) {
 	return *g, true
 }
 
+// Waiting returns the pipelines of project whose job waits for resource
+// group key (waiting_for_resource), oldest first. GitLab keeps every
+// waiting job of a group, whatever its process mode; one job at a time
+// holds the group (Group's Holder).
+func (s *Server) Waiting(project, key string) []Pipeline {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	proj := s.st.byPath[project]
+	if proj == nil {
+		return nil
+	}
+	g := s.st.groups[rgKey{proj.ID, key}]
+	if g == nil {
+		return nil
+	}
+	var out []Pipeline
+	for _, j := range s.st.waiters(&ResourceGroup{ProjectID: g.ProjectID, Key: g.Key, ProcessMode: ModeOldestFirst}) {
+		out = append(out, s.pipelineCopy(s.st.pipelines[j.PipelineID]))
+	}
+	return out
+}
+
 // Cancels returns every cancellation performed so far, in order.
 func (s *Server) Cancels() []CancelRecord {
 	s.mu.Lock()

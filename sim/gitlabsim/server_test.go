@@ -113,6 +113,9 @@ func TestResourceGroupLifecycle(t *testing.T) {
 	if r := c.do("PUT", nested+"/resource_groups/fullsend-k1", `{"process_mode":"fifo"}`, nil); r.StatusCode != 400 {
 		t.Fatalf("bad mode: %d", r.StatusCode)
 	}
+	if w := s.Waiting("grp/sub/proj", "fullsend-k1"); len(w) != 2 || w[0].ID != int64(b["id"].(float64)) || w[1].ID != int64(c3["id"].(float64)) {
+		t.Fatalf("waiting (every waiter kept): %+v", w)
+	}
 	var up []map[string]any
 	c.do("GET", nested+"/resource_groups/fullsend-k1/upcoming_jobs", "", &up)
 	if len(up) != 2 || up[0]["pipeline"].(map[string]any)["id"] != c3["id"] {

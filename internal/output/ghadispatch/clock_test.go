@@ -57,8 +57,12 @@ func TestSettleUnlistedOnGitHubsClock(t *testing.T) {
 	if res := d.Dispatch(context.Background(), []plan.Run{listed}); res[0].Err != nil {
 		t.Fatal(res[0].Err)
 	}
-	// Ours carries another key, so the listing of listed's key lacks it.
-	res := d.Dispatch(context.Background(), []plan.Run{keyed(change.Add(time.Second))})
+	// Ours carries another subject's key, so the listing of listed's
+	// scope lacks it.
+	other := keyed(change)
+	other.Key = scope.KeyOf("triage", &event.Event{Repo: "acme/platform", Entity: event.Entity{Kind: event.KindWorkItem, ID: 8}}, "github")
+	other.WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(other.Key), change)
+	res := d.Dispatch(context.Background(), []plan.Run{other})
 	if res[0].Err != nil {
 		t.Fatal(res[0].Err)
 	}

@@ -7,7 +7,6 @@ package ghadispatch
 // keeps exactly one (docs/github.md, "Backstop: github-poll").
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -21,53 +20,10 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/github"
+	"github.com/fullsend-dev/fullsend/internal/newest"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
-
-// KeyRun is a run that carries an idempotency key, as the run list shows
-// it.
-type KeyRun struct {
-	ID        int64
-	CreatedAt time.Time
-	Status    string // queued, in_progress, completed, …
-	Cancelled bool   // conclusion (or status) cancelled
-}
-
-// Started reports whether the run has left the queue.
-func (r KeyRun) Started() bool {
-	return !r.Cancelled && (r.Status == "in_progress" || r.Status == "completed")
-}
-
-// Survivor is the settle rule: of the runs carrying one key that are not
-// cancelled, the oldest that has started (in_progress or completed), else
-// the oldest (lowest id). Every dispatcher applies it to what it reads and
-// cancels only its own run when it is not the survivor; a run already
-// cancelled never counts, so a dispatcher that sees every other run
-// cancelled keeps its own. ok is false when no run is live.
-func Survivor(runs []KeyRun) (id int64, ok bool) {
-	var live []KeyRun
-	for _, r := range runs {
-		if !r.Cancelled {
-			live = append(live, r)
-		}
-	}
-	if len(live) == 0 {
-		return 0, false
-	}
-	slices.SortFunc(live, func(a, b KeyRun) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	for _, r := range live {
-		if r.Started() {
-			return r.ID, true
-		}
-	}
-	return live[0].ID, true
-}
 
 // settles reports whether a dispatched run is settled: it carries an
 // idempotency key of a GitHub subject, the one kind of change two paths
@@ -80,36 +36,104 @@ func settles(run plan.Run) bool {
 	return err == nil && s.System == event.SystemGitHub
 }
 
-// Settle applies Survivor to the runs of run's workflow that carry run's
-// idempotency key (ours among them) and cancels ours when another run
-// survives. kept reports whether ours is the survivor. The listing starts
-// at the change time the key names: no run of the change can be older. A
-// scheduled run's key names an entity version, not a time: its runs are
-// listed from settleLookback ago, and only those not completed compete
-// (attemptRuns).
+// maxRevives bounds the runs one Settle re-runs: each carries a newer
+// change than the one before, so the chain ends; a longer one is left to
+// the backstop (newest.Displaced).
+const maxRevives = 3
+
+// Settle applies the newest-pending rule (newest.Settle) to our run ours
+// against the runs of its scope that the run list shows since the change
+// run's key names (no run of that change, or of a newer one, is older),
+// and acts on it: it cancels ours when a run of a newer change, or an
+// earlier run of the same change, makes it redundant; and when GitHub's
+// concurrency group cancelled the pending run of a newer change because
+// ours, older, was queued after it, it re-runs that run (and cancels
+// ours, not started), then settles the re-run the same way. kept reports
+// whether ours stays. A scheduled run's key names an entity version, not
+// a time: its runs are listed from settleLookback ago, and only the
+// attempts of its key not completed compete.
 func (d *Driver) Settle(ctx context.Context, run plan.Run, ours int64) (kept bool, err error) {
 	key := run.WorkItem.IdempotencyKey
-	runs, err := d.RunsWithKey(ctx, run, key)
-	if err != nil {
-		return true, err
+	cur := newest.Run{ID: ours, Key: key}
+	var since time.Time
+	for round := 0; ; round++ {
+		runs, err := d.RunsWithKey(ctx, run, key)
+		if err != nil {
+			return true, err
+		}
+		me := cur
+		if i := slices.IndexFunc(runs, func(r newest.Run) bool { return r.ID == cur.ID }); i >= 0 {
+			me.Created, me.State, me.Ended = runs[i].Created, runs[i].State, runs[i].Ended
+		} else {
+			me.Created = d.githubNow().UTC().Truncate(time.Second) // on GitHub's clock, like the others
+		}
+		if since.IsZero() {
+			since = me.Created
+		}
+		v := newest.Settle(me, runs, since)
+		if round == 0 {
+			kept = v.Keep
+		}
+		revive := v.Revive != 0 && round < maxRevives
+		if revive {
+			if err := d.rerun(ctx, run, v.Revive); err != nil {
+				return round != 0 || v.Keep, err // ours stays: nothing live carries the newer change
+			}
+			since = d.githubNow().UTC()
+		}
+		if !v.Keep {
+			if err := d.cancelOwn(ctx, run, me, overOf(runs, v.Over)); err != nil {
+				return true, err
+			}
+		}
+		if !revive {
+			return kept, nil
+		}
+		cur = newest.Run{ID: v.Revive, Key: overOf(runs, v.Revive).Key}
 	}
-	if !slices.ContainsFunc(runs, func(r KeyRun) bool { return r.ID == ours }) {
-		runs = append(runs, KeyRun{ID: ours, CreatedAt: d.githubNow().UTC(), Status: "queued"}) // on GitHub's clock, like the others
-	}
-	if keyTime(key).IsZero() {
-		runs = attemptRuns(runs, ours)
-	}
-	win, ok := Survivor(runs)
-	if !ok || win == ours {
-		return true, nil
-	}
-	ref := plan.Ref{Driver: Name, ID: strconv.FormatInt(ours, 10)}
+}
+
+// cancelOwn cancels the run this dispatcher wrote (me), which yields to
+// the run over.
+func (d *Driver) cancelOwn(ctx context.Context, run plan.Run, me, over newest.Run) error {
+	ref := plan.Ref{Driver: Name, ID: strconv.FormatInt(me.ID, 10)}
 	if _, err := d.Cancel(ctx, ref); err != nil {
-		return true, fmt.Errorf("gha-dispatch %s: cancelling run %d, a duplicate of run %d for %s: %w", run.Harness, ours, win, key, err)
+		return fmt.Errorf("gha-dispatch %s: cancelling run %d, which run %d makes redundant (%s): %w", run.Harness, me.ID, over.ID, me.Key, err)
 	}
-	d.log.Info("duplicate run cancelled: another run carries the same change", "harness", run.Harness,
-		"key", key, "cancelled", ours, "kept", win)
-	return false, nil
+	why := "another run carries the same change"
+	if newest.Newer(over.Key, me.Key) {
+		why = "a run of its scope carries a newer change"
+	}
+	d.log.Info("run cancelled: "+why, "harness", run.Harness, "key", me.Key, "cancelled", me.ID, "kept", over.ID, "kept_key", over.Key)
+	return nil
+}
+
+// overOf is the run id among runs (only its id when not listed).
+func overOf(runs []newest.Run, id int64) newest.Run {
+	if i := slices.IndexFunc(runs, func(r newest.Run) bool { return r.ID == id }); i >= 0 {
+		return runs[i]
+	}
+	return newest.Run{ID: id}
+}
+
+// rerun re-runs the cancelled run id (POST …/runs/{id}/rerun): the newest
+// change of its scope, dropped by GitHub's concurrency group when an
+// older change's run was queued after it.
+func (d *Driver) rerun(ctx context.Context, run plan.Run, id int64) error {
+	owner, repo, full, err := d.repoFor(run)
+	if err != nil {
+		return fmt.Errorf("gha-dispatch %s: %v", run.Harness, err)
+	}
+	_, err = github.Call(ctx, d.policy(false, "re-run run"), func(ctx context.Context) (*gogithub.Response, error) {
+		return d.client.Actions.RerunWorkflowByID(ctx, owner, repo, id)
+	})
+	if err != nil {
+		return fmt.Errorf("gha-dispatch %s: re-running run %d in %s, the newest change of %s, cancelled when an older one was queued: %w",
+			run.Harness, id, full, run.Key, err)
+	}
+	d.log.Info("run re-run: GitHub's concurrency group had cancelled it for an older change's run", "harness", run.Harness,
+		"run_id", id, "scope", string(run.Key))
+	return nil
 }
 
 // settleLookback is how far back the runs of a key without a change
@@ -117,22 +141,10 @@ func (d *Driver) Settle(ctx context.Context, run plan.Run, ours int64) (kept boo
 // duplicates are dispatched by pollers of the same cycle.
 const settleLookback = time.Hour
 
-// attemptRuns keeps, of the runs carrying a scheduled run's key, ours and
-// those not completed: a completed one is an earlier attempt of the
-// version (its retry carries the same key), not a duplicate of ours.
-func attemptRuns(runs []KeyRun, ours int64) []KeyRun {
-	var out []KeyRun
-	for _, r := range runs {
-		if r.ID == ours || r.Status != "completed" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // RunsWithKey lists the workflow_dispatch runs of run's workflow created
-// at or after the change time key names whose title carries key.
-func (d *Driver) RunsWithKey(ctx context.Context, run plan.Run, key string) ([]KeyRun, error) {
+// at or after the change time key names whose title carries a key of
+// key's scope.
+func (d *Driver) RunsWithKey(ctx context.Context, run plan.Run, key string) ([]newest.Run, error) {
 	owner, repo, full, err := d.repoFor(run)
 	if err != nil {
 		return nil, fmt.Errorf("gha-dispatch %s: %v", run.Harness, err)
@@ -146,7 +158,8 @@ func (d *Driver) RunsWithKey(ctx context.Context, run plan.Run, key string) ([]K
 		from = d.githubNow().UTC().Add(-settleLookback).Truncate(time.Second)
 	}
 	opts := &gogithub.ListWorkflowRunsOptions{Event: "workflow_dispatch", Created: ">=" + from.Format(time.RFC3339)}
-	var out []KeyRun
+	var out []newest.Run
+	sk := newest.Scope(key)
 	u := fmt.Sprintf("repos/%s/%s/actions/workflows/%s/runs", owner, repo, url.PathEscape(wf))
 	for page := 1; page <= MaxFindPages; page++ {
 		var runs titledRuns
@@ -162,9 +175,12 @@ func (d *Driver) RunsWithKey(ctx context.Context, run plan.Run, key string) ([]K
 			return nil, fmt.Errorf("gha-dispatch %s: listing runs of %s in %s: %w", run.Harness, wf, full, err)
 		}
 		for _, r := range runs.Runs {
-			if slices.Contains(strings.Fields(r.Title), key) {
-				out = append(out, KeyRun{ID: r.ID, CreatedAt: r.CreatedAt.UTC(), Status: r.Status,
-					Cancelled: r.Conclusion == "cancelled" || r.Status == "cancelled"})
+			for _, f := range strings.Fields(r.Title) {
+				if f != sk && newest.Scope(f) == sk {
+					out = append(out, newest.Run{ID: r.ID, Key: f, Created: r.CreatedAt.UTC(), Ended: r.UpdatedAt.UTC(),
+						State: RunState(r.Status, r.Conclusion)})
+					break
+				}
 			}
 		}
 		if resp == nil || resp.NextPage == 0 {
@@ -185,16 +201,30 @@ type titledRuns struct {
 		Status     string    `json:"status"`
 		Conclusion string    `json:"conclusion"`
 		CreatedAt  time.Time `json:"created_at"`
+		UpdatedAt  time.Time `json:"updated_at"`
 	} `json:"workflow_runs"`
 }
 
-// keyTime is the change time an idempotency key ends with ("@" and Unix
-// milliseconds); zero when it has none.
+// RunState is a GitHub run's state, by its status and conclusion, for
+// the newest-pending rule (github-poll reads the same run lists).
+func RunState(status, conclusion string) newest.State {
+	switch {
+	case conclusion == "cancelled" || status == "cancelled" || conclusion == "skipped":
+		return newest.Cancelled
+	case status == "completed":
+		return newest.Finished
+	case status == "in_progress":
+		return newest.Started
+	}
+	return newest.Waiting // queued, pending, waiting, requested
+}
+
+// keyTime is the change time an idempotency key names; zero when it
+// names none.
 func keyTime(key string) time.Time {
-	_, ms, ok := strings.Cut(key, "@")
-	n, err := strconv.ParseInt(ms, 10, 64)
-	if !ok || err != nil {
+	p, ok := newest.Change(key)
+	if !ok {
 		return time.Time{}
 	}
-	return time.UnixMilli(n).UTC()
+	return p.At
 }

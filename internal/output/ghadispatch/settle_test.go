@@ -10,41 +10,9 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
+	"github.com/fullsend-dev/fullsend/internal/workflows/ghactions"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
-
-// TestSurvivor: the oldest started run, else the oldest; cancelled runs
-// never count.
-func TestSurvivor(t *testing.T) {
-	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	q := func(id int64, s int) KeyRun {
-		return KeyRun{ID: id, CreatedAt: t0.Add(time.Duration(s) * time.Second), Status: "queued"}
-	}
-	started := func(r KeyRun) KeyRun { r.Status = "in_progress"; return r }
-	cancelled := func(r KeyRun) KeyRun { r.Status, r.Cancelled = "completed", true; return r }
-	cases := []struct {
-		name string
-		runs []KeyRun
-		want int64
-		ok   bool
-	}{
-		{"none", nil, 0, false},
-		{"all cancelled", []KeyRun{cancelled(q(1, 0)), cancelled(q(2, 1))}, 0, false},
-		{"oldest queued", []KeyRun{q(3, 2), q(1, 0), q(2, 1)}, 1, true},
-		{"same second: lowest id", []KeyRun{q(5, 0), q(4, 0)}, 4, true},
-		{"started beats older queued", []KeyRun{q(1, 0), started(q(2, 1)), q(3, 2)}, 2, true},
-		{"oldest of the started", []KeyRun{started(q(3, 2)), started(q(2, 1)), q(1, 0)}, 2, true},
-		{"cancelled older ignored", []KeyRun{cancelled(q(1, 0)), q(2, 1)}, 2, true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, ok := Survivor(tc.runs)
-			if got != tc.want || ok != tc.ok {
-				t.Fatalf("Survivor = %d, %v; want %d, %v", got, ok, tc.want, tc.ok)
-			}
-		})
-	}
-}
 
 // TestDispatchSettles: a second dispatch of a GitHub change's key is
 // cancelled by its own dispatcher; one whose earlier run was cancelled is
@@ -56,15 +24,7 @@ func TestDispatchSettles(t *testing.T) {
 	sk := scope.KeyOf("triage", ev, "github")
 	run := plan.Run{Harness: "triage", Event: ev, Key: sk,
 		WorkItem: plan.WorkItem{IdempotencyKey: polllock.IdempotencyKey(string(sk), time.Now().Add(-time.Minute))}}
-	dispatch := func(r plan.Run) int64 {
-		t.Helper()
-		res := d.Dispatch(context.Background(), []plan.Run{r})
-		if res[0].Err != nil {
-			t.Fatal(res[0].Err)
-		}
-		id, _ := strconv.ParseInt(res[0].Ref.ID, 10, 64)
-		return id
-	}
+	dispatch := func(r plan.Run) int64 { return dispatchID(t, d, r) }
 	status := func(id int64) string {
 		r, _ := e.sim.Run(id)
 		return r.Conclusion
@@ -86,6 +46,17 @@ func TestDispatchSettles(t *testing.T) {
 	}
 }
 
+// dispatchID dispatches r with d and returns its run id.
+func dispatchID(t *testing.T, d *Driver, r plan.Run) int64 {
+	t.Helper()
+	res := d.Dispatch(context.Background(), []plan.Run{r})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	id, _ := strconv.ParseInt(res[0].Ref.ID, 10, 64)
+	return id
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
@@ -93,28 +64,64 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// A scheduled run's key (scope key @ entity version) is carried by every
-// attempt of the version: only the attempts not completed compete, so a
-// retry survives the failed attempt before it and two pollers' duplicates
-// of one attempt still settle to one.
-func TestAttemptRuns(t *testing.T) {
-	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	failed := KeyRun{ID: 1, CreatedAt: t0, Status: "completed"}
+// groupEnv is an emulator whose run workflow has the generated
+// workflow's concurrency group (fullsend-run- and the scope key,
+// cancel-in-progress: false), and two drivers: the webhook path's and a
+// poller's.
+func groupEnv(t *testing.T) (e *env, webhook, poller *Driver) {
+	t.Helper()
+	e = newEnv(t, githubsim.Options{})
+	must(t, e.sim.AddWorkflow("acme/platform", githubsim.Workflow{File: "fullsend-run.yml", Inputs: plan.Names,
+		Concurrency: func(in map[string]string) string { return ghactions.CallerPrefix + in[plan.InSerializationKey] }}))
+	ref := func(o *Options) { o.Ref = "main" }
+	return e, e.driver(t, ref), e.driver(t, ref)
+}
+
+// TestOlderChangeDispatchedLast: the webhook path dispatched a newer
+// change's run; a poller then dispatches an older change of the same
+// scope (it read the item before the newer change). Whatever GitHub's
+// concurrency group does with the older run, the run that waits carries
+// the newest change, and the older change's run is cancelled (the newer
+// one covers it). Changes of one second are told apart by their ids.
+func TestOlderChangeDispatchedLast(t *testing.T) {
+	at := time.Now().Add(-time.Minute).Truncate(time.Second)
+	older, newer := polllock.ChangePos{At: at, ID: 100}, polllock.ChangePos{At: at, ID: 200}
 	cases := []struct {
-		name string
-		runs []KeyRun
-		ours int64
-		want int64
+		name   string
+		active bool // a run of the scope is in progress when both are dispatched
 	}{
-		{"retry after a failed attempt", []KeyRun{failed, {ID: 2, CreatedAt: t0.Add(time.Minute), Status: "queued"}}, 2, 2},
-		{"two pollers' duplicates", []KeyRun{failed, {ID: 2, CreatedAt: t0.Add(time.Minute), Status: "queued"},
-			{ID: 3, CreatedAt: t0.Add(time.Minute), Status: "queued"}}, 3, 2},
-		{"ours listed as completed already", []KeyRun{{ID: 4, CreatedAt: t0, Status: "completed"}}, 4, 4},
+		{"behind an active run: GitHub cancels the newer pending run", true},
+		{"nothing active: the newer run holds the group", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got, ok := Survivor(attemptRuns(tc.runs, tc.ours)); !ok || got != tc.want {
-				t.Fatalf("survivor %d (%v), want %d", got, ok, tc.want)
+			e, webhook, poller := groupEnv(t)
+			ev := &event.Event{Repo: "acme/platform", Entity: event.Entity{Kind: event.KindWorkItem, ID: 7}}
+			sk := scope.KeyOf("triage", ev, "github")
+			runOf := func(p polllock.ChangePos) plan.Run {
+				return plan.Run{Harness: "triage", Event: ev, Key: sk,
+					WorkItem: plan.WorkItem{IdempotencyKey: polllock.IdempotencyKeyAt(string(sk), p)}}
+			}
+			dispatch := func(d *Driver, r plan.Run) int64 { return dispatchID(t, d, r) }
+			if tc.active {
+				must(t, e.sim.StartRun(dispatch(webhook, runOf(polllock.ChangePos{At: at.Add(-time.Minute)}))))
+			}
+			b := dispatch(webhook, runOf(newer))
+			a := dispatch(poller, runOf(older))
+			rb, _ := e.sim.Run(b)
+			ra, _ := e.sim.Run(a)
+			if rb.Status == githubsim.StatusCompleted {
+				t.Fatalf("the newer change's run %d ended %s; want it waiting (the pending run carries the newest change)", b, rb.Conclusion)
+			}
+			if ra.Conclusion != githubsim.ConclusionCancelled {
+				t.Errorf("the older change's run %d is %s %s; want it cancelled", a, ra.Status, ra.Conclusion)
+			}
+			want := githubsim.StatusQueued
+			if tc.active {
+				want = githubsim.StatusPending
+			}
+			if rb.Status != want {
+				t.Errorf("the newer change's run is %s, want %s", rb.Status, want)
 			}
 		})
 	}

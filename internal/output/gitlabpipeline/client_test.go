@@ -40,7 +40,7 @@ func TestEchoedCredentialsAreRedacted(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := d.Dispatch(context.Background(), []plan.Run{mkRun("triage", 1, "x")})
-		_, rerr := d.Superseded(context.Background(), "fullsend-key", 1) // a read: retried on 500
+		_, rerr := d.Superseded(context.Background(), "fullsend-key", 1, "") // a read: retried on 500
 		tr.CloseIdleConnections()
 		srv.Close()
 		if res[0].Err == nil || rerr == nil || !strings.Contains(rerr.Error(), "Unauthorized") {
@@ -72,7 +72,7 @@ func TestOversizedAnswerSaysSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = d.Superseded(context.Background(), "fullsend-key", 1)
+	_, err = d.Superseded(context.Background(), "fullsend-key", 1, "")
 	if !errors.Is(err, httpx.ErrTooLarge) || !strings.Contains(err.Error(), "response body over 100 bytes") {
 		t.Fatalf("err = %v, want the body cap named", err)
 	}

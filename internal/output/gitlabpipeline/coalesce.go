@@ -1,6 +1,7 @@
 package gitlabpipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
+	"github.com/fullsend-dev/fullsend/internal/newest"
 )
 
 // maxListPages bounds pagination of one pipelines list.
@@ -21,28 +23,41 @@ type CoalesceResult struct {
 	Kept      []int64 // older pipelines left alone: a job holds or held the resource
 }
 
-// coalesce cancels the pipelines of the scope rk that are older than
-// newest and still wait for the resource. Each candidate's jobs are read
-// immediately before its cancel; one job that is not created or
-// waiting_for_resource keeps the pipeline alive.
-func (d *Driver) coalesce(ctx context.Context, rk string, newest int64) (CoalesceResult, error) {
+// coalesce cancels the pipelines of the scope rk that still wait for the
+// resource and that our pipeline me supersedes (newest.Supersedes): those
+// carrying an older change than ours, or, when either carries no change,
+// those created before it. l reads (once) the keys of the candidates.
+// Each candidate's jobs are read immediately before its cancel; one job
+// that is not created or waiting_for_resource keeps the pipeline alive.
+func (d *Driver) coalesce(ctx context.Context, rk string, me newest.Run, l *scopeList) (CoalesceResult, error) {
 	var res CoalesceResult
-	var cands []int64
+	_, byChange := newest.Change(me.Key)
+	var cands []newest.Run
 	for _, st := range []gitlab.BuildStateValue{gitlab.Created, gitlab.WaitingForResource} {
-		ps, err := d.listScope(ctx, rk, &st, "asc", func(p *gitlab.PipelineInfo) bool { return p.ID >= newest })
+		ps, err := d.listScope(ctx, rk, &st, "asc", func(*gitlab.PipelineInfo) bool { return false })
 		if err != nil {
 			return res, err
 		}
 		for _, p := range ps {
-			if p.ID < newest {
-				cands = append(cands, p.ID)
+			if p.ID == me.ID {
+				continue
+			}
+			c := runOf(p)
+			if byChange {
+				if c.Key, err = l.key(ctx, p.ID); err != nil {
+					return res, err
+				}
+			}
+			if newest.Supersedes(me, c) {
+				cands = append(cands, c)
 			}
 		}
 	}
-	slices.Sort(cands)
-	cands = slices.Compact(cands)
+	slices.SortFunc(cands, func(a, b newest.Run) int { return cmp.Compare(a.ID, b.ID) })
+	cands = slices.CompactFunc(cands, func(a, b newest.Run) bool { return a.ID == b.ID })
 	var errs []error
-	for _, id := range cands {
+	for _, c := range cands {
+		id := c.ID
 		if ctx.Err() != nil {
 			return res, errors.Join(append(errs, ctx.Err())...)
 		}

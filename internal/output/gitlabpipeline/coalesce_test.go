@@ -62,7 +62,7 @@ func TestBurstLeavesOneNewestWaiter(t *testing.T) {
 	if s, _ := e.sim.Pipeline(last); s.Status != gitlabsim.StatusPending {
 		t.Fatalf("survivor is %s after the active run finished, want pending (holding the resource)", s.Status)
 	}
-	if newer, err := d.Superseded(context.Background(), ResourceKey(first.Key), last); err != nil || newer != 0 {
+	if newer, err := d.Superseded(context.Background(), ResourceKey(first.Key), last, ""); err != nil || newer != 0 {
 		t.Errorf("Superseded(survivor) = %d, %v; want 0", newer, err)
 	}
 }
@@ -111,7 +111,7 @@ func (r *runner) start(t *testing.T, pipelineID int64) {
 	if err := r.e.sim.StartJob(p.JobID); err != nil {
 		t.Fatalf("start pipeline %d: %v", pipelineID, err)
 	}
-	newer, err := r.d.Superseded(context.Background(), r.rk, pipelineID)
+	newer, err := r.d.Superseded(context.Background(), r.rk, pipelineID, "")
 	if err != nil {
 		t.Fatalf("superseded check of %d: %v", pipelineID, err)
 	}

@@ -149,7 +149,7 @@ func TestReadsAreRetriedAndCoalescingFailureIsNotADispatchFailure(t *testing.T) 
 	if w := byStatus(e, run, gitlabsim.StatusWaitingForResource); len(w) != 2 {
 		t.Fatalf("waiting = %d, want 2 (cancel failed)", len(w))
 	}
-	if newer, err := d.Superseded(context.Background(), ResourceKey(run.Key), last); err != nil || newer != newest {
+	if newer, err := d.Superseded(context.Background(), ResourceKey(run.Key), last, ""); err != nil || newer != newest {
 		t.Fatalf("Superseded(%d) = %d, %v; want %d", last, newer, err, newest)
 	}
 }

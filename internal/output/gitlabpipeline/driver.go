@@ -6,9 +6,13 @@
 // A scope's pipelines are recognised by name: the generated .gitlab-ci.yml
 // names every API pipeline "fullsend:$FULLSEND_RESOURCE_KEY" and puts its
 // agent job in resource group "fullsend-$FULLSEND_RESOURCE_KEY". After
-// creating pipeline N, the driver lists the scope's pipelines that are
-// still created or waiting_for_resource, and cancels those older than N
-// whose jobs all still wait (checked job by job right before each cancel).
+// creating pipeline N, the driver settles N against the scope's other
+// pipelines (Settle: N is cancelled when a pipeline of a newer change, or
+// an earlier one of its own change, is live), then lists the scope's
+// pipelines that are still created or waiting_for_resource, and cancels
+// those N supersedes (carrying an older change; created before N when
+// either carries no change: newest.Supersedes) whose jobs all still wait
+// (checked job by job right before each cancel).
 // A pipeline whose job holds the resource (pending, running) is never
 // cancelled. The remaining race (a waiter acquiring the resource between
 // that check and the cancel) is closed on the runner side by Superseded:
@@ -29,6 +33,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/drivers"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
+	"github.com/fullsend-dev/fullsend/internal/newest"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
@@ -130,18 +135,21 @@ func (d *Driver) dispatchOne(ctx context.Context, run plan.Run) (*plan.Ref, erro
 	rk := ResourceKey(run.Key)
 	log := d.o.Log.With("driver", Name, "project", d.o.Project, "pipeline", p.ID, "scope", string(run.Key))
 	log.Info("pipeline created", "url", p.WebURL, "harness", run.Harness)
+	l := newScopeList(d.gl, d.o.Project, PipelineName(rk))
+	me := newest.Run{ID: p.ID, Seq: p.ID, Key: run.WorkItem.IdempotencyKey}
 	if settles(run) {
-		kept, err := Settle(ctx, d.gl, d.o.Project, PipelineName(rk), run.WorkItem.IdempotencyKey, p.ID)
+		var kept bool
+		kept, me, err = l.settle(ctx, run.WorkItem.IdempotencyKey, p.ID)
 		if err != nil {
-			log.Warn("settling against other dispatchers of the same change failed; a duplicate pipeline may run", "error", err.Error())
+			log.Warn("settling against the other pipelines of the scope failed; a duplicate pipeline may run", "error", err.Error())
 		}
 		if !kept {
-			log.Info("duplicate pipeline cancelled: an older pipeline carries the same change", "key", run.WorkItem.IdempotencyKey)
+			log.Info("pipeline cancelled: a pipeline of its scope carries the same change or a newer one", "key", run.WorkItem.IdempotencyKey)
 			return ref, nil
 		}
 	}
 	d.ensureProcessMode(ctx, rk)
-	res, err := d.coalesce(ctx, rk, p.ID)
+	res, err := d.coalesce(ctx, rk, me, l)
 	if err != nil {
 		log.Warn("coalescing incomplete; superseded pipelines that start will exit early", "error", err.Error())
 	}

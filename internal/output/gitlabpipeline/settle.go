@@ -3,14 +3,15 @@ package gitlabpipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
+	"github.com/fullsend-dev/fullsend/internal/newest"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/reconcile"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
@@ -29,70 +30,45 @@ func settles(run plan.Run) bool {
 // Settle is the verify half of dispatch-then-verify, the coordination
 // between concurrent pollers and the webhook path (GitLab has no cheap
 // lock): after creating pipeline ours, named name and carrying key, it
-// reads the other pipelines of that name with a lower id; when one of
-// them carries key, ours is a duplicate and is
-// canceled (kept false). Of racing dispatchers exactly the one with the
-// lowest pipeline id keeps its pipeline, whatever the interleaving. A
-// scheduled run's key (scope key @ entity version, no change time) is
-// carried by every attempt of the version: a pipeline that finished is
-// an earlier attempt, not a duplicate, and is not read (Finished).
+// reads the scope's pipelines (those created since the change key names:
+// no pipeline of that change, or of a newer one, is older) and applies
+// the newest-pending rule (newest.Settle): ours is canceled (kept false)
+// when a pipeline carrying a newer change is live (it covers ours'
+// change), or when a pipeline with a lower id carries the same change.
+// Of racing dispatchers of one change exactly the one with the lowest
+// pipeline id keeps its pipeline, and of racing dispatchers of several
+// changes the newest change's, whatever the interleaving. A scheduled
+// run's key (scope key @ entity version, no change time) is carried by
+// every attempt of the version: a pipeline that finished is an earlier
+// attempt, not a duplicate, and is not read (Finished).
 func Settle(ctx context.Context, gl *gitlab.Client, project, name, key string, ours int64) (kept bool, err error) {
-	lo := gitlab.ListOptions{PerPage: 100, Page: 1}
-	asc, by := "asc", "id"
-	_, attempts := changeTime(key)
-	attempts = !attempts
-	for range maxListPages {
-		ps, resp, err := gl.Pipelines.ListProjectPipelines(project, &gitlab.ListProjectPipelinesOptions{
-			ListOptions: lo, Name: &name, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
-		if err != nil {
-			return true, fmt.Errorf("gitlab-pipeline: settling: listing pipelines %s: %w", name, err)
-		}
-		for _, p := range ps {
-			if p.ID >= ours {
-				return true, nil
-			}
-			if attempts && Finished(p.Status) {
-				continue
-			}
-			dup, err := carries(ctx, gl, project, p.ID, key)
-			if err != nil {
-				return true, err
-			}
-			if dup {
-				_, _, err := gl.Pipelines.CancelPipelineBuild(project, ours, gitlab.WithContext(glapi.WriteCtx(ctx)))
-				if err != nil {
-					return true, fmt.Errorf("gitlab-pipeline: canceling duplicate pipeline %d: %w", ours, err)
-				}
-				return false, nil
-			}
-		}
-		if resp == nil || resp.NextPage == 0 {
-			break
-		}
-		lo.Page = resp.NextPage
-	}
-	return true, nil
+	kept, _, err = newScopeList(gl, project, name).settle(ctx, key, ours)
+	return kept, err
 }
 
-func carries(ctx context.Context, gl *gitlab.Client, project string, id int64, key string) (bool, error) {
-	vars, _, err := gl.Pipelines.GetPipelineVariables(project, id, gitlab.WithContext(ctx))
+// settle is Settle over l; me is ours as the rule saw it.
+func (l *scopeList) settle(ctx context.Context, key string, ours int64) (kept bool, me newest.Run, err error) {
+	var from time.Time
+	withKey := live
+	if p, isChange := newest.Change(key); isChange {
+		from = p.At
+	} else {
+		withKey = func(p *gitlab.PipelineInfo) bool { return !Finished(p.Status) }
+	}
+	runs, err := l.list(ctx, from, 0, func(p *gitlab.PipelineInfo) bool { return p.ID != ours && withKey(p) })
+	me = newest.Run{ID: ours, Seq: ours, Key: key}
 	if err != nil {
-		return false, fmt.Errorf("gitlab-pipeline: settling: reading the variables of pipeline %d: %w", id, err)
+		return true, me, fmt.Errorf("gitlab-pipeline: settling: %w", err)
 	}
-	for _, v := range vars {
-		if v.Key == VarIdempotencyKey && v.Value == key {
-			return true, nil
-		}
+	if i := slices.IndexFunc(runs, func(r newest.Run) bool { return r.ID == ours }); i >= 0 {
+		me.Created, me.State = runs[i].Created, runs[i].State
 	}
-	return false, nil
-}
-
-// changeTime is the change time an idempotency key names (false for a
-// scheduled run's key, which names an entity version).
-func changeTime(key string) (time.Time, bool) {
-	_, _, suffix, ok := reconcile.SplitScoped(key)
-	if !ok {
-		return time.Time{}, false
+	v := newest.Settle(me, runs, time.Time{}) // GitLab cancels no pipeline itself
+	if v.Keep {
+		return true, me, nil
 	}
-	return reconcile.ChangeTime(suffix)
+	if _, _, err := l.gl.Pipelines.CancelPipelineBuild(l.project, ours, gitlab.WithContext(glapi.WriteCtx(ctx))); err != nil {
+		return true, me, fmt.Errorf("gitlab-pipeline: canceling pipeline %d, which pipeline %d makes redundant: %w", ours, v.Over, err)
+	}
+	return false, me, nil
 }

@@ -5,32 +5,44 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/newest"
 )
 
-// Superseded reports whether the scope rk has a pipeline newer than
-// pipelineID that was not cancelled or skipped, and returns the newest
-// such pipeline id (0 when none).
+// Superseded reports whether a live (not cancelled or skipped) pipeline
+// of the scope rk supersedes pipeline pipelineID, which carries the
+// idempotency key key (newest.Supersedes: a newer change, or the same
+// change with a lower id; when either carries no change, a pipeline
+// created after it), and returns the newest such pipeline id (0 when
+// none). A pipeline created after ours that carries an older change does
+// not supersede it: its own dispatcher cancels it.
 //
 // The agent job calls it (through CheckSuperseded) before doing any work:
-// a pipeline that acquired its resource after a newer pipeline of its
-// scope was created carries an outdated event, and must exit without
-// running the agent; the newer pipeline will run next. This closes the
-// race between "a waiter acquires the resource" and "the driver cancels
-// it" (docs/gitlab.md).
-func (d *Driver) Superseded(ctx context.Context, rk string, pipelineID int64) (int64, error) {
-	ps, err := d.listScope(ctx, rk, nil, "desc", func(p *gitlab.PipelineInfo) bool { return p.ID <= pipelineID })
+// a pipeline that acquired its resource while a pipeline of a newer
+// change of its scope was there carries an outdated event, and must exit
+// without running the agent; the newer pipeline will run next. This
+// closes the race between "a waiter acquires the resource" and "the
+// driver cancels it" (docs/gitlab.md).
+func (d *Driver) Superseded(ctx context.Context, rk string, pipelineID int64, key string) (int64, error) {
+	l := newScopeList(d.gl, d.o.Project, PipelineName(rk))
+	me := newest.Run{ID: pipelineID, Seq: pipelineID, Key: key} // its agent has not started
+	var from time.Time
+	stop := pipelineID
+	withKey := func(*gitlab.PipelineInfo) bool { return false }
+	if p, ok := newest.Change(key); ok {
+		// every pipeline of that change or a newer one was created since
+		from, stop = p.At, 0
+		withKey = func(p *gitlab.PipelineInfo) bool { return p.ID != pipelineID && live(p) }
+	}
+	runs, err := l.list(ctx, from, stop, withKey)
 	if err != nil {
 		return 0, err
 	}
-	for _, p := range ps {
-		if p.ID <= pipelineID {
-			break
-		}
-		if p.Status != string(gitlab.Canceled) && p.Status != string(gitlab.Skipped) {
-			return p.ID, nil
-		}
+	if r, ok := newest.Superseded(me, runs); ok {
+		return r.ID, nil
 	}
 	return 0, nil
 }
@@ -63,12 +75,12 @@ func CheckSuperseded(ctx context.Context, getenv Getenv, o Options) (superseded 
 	if err != nil {
 		return false, "", err
 	}
-	newer, err := d.Superseded(ctx, rk, id)
+	newer, err := d.Superseded(ctx, rk, id, strings.TrimSpace(getenv(VarIdempotencyKey)))
 	if err != nil {
 		return false, "", fmt.Errorf("gitlab-pipeline: superseded check for pipeline %d: %w", id, err)
 	}
 	if newer == 0 {
 		return false, "", nil
 	}
-	return true, fmt.Sprintf("pipeline %d is superseded by pipeline %d of the same scope; exiting without running the agent", id, newer), nil
+	return true, fmt.Sprintf("pipeline %d is superseded by pipeline %d of the same scope (a newer change, or a later run); exiting without running the agent", id, newer), nil
 }

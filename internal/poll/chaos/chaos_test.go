@@ -60,6 +60,17 @@ type counts struct {
 // -chaos.duration the kills stop and pollers drain. Reported: processes
 // run, kills, changes, dispatches, lost changes, duplicate runs, locks left.
 func BenchmarkChaos(b *testing.B) {
+	switch *forge {
+	case "github":
+		benchForge(b, newGitHubWorld(b))
+		return
+	case "gitlab":
+		benchForge(b, newGitLabWorld(b))
+		return
+	case "jira":
+	default:
+		b.Fatalf("-chaos.forge %q: want jira, github or gitlab", *forge)
+	}
 	bin := build(b)
 	services := func() time.Time { return time.Now().Add(*skew) }
 	js := jirasim.New(jirasim.Options{RequiredToken: jiraToken, Now: services})
@@ -143,9 +154,14 @@ func BenchmarkChaos(b *testing.B) {
 // pollOnce runs one `fullsend poll` process; with kill, it is killed with
 // SIGKILL at a random moment of its cycle with probability -chaos.kill.
 func pollOnce(bin, dir string, env []string, rng *rand.Rand, kill bool, c *counts) {
+	pollProcess(bin, dir, env, rng, kill, &c.processes, &c.kills)
+}
+
+// pollProcess is pollOnce counting into processes and kills.
+func pollProcess(bin, dir string, env []string, rng *rand.Rand, kill bool, processes, kills *atomic.Int64) {
 	cmd := exec.Command(bin, "--config-dir", dir, "--log-format", "json", "poll")
 	cmd.Env = env
-	n := c.processes.Add(1)
+	n := processes.Add(1)
 	if *logDir != "" {
 		f, err := os.Create(filepath.Join(*logDir, fmt.Sprintf("poll-%05d.log", n)))
 		if err != nil {
@@ -157,17 +173,27 @@ func pollOnce(bin, dir string, env []string, rng *rand.Rand, kill bool, c *count
 	if err := cmd.Start(); err != nil {
 		panic(err)
 	}
+	if killAt(cmd, rng, kill) {
+		kills.Add(1)
+	}
+}
+
+// killAt waits for the started cmd; with kill, it kills it with SIGKILL
+// at a random moment of its first 400 ms with probability -chaos.kill,
+// and reports whether it did.
+func killAt(cmd *exec.Cmd, rng *rand.Rand, kill bool) (killed bool) {
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	if kill && rng.Float64() < *pKill {
 		select {
 		case <-time.After(time.Duration(rng.IntN(400)) * time.Millisecond):
 			_ = cmd.Process.Signal(syscall.SIGKILL)
-			c.kills.Add(1)
+			killed = true
 		case <-done:
 		}
 	}
 	<-done
+	return killed
 }
 
 // runners plays `fullsend run` for every dispatched run: it takes the
@@ -327,17 +353,7 @@ func build(b *testing.B) string {
 func configDir(b *testing.B, jiraURL string) string {
 	dir := b.TempDir()
 	files := map[string]string{
-		"config.yaml": `version: 1
-repo: acme/platform
-agents:
-  - name: triage
-    source: harness/triage.yaml
-  - name: audit
-    source: harness/audit.yaml
-limits:
-  runs_per_scope_per_hour: 100000
-poll:
-  input_drivers:
+		"config.yaml": "version: 1\nrepo: acme/platform\n" + agentsYAML + `
     - type: jira-poll
       connection:
         base_url: ` + jiraURL + `
@@ -353,6 +369,25 @@ poll:
   output_driver: gha-dispatch
 `,
 	}
+	writeFiles(b, dir, withHarnesses(files))
+	return dir
+}
+
+// agentsYAML is the configuration's agents, limits and the start of its
+// poll inputs.
+const agentsYAML = `agents:
+  - name: triage
+    source: harness/triage.yaml
+  - name: audit
+    source: harness/audit.yaml
+limits:
+  runs_per_scope_per_hour: 100000
+poll:
+  input_drivers:`
+
+// withHarnesses adds the harness files (each on /fs-triage comments) to
+// files.
+func withHarnesses(files map[string]string) map[string]string {
 	for _, h := range harnesses {
 		files["harness/"+h+".yaml"] = "role: " + h + `
 trigger: >-
@@ -362,6 +397,11 @@ run:
   command: ["true"]
 `
 	}
+	return files
+}
+
+// writeFiles writes files (name → content) under dir.
+func writeFiles(b *testing.B, dir string, files map[string]string) {
 	for name, content := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -371,5 +411,4 @@ run:
 			b.Fatal(err)
 		}
 	}
-	return dir
 }

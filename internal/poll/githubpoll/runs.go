@@ -125,6 +125,7 @@ func (k *runIndex) index(runs []*gogithub.WorkflowRun) {
 			by[tail][h] = append(by[tail][h], ri)
 		}
 	}
+	undisplace(newest, by)
 	open := map[string]bool{}
 	for tail, hs := range by {
 		for h, rs := range hs {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/newest"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
@@ -100,8 +102,11 @@ func TestDroppedWebhook(t *testing.T) {
 }
 
 // TestRace: 100 notes on 10 merge requests, the webhook path delivering
-// two thirds of them while 3 pollers run concurrently: every note has
-// exactly one live pipeline.
+// two thirds of them while 3 pollers run concurrently: no note has two
+// live pipelines, every merge request's newest note has one, and a note
+// without one is covered by a live pipeline of a newer note of its merge
+// request (the newest-pending rule cancels an older note's pipeline
+// dispatched after a newer one's).
 func TestRace(t *testing.T) {
 	f, ctx := newFixture(t), context.Background()
 	var mrs []gitlabsim.MergeRequest
@@ -140,12 +145,27 @@ func TestRace(t *testing.T) {
 		must(t, err)
 	}
 	live := f.live()
+	newestLive := map[string]polllock.ChangePos{} // scope → newest note with a live pipeline
 	dups := 0
-	for _, n := range live {
+	for key, n := range live {
 		dups += n - 1
+		if p, ok := newest.Change(key); ok && p.After(newestLive[newest.Scope(key)]) {
+			newestLive[newest.Scope(key)] = p
+		}
 	}
-	if len(live) != 100 || dups != 0 {
-		t.Fatalf("%d of 100 notes dispatched, %d duplicates", len(live), dups)
+	covered, stale := 0, 0
+	for key := range f.count(true) {
+		p, _ := newest.Change(key)
+		if live[key] == 0 && newestLive[newest.Scope(key)].After(p) {
+			covered++
+		}
+		if p.After(newestLive[newest.Scope(key)]) {
+			stale++ // a merge request's newest note without a live pipeline
+		}
+	}
+	if len(live)+covered != 100 || dups != 0 || stale != 0 {
+		t.Fatalf("%d of 100 notes dispatched, %d covered by a newer note's pipeline, %d duplicates, %d newest notes without a live pipeline",
+			len(live), covered, dups, stale)
 	}
 }
 
