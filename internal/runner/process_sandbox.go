@@ -40,10 +40,13 @@ func agentIdentity(plan sandbox.Plan, dir, runDir string, env []string, log *slo
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	logKept(log, lease.Kept, "the hand-over left files with more than one link to their owner (the agent cannot write them)")
 	back := func() {
-		if err := lease.Return(); err != nil {
+		kept, err := lease.Return()
+		if err != nil {
 			log.Error("hand the workspace back from the agent", "dir", dir, "error", err.Error())
 		}
+		logKept(log, kept, "the hand-back left files with more than one link as they were (the agent may have linked files from elsewhere)")
 	}
 	set := map[string]string{"HOME": lease.Home, "TMPDIR": lease.Tmp, "USER": "", "LOGNAME": ""}
 	if u, err := user.LookupId(strconv.FormatUint(uint64(plan.ID.UID), 10)); err == nil {
@@ -52,6 +55,14 @@ func agentIdentity(plan sandbox.Plan, dir, runDir string, env []string, log *slo
 	log.Info("the agent runs under its own identity", "isolation", string(plan.Mode), "uid", plan.ID.UID, "gid", plan.ID.GID, "workspace", dir)
 	id := plan.ID
 	return &id, overrideEnv(env, set), back, nil
+}
+
+// logKept warns about the files a hand-over or hand-back kept as they
+// were (sandbox.Kept).
+func logKept(log *slog.Logger, k sandbox.Kept, msg string) {
+	if k.N > 0 {
+		log.Warn(msg, "count", k.N, "files", strings.Join(k.Paths, " "))
+	}
 }
 
 // overrideEnv sets (or, for an empty value, removes) variables of a
