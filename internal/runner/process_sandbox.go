@@ -1,13 +1,16 @@
 package runner
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/user"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/fullsend-dev/fullsend/internal/procgroup"
 	"github.com/fullsend-dev/fullsend/internal/sandbox"
 )
 
@@ -62,6 +65,52 @@ func agentIdentity(plan sandbox.Plan, dir, runDir string, env []string, log *slo
 func logKept(log *slog.Logger, k sandbox.Kept, msg string) {
 	if k.N > 0 {
 		log.Warn(msg, "count", k.N, "files", strings.Join(k.Paths, " "))
+	}
+}
+
+// jail is what an isolated agent's start leaves to end: the pipes of its
+// output and, with isolation, its reaper.
+type jail struct {
+	*sandbox.Pipes
+	reaper *sandbox.Reaper
+}
+
+// isolate prepares cmd to start as p.As: its output through pipes the
+// agent owns, and the start by the reaper (sandbox.Starter, in the
+// agent's cgroup where there is one). Without p.As it does nothing and
+// returns a jail that does nothing.
+func (p Process) isolate(cmd *exec.Cmd, opts *procgroup.Options) (*jail, error) {
+	if p.As == nil {
+		return &jail{Pipes: &sandbox.Pipes{}}, nil
+	}
+	pipes, err := sandbox.NewPipes(cmd, *p.As)
+	if err != nil {
+		return nil, err
+	}
+	reaper, err := sandbox.NewReaper(*p.As)
+	if err != nil {
+		p.log().Warn("could not become the reaper of the agent's orphans; processes it leaves outside its group may outlive the run", "error", err.Error())
+	}
+	if reaper.NoCgroup != "" {
+		p.log().Debug("the agent gets no cgroup of its own; its orphans are reaped one by one", "reason", reaper.NoCgroup)
+	}
+	opts.Start = reaper.Start
+	return &jail{Pipes: pipes, reaper: reaper}, nil
+}
+
+// reapOrphans ends what an isolated agent (the leader of group pgid) left
+// outside its process group, and says what could not be ended.
+func (p Process) reapOrphans(j *jail, pgid int) {
+	if j.reaper == nil {
+		return
+	}
+	r := j.reaper.Reap(pgid)
+	if r.Killed > 0 {
+		p.log().Warn("agent left processes running outside its process group; killed them", "count", r.Killed, "cgroup", r.Cgroup)
+	}
+	if len(r.Left) > 0 {
+		p.log().Error("processes the agent left are still running after "+sandbox.ReapLimit.String()+"; they may reach the next run's agent",
+			"count", len(r.Left), "pids", fmt.Sprint(r.Left))
 	}
 }
 

@@ -27,7 +27,7 @@ func TestRunIsolatedAgent(t *testing.T) {
 	work := t.TempDir()
 	var out, log syncio.Buffer
 	spec := Spec{Harness: "triage", Command: []string{"/bin/sh", "-c",
-		`echo "id=$(id -u):$(id -g) home=$HOME tmp=$TMPDIR user=$USER"; echo to-stderr >/dev/stderr; echo x >"$HOME/h" && echo x >"$TMPDIR/t" && echo done >result; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! >bgpid`},
+		`echo "id=$(id -u):$(id -g) home=$HOME tmp=$TMPDIR user=$USER"; echo to-stderr >/dev/stderr; echo x >"$HOME/h" && echo x >"$TMPDIR/t" && echo done >result; setsid sh -c 'echo $$ >bg.tmp && mv bg.tmp bgpid && exec sleep 300' </dev/null >/dev/null 2>&1 & while [ ! -e bgpid ]; do :; done`},
 		Timeout: 10 * time.Second, Event: jiraEvent(), Getenv: envOf(map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/root", "USER": "root"}),
 		Dir: work, TempDir: t.TempDir(), Stdout: &out, Stderr: &out, Log: testLogger(&log),
 		Sandbox: sandbox.Plan{Mode: sandbox.ModeUser, ID: sandbox.Identity{UID: 65534, GID: 65534}}}

@@ -2,6 +2,11 @@
 
 package sandbox
 
+import (
+	"errors"
+	"testing"
+)
+
 // abandon drops a lease the way a run killed with SIGKILL does: its
 // descriptors close, nothing is handed back.
 func (l *Lease) abandon() {
@@ -13,4 +18,11 @@ func (l *Lease) abandon() {
 		w.dir.Close()
 	}
 	l.root.Close()
+}
+
+// withoutCgroup makes the reapers of the test fall back to the loop.
+func withoutCgroup(t *testing.T) {
+	old := cgroupBase
+	cgroupBase = func() (string, error) { return "", errors.New("test: no cgroup") }
+	t.Cleanup(func() { cgroupBase = old })
 }
