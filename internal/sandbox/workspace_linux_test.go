@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -399,17 +400,59 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// A tree deeper than any path (3000 levels) is handed back whole: the
-// walk goes by descriptors, one per level.
+// A tree deeper than any path (2100 levels of "d/", more than PATH_MAX)
+// is handed back whole: the walk goes by descriptors, one per level.
 func TestDeepTreeIsHandedBack(t *testing.T) {
 	needRoot(t)
 	base, recs := t.TempDir(), recordsDir(t)
 	dir := checkout(t, base, "repo")
 	l := hand(t, Workspace{Dir: dir, Run: runDir(t, base, "run"), Records: recs})
-	// What the agent made (here made for it, by descriptors).
+	deepTree(t, dir, 2100)
+	giveBack(t, l)
+	if got := deepest(t, dir, 2100); got != ciID {
+		t.Errorf("the deepest directory is owned by %v", got)
+	}
+}
+
+// A tree deeper than the descriptors fullsend may open makes the
+// hand-back fail, but not stop: the rest of the checkout goes back, the
+// record stays, and the next run's hand-back completes it.
+func TestHandBackGoesOnAfterAnError(t *testing.T) {
+	needRoot(t)
+	base, recs := t.TempDir(), recordsDir(t)
+	dir := checkout(t, base, "repo")
+	l := hand(t, Workspace{Dir: dir, Run: runDir(t, base, "run-a"), Records: recs})
+	deepTree(t, dir, 300)
+	var lim syscall.Rlimit
+	must(t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim))
+	low := lim
+	low.Cur = 200
+	must(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low))
+	_, err := l.Return()
+	must(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim))
+	if err == nil || !strings.Contains(err.Error(), "too many open files") {
+		t.Fatalf("Return = %v, want too many open files", err)
+	}
+	wantOwner(t, ciID, dir, filepath.Join(dir, "README"), filepath.Join(dir, "sub", "a.go"))
+	if got := deepest(t, dir, 300); got != agentID {
+		t.Fatalf("the deepest directory is owned by %v: the descriptors did not run out", got)
+	}
+	if ents, _ := os.ReadDir(recs); len(ents) != 1 || !strings.HasPrefix(ents[0].Name(), "checkout-") {
+		t.Fatalf("records after the failed hand-back: %v, want the checkout's", ents)
+	}
+	giveBack(t, hand(t, Workspace{Dir: dir, Run: runDir(t, base, "run-b"), Records: recs}))
+	if got := deepest(t, dir, 300); got != ciID {
+		t.Errorf("the deepest directory is owned by %v after the next run", got)
+	}
+}
+
+// deepTree makes dir/d/d/…/d, depth levels, the agent's (as the agent
+// would, but made for it, by descriptors).
+func deepTree(t *testing.T, dir string, depth int) {
+	t.Helper()
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	must(t, err)
-	for i := 0; i < 3000; i++ {
+	for i := 0; i < depth; i++ {
 		must(t, unix.Mkdirat(fd, "d", 0o755))
 		must(t, unix.Fchownat(fd, "d", int(agentID.UID), int(agentID.GID), 0))
 		next, err := unix.Openat(fd, "d", unix.O_RDONLY|unix.O_DIRECTORY, 0)
@@ -417,12 +460,15 @@ func TestDeepTreeIsHandedBack(t *testing.T) {
 		must(t, err)
 		fd = next
 	}
-	must(t, unix.Fchown(fd, int(agentID.UID), int(agentID.GID)))
 	unix.Close(fd)
-	giveBack(t, l)
-	fd, err = unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+}
+
+// deepest is the owner of the last directory of deepTree.
+func deepest(t *testing.T, dir string, depth int) Identity {
+	t.Helper()
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	must(t, err)
-	for i := 0; i < 3000; i++ {
+	for i := 0; i < depth; i++ {
 		next, err := unix.Openat(fd, "d", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 		unix.Close(fd)
 		must(t, err)
@@ -431,9 +477,7 @@ func TestDeepTreeIsHandedBack(t *testing.T) {
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	must(t, unix.Fstat(fd, &st))
-	if (Identity{UID: st.Uid, GID: st.Gid}) != ciID {
-		t.Errorf("the deepest directory is owned by %d:%d", st.Uid, st.Gid)
-	}
+	return Identity{UID: st.Uid, GID: st.Gid}
 }
 
 // A record holds its path quoted: a checkout (and a widened directory)
@@ -451,5 +495,27 @@ func TestPathsWithANewline(t *testing.T) {
 	wantOwner(t, ciID, dir, filepath.Join(dir, "README"))
 	if m := modeOf(t, home); m != 0o750 {
 		t.Errorf("mode %v, want 0750", m)
+	}
+}
+
+// A setuid or setgid program the agent leaves in the checkout is not one
+// of its owner's after the hand-back: the chown clears both bits.
+func TestSetuidFilesLoseTheirBits(t *testing.T) {
+	needRoot(t)
+	base, recs := t.TempDir(), recordsDir(t)
+	dir := checkout(t, base, "repo")
+	l := hand(t, Workspace{Dir: dir, Run: runDir(t, base, "run"), Records: recs})
+	cmd := exec.Command("/bin/sh", "-c", "cp /bin/true evil && chmod 6755 evil")
+	cmd.Dir = dir
+	if out, err := runAs(cmd); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	giveBack(t, l)
+	evil := filepath.Join(dir, "evil")
+	wantOwner(t, ciID, evil)
+	fi, err := os.Lstat(evil)
+	must(t, err)
+	if fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+		t.Errorf("%s is %v after the hand-back", evil, fi.Mode())
 	}
 }
