@@ -43,13 +43,13 @@ func agentIdentity(plan sandbox.Plan, dir, runDir string, env []string, log *slo
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	logKept(log, lease.Kept, "the hand-over left files with more than one link to their owner (the agent cannot write them)")
+	logKept(log, lease.Kept, "the hand-over left files with more than one link as they were (another of their names may be outside the checkout)")
 	back := func() {
 		kept, err := lease.Return()
 		if err != nil {
 			log.Error("hand the workspace back from the agent", "dir", dir, "error", err.Error())
 		}
-		logKept(log, kept, "the hand-back left files with more than one link as they were (the agent may have linked files from elsewhere)")
+		logKept(log, kept, "the hand-back left files with more than one link as they were (the agent may have linked files from outside the checkout)")
 	}
 	set := map[string]string{"HOME": lease.Home, "TMPDIR": lease.Tmp, "USER": "", "LOGNAME": ""}
 	if u, err := user.LookupId(strconv.FormatUint(uint64(plan.ID.UID), 10)); err == nil {
