@@ -55,6 +55,14 @@ func chownAll(t *testing.T, dir string, id Identity) {
 	}
 }
 
+// newWorkspace is a base directory holding a checkout (base/repo, see
+// checkout) and a records directory of the test's own.
+func newWorkspace(t *testing.T) (base, dir, recs string) {
+	t.Helper()
+	base = t.TempDir()
+	return base, checkout(t, base, "repo"), recordsDir(t)
+}
+
 // runDir is a run directory as the runner creates it (0700).
 func runDir(t *testing.T, base, name string) string {
 	t.Helper()
@@ -131,8 +139,7 @@ func TestHardLinksKeepTheirOwner(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sandboxtest.SetProtectedHardlinks(t, tc.protected)
-			base, recs := t.TempDir(), recordsDir(t)
-			dir := checkout(t, base, "repo")
+			base, dir, recs := newWorkspace(t)
 			a := hand(t, Workspace{Dir: dir, Run: runDir(t, base, "run-a"), Records: recs})
 			target, was := tc.target(t, base, a.Tmp)
 			mode := modeOf(t, target)
@@ -175,8 +182,7 @@ func rootFile(t *testing.T, base string, mode os.FileMode) string {
 // owner the checkout goes back to, not the agent that still had it.
 func TestHandReadsTheOwnerUnderTheLock(t *testing.T) {
 	needRoot(t)
-	base, recs := t.TempDir(), recordsDir(t)
-	dir := checkout(t, base, "repo")
+	base, dir, recs := newWorkspace(t)
 	a := hand(t, Workspace{Dir: dir, Run: runDir(t, base, "run-a"), Records: recs})
 	b := hand(t, Workspace{Dir: dir, Run: runDir(t, base, "run-b"), Records: recs, beforeLock: func() {
 		giveBack(t, a) // the last run of the checkout ends while B starts
@@ -266,8 +272,7 @@ func TestConcurrentRunsWithoutXattrs(t *testing.T) {
 // can open.
 func TestAgentLockDoesNotKeepTheCheckout(t *testing.T) {
 	needRoot(t)
-	base, recs := t.TempDir(), recordsDir(t)
-	dir := checkout(t, base, "repo")
+	base, dir, recs := newWorkspace(t)
 	l := hand(t, Workspace{Dir: dir, Run: runDir(t, base, "run"), Records: recs})
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
@@ -356,8 +361,7 @@ func TestWalkRaces(t *testing.T) {
 		}, []string{"README"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			base, recs := t.TempDir(), recordsDir(t)
-			dir := checkout(t, base, "repo")
+			base, dir, recs := newWorkspace(t)
 			outside := filepath.Join(base, "outside")
 			writeTree(t, outside, "secret", "d/f")
 			at, done := filepath.Join(dir, tc.at), false
@@ -404,8 +408,7 @@ func must(t *testing.T, err error) {
 // is handed back whole: the walk goes by descriptors, one per level.
 func TestDeepTreeIsHandedBack(t *testing.T) {
 	needRoot(t)
-	base, recs := t.TempDir(), recordsDir(t)
-	dir := checkout(t, base, "repo")
+	base, dir, recs := newWorkspace(t)
 	l := hand(t, Workspace{Dir: dir, Run: runDir(t, base, "run"), Records: recs})
 	deepTree(t, dir, 2100)
 	giveBack(t, l)
@@ -419,8 +422,7 @@ func TestDeepTreeIsHandedBack(t *testing.T) {
 // record stays, and the next run's hand-back completes it.
 func TestHandBackGoesOnAfterAnError(t *testing.T) {
 	needRoot(t)
-	base, recs := t.TempDir(), recordsDir(t)
-	dir := checkout(t, base, "repo")
+	base, dir, recs := newWorkspace(t)
 	l := hand(t, Workspace{Dir: dir, Run: runDir(t, base, "run-a"), Records: recs})
 	deepTree(t, dir, 300)
 	var lim syscall.Rlimit
@@ -502,8 +504,7 @@ func TestPathsWithANewline(t *testing.T) {
 // of its owner's after the hand-back: the chown clears both bits.
 func TestSetuidFilesLoseTheirBits(t *testing.T) {
 	needRoot(t)
-	base, recs := t.TempDir(), recordsDir(t)
-	dir := checkout(t, base, "repo")
+	base, dir, recs := newWorkspace(t)
 	l := hand(t, Workspace{Dir: dir, Run: runDir(t, base, "run"), Records: recs})
 	cmd := exec.Command("/bin/sh", "-c", "cp /bin/true evil && chmod 6755 evil")
 	cmd.Dir = dir
