@@ -115,11 +115,7 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 			if found, _ := g.Kill(); found && !terminating {
 				p.log().Warn("agent left processes running in its process group; killed them")
 			}
-			if p.As != nil {
-				if n := sandbox.KillOrphans(p.As.UID); n > 0 {
-					p.log().Warn("agent left processes running outside its process group; killed them", "count", n)
-				}
-			}
+			p.reapOrphans(pipes, g.Pid())
 			pipes.Wait(grace, after)
 			return res, nil
 		case sig := <-p.Signals:
@@ -142,7 +138,7 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 }
 
 // start starts the agent in its process group, as p.As when set.
-func (p Process) start(grace time.Duration, after func(time.Duration) <-chan time.Time) (*procgroup.Group, *sandbox.Pipes, error) {
+func (p Process) start(grace time.Duration, after func(time.Duration) <-chan time.Time) (*procgroup.Group, *jail, error) {
 	cmd := exec.Command(p.Command[0], p.Command[1:]...)
 	cmd.Env, cmd.Dir = p.Env, p.Dir
 	cmd.Stdout, cmd.Stderr = agentOutput(p.Stdout), agentOutput(p.Stderr)
@@ -162,24 +158,6 @@ func (p Process) start(grace time.Duration, after func(time.Duration) <-chan tim
 	}
 	pipes.Started()
 	return g, pipes, nil
-}
-
-// isolate prepares cmd to start as p.As: its output through pipes the
-// agent owns, and the start by sandbox.Starter. Without p.As it does
-// nothing and returns Pipes that do nothing.
-func (p Process) isolate(cmd *exec.Cmd, opts *procgroup.Options) (*sandbox.Pipes, error) {
-	if p.As == nil {
-		return &sandbox.Pipes{}, nil
-	}
-	pipes, err := sandbox.NewPipes(cmd, *p.As)
-	if err != nil {
-		return nil, err
-	}
-	opts.Start = sandbox.Starter(*p.As)
-	if err := sandbox.Subreaper(); err != nil {
-		p.log().Warn("could not become the reaper of the agent's orphans; processes it leaves outside its group may outlive the run", "error", err.Error())
-	}
-	return pipes, nil
 }
 
 func (p Process) log() *slog.Logger {

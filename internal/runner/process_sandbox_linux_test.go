@@ -19,7 +19,8 @@ import (
 // An isolated agent runs as its identity with a HOME and TMPDIR of its
 // own, can write in its working directory and can reopen its standard
 // error (`>/dev/stderr`), whose pipe it owns; its output reaches
-// fullsend's writers.
+// fullsend's writers. A file it links from its TMPDIR into the checkout
+// is left as it is by the hand-back, with a warning.
 func TestRunIsolatedAgent(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("switching the agent's user needs root (CI runs these tests as root)")
@@ -27,7 +28,7 @@ func TestRunIsolatedAgent(t *testing.T) {
 	work := t.TempDir()
 	var out, log syncio.Buffer
 	spec := Spec{Harness: "triage", Command: []string{"/bin/sh", "-c",
-		`echo "id=$(id -u):$(id -g) home=$HOME tmp=$TMPDIR user=$USER"; echo to-stderr >/dev/stderr; echo x >"$HOME/h" && echo x >"$TMPDIR/t" && echo done >result; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! >bgpid`},
+		`echo "id=$(id -u):$(id -g) home=$HOME tmp=$TMPDIR user=$USER"; echo to-stderr >/dev/stderr; echo x >"$HOME/h" && echo x >"$TMPDIR/t" && ln "$TMPDIR/t" linked && echo done >result; setsid sh -c 'echo $$ >bg.tmp && mv bg.tmp bgpid && exec sleep 300' </dev/null >/dev/null 2>&1 & while [ ! -e bgpid ]; do :; done`},
 		Timeout: 10 * time.Second, Event: jiraEvent(), Getenv: envOf(map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/root", "USER": "root"}),
 		Dir: work, TempDir: t.TempDir(), Stdout: &out, Stderr: &out, Log: testLogger(&log),
 		Sandbox: sandbox.Plan{Mode: sandbox.ModeUser, ID: sandbox.Identity{UID: 65534, GID: 65534}}}
@@ -57,6 +58,10 @@ func TestRunIsolatedAgent(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "outside its process group; killed them") {
 		t.Errorf("no warning about the leftover process:\n%s", log.String())
+	}
+	if !strings.Contains(log.String(), "the hand-back left files with more than one link as they were") ||
+		!strings.Contains(log.String(), filepath.Join(work, "linked")) {
+		t.Errorf("no warning about the file the agent linked from its TMPDIR:\n%s", log.String())
 	}
 	if o := ownerOfPath(t, filepath.Join(work, "result")); o != 0 {
 		t.Fatalf("the agent's file is owned by uid %d after the run, want the workspace's owner 0", o)

@@ -20,6 +20,16 @@ func needRoot(t *testing.T) {
 	}
 }
 
+// recordsDir is a records directory of the test's own.
+func recordsDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "records")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func owner(t *testing.T, path string) Identity {
 	t.Helper()
 	var st syscall.Stat_t
@@ -82,7 +92,7 @@ func TestHandAndReturn(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig := owner(t, dir)
-	l, err := Hand(Workspace{Dir: dir, Run: filepath.Join(base, "run")}, agentID)
+	l, err := Hand(Workspace{Dir: dir, Run: filepath.Join(base, "run"), Records: recordsDir(t)}, agentID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +109,7 @@ func TestHandAndReturn(t *testing.T) {
 	if out, err := runAs(cmd); err != nil {
 		t.Fatalf("agent could not work in its workspace: %v\n%s", err, out)
 	}
-	if err := l.Return(); err != nil {
+	if _, err := l.Return(); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{dir, filepath.Join(dir, "result"), filepath.Join(dir, "sub", "a.go"), filepath.Join(dir, "evil")} {

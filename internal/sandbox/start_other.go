@@ -10,16 +10,24 @@ import (
 // Supported reports whether this platform can switch the agent's user.
 const Supported = false
 
+var errUnsupported = errors.New("sandbox: switching the agent's user is supported on Linux only")
+
 // Starter is never used where Supported is false: Decide never plans
 // ModeUser there.
 func Starter(Identity) func(*exec.Cmd) error {
-	return func(*exec.Cmd) error {
-		return errors.New("sandbox: switching the agent's user is supported on Linux only")
-	}
+	return func(*exec.Cmd) error { return errUnsupported }
 }
 
-// Subreaper does nothing where Supported is false.
-func Subreaper() error { return nil }
+// Reaper is never used where Supported is false.
+type Reaper struct{ NoCgroup string }
 
-// KillOrphans does nothing where Supported is false.
-func KillOrphans(uint32) int { return 0 }
+// NewReaper is never used where Supported is false.
+func NewReaper(Identity) (*Reaper, error) {
+	return &Reaper{NoCgroup: errUnsupported.Error()}, errUnsupported
+}
+
+// Start refuses to start anything.
+func (*Reaper) Start(*exec.Cmd) error { return errUnsupported }
+
+// Reap does nothing.
+func (*Reaper) Reap(int) Reaped { return Reaped{} }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,32 +22,39 @@ type Workspace struct {
 	// the event file): it becomes the agent's, with home/ and tmp/ inside.
 	// fullsend removes it after the run.
 	Run string
+	// Records is the directory of the records concurrent runs share (""
+	// = DefaultRecords).
+	Records string
+
+	hook       func(stage, string) // tests: an agent racing the walks
+	beforeLock func()              // tests: between opening Dir and locking its record
 }
 
 // Lease is a workspace handed to the agent; Return hands it back.
 type Lease struct {
 	Home, Tmp string // the agent's HOME and TMPDIR, inside Workspace.Run
-	dir       string
-	owner     Identity // Dir's owner before the hand-over
-	searched  []granted
-	lock      *os.File // Dir, flock'd shared while the agent has it
-}
+	// Kept is what the hand-over left to its owner: files with more than
+	// one link.
+	Kept Kept
 
-// granted is an ancestor directory whose mode was widened so that the
-// agent can reach its workspace.
-type granted struct {
-	path string
-	mode uint32
+	dir      string
+	root     *os.File // Dir, open
+	rec      *record  // Dir's record, held while the agent has it
+	recs     records
+	searched []widened
+	hook     func(stage, string)
 }
 
 // Hand gives w to id:
 //
 //   - every directory above Dir and Run that id could not pass through
-//     gets the search bit for others (o+x: enter, not list), restored by
-//     Return;
+//     gets the search bit for others (o+x: enter, not list), taken away
+//     again by the last run that needed it;
 //   - Dir and everything under it on the same file system is chowned to
-//     id (symbolic links themselves, never their targets; mount points
-//     below Dir are left alone); Return chowns it all back to Dir's owner;
+//     id (symbolic links themselves, never their targets; files with more
+//     than one hard link are left alone, in Lease.Kept; mount points below
+//     Dir too); the last run holding Dir chowns it all back to the owner
+//     Dir had before the first;
 //   - Run is chowned to id, with home/ and tmp/ (0700) created inside.
 //
 // The file system root is refused as Dir. On error, what was changed is
@@ -61,204 +70,162 @@ func Hand(w Workspace, id Identity) (*Lease, error) {
 	if dir == "/" {
 		return nil, errors.New("sandbox: the working directory is /, which cannot be handed to the agent; run fullsend in the checkout")
 	}
-	var st unix.Stat_t
-	if err := unix.Stat(dir, &st); err != nil {
-		return nil, fmt.Errorf("sandbox: workspace %s: %w", dir, err)
+	recs, err := openRecords(w.Records)
+	if err != nil {
+		return nil, err
 	}
-	l := &Lease{dir: dir, owner: Identity{UID: st.Uid, GID: st.Gid}, Home: filepath.Join(w.Run, "home"), Tmp: filepath.Join(w.Run, "tmp")}
-	// Runs of the local executor share one working directory: each holds
-	// a shared lock on it, and only the last one to end hands it back.
-	if l.lock, err = os.Open(dir); err != nil {
-		return nil, fmt.Errorf("sandbox: workspace %s: %w", dir, err)
-	}
-	if err := unix.Flock(int(l.lock.Fd()), unix.LOCK_SH); err != nil {
-		l.lock.Close()
-		return nil, fmt.Errorf("sandbox: lock workspace %s: %w", dir, err)
-	}
-	l.owner = l.recordOwner(l.owner)
-	if err := l.hand(w.Run, id); err != nil {
-		return nil, errors.Join(err, l.Return())
+	l := &Lease{dir: dir, recs: recs, hook: w.hook, Home: filepath.Join(w.Run, "home"), Tmp: filepath.Join(w.Run, "tmp")}
+	if err := l.hand(w, id); err != nil {
+		_, rerr := l.Return()
+		return nil, errors.Join(err, rerr)
 	}
 	return l, nil
 }
 
-// ownerAttr remembers, on the workspace directory, whom it goes back to
-// while runs hold it: a trusted.* attribute, which only root can set or
-// read, so an agent cannot redirect the hand-back.
-const ownerAttr = "trusted.fullsend.owner"
-
-// recordOwner returns the owner the workspace goes back to: the one a run
-// still holding it recorded, else cur, which it records.
-func (l *Lease) recordOwner(cur Identity) Identity {
-	buf := make([]byte, 32)
-	if n, err := unix.Getxattr(l.dir, ownerAttr, buf); err == nil {
-		var id Identity
-		if _, err := fmt.Sscanf(string(buf[:n]), "%d:%d", &id.UID, &id.GID); err == nil {
-			return id
-		}
-	}
-	_ = unix.Setxattr(l.dir, ownerAttr, []byte(cur.String()), 0) // unsupported: concurrent runs share the risk
-	return cur
-}
-
-func (l *Lease) hand(run string, id Identity) error {
-	for _, d := range []string{l.dir, run} {
+func (l *Lease) hand(w Workspace, id Identity) error {
+	for _, d := range []string{l.dir, w.Run} {
 		if err := l.searchable(filepath.Dir(d), id); err != nil {
 			return err
 		}
 	}
-	if err := chownTree(l.dir, id); err != nil {
-		return err
-	}
-	if err := chownTree(run, id); err != nil {
+	if err := l.handDir(id, w.beforeLock); err != nil {
 		return err
 	}
 	for _, d := range []string{l.Home, l.Tmp} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}
-		if err := unix.Lchown(d, int(id.UID), int(id.GID)); err != nil {
-			return fmt.Errorf("sandbox: chown %s: %w", d, err)
-		}
 	}
-	return nil
-}
-
-// Return chowns the checkout back to its owner and restores the modes of
-// the directories above it. It is safe against an agent that replaced
-// directories by symbolic links meanwhile (the walk opens every directory
-// relative to its parent, without following links).
-//
-// When other runs still hold the same directory (the local executor), it
-// leaves it to the last of them.
-func (l *Lease) Return() error {
-	if l.lock == nil {
-		return nil
+	run, err := openDir(w.Run)
+	if err != nil {
+		return err
 	}
-	defer func() { l.lock.Close(); l.lock = nil }()
-	fd := int(l.lock.Fd())
-	if err := unix.Flock(fd, unix.LOCK_UN); err != nil {
-		return fmt.Errorf("sandbox: unlock workspace %s: %w", l.dir, err)
+	defer run.Close()
+	kept, err := chownTree(run, w.Run, id, nil)
+	if kept.N > 0 {
+		err = errors.Join(err, fmt.Errorf("sandbox: %s holds files with several links: %v", w.Run, kept.Paths))
 	}
-	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		return nil // another run still works there; the last one hands it back
-	}
-	err := chownTree(l.dir, l.owner)
-	_ = unix.Removexattr(l.dir, ownerAttr)
-	for i := len(l.searched) - 1; i >= 0; i-- {
-		g := l.searched[i]
-		if e := unix.Chmod(g.path, g.mode); e != nil {
-			err = errors.Join(err, fmt.Errorf("sandbox: restore mode of %s: %w", g.path, e))
-		}
-	}
-	l.searched = nil
 	return err
 }
 
-// searchable makes every directory from / down to dir passable by id.
-func (l *Lease) searchable(dir string, id Identity) error {
-	var chain []string
-	for d := dir; ; d = filepath.Dir(d) {
-		chain = append(chain, d)
-		if d == "/" || d == "." {
-			break
-		}
-	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		var st unix.Stat_t
-		if err := unix.Stat(chain[i], &st); err != nil {
-			return fmt.Errorf("sandbox: %w", err)
-		}
-		if canSearch(&st, id) {
-			continue
-		}
-		mode := st.Mode & 0o7777
-		if err := unix.Chmod(chain[i], mode|0o001); err != nil {
-			return fmt.Errorf("sandbox: let the agent reach its workspace through %s: %w", chain[i], err)
-		}
-		l.searched = append(l.searched, granted{path: chain[i], mode: mode})
-	}
-	return nil
-}
-
-// canSearch reports whether id (with no supplementary groups) may pass
-// through the directory st.
-func canSearch(st *unix.Stat_t, id Identity) bool {
-	switch {
-	case st.Uid == id.UID:
-		return st.Mode&0o100 != 0
-	case st.Gid == id.GID:
-		return st.Mode&0o010 != 0
-	}
-	return st.Mode&0o001 != 0
-}
-
-// chownTree chowns root and everything below it on root's file system to
-// id, opening each directory relative to its parent with O_NOFOLLOW.
-// Entries that disappear meanwhile are skipped.
-func chownTree(root string, id Identity) error {
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+func openDir(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 	if err != nil {
-		return fmt.Errorf("sandbox: open %s: %w", root, err)
+		return nil, fmt.Errorf("sandbox: workspace %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// handDir records whom Dir goes back to, holds its record and chowns it
+// to id, all under the record's mutex: no hand-back runs meanwhile.
+func (l *Lease) handDir(id Identity, beforeLock func()) error {
+	root, err := openDir(l.dir)
+	if err != nil {
+		return err
+	}
+	l.root = root
+	var st unix.Stat_t
+	if err := unix.Fstat(int(root.Fd()), &st); err != nil {
+		return fmt.Errorf("sandbox: workspace %s: %w", l.dir, err)
+	}
+	if beforeLock != nil {
+		beforeLock()
+	}
+	rec, err := l.recs.lock(keyOf("checkout", &st))
+	if err != nil {
+		return err
+	}
+	defer rec.unlock()
+	if err := l.recordOwner(rec); err != nil {
+		rec.close()
+		return err
+	}
+	if err := rec.hold(); err != nil {
+		rec.close()
+		return err
+	}
+	l.rec = rec
+	l.Kept, err = chownTree(root, l.dir, id, l.hook)
+	return err
+}
+
+// recordOwner keeps the owner a run before this one recorded (one still
+// holding Dir, or one that was killed before it handed Dir back), else
+// records Dir's owner, read now, under the mutex: a hand-back may just
+// have ended. A record of another path that no run holds is of a
+// directory gone since, whose inode this one reuses.
+func (l *Lease) recordOwner(rec *record) error {
+	lines, err := rec.read()
+	if err != nil {
+		return err
+	}
+	if len(lines) == 2 && (lines[1] == strconv.Quote(l.dir) || !rec.alone()) {
+		_, err := parseOwner(rec, lines)
+		return err
 	}
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return fmt.Errorf("sandbox: %s: %w", root, err)
+	if err := unix.Fstat(int(l.root.Fd()), &st); err != nil {
+		return fmt.Errorf("sandbox: workspace %s: %w", l.dir, err)
 	}
-	if err := unix.Fchown(fd, int(id.UID), int(id.GID)); err != nil {
-		unix.Close(fd)
-		return fmt.Errorf("sandbox: chown %s: %w", root, err)
-	}
-	return walkChown(fd, root, st.Dev, id)
+	return rec.write(Identity{UID: st.Uid, GID: st.Gid}.String(), strconv.Quote(l.dir))
 }
 
-// walkChown chowns the entries of the open directory fd (and closes it).
-func walkChown(fd int, path string, dev uint64, id Identity) error {
-	f := os.NewFile(uintptr(fd), path)
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
+func parseOwner(rec *record, lines []string) (Identity, error) {
+	if len(lines) == 2 {
+		u, g, _ := strings.Cut(lines[0], ":")
+		uid, err1 := strconv.ParseUint(u, 10, 32)
+		gid, err2 := strconv.ParseUint(g, 10, 32)
+		if err1 == nil && err2 == nil {
+			return Identity{UID: uint32(uid), GID: uint32(gid)}, nil
+		}
+	}
+	return Identity{}, fmt.Errorf("sandbox: record %s is not an owner and a path: %q; remove it once no run uses the checkout", rec.path, lines)
+}
+
+// Return hands the checkout back and restores the modes of the
+// directories above it, as far as this run is the last to hold them
+// (the local executor's runs share one checkout). It returns what the
+// hand-back kept as it was (files with several links). The walk is safe
+// against an agent that renamed, linked or replaced entries by links
+// meanwhile: it never follows a name it checked.
+func (l *Lease) Return() (Kept, error) {
+	var kept Kept
+	var err error
+	if l.rec != nil {
+		kept, err = l.handBack()
+	}
+	if l.root != nil {
+		l.root.Close()
+		l.root = nil
+	}
+	return kept, errors.Join(err, l.narrow())
+}
+
+// handBack lets go of Dir's record; the last holder chowns Dir back to
+// the recorded owner and removes the record (kept when that failed, so
+// that the next run's hand-back tries again).
+func (l *Lease) handBack() (Kept, error) {
+	rec := l.rec
+	l.rec = nil
+	defer rec.close()
+	if err := rec.relock(); err != nil {
+		return Kept{}, err
+	}
+	last, err := rec.drop()
+	if err != nil || !last {
+		return Kept{}, err
+	}
+	lines, err := rec.read()
 	if err != nil {
-		return fmt.Errorf("sandbox: read %s: %w", path, err)
+		return Kept{}, err
 	}
-	for _, name := range names {
-		var st unix.Stat_t
-		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			if errors.Is(err, unix.ENOENT) {
-				continue
-			}
-			return fmt.Errorf("sandbox: %s: %w", filepath.Join(path, name), err)
-		}
-		if st.Dev != dev {
-			continue // a mount point: not part of the checkout's file system
-		}
-		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-			if err := unix.Fchownat(fd, name, int(id.UID), int(id.GID), unix.AT_SYMLINK_NOFOLLOW); err != nil && !errors.Is(err, unix.ENOENT) {
-				return fmt.Errorf("sandbox: chown %s: %w", filepath.Join(path, name), err)
-			}
-			continue
-		}
-		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-		if errors.Is(err, unix.ENOENT) {
-			continue
-		}
-		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
-			// Replaced by something else meanwhile: chown that, unfollowed.
-			if err := unix.Fchownat(fd, name, int(id.UID), int(id.GID), unix.AT_SYMLINK_NOFOLLOW); err != nil && !errors.Is(err, unix.ENOENT) {
-				return fmt.Errorf("sandbox: chown %s: %w", filepath.Join(path, name), err)
-			}
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("sandbox: open %s: %w", filepath.Join(path, name), err)
-		}
-		if err := unix.Fchown(sub, int(id.UID), int(id.GID)); err != nil {
-			unix.Close(sub)
-			return fmt.Errorf("sandbox: chown %s: %w", filepath.Join(path, name), err)
-		}
-		if err := walkChown(sub, filepath.Join(path, name), dev, id); err != nil {
-			return err
-		}
+	owner, err := parseOwner(rec, lines)
+	if err != nil {
+		return Kept{}, err
 	}
-	return nil
+	kept, err := chownTree(l.root, l.dir, owner, l.hook)
+	if err != nil {
+		return kept, err
+	}
+	return kept, rec.remove()
 }

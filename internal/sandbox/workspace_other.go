@@ -5,10 +5,13 @@ package sandbox
 import "errors"
 
 // Workspace is what the agent must be able to use (Linux only).
-type Workspace struct{ Dir, Run string }
+type Workspace struct{ Dir, Run, Records string }
 
 // Lease is a workspace handed to the agent (Linux only).
-type Lease struct{ Home, Tmp string }
+type Lease struct {
+	Home, Tmp string
+	Kept      Kept
+}
 
 // Hand is never used where Supported is false.
 func Hand(Workspace, Identity) (*Lease, error) {
@@ -16,4 +19,4 @@ func Hand(Workspace, Identity) (*Lease, error) {
 }
 
 // Return does nothing.
-func (*Lease) Return() error { return nil }
+func (*Lease) Return() (Kept, error) { return Kept{}, nil }

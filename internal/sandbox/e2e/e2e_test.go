@@ -107,6 +107,12 @@ func TestGeneratedAgentStepKeepsTokensFromAHostileAgent(t *testing.T) {
 			}
 		})
 	}
+	// Two runs in one checkout (the local executor's way), the first
+	// linking files from outside into it while the second is handed it.
+	t.Run("two runs in one checkout: github step as root", func(t *testing.T) { raceRuns(t, gh) })
+	t.Run("two runs in one checkout: github step as a user with passwordless sudo", func(t *testing.T) {
+		raceRuns(t, with(gh, func(r *stepRun) { r.asUser = true }))
+	})
 	// The step as it was generated before (`run: fullsend run`), as the
 	// CI user: the agent runs as that user and reads the tokens in the
 	// environment of the step's shell, which waits for fullsend.
@@ -264,11 +270,6 @@ func execStep(t *testing.T, r stepRun) stepResult {
 		t.Fatal(err)
 	}
 	defer sim.Close()
-	issue := sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: "isolation"})
-	prop, _ := polllock.Keys("acme/platform")
-	sim.SetPropertyDirect(issue, prop, polllock.Lock{ID: lockID, TS: time.Now(), Phase: polllock.PhaseDispatched,
-		Runs: []plan.Ref{{Driver: r.driver, ID: r.ciRunID}}}.Marshal())
-
 	root := t.TempDir()
 	if r.asUser {
 		root = userDir(t)
@@ -278,23 +279,12 @@ func execStep(t *testing.T, r stepRun) stepResult {
 		r.signal = "QUIT"
 	}
 	writeCheckout(t, checkout, base, r.noIsol, r.signal)
-	scriptFile := filepath.Join(root, "_temp", "step.sh")
-	writeFile(t, scriptFile, r.script, 0o644)
 	if r.asUser {
 		chownUser(t, root)
 	}
-	env := []string{"PATH=" + binDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + root, "LANG=C.UTF-8"}
-	for k, v := range r.env {
-		v = strings.NewReplacer("%JIRA%", base, "%ISSUE%", issue, "%PROP%", prop).Replace(v)
-		env = append(env, k+"="+v)
-	}
-	argv := []string{"bash", "--noprofile", "--norc", "-eo", "pipefail", scriptFile}
-	if r.asUser {
-		argv = append([]string{"setpriv", "--reuid=" + ciUser, "--regid=" + ciUser, "--init-groups", "--"}, argv...)
-	}
+	issue, prop := lockedIssue(sim, r)
 	res := stepResult{checkout: checkout, owner: ownerOf(t, checkout)}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = checkout, env
+	cmd := stepCmd(t, r, checkout, base, issue, prop)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	res.err = cmd.Run()
@@ -307,6 +297,36 @@ func execStep(t *testing.T, r stepRun) stepResult {
 		res.err = nil // the control's agent dies of its own SIGQUIT; only the lock matters
 	}
 	return res
+}
+
+// lockedIssue adds an issue to sim holding the dispatched poll lock of
+// r's run; it returns the issue and the lock's property.
+func lockedIssue(sim *jirasim.Server, r stepRun) (issue, prop string) {
+	issue = sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: "isolation"})
+	prop, _ = polllock.Keys("acme/platform")
+	sim.SetPropertyDirect(issue, prop, polllock.Lock{ID: lockID, TS: time.Now(), Phase: polllock.PhaseDispatched,
+		Runs: []plan.Ref{{Driver: r.driver, ID: r.ciRunID}}}.Marshal())
+	return issue, prop
+}
+
+// stepCmd is the command running r's script in checkout, its lock on
+// issue (property prop) at the Jira emulator jira.
+func stepCmd(t *testing.T, r stepRun, checkout, jira, issue, prop string) *exec.Cmd {
+	t.Helper()
+	scriptFile := filepath.Join(checkout, "..", "..", "_temp", "step-"+issue+".sh")
+	writeFile(t, scriptFile, r.script, 0o644)
+	env := []string{"PATH=" + binDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + filepath.Dir(filepath.Dir(checkout)), "LANG=C.UTF-8"}
+	for k, v := range r.env {
+		v = strings.NewReplacer("%JIRA%", jira, "%ISSUE%", issue, "%PROP%", prop).Replace(v)
+		env = append(env, k+"="+v)
+	}
+	argv := []string{"bash", "--noprofile", "--norc", "-eo", "pipefail", scriptFile}
+	if r.asUser {
+		argv = append([]string{"setpriv", "--reuid=" + ciUser, "--regid=" + ciUser, "--init-groups", "--"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = checkout, env
+	return cmd
 }
 
 // writeCheckout writes the repository the agent works in.
