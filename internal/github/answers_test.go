@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx/httpxtest"
 )
 
 // ghCalls are the go-github calls fullsend makes, as it makes them (and
@@ -77,31 +77,19 @@ var ghCalls = map[string]func(ctx context.Context, c *gogithub.Client) (any, *go
 	},
 }
 
-// ghServer answers every request with the status, body and Link header
-// last set, through a client of NewClient.
+// ghServer answers every request the same way (httpxtest.Canned),
+// through a client of NewClient.
 type ghServer struct {
-	mu         sync.Mutex
-	status     int
-	body, link string
-	c          *gogithub.Client
+	*httpxtest.Canned
+	c *gogithub.Client
 }
 
 func newGHServer(tb testing.TB) *ghServer {
 	tb.Helper()
-	s := &ghServer{status: 200}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.link != "" {
-			w.Header().Set("Link", s.link)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(s.status)
-		_, _ = w.Write([]byte(s.body))
-	}))
+	s := &ghServer{Canned: httpxtest.NewCanned(tb)}
 	tr := &http.Transport{}
-	tb.Cleanup(func() { tr.CloseIdleConnections(); srv.Close() })
-	c, err := NewClient(srv.URL, "secret-token", ClientOptions{HTTPClient: &http.Client{Transport: tr, Timeout: 5 * time.Second}})
+	tb.Cleanup(tr.CloseIdleConnections)
+	c, err := NewClient(s.URL, "secret-token", ClientOptions{HTTPClient: &http.Client{Transport: tr, Timeout: 5 * time.Second}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -109,11 +97,7 @@ func newGHServer(tb testing.TB) *ghServer {
 	return s
 }
 
-func (s *ghServer) set(status int, body, link string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.status, s.body, s.link = status, body, link
-}
+func (s *ghServer) set(status int, body, link string) { s.Set(status, body, "Link", link) }
 
 // TestMalformedAnswers: a success answer holding a null where an array
 // element should be (top level or nested) fails its call, as a Permanent

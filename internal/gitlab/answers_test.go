@@ -4,68 +4,35 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	gl "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx/httpxtest"
 )
 
-// answers is a GitLab stand-in that answers every request with the same
-// status, body and headers, settable between calls, and a real client
-// of NewClient pointed at it.
+// answers is a GitLab stand-in answering every request the same way
+// (httpxtest.Canned), and a real client of NewClient pointed at it.
 type answers struct {
-	mu     sync.Mutex
-	status int
-	body   []byte
-	header http.Header
-	paths  []string // the requests seen, "METHOD escaped-path"
-
+	*httpxtest.Canned
 	c *gl.Client
 }
 
 func newAnswers(tb testing.TB) *answers {
 	tb.Helper()
-	a := &answers{status: 200}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		a.paths = append(a.paths, r.Method+" "+r.URL.EscapedPath())
-		for k, v := range a.header {
-			w.Header()[k] = v
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(a.status)
-		_, _ = w.Write(a.body)
-	}))
+	a := &answers{Canned: httpxtest.NewCanned(tb)}
 	tr := &http.Transport{}
-	tb.Cleanup(func() { tr.CloseIdleConnections(); srv.Close() })
-	c, err := NewClient(Options{APIURL: srv.URL, Token: "secret-token", MaxRetries: -1, Timeout: 5 * time.Second, Transport: tr})
+	tb.Cleanup(tr.CloseIdleConnections)
+	c, err := NewClient(Options{APIURL: a.URL, Token: "secret-token", MaxRetries: -1, Timeout: 5 * time.Second, Transport: tr})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	a.c = c
 	return a
-}
-
-// set makes every later answer status, body and the header pairs h.
-func (a *answers) set(status int, body string, h ...string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.status, a.body, a.header, a.paths = status, []byte(body), http.Header{}, nil
-	for i := 0; i+1 < len(h); i += 2 {
-		a.header.Set(h[i], h[i+1])
-	}
-}
-
-func (a *answers) seen() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return slices.Clone(a.paths)
 }
 
 func names() []string {
@@ -81,7 +48,7 @@ func names() []string {
 // made.
 func routed(t *testing.T, a *answers, name string) route {
 	t.Helper()
-	seen := a.seen()
+	seen := a.Seen()
 	if len(seen) != 1 {
 		t.Fatalf("%s: requests %q, want one", name, seen)
 	}
@@ -98,14 +65,14 @@ func routed(t *testing.T, a *answers, name string) route {
 func TestAnswerRoutes(t *testing.T) {
 	a, ctx := newAnswers(t), context.Background()
 	for _, name := range names() {
-		a.set(200, "{}")
+		a.Set(200, "{}")
 		_, _ = calls[name](ctx, a.c)
 		r := routed(t, a, name)
 		body := `{"id":1,"iid":7,"labels":["a"]}`
 		if r.typ.Kind() == reflect.Slice {
 			body = `[` + body + `,{"id":2,"iid":8}]`
 		}
-		a.set(200, body)
+		a.Set(200, body)
 		v, err := calls[name](ctx, a.c)
 		if err != nil {
 			t.Errorf("%s: well-formed answer: %v", name, err)
@@ -134,25 +101,25 @@ func TestMalformedAnswers(t *testing.T) {
 	}
 	for _, name := range names() {
 		for _, b := range everyCall {
-			a.set(200, b.body)
+			a.Set(200, b.body)
 			if _, err := calls[name](ctx, a.c); !errors.Is(err, ErrMalformed) {
 				t.Errorf("%s answered %s: err = %v, want ErrMalformed", name, b.name, err)
 			}
 		}
 		// The other kind of body: an object for a listing, a listing for
 		// an object.
-		a.set(200, "{}")
+		a.Set(200, "{}")
 		_, _ = calls[name](ctx, a.c)
 		other := "[]"
 		if routed(t, a, name).typ.Kind() == reflect.Slice {
 			other = "{}"
 		}
-		a.set(200, other)
+		a.Set(200, other)
 		if _, err := calls[name](ctx, a.c); !errors.Is(err, ErrMalformed) {
 			t.Errorf("%s answered %s: err = %v, want ErrMalformed", name, other, err)
 		}
 		for _, h := range [][]string{{"Link", `<https://gitlab.example/api/v4/x?page=2>; rel`}, {"RateLimit-Limit", "1e300"}, {"RateLimit-Limit", "0.001"}} {
-			a.set(200, "{}", h...)
+			a.Set(200, "{}", h...)
 			if _, err := calls[name](ctx, a.c); !errors.Is(err, ErrMalformed) {
 				t.Errorf("%s answered %s: %s: err = %v, want ErrMalformed", name, h[0], h[1], err)
 			}
@@ -167,7 +134,7 @@ func TestMalformedAnswers(t *testing.T) {
 		{"MergeRequests.GetMergeRequest", "labels mixing objects and strings", `{"id":1,"labels":[{"name":"a"},7]}`},
 	}
 	for _, p := range panics {
-		a.set(200, p.body)
+		a.Set(200, p.body)
 		_, err := calls[p.call](ctx, a.c)
 		if !errors.Is(err, ErrMalformed) {
 			t.Errorf("%s answered %s: err = %v, want ErrMalformed", p.call, p.name, err)
@@ -179,7 +146,7 @@ func TestMalformedAnswers(t *testing.T) {
 			t.Errorf("%s: a malformed answer counts as a refusal", p.call)
 		}
 	}
-	a.set(200, `[{"id":1,"iid":1,"labels":["a"]}]`)
+	a.Set(200, `[{"id":1,"iid":1,"labels":["a"]}]`)
 	if is, err := calls["Issues.ListProjectIssues"](ctx, a.c); err != nil || len(is.([]*gl.Issue)) != 1 {
 		t.Fatalf("after malformed answers a good one gives %v, %v", is, err)
 	}
@@ -208,7 +175,7 @@ func FuzzAnswers(f *testing.F) {
 		if strings.ContainsAny(link, "\r\n\x00") {
 			return // not a header value
 		}
-		a.set(statuses[int(status)%len(statuses)], string(body), "Link", link)
+		a.Set(statuses[int(status)%len(statuses)], string(body), "Link", link)
 		for _, name := range names() {
 			v, err := calls[name](ctx, a.c)
 			if err != nil {

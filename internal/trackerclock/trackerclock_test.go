@@ -189,14 +189,7 @@ func TestTransport(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := trackerclock.New(host.Now)
-	client := &http.Client{Transport: c.Transport(nil)}
-	get := func() {
-		resp, err := client.Get(srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-	}
+	get := getter(t, c, srv.URL)
 	if got := c.Now(); !got.Equal(t0) {
 		t.Fatalf("before any answer Now = %v, want the host's %v", got, t0)
 	}
@@ -214,6 +207,18 @@ func TestTransport(t *testing.T) {
 	var nilClock *trackerclock.Clock
 	if d := time.Since(nilClock.Now()).Abs(); d > time.Minute || nilClock.Offset() != 0 || nilClock.Known() {
 		t.Errorf("a nil clock is %v off the host's", d)
+	}
+}
+
+// getter is a GET of url through c's transport, failing t on an error.
+func getter(t *testing.T, c *trackerclock.Clock, url string) func() {
+	client := &http.Client{Transport: c.Transport(nil)}
+	return func() {
+		resp, err := client.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
 	}
 }
 
@@ -235,15 +240,8 @@ func TestOutlierNeedsConfirmation(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := trackerclock.New(host.Now)
-	client := &http.Client{Transport: c.Transport(nil)}
-	get := func() {
-		resp, err := client.Get(srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		host.Advance(100 * time.Millisecond)
-	}
+	fetch := getter(t, c, srv.URL)
+	get := func() { fetch(); host.Advance(100 * time.Millisecond) }
 	get()
 	want := c.Now().Sub(host.Now())
 	proxy = 1
