@@ -65,7 +65,8 @@ type ClientOptions struct {
 }
 
 // NewClient returns a go-github client for apiURL (empty means
-// DefaultAPIURL) authenticating with token (empty means anonymous).
+// DefaultAPIURL) authenticating with token (empty means anonymous). Every
+// success answer is checked before go-github decodes it (answers.go).
 // apiURL must be https, or http on a loopback host (127.0.0.1, ::1,
 // localhost). The client's own pre-emptive rate-limit checks are disabled:
 // Call decides when to wait and retry.
@@ -85,7 +86,7 @@ func NewClient(apiURL, token string, o ClientOptions) (*gogithub.Client, error) 
 		if o.Clock != nil {
 			next = o.Clock.Transport(next)
 		}
-		c.Transport = httpx.RetryTransport(next, httpx.Retry{}, classifyAttempt)
+		c.Transport = answerCheck{next: httpx.RetryTransport(next, httpx.Retry{}, classifyAttempt)}
 		hc = &c
 	}
 	bs := base.String()
@@ -134,6 +135,8 @@ func newHTTPClient(timeout time.Duration, clock *trackerclock.Clock) *http.Clien
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	return httpx.NewClient(httpx.Options{Timeout: timeout, MaxBody: MaxResponseBytes,
+	hc := httpx.NewClient(httpx.Options{Timeout: timeout, MaxBody: MaxResponseBytes,
 		Retry: &httpx.Retry{}, Classify: classifyAttempt, Clock: clock}) // Call sets each call's policy
+	hc.Transport = answerCheck{next: hc.Transport}
+	return hc
 }

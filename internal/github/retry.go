@@ -210,6 +210,10 @@ func Classify(ctx context.Context, resp *gogithub.Response, err error, wrote boo
 	if resp != nil && resp.Response != nil {
 		f.Status = resp.StatusCode
 	}
+	if st, ok := malformed(err); ok {
+		f.Status = st // the call took effect; its answer cannot be used
+		return f
+	}
 	var rl *gogithub.RateLimitError
 	var abuse *gogithub.AbuseRateLimitError
 	var er *gogithub.ErrorResponse

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -85,7 +86,10 @@ func (o *Options) defaults() {
 
 // NewClient builds a client-go client on the httpx stack: the retry
 // policy of retry.go (client-go's own retry loop is off), per-request
-// timeouts, same-origin redirects and bounded bodies.
+// timeouts, same-origin redirects and bounded bodies, and outermost the
+// check of every answer before client-go decodes it (answers.go): an
+// answer it cannot take fails its one request with a *MalformedError,
+// never retried.
 func NewClient(o Options) (*gl.Client, error) {
 	base, err := BaseURL(o.APIURL)
 	if err != nil {
@@ -106,6 +110,8 @@ func NewClient(o Options) (*gl.Client, error) {
 			}},
 		Classify: pol.classify,
 	})
+	u, _ := url.Parse(base) // BaseURL's own output
+	hc.Transport = answerCheck{next: hc.Transport, base: strings.TrimSuffix(u.EscapedPath(), "/") + "/"}
 	opts := []gl.ClientOptionFunc{
 		gl.WithURLWarningLogger(o.Log),
 		gl.WithBaseURL(base),

@@ -82,7 +82,10 @@ func (c *Client) bulkChunk(ctx context.Context, keys []string, asked map[string]
 	cl := call{method: "POST", template: "/rest/api/3/changelog/bulkfetch", path: "/rest/api/3/changelog/bulkfetch", retry: true}
 	req := bulkChangelogRequest{IssueIDsOrKeys: keys, FieldIDs: fieldIDs, MaxResults: bulkPageSize}
 	seen := map[string]bool{}
-	for {
+	for n := 0; ; n++ {
+		if n == maxPages {
+			return tooManyPages(cl)
+		}
 		cl.body = req
 		_, raw, err := c.do(ctx, cl)
 		if err != nil {
@@ -207,7 +210,10 @@ func (c *Client) Changelog(ctx context.Context, issueKey string) ([]History, err
 	cl := call{method: "GET", template: "/rest/api/3/issue/{issueIdOrKey}/changelog",
 		path: "/rest/api/3/issue/" + pathEscape(issueKey) + "/changelog", retry: true}
 	var out []History
-	for startAt := 0; ; {
+	for startAt, n := 0, 0; ; n++ {
+		if n == maxPages {
+			return nil, tooManyPages(cl)
+		}
 		cl.query = url.Values{"startAt": {strconv.Itoa(startAt)}, "maxResults": {"100"}}
 		_, raw, err := c.do(ctx, cl)
 		if err != nil {

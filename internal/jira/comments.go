@@ -37,7 +37,10 @@ func (c *Client) commentsSince(ctx context.Context, issueKey string, since time.
 	}
 	cl := call{method: "GET", template: "/rest/api/3/issue/{issueIdOrKey}/comment",
 		path: "/rest/api/3/issue/" + pathEscape(issueKey) + "/comment", retry: true}
-	for startAt := 0; ; {
+	for startAt, n := 0, 0; ; n++ {
+		if n == maxPages {
+			return nil, nil, 0, tooManyPages(cl)
+		}
 		cl.query = url.Values{"orderBy": {"-created"}, "startAt": {strconv.Itoa(startAt)}, "maxResults": {strconv.Itoa(commentsPageSize)}}
 		_, raw, err := c.do(ctx, cl)
 		if err != nil {

@@ -18,6 +18,18 @@ const MaxInlineProperties = 5
 // reconcileIssues.
 const MaxReconcileIssues = 50
 
+// maxPages bounds the pages one listing call reads (Search, the
+// changelogs, the comments): a server that keeps announcing another page
+// (a proxy's loop, a hostile answer) makes the call fail instead of
+// reading, and holding, without end. No listing fullsend makes comes near
+// it (Jira Cloud keeps at most 5,000 comments on an issue).
+const maxPages = 1000
+
+// tooManyPages is the error of a listing past maxPages.
+func tooManyPages(cl call) error {
+	return fmt.Errorf("jira %s: more than %d pages; stopping", cl.endpoint(), maxPages)
+}
+
 // DefaultPageSize is the maxResults Search sends when none is given.
 const DefaultPageSize = 100
 
@@ -60,7 +72,10 @@ func (c *Client) Search(ctx context.Context, req SearchRequest, limit int) ([]Is
 	body := searchBody{SearchRequest: req}
 	var out []Issue
 	seen := map[string]bool{}
-	for {
+	for n := 0; ; n++ {
+		if n == maxPages {
+			return nil, tooManyPages(cl)
+		}
 		cl.body = body
 		_, raw, err := c.do(ctx, cl)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // clockFinder is a finder that knows its platform's clock.
@@ -16,7 +17,7 @@ func (o clockFinder) PlatformNow(context.Context) (time.Time, bool) {
 	w := o.p.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.now.Add(w.skew), true
+	return w.now.Add(w.skew).Add(o.p.platformErr), true
 }
 
 // TestIntentLookupOnPlatformClock: an intent's time is on the tracker's
@@ -46,5 +47,20 @@ func TestIntentLookupOnPlatformClock(t *testing.T) {
 				t.Fatalf("%d runs, %d recovered; want %d runs, %d recovered", len(w.runs), st.DispatchesRecovered, tc.runs, tc.recovered)
 			}
 		})
+	}
+}
+
+// TestIntentLookupAllowsThreeEstimates: the intent's time is on the clock
+// of the poller that wrote it, the lookup maps it with the looking
+// poller's estimates of the tracker's and the platform's clocks, and each
+// may be off by trackerclock.MaxError in the worst direction: the lookup
+// still finds the run (ClockMargin), so the change is not dispatched
+// again.
+func TestIntentLookupAllowsThreeEstimates(t *testing.T) {
+	w := &world{check: poll.Checkpoint{At: t0}, changes: []poll.Change{comment(time.Second, "/run both")}, skew: time.Hour, clock: true}
+	w.cycle(t, &poller{w: w, id: "A", crash: "dispatch", find: true, trackerErr: trackerclock.MaxError})
+	st := w.cycle(t, &poller{w: w, id: "B", find: true, trackerErr: -trackerclock.MaxError, platformErr: trackerclock.MaxError})
+	if len(w.runs) != 2 || st.DispatchesRecovered != 2 {
+		t.Fatalf("%d runs, %d recovered; want 2 runs, 2 recovered", len(w.runs), st.DispatchesRecovered)
 	}
 }

@@ -52,6 +52,9 @@ type poller struct {
 	crash string // intent, dispatch, record (after it, or where it would be), checkpoint, "before checkpoint", or ""
 	dead  bool
 	find  bool // the output implements poll.DispatchFinder
+	// How far the poller's estimates of the tracker's and the platform's
+	// clocks are off the world's.
+	trackerErr, platformErr time.Duration
 }
 
 // die reports whether the poller is dead, and kills it at point.
@@ -242,7 +245,7 @@ func (w *world) cycle(t *testing.T, p *poller) poll.CycleStats {
 	now := t0.Add(time.Hour + time.Duration(w.cycles)*step)
 	w.now = now
 	w.mu.Unlock()
-	o.Now = func() time.Time { return now }
+	o.Now = func() time.Time { return now.Add(p.trackerErr) }
 	res, err := poll.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // DispatchFinder is implemented by output drivers whose platform records
@@ -45,10 +46,11 @@ type PlatformClock interface {
 }
 
 // ClockMargin is how much earlier than the intent, mapped onto the
-// platform's clock, the lookup of its run starts: the error of the two
-// clock estimates (each within its round trip plus the Date header's
-// second, and usually much less).
-const ClockMargin = polllock.ClockError
+// platform's clock, the lookup of its run starts: the error of the three
+// clock estimates involved, each within trackerclock.MaxError (the
+// tracker's clock of the poller that wrote the intent, and this poller's
+// estimates of the tracker's and of the platform's clocks).
+const ClockMargin = polllock.ClockError + trackerclock.MaxError
 
 // lookupSince maps an intent's time, on the tracker's clock, onto the
 // output platform's clock when the output knows it, less ClockMargin; else

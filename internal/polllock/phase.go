@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // The two phases of a lock's life (ARCHITECTURE.md, "The poll-lock
@@ -34,10 +36,11 @@ const DefaultPendingTTL = 2 * time.Minute
 const ClaimWait = 3 * time.Second
 
 // ClockError bounds how far two processes' estimates of the tracker's
-// clock may differ: each is within its round trip plus the Date header's
-// second of the truth (trackerclock). A judgement that must agree with
-// another process's judgement of the same lock or intent allows for it.
-const ClockError = 2 * time.Second
+// clock may differ: each known estimate is within trackerclock.MaxError of
+// the truth (answers too slow to keep it so are not used). A judgement
+// that must agree with another process's judgement of the same lock or
+// intent allows for it.
+const ClockError = 2 * trackerclock.MaxError
 
 // ClaimWaitFor is the claim wait under stale threshold threshold:
 // ClaimWait, at most a quarter of the threshold (a poller's own lock must

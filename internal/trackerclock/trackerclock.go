@@ -14,17 +14,28 @@
 // answer gives one interval; the clock keeps their intersection (after
 // widening the kept one by MaxDrift for the host time passed since it was
 // made, as neither clock is perfect), which narrows below one second when
-// answers fall on different fractions of a second. An answer whose
-// interval does not meet the kept one means a clock was stepped: the new
-// interval replaces it. Answers with a round trip over MaxRoundTrip are
-// ignored (a queued request bounds nothing useful).
+// answers fall on different fractions of a second. Answers with a round
+// trip over MaxRoundTrip are ignored: their interval is too wide to keep
+// the estimate within MaxError.
 //
-// The offset used is zero when the interval holds zero: a host whose clock
-// agrees with the service within what the answers can tell (the usual case
-// with time sync) keeps its own, more precise clock untouched. Otherwise it
-// is the interval's midpoint, off the true offset by at most half the
-// interval's width: half the round trip plus half a second for a single
-// answer, less with several. Before any answer the offset is zero.
+// An outlier, an answer whose interval does not meet the kept one, means
+// either that a clock was stepped or that something else answered (a
+// proxy stamping its own Date on an answer of its own, without Age). One
+// outlier alone changes nothing: it is held as a candidate, and a second
+// outlier that meets it confirms the step, their intersection replacing
+// the kept interval. An answer that meets the kept interval drops the
+// candidate.
+//
+// The offset used is the point of the kept interval nearest zero that is
+// within MaxError of every point of it, when the interval holds zero: a
+// host whose clock agrees with the service within what the answers can
+// tell (the usual case with time sync) keeps its own, more precise clock
+// untouched, or nearly. Otherwise it is the interval's midpoint, off the
+// true offset by at most half the interval's width. Either way the
+// estimate is within MaxError of the service's clock (at the last answer;
+// MaxDrift of the time since may add to it), so that two processes'
+// estimates differ by at most 2*MaxError (polllock.ClockError). Before any
+// answer the offset is zero.
 package trackerclock
 
 import (
@@ -35,9 +46,12 @@ import (
 
 // Defaults of the estimator.
 const (
+	// MaxError bounds how far a known clock's estimate is from the
+	// service's clock (at its last answer).
+	MaxError = time.Second
 	// MaxRoundTrip: answers that took longer bound the offset too loosely
-	// to be used.
-	MaxRoundTrip = 10 * time.Second
+	// (an interval wider than 2*MaxError) to be used.
+	MaxRoundTrip = 2*MaxError - DateResolution
 	// MaxDrift is how fast two unsynchronized clocks may drift apart
 	// (twice a common crystal's 100 ppm), by which a kept interval widens
 	// with the host time passed since it was made.
@@ -55,9 +69,28 @@ type Clock struct {
 
 	mu    sync.Mutex
 	known bool
-	lo    time.Duration // bounds of the offset (service − host)
-	hi    time.Duration
-	at    time.Time // host time of the last observation
+	kept  span // the offset (service − host) lies in it
+	cand  span // an outlier awaiting confirmation, when cand.ok
+}
+
+// span is an interval of offsets, made (or last narrowed) at host time at.
+type span struct {
+	lo, hi time.Duration
+	at     time.Time
+	ok     bool
+}
+
+// widened is s widened by MaxDrift of the host time from s.at to now.
+func (s span) widened(now time.Time) span {
+	w := time.Duration(float64(now.Sub(s.at).Abs()) * MaxDrift)
+	s.lo, s.hi = s.lo-w, s.hi+w
+	return s
+}
+
+// meet is the intersection of s and o, made at o.at, if they meet.
+func (s span) meet(o span) (span, bool) {
+	lo, hi := max(s.lo, o.lo), min(s.hi, o.hi)
+	return span{lo: lo, hi: hi, at: o.at, ok: true}, lo <= hi
 }
 
 // New returns a clock on the host clock host (nil: time.Now), with no
@@ -90,7 +123,7 @@ func (c *Clock) Offset() time.Duration {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return estimate(c.lo, c.hi, c.known)
+	return estimate(c.kept.lo, c.kept.hi, c.known)
 }
 
 // Bounds reports the interval the offset is known to lie in; known is
@@ -98,7 +131,7 @@ func (c *Clock) Offset() time.Duration {
 func (c *Clock) Bounds() (lo, hi time.Duration, known bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.lo, c.hi, c.known
+	return c.kept.lo, c.kept.hi, c.known
 }
 
 // Known reports whether an answer has been observed: before, Now is the
@@ -112,11 +145,15 @@ func (c *Clock) Known() bool {
 	return c.known
 }
 
-// estimate is the offset used for the interval [lo, hi]: zero when it
-// holds zero, else its midpoint.
+// estimate is the offset used for the interval [lo, hi]: when it holds
+// zero, the point nearest zero within MaxError of all of it, else (or
+// when no point is, the interval having widened by drift) its midpoint.
 func estimate(lo, hi time.Duration, known bool) time.Duration {
-	if !known || lo <= 0 && hi >= 0 {
+	switch {
+	case !known:
 		return 0
+	case lo <= 0 && hi >= 0 && hi-lo <= 2*MaxError:
+		return min(max(0, hi-MaxError), lo+MaxError)
 	}
 	return lo + (hi-lo)/2
 }
@@ -143,15 +180,27 @@ func (c *Clock) Observe(sent, received time.Time, date string) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.known {
-		widen := time.Duration(float64(received.Sub(c.at).Abs()) * MaxDrift)
-		klo, khi := c.lo-widen, c.hi+widen
-		if max(klo, lo) <= min(khi, hi) {
-			lo, hi = max(klo, lo), min(khi, hi)
+	c.observe(span{lo: lo, hi: hi, at: received, ok: true})
+	return true
+}
+
+// observe records the interval n of one answer. Requires c.mu.
+func (c *Clock) observe(n span) {
+	if !c.known {
+		c.kept, c.known = n, true
+		return
+	}
+	if x, ok := c.kept.widened(n.at).meet(n); ok {
+		c.kept, c.cand = x, span{}
+		return
+	}
+	if c.cand.ok {
+		if x, ok := c.cand.widened(n.at).meet(n); ok {
+			c.kept, c.cand = x, span{} // a second outlier confirms the step
+			return
 		}
 	}
-	c.lo, c.hi, c.at, c.known = lo, hi, received, true
-	return true
+	c.cand = n
 }
 
 // Transport returns a round tripper that passes every request to next
