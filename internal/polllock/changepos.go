@@ -75,6 +75,30 @@ func ParseChangeID(s string) (ChangePos, bool) {
 	return p, true
 }
 
+// KeyPos is the change position an idempotency key names (the ChangeID
+// after the scope key's "@"); false for a key without one (a scheduled
+// run's, keyed by an entity version) and for text that is no key.
+func KeyPos(key string) (ChangePos, bool) {
+	_, suffix, ok := strings.Cut(key, "@")
+	if !ok {
+		return ChangePos{}, false
+	}
+	return ParseChangeID(suffix)
+}
+
+// LastComplete is the newest change time a cycle may take as complete at
+// now (the tracker's clock as this host estimates it): no change stamped
+// at or before it is still to come. A platform that stamps changes at
+// resolution (GitHub: the second) gives every change made during the
+// instant that holds its current time that same stamp, so the changes
+// stamped t are all made only once its clock has passed t + resolution,
+// and this host's estimate of that clock may be ahead by ClockError. A
+// change stamped after LastComplete is left for a later cycle: a cycle
+// that took its instant as handled would skip a change made later in it.
+func LastComplete(now time.Time, resolution time.Duration) time.Time {
+	return now.Add(-ClockError - resolution)
+}
+
 // IdempotencyKeyAt is the key of one harness's run for the change at p:
 // the run's scope key, "@" and ChangeIDAt(p). IdempotencyKey(k, t) is
 // IdempotencyKeyAt(k, PosAt(t)).
