@@ -113,7 +113,7 @@ func (s *Server) handleDispatch(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusUnprocessableEntity, msg)
 			return
 		}
-		now := s.now()
+		now := s.stamp()
 		run := &Run{ID: s.nextID, Repo: repo, Workflow: wf.File, Ref: short, Inputs: inputs,
 			Status: StatusQueued, CreatedAt: now, UpdatedAt: now}
 		run.HTMLURL = fmt.Sprintf("%s/%s/actions/runs/%d", s.opts.HTMLBase, repo, run.ID)
@@ -307,7 +307,7 @@ func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusConflict, "Cannot cancel a workflow run that is completed.")
 			return
 		}
-		run.Status, run.Conclusion, run.UpdatedAt = StatusCompleted, ConclusionCancelled, s.now()
+		run.Status, run.Conclusion, run.UpdatedAt = StatusCompleted, ConclusionCancelled, s.stamp()
 		writeJSON(w, http.StatusAccepted, map[string]any{})
 	})
 }

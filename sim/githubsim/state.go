@@ -189,7 +189,7 @@ func (s *Server) SetRunStatus(id int64, status, conclusion string) error {
 	defer s.mu.Unlock()
 	for _, r := range s.runs {
 		if r.ID == id {
-			r.Status, r.Conclusion, r.UpdatedAt = status, conclusion, s.now()
+			r.Status, r.Conclusion, r.UpdatedAt = status, conclusion, s.stamp()
 			return nil
 		}
 	}
