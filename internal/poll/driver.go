@@ -237,6 +237,15 @@ func (c Checkpoint) MinPos() polllock.ChangePos {
 	return c.PosAt()
 }
 
+// Covers reports whether c is a checkpoint past every change up to
+// newest: no harness left to retry, no dispatch of unknown outcome
+// (Intents: the cycle also calls Advance to record intents before
+// dispatching, and to clear those of refused dispatches), at or after
+// newest. A backstop takes its item as handled only then.
+func (c Checkpoint) Covers(newest polllock.ChangePos) bool {
+	return !c.Pending() && len(c.Intents) == 0 && !newest.After(c.PosAt())
+}
+
 // Pending reports whether some harness still has to retry.
 func (c Checkpoint) Pending() bool { return c.Min().Before(c.At) }
 

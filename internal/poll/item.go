@@ -128,6 +128,29 @@ func (it *Item) InWindow(c Change) bool {
 	return c.Pos().After(it.Base.MinPos()) && !c.At.After(it.Cutoff)
 }
 
+// WindowFilter is a driver's Detect filter of an item's changes by
+// position, before it maps them (Item.Filter): Keep takes those in the
+// window, and Later reports whether one after the checkpoint was left for
+// a later cycle (after the cutoff).
+type WindowFilter struct {
+	it    *Item
+	later bool
+}
+
+// Filter returns the window filter of it.
+func (it *Item) Filter() *WindowFilter { return &WindowFilter{it: it} }
+
+// Keep reports whether the change at pos is in the item's window.
+func (f *WindowFilter) Keep(pos polllock.ChangePos) bool {
+	c := Change{At: pos.At, ID: pos.ID}
+	in := f.it.InWindow(c)
+	f.later = f.later || !in && pos.After(f.it.Base.MinPos())
+	return in
+}
+
+// Later reports whether Keep refused a change after the checkpoint.
+func (f *WindowFilter) Later() bool { return f.later }
+
 // State is the item's current state.
 func (it *Item) State() State { return it.state }
 

@@ -160,3 +160,50 @@ func TestCycleKeysByPosition(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestCheckpointCovers: a checkpoint covers an item's changes up to its
+// newest only past it, with nothing to retry and no intent left.
+func TestCheckpointCovers(t *testing.T) {
+	newest := polllock.ChangePos{At: t0, ID: 6}
+	intents := map[string]polllock.Intent{"a": {Key: "k", Change: t0, TS: t0}}
+	tests := []struct {
+		name string
+		cp   poll.Checkpoint
+		want bool
+	}{
+		{"at the newest", poll.Checkpoint{At: t0, ID: 6}, true},
+		{"a later second", poll.Checkpoint{At: t0.Add(time.Second)}, true},
+		{"before it in its second", poll.Checkpoint{At: t0, ID: 5}, false},
+		{"a bare time of its second", poll.Checkpoint{At: t0}, false},
+		{"an intent", poll.Checkpoint{At: t0, ID: 6, Intents: intents}, false},
+		{"a harness to retry", poll.Checkpoint{At: t0, ID: 6, Retry: map[string]time.Time{"a": t0.Add(-time.Minute)}}, false},
+	}
+	for _, tc := range tests {
+		if got := tc.cp.Covers(newest); got != tc.want {
+			t.Errorf("%s: Covers = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestWindowFilter: the filter a backstop's detection maps through keeps
+// the window's changes and tells whether one after the checkpoint was
+// left for a later cycle.
+func TestWindowFilter(t *testing.T) {
+	it := &poll.Item{ID: "I-1", Base: poll.Checkpoint{At: t0, ID: 5}, Cutoff: t0.Add(time.Second)}
+	tests := []struct {
+		pos   polllock.ChangePos
+		keep  bool
+		later bool // after this and the ones before
+	}{
+		{polllock.ChangePos{At: t0, ID: 5}, false, false},
+		{polllock.ChangePos{At: t0, ID: 6}, true, false},
+		{polllock.PosAt(t0.Add(time.Second)), true, false},
+		{polllock.ChangePos{At: t0.Add(2 * time.Second), ID: 1}, false, true},
+	}
+	f := it.Filter()
+	for _, tc := range tests {
+		if got := f.Keep(tc.pos); got != tc.keep || f.Later() != tc.later {
+			t.Errorf("Keep(%v) = %v (later %v), want %v (later %v)", tc.pos, got, f.Later(), tc.keep, tc.later)
+		}
+	}
+}

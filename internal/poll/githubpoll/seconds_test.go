@@ -2,42 +2,39 @@ package githubpoll
 
 import (
 	"context"
-	"fmt"
-	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/event"
-	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/scope"
+	"github.com/fullsend-dev/fullsend/internal/poll/polltest"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
 
-// perComment runs, for every comment, a harness of its own, named after
-// the comment's id ("c<id>"): each comment is its own scope, so no
-// comment is coalesced into another and each must end with exactly one
-// live run. Other changes match nothing.
-type perComment struct{}
-
-func (perComment) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
-	c := ev.Transition.Comment
-	if c == nil {
-		return poll.Decision{Verdict: poll.VerdictNoMatch}
-	}
-	name := "c" + c.ID
-	return poll.Decision{Verdict: poll.VerdictRun, Runs: []plan.Run{{Harness: name, Event: ev, Key: scope.KeyOf(name, ev, "github"),
-		WorkItem: plan.WorkItem{URL: ev.Entity.URL, Source: event.SystemGitHub}}}}
+// world is the fixture with its pollers, for polltest.SameSecond.
+type world struct {
+	*fixture
+	issues  []int
+	pollers []*Driver
 }
 
-func (perComment) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
+func (w *world) Advance(d time.Duration) { w.clk.Advance(d) }
 
-// liveByAgent counts the live (not cancelled) runs per agent input.
-func (f *fixture) liveByAgent() map[string]int {
+func (w *world) Comment(t *testing.T, i int, body string) (int64, time.Time) {
+	id, _, err := w.sim.AddComment(repo, w.issues[i], "mara", body)
+	must(t, err)
+	return id, w.clk.Now() // githubsim stamps its clock's second
+}
+
+func (w *world) Round(t *testing.T) {
+	var fns []func() error
+	for _, d := range w.pollers {
+		fns = append(fns, func() error { _, err := w.run(context.Background(), d); return err })
+	}
+	polltest.Together(t, fns...)
+}
+
+func (w *world) Live() map[string]int {
 	out := map[string]int{}
-	for _, r := range f.sim.Runs() {
+	for _, r := range w.sim.Runs() {
 		if r.Conclusion != githubsim.ConclusionCancelled {
 			out[r.Inputs["agent"]]++
 		}
@@ -54,71 +51,21 @@ func (f *fixture) liveByAgent() map[string]int {
 // updated_at did not move, so no cycle may take its second as handled
 // while the second is not over), none doubled (the three pollers settle).
 func TestSameSecondComments(t *testing.T) {
-	f, ctx := newFixtureLimit(t, 1_000_000), context.Background()
-	f.core = perComment{}
-	var ns []int
+	f := newFixtureLimit(t, 1_000_000)
+	d := polltest.PerComment{Prefix: "c", Forge: "github"}
+	f.core = d
+	w := &world{fixture: f}
 	for range 4 {
 		n, _, err := f.sim.OpenIssue(repo, githubsim.IssueSpec{Title: "t", Author: "alice"})
 		must(t, err)
-		ns = append(ns, n)
+		w.issues = append(w.issues, n)
 	}
 	f.clk.Advance(DefaultLookback + time.Hour)
-	pollers := []*Driver{NewDriver(f.poller(t), nil), NewDriver(f.poller(t), nil), NewDriver(f.poller(t), nil)}
-	round := func() {
-		t.Helper()
-		var wg sync.WaitGroup
-		errs := make(chan error, len(pollers))
-		for _, d := range pollers {
-			wg.Go(func() {
-				_, err := f.run(ctx, d)
-				errs <- err
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			must(t, err)
-		}
+	for range 3 {
+		w.pollers = append(w.pollers, NewDriver(f.poller(t), nil))
 	}
-	rng := rand.New(rand.NewPCG(36, 1))
-	ids := map[int64]bool{}
-	sameSecond, last := 0, map[int]time.Time{}
-	for i := range 40 {
-		f.clk.Advance(time.Duration(rng.IntN(400)) * time.Millisecond)
-		n := ns[rng.IntN(len(ns))]
-		id, _, err := f.sim.AddComment(repo, n, "mara", fmt.Sprint("/fs-run ", i))
-		must(t, err)
-		ids[id] = true
-		if s := f.clk.Now().Truncate(time.Second); last[n].Equal(s) {
-			sameSecond++
-		} else {
-			last[n] = s
-		}
-		round()
-	}
-	f.clk.Advance(10 * time.Second)
-	round()
-	round()
-	if sameSecond < 5 {
-		t.Fatalf("only %d comments made in the same second as an earlier one on their issue; the test needs several", sameSecond)
-	}
-	live := f.liveByAgent()
-	lost, doubled := 0, 0
-	for id := range ids {
-		switch n := live[fmt.Sprint("c", id)]; {
-		case n == 0:
-			lost++
-			t.Errorf("comment %d: no live run", id)
-		case n > 1:
-			doubled++
-			t.Errorf("comment %d: %d live runs", id, n)
-		}
-	}
-	if len(live) != len(ids) {
-		t.Errorf("%d agents with live runs, want %d (one per comment): %v", len(live), len(ids), live)
-	}
-	t.Logf("%d comments (%d in the same second as an earlier one on their issue): %d lost, %d doubled, %d runs dispatched",
-		len(ids), sameSecond, lost, doubled, len(f.sim.Runs()))
+	polltest.SameSecond(t, w, d, len(w.issues), 40, 36)
+	t.Logf("%d runs dispatched", len(f.sim.Runs()))
 }
 
 // TestSameSecondEventPath: two comments made in the same second on one

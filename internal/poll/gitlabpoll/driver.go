@@ -131,19 +131,15 @@ func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 		d.mu.Lock()
 		s, since := d.items[it.ID], d.since
 		d.mu.Unlock()
-		base, later := it.Base.MinPos(), false
 		it.Changes = nil
-		chs, err := d.p.events(ctx, s, since, func(pos polllock.ChangePos) bool {
-			c := poll.Change{At: pos.At, ID: pos.ID}
-			later = later || pos.After(base) && !it.InWindow(c)
-			return it.InWindow(c)
-		})
+		window := it.Filter()
+		chs, err := d.p.events(ctx, s, since, window.Keep)
 		if err != nil {
 			it.Fail(err)
 			continue
 		}
 		it.Changes = chs
-		if len(chs) == 0 && !later {
+		if len(chs) == 0 && !window.Later() {
 			d.p.markHandled(it.ID, s, it.Cutoff)
 			continue
 		}
@@ -158,17 +154,16 @@ func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 
 // Advance remembers that the item was handled (every harness at its
 // newest position), so that the next cycle skips it until it changes,
-// and then reads it from the checkpoint on: only for a checkpoint with no
-// harness to retry and no dispatch of unknown outcome (an intent) that
-// covers the item's newest change (the cycle also calls Advance to record
-// intents before dispatching, and to clear those of refused dispatches).
-// An item with changes left for later (younger than Grace) is read again.
+// and then reads it from the checkpoint on: only for a checkpoint that
+// covers the item's newest change (poll.Checkpoint.Covers; not the
+// intents the cycle records before dispatching). An item with changes
+// left for later (younger than Grace) is read again.
 func (d *Driver) Advance(_ context.Context, it *poll.Item, cp poll.Checkpoint) error {
 	d.mu.Lock()
 	s, ok := d.items[it.ID]
 	newest := d.newest[it.ID]
 	d.mu.Unlock()
-	if !ok || cp.Pending() || len(cp.Intents) > 0 || newest.After(cp.PosAt()) {
+	if !ok || !cp.Covers(newest) {
 		return nil
 	}
 	p := d.p

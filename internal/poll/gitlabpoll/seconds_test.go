@@ -3,37 +3,55 @@ package gitlabpoll
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"strconv"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
-	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/scope"
+	"github.com/fullsend-dev/fullsend/internal/poll/polltest"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
-// perNote runs, for every note, a harness of its own named after the
-// note's id ("n<id>"): each note is its own scope, so none is coalesced
-// into another or superseded, and each must end with exactly one live
-// pipeline. Other changes match nothing.
-type perNote struct{}
-
-func (perNote) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
-	c := ev.Transition.Comment
-	if c == nil {
-		return poll.Decision{Verdict: poll.VerdictNoMatch}
-	}
-	name := "n" + c.ID
-	return poll.Decision{Verdict: poll.VerdictRun, Runs: []plan.Run{{Harness: name, Event: ev, Key: scope.KeyOf(name, ev, "gitlab")}}}
+// world is the fixture with its pollers, for polltest.SameSecond.
+type world struct {
+	*fixture
+	mrs  []gitlabsim.MergeRequest
+	ins  []*Input
+	out  output.Driver
+	core poll.Decider
 }
 
-func (perNote) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
+func (w *world) Advance(d time.Duration) { w.clk.Advance(d) }
+
+func (w *world) Comment(t *testing.T, i int, body string) (int64, time.Time) {
+	n, _, err := w.sim.AddNote(project, gitlabsim.NoteableMergeRequest, w.mrs[i].IID, w.alice.ID, body)
+	must(t, err)
+	return n.ID, n.CreatedAt
+}
+
+func (w *world) Round(t *testing.T) {
+	var fns []func() error
+	for _, in := range w.ins {
+		fns = append(fns, func() error {
+			_, err := poll.Run(context.Background(), poll.Options{Driver: in.Driver, Core: w.core, Output: w.out, JitterMax: -1,
+				Now: w.clk.Now, Validate: (*event.Event).Validate, N: 100})
+			return err
+		})
+	}
+	polltest.Together(t, fns...)
+}
+
+func (w *world) Live() map[string]int {
+	out := map[string]int{}
+	for _, p := range w.sim.Pipelines(project) {
+		if p.Status != gitlabsim.StatusCanceled {
+			out[p.Variables[gitlabpipeline.VarAgent]]++
+		}
+	}
+	return out
+}
 
 // TestSameSecondNotes: 3 pollers configured with grace: 0s run a cycle
 // each after every note, while 40 notes land on 4 merge requests a few
@@ -43,81 +61,21 @@ func (perNote) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return ru
 // stamps them). Every note runs its own harness; each ends with exactly
 // one live pipeline: none lost, none doubled.
 func TestSameSecondNotes(t *testing.T) {
-	f, ctx := newFixture(t), context.Background()
-	var mrs []gitlabsim.MergeRequest
+	f := newFixture(t)
+	d := polltest.PerComment{Prefix: "n", Forge: "gitlab"}
+	w := &world{fixture: f, out: f.output(t), core: d}
 	for i := range 4 {
 		m, _, err := f.sim.CreateMergeRequest(project, gitlabsim.MergeRequestSpec{SourceBranch: fmt.Sprint("b", i),
 			TargetBranch: "main", Title: "t", AuthorID: f.alice.ID})
 		must(t, err)
-		mrs = append(mrs, m)
+		w.mrs = append(w.mrs, m)
 	}
 	f.clk.Advance(DefaultLookback + time.Hour)
-	out := f.output(t)
-	var ins []*Input
 	for range 3 {
-		ins = append(ins, f.configured(t, "grace: 0s"))
+		w.ins = append(w.ins, f.configured(t, "grace: 0s"))
 	}
-	round := func() {
-		t.Helper()
-		var wg sync.WaitGroup
-		errs := make(chan error, len(ins))
-		for _, in := range ins {
-			wg.Go(func() {
-				_, err := poll.Run(ctx, poll.Options{Driver: in.Driver, Core: perNote{}, Output: out, JitterMax: -1,
-					Now: f.clk.Now, Validate: (*event.Event).Validate, N: 100})
-				errs <- err
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			must(t, err)
-		}
-	}
-	rng := rand.New(rand.NewPCG(36, 2))
-	ids := map[int64]bool{}
-	sameSecond, last := 0, map[int64]time.Time{}
-	for i := range 40 {
-		f.clk.Advance(time.Duration(rng.IntN(400)) * time.Millisecond)
-		m := mrs[rng.IntN(len(mrs))]
-		n, _, err := f.sim.AddNote(project, gitlabsim.NoteableMergeRequest, m.IID, f.alice.ID, fmt.Sprint("/fs-run ", i))
-		must(t, err)
-		ids[n.ID] = true
-		if s := n.CreatedAt.Truncate(time.Second); last[m.IID].Equal(s) {
-			sameSecond++
-		} else {
-			last[m.IID] = s
-		}
-		round()
-	}
-	f.clk.Advance(10 * time.Second)
-	round()
-	round()
-	if sameSecond < 5 {
-		t.Fatalf("only %d notes made in the same second as an earlier one on their merge request; the test needs several", sameSecond)
-	}
-	live := map[string]int{}
-	for _, p := range f.sim.Pipelines(project) {
-		if p.Status != gitlabsim.StatusCanceled {
-			live[p.Variables[gitlabpipeline.VarAgent]]++
-		}
-	}
-	lost, doubled := 0, 0
-	for id := range ids {
-		switch n := live["n"+strconv.FormatInt(id, 10)]; {
-		case n == 0:
-			lost++
-			t.Errorf("note %d: no live pipeline", id)
-		case n > 1:
-			doubled++
-			t.Errorf("note %d: %d live pipelines", id, n)
-		}
-	}
-	if len(live) != len(ids) {
-		t.Errorf("%d agents with live pipelines, want %d (one per note): %v", len(live), len(ids), live)
-	}
-	t.Logf("%d notes (%d in the same second as an earlier one on their merge request): %d lost, %d doubled, %d pipelines created",
-		len(ids), sameSecond, lost, doubled, len(f.sim.Pipelines(project)))
+	polltest.SameSecond(t, w, d, len(w.mrs), 40, 37)
+	t.Logf("%d pipelines created", len(f.sim.Pipelines(project)))
 }
 
 // TestSameSecondWebhook: two notes made in the same second on one merge
