@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/core"
@@ -195,15 +194,22 @@ func newInput(o Options, cfg *config.Config, log *slog.Logger) (input.Driver, er
 	return nil, config.Invalid(fmt.Errorf("--input-driver %q: want %s", name, english.Or(drivers.DispatchInputNames())))
 }
 
+// positioned is an input that knows the position of the change it read
+// (gitlab-event, gha-event: time and the platform's id of the change).
+type positioned interface {
+	ChangePos() polllock.ChangePos
+}
+
 // keyRuns gives the runs the idempotency key of the change when the input
-// knows the change's time (gitlab-event, gha-event), so that the backstops
-// recognise the change as dispatched (docs/gitlab.md, docs/github.md).
+// knows the change's position, so that the backstops recognise the change
+// as dispatched (docs/gitlab.md, docs/github.md): the key they compute
+// for the same change (polllock.IdempotencyKeyAt).
 func keyRuns(in input.Driver, runs []plan.Run) {
-	ct, ok := in.(interface{ ChangeTime() time.Time })
-	if !ok || ct.ChangeTime().IsZero() {
+	ct, ok := in.(positioned)
+	if !ok || ct.ChangePos().IsZero() {
 		return
 	}
 	for i := range runs {
-		runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(runs[i].Key), ct.ChangeTime())
+		runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKeyAt(string(runs[i].Key), ct.ChangePos())
 	}
 }

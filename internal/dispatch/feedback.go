@@ -37,8 +37,8 @@ func notify(ctx context.Context, o Options, reg *harness.Registry, in input.Driv
 		return
 	}
 	var at time.Time
-	if ct, ok := in.(interface{ ChangeTime() time.Time }); ok {
-		at = ct.ChangeTime()
+	if ct, ok := in.(positioned); ok {
+		at = ct.ChangePos().At
 	}
 	runs := make([]feedback.Started, 0, len(started))
 	for _, r := range started {

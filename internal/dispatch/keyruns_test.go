@@ -7,21 +7,24 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
-type timedInput struct{ at time.Time }
+type timedInput struct{ at polllock.ChangePos }
 
 func (timedInput) Name() string                               { return "timed" }
 func (timedInput) Read(context.Context) (*event.Event, error) { return nil, nil }
-func (i timedInput) ChangeTime() time.Time                    { return i.at }
+func (i timedInput) ChangePos() polllock.ChangePos            { return i.at }
 
 type plainInput struct{}
 
 func (plainInput) Name() string                               { return "plain" }
 func (plainInput) Read(context.Context) (*event.Event, error) { return nil, nil }
 
-// TestKeyRuns: an input that knows its change's time gives every run the
-// idempotency key scope key "@" Unix milliseconds; others leave it empty.
+// TestKeyRuns: an input that knows its change's position gives every run
+// the idempotency key scope key "@" Unix milliseconds, "." and the
+// change's id when it has one (the pollers' key for the same change);
+// others leave it empty.
 func TestKeyRuns(t *testing.T) {
 	at := time.UnixMilli(1796050800123)
 	cases := []struct {
@@ -32,7 +35,8 @@ func TestKeyRuns(t *testing.T) {
 		}
 		want string
 	}{
-		{"change time", timedInput{at}, "triage:acme/platform:gitlab:change_proposal:1@1796050800123"},
+		{"change time", timedInput{polllock.PosAt(at)}, "triage:acme/platform:gitlab:change_proposal:1@1796050800123"},
+		{"change time and id", timedInput{polllock.ChangePos{At: at, ID: 4021}}, "triage:acme/platform:gitlab:change_proposal:1@1796050800123.4021"},
 		{"zero change time", timedInput{}, ""},
 		{"no change time", plainInput{}, ""},
 	}

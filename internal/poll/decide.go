@@ -3,7 +3,6 @@ package poll
 import (
 	"log/slog"
 	"slices"
-	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
@@ -77,11 +76,11 @@ type EntityDecider interface {
 // itemPlan is what the core decided for one item.
 type itemPlan struct {
 	it     *Item
-	runs   []plan.Run  // newest matching event per harness, harness order of first match
-	at     []time.Time // at[i] is the time of the change runs[i] is for
-	killed bool        // the kill switch is on: leave the item untouched
-	newAt  time.Time   // the checkpoint every handled harness advances to
-	poison []Poison    // invalid events: quarantined, never offered to the core
+	runs   []plan.Run           // newest matching event per harness, harness order of first match
+	pos    []polllock.ChangePos // pos[i] is the position of the change runs[i] is for
+	killed bool                 // the kill switch is on: leave the item untouched
+	newAt  polllock.ChangePos   // the checkpoint every handled harness advances to
+	poison []Poison             // invalid events: quarantined, never offered to the core
 	// undecided lists, per harness, the changes its trigger could not
 	// decide; held is set by the dispatch stage for the harnesses left for
 	// a later cycle because of them (undecided.go).
@@ -108,16 +107,20 @@ func (p *itemPlan) addPoison(ps Poison) {
 }
 
 // decideItem runs every change in it's window through the core and keeps,
-// per harness, the run of the newest matching change (coalescing). A
-// change at or before a harness's checkpoint position is not offered to
-// that harness again. Counters go to st.
+// per harness, the run of the newest matching change (coalescing), newest
+// by position (time, then id). A change at or before a harness's
+// checkpoint position is not offered to that harness again. Counters go
+// to st.
 func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slog.Logger, st *CycleStats) itemPlan {
-	p := itemPlan{it: it, newAt: it.Base.At}
-	if it.Cutoff.After(p.newAt) {
-		p.newAt = it.Cutoff
+	p := itemPlan{it: it, newAt: it.Base.PosAt()}
+	if cut := polllock.PosAt(it.Cutoff); cut.After(p.newAt) {
+		p.newAt = cut
 	}
 	changes := it.Window()
-	slices.SortStableFunc(changes, func(a, b Change) int { return a.At.Compare(b.At) })
+	slices.SortStableFunc(changes, func(a, b Change) int { return a.Pos().Compare(b.Pos()) })
+	if n := len(changes); n > 0 && changes[n-1].Pos().After(p.newAt) {
+		p.newAt = changes[n-1].Pos() // the ids of the cutoff's instant handled
+	}
 	st.Events += len(changes)
 	pos := map[string]int{}
 	for _, c := range changes {
@@ -141,7 +144,7 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 		switch dec.Verdict {
 		case VerdictKilled:
 			p.killed = true
-			p.runs, p.at, p.poison = nil, nil, nil
+			p.runs, p.pos, p.poison = nil, nil, nil
 			return p
 		case VerdictDenied:
 			st.EventsDenied++
@@ -154,18 +157,18 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 			continue
 		}
 		for _, r := range dec.Runs {
-			if !c.At.After(it.Base.Pos(r.Harness)) {
+			if !c.Pos().After(it.Base.PosOf(r.Harness)) {
 				continue // this harness already handled the change
 			}
 			st.RunsMatched++
 			if i, ok := pos[r.Harness]; ok {
 				st.RunsCoalesced++
-				p.runs[i], p.at[i] = r, c.At
+				p.runs[i], p.pos[i] = r, c.Pos()
 				continue
 			}
 			pos[r.Harness] = len(p.runs)
 			p.runs = append(p.runs, r)
-			p.at = append(p.at, c.At)
+			p.pos = append(p.pos, c.Pos())
 		}
 	}
 	return p

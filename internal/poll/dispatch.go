@@ -235,14 +235,14 @@ func (c *cycle) checkpoint(ctx context.Context, p itemPlan, o outcome) {
 		c.release(ctx, it, true)
 		return
 	}
-	cp := Checkpoint{At: p.newAt, Intents: checkpointIntents(p, o), Runs: o.refs}
+	cp := Checkpoint{At: p.newAt.At, ID: p.newAt.ID, Intents: checkpointIntents(p, o), Runs: o.refs}
 	for h := range o.failed {
 		if cp.Retry == nil {
 			cp.Retry = map[string]time.Time{}
 		}
 		cp.Retry[h] = it.Base.Pos(h)
 	}
-	if cp.At.After(it.Base.At) || it.Base.Pending() || len(cp.Retry) > 0 || len(it.Base.Intents) > 0 || len(p.intents) > 0 {
+	if p.newAt.After(it.Base.PosAt()) || it.Base.Pending() || len(cp.Retry) > 0 || len(it.Base.Intents) > 0 || len(p.intents) > 0 {
 		if err := c.o.Driver.Advance(ctx, it, cp); err != nil {
 			c.log.Error("could not advance the checkpoint; changes may be dispatched again", "item", it.ID, "error", err.Error())
 		}

@@ -181,6 +181,10 @@ type CursorReport struct {
 // back to dispatching again after a crash (docs/polling.md, "Delivery
 // contract").
 //
+// ID, with At, is the checkpoint's position (PosAt): the changes at At
+// whose id is at most ID are handled too. A driver whose changes carry no
+// ids (jira-poll) leaves it 0, and At then covers every change at At.
+//
 // Runs are the runs the checkpoint's dispatch started (set only on the
 // checkpoint after a dispatch): they are not recorded on the lock
 // unless it does not fit them (Locker.Dispatched), so a driver keeps them with the checkpoint for the
@@ -188,6 +192,7 @@ type CursorReport struct {
 // lock.
 type Checkpoint struct {
 	At      time.Time
+	ID      int64
 	Retry   map[string]time.Time
 	Intents map[string]polllock.Intent
 	Runs    []plan.Ref
@@ -210,6 +215,35 @@ func (c Checkpoint) Min() time.Time {
 		}
 	}
 	return m
+}
+
+// PosAt is the checkpoint's position (At, then ID).
+func (c Checkpoint) PosAt() polllock.ChangePos { return polllock.ChangePos{At: c.At, ID: c.ID} }
+
+// PosOf is harness h's position: its Retry time when that is older than
+// At (a retry position names no id), else PosAt.
+func (c Checkpoint) PosOf(h string) polllock.ChangePos {
+	if t, ok := c.Retry[h]; ok && t.Before(c.At) {
+		return polllock.PosAt(t)
+	}
+	return c.PosAt()
+}
+
+// MinPos is the oldest position of any harness: detection starts after it.
+func (c Checkpoint) MinPos() polllock.ChangePos {
+	if m := c.Min(); m.Before(c.At) {
+		return polllock.PosAt(m)
+	}
+	return c.PosAt()
+}
+
+// Covers reports whether c is a checkpoint past every change up to
+// newest: no harness left to retry, no dispatch of unknown outcome
+// (Intents: the cycle also calls Advance to record intents before
+// dispatching, and to clear those of refused dispatches), at or after
+// newest. A backstop takes its item as handled only then.
+func (c Checkpoint) Covers(newest polllock.ChangePos) bool {
+	return !c.Pending() && len(c.Intents) == 0 && !newest.After(c.PosAt())
 }
 
 // Pending reports whether some harness still has to retry.

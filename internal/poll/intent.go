@@ -98,10 +98,11 @@ func (c *cycle) recoverIntents(ctx context.Context, plans []itemPlan) {
 
 func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) {
 	var runs []plan.Run
-	var at []time.Time
+	var pos []polllock.ChangePos
 	for i, r := range p.runs {
 		in, ok := p.it.Base.Intents[r.Harness]
-		if ok && p.at[i].After(in.Change) {
+		newer := ok && p.pos[i].After(intentPos(in))
+		if newer {
 			c.log.Info("interrupted dispatch superseded by a newer change", "item", p.it.ID, "harness", r.Harness, "key", in.Key)
 		}
 		gone := ok && in.Lock != "" && slices.Contains(p.it.GoneLocks, in.Lock)
@@ -109,8 +110,8 @@ func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) 
 			c.log.Info("interrupted dispatch whose lock was taken over unclaimed: dispatched again", "item", p.it.ID,
 				"harness", r.Harness, "key", in.Key)
 		}
-		if !ok || gone || p.at[i].After(in.Change) {
-			runs, at = append(runs, r), append(at, p.at[i])
+		if !ok || gone || newer {
+			runs, pos = append(runs, r), append(pos, p.pos[i])
 			continue // no intent, its run cannot start, or a newer change supersedes it
 		}
 		r.WorkItem.IdempotencyKey = in.Key
@@ -130,7 +131,7 @@ func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) 
 			return
 		}
 		if !found {
-			runs, at = append(runs, r), append(at, p.at[i])
+			runs, pos = append(runs, r), append(pos, p.pos[i])
 			continue
 		}
 		p.found++
@@ -140,7 +141,16 @@ func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) 
 		}
 		c.log.Info("run of an interrupted dispatch found on the platform; not dispatched again", attrs...)
 	}
-	p.runs, p.at = runs, at
+	p.runs, p.pos = runs, pos
+}
+
+// intentPos is the position of the change an intent's run was dispatched
+// for: the one its key names, else (a key without one) its change time.
+func intentPos(in polllock.Intent) polllock.ChangePos {
+	if pos, ok := polllock.KeyPos(in.Key); ok {
+		return pos
+	}
+	return polllock.PosAt(in.Change)
 }
 
 // settled returns the items that are not waiting out the settle time of
@@ -186,7 +196,7 @@ func (c *cycle) keyRuns(p *itemPlan) {
 		if _, ok := p.sched.runs[p.runs[i].Harness]; ok {
 			continue // keyed by its entity version (addScheduledRun)
 		}
-		p.runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(p.runs[i].Key), p.at[i])
+		p.runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKeyAt(string(p.runs[i].Key), p.pos[i])
 	}
 }
 

@@ -52,7 +52,7 @@ func (s State) String() string {
 // (keyed by ID).
 type Item struct {
 	ID string // e.g. PROJ-123
-	// Base is the item's checkpoint: changes at or before Base.Pos(h) are
+	// Base is the item's checkpoint: changes at or before Base.PosOf(h) are
 	// already handled for harness h.
 	Base Checkpoint
 	// Cutoff is the newest change time the discovery saw. Changes after it
@@ -108,18 +108,48 @@ type Item struct {
 	err       error
 }
 
-// Window is the changes a cycle offers to the core: those newer than the
-// checkpoint's oldest position and not after the cutoff.
+// Window is the changes a cycle offers to the core: those after the
+// checkpoint's oldest position (by time, then id: InWindow) and not after
+// the cutoff.
 func (it *Item) Window() []Change {
-	lo := it.Base.Min()
 	var out []Change
 	for _, c := range it.Changes {
-		if c.At.After(lo) && !c.At.After(it.Cutoff) {
+		if it.InWindow(c) {
 			out = append(out, c)
 		}
 	}
 	return out
 }
+
+// InWindow reports whether c is in the item's window: after the
+// checkpoint's oldest position and not after the cutoff. A driver's
+// Detect keeps the same changes.
+func (it *Item) InWindow(c Change) bool {
+	return c.Pos().After(it.Base.MinPos()) && !c.At.After(it.Cutoff)
+}
+
+// WindowFilter is a driver's Detect filter of an item's changes by
+// position, before it maps them (Item.Filter): Keep takes those in the
+// window, and Later reports whether one after the checkpoint was left for
+// a later cycle (after the cutoff).
+type WindowFilter struct {
+	it    *Item
+	later bool
+}
+
+// Filter returns the window filter of it.
+func (it *Item) Filter() *WindowFilter { return &WindowFilter{it: it} }
+
+// Keep reports whether the change at pos is in the item's window.
+func (f *WindowFilter) Keep(pos polllock.ChangePos) bool {
+	c := Change{At: pos.At, ID: pos.ID}
+	in := f.it.InWindow(c)
+	f.later = f.later || !in && pos.After(f.it.Base.MinPos())
+	return in
+}
+
+// Later reports whether Keep refused a change after the checkpoint.
+func (f *WindowFilter) Later() bool { return f.later }
 
 // State is the item's current state.
 func (it *Item) State() State { return it.state }
@@ -157,9 +187,20 @@ func (it *Item) released() {
 	}
 }
 
-// Change is one detected change: when it happened (the tracker's clock)
-// and the NormalizedEvent it maps to.
+// Change is one detected change: when it happened (the tracker's clock),
+// the platform's id of the change when it has one, and the
+// NormalizedEvent it maps to. Its position (Pos: time, then id) orders it
+// among the item's changes and against the checkpoint, and keys its run
+// (polllock.IdempotencyKeyAt): changes stamped with one instant (GitHub
+// and GitLab stamp at the second) are told apart by their ids.
 type Change struct {
-	At    time.Time
+	At time.Time
+	// ID is the platform's id of the change (a comment, note, review or
+	// label event id, as polllock.ChangePos); 0 without one (an opening,
+	// a Jira change).
+	ID    int64
 	Event *event.Event
 }
+
+// Pos is the change's position.
+func (c Change) Pos() polllock.ChangePos { return polllock.ChangePos{At: c.At, ID: c.ID} }

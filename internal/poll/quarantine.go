@@ -110,8 +110,8 @@ func (c *cycle) quarantine(ctx context.Context, q Quarantiner, it *Item, ps Pois
 // changeAt is when the change behind harness h's run happened.
 func (p itemPlan) changeAt(h string) time.Time {
 	for i, r := range p.runs {
-		if r.Harness == h && i < len(p.at) {
-			return p.at[i]
+		if r.Harness == h && i < len(p.pos) {
+			return p.pos[i].At
 		}
 	}
 	return p.it.Cutoff

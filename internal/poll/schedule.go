@@ -210,7 +210,7 @@ func (c *cycle) addScheduledRun(p *itemPlan, m ScheduledMatch, er polllock.Entit
 	wi.Source = m.Seen.Source.System
 	wi.IdempotencyKey, wi.Attribution = reconcile.IdempotencyKey(string(key), er.Version), er.Attribution
 	p.runs = append(p.runs, plan.Run{Harness: m.Harness, Role: m.Role, Workflow: m.Workflow, Event: ev, Key: key, WorkItem: wi, Entity: m.Seen})
-	p.at = append(p.at, p.newAt)
+	p.pos = append(p.pos, p.newAt)
 	if p.sched.runs == nil {
 		p.sched.runs = map[string]polllock.EntityRun{}
 	}

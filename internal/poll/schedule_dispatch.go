@@ -25,7 +25,7 @@ func (c *cycle) sweepDue(swept, eligible []*Item) []*Item {
 		if in[it.ID] {
 			continue
 		}
-		p := itemPlan{it: it, newAt: it.Base.At}
+		p := itemPlan{it: it, newAt: it.Base.PosAt()}
 		c.scheduleItem(&p, false, nil, quiet, &scratch)
 		c.st.ScheduledEvaluated++
 		if len(p.sched.runs) > 0 || len(p.sched.giveUps) > 0 {

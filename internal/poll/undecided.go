@@ -2,7 +2,8 @@ package poll
 
 import (
 	"context"
-	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // A trigger that could not decide a change (its cost limit stopped it) is
@@ -16,7 +17,7 @@ import (
 // change c, unless they already handled it.
 func (p *itemPlan) noteUndecided(c Change, errs []TriggerError, st *CycleStats) {
 	for _, te := range errs {
-		if !c.At.After(p.it.Base.Pos(te.Harness)) {
+		if !c.Pos().After(p.it.Base.PosOf(te.Harness)) {
 			continue
 		}
 		st.TriggerErrors++
@@ -80,14 +81,14 @@ func (c *cycle) quarantineAll(ctx context.Context, q Quarantiner, p *itemPlan, p
 // drop removes harness h's run from p.
 func (p *itemPlan) drop(h string) {
 	var runs = p.runs[:0:0]
-	var at []time.Time
+	var pos []polllock.ChangePos
 	for i, r := range p.runs {
 		if r.Harness != h {
 			runs = append(runs, r)
-			at = append(at, p.at[i])
+			pos = append(pos, p.pos[i])
 		}
 	}
-	p.runs, p.at = runs, at
+	p.runs, p.pos = runs, pos
 }
 
 // failHeld marks p's held harnesses failed in o: their checkpoint

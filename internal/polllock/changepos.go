@@ -2,6 +2,7 @@ package polllock
 
 import (
 	"cmp"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,15 @@ func (p ChangePos) Compare(q ChangePos) int {
 // After reports whether p is after q.
 func (p ChangePos) After(q ChangePos) bool { return p.Compare(q) > 0 }
 
+// Prev is the last position before p: every change at or after p is
+// after it, every change before p is not.
+func (p ChangePos) Prev() ChangePos {
+	if p.ID > 0 {
+		return ChangePos{At: p.At, ID: p.ID - 1}
+	}
+	return ChangePos{At: p.At.Add(-time.Millisecond), ID: math.MaxInt64}
+}
+
 // IsZero reports whether p is the zero position (before every change).
 func (p ChangePos) IsZero() bool { return p.At.IsZero() && p.ID == 0 }
 
@@ -73,6 +83,30 @@ func ParseChangeID(s string) (ChangePos, bool) {
 		p.ID = i
 	}
 	return p, true
+}
+
+// KeyPos is the change position an idempotency key names (the ChangeID
+// after the scope key's "@"); false for a key without one (a scheduled
+// run's, keyed by an entity version) and for text that is no key.
+func KeyPos(key string) (ChangePos, bool) {
+	_, suffix, ok := strings.Cut(key, "@")
+	if !ok {
+		return ChangePos{}, false
+	}
+	return ParseChangeID(suffix)
+}
+
+// LastComplete is the newest change time a cycle may take as complete at
+// now (the tracker's clock as this host estimates it): no change stamped
+// at or before it is still to come. A platform that stamps changes at
+// resolution (GitHub: the second) gives every change made during the
+// instant that holds its current time that same stamp, so the changes
+// stamped t are all made only once its clock has passed t + resolution,
+// and this host's estimate of that clock may be ahead by ClockError. A
+// change stamped after LastComplete is left for a later cycle: a cycle
+// that took its instant as handled would skip a change made later in it.
+func LastComplete(now time.Time, resolution time.Duration) time.Time {
+	return now.Add(-ClockError - resolution)
 }
 
 // IdempotencyKeyAt is the key of one harness's run for the change at p:

@@ -56,3 +56,48 @@ func FuzzParseChangeID(f *testing.F) {
 		}
 	})
 }
+
+func TestKeyPos(t *testing.T) {
+	s := time.Date(2026, 5, 1, 10, 0, 0, 123_000_000, time.UTC)
+	tests := []struct {
+		key  string
+		want ChangePos
+		ok   bool
+	}{
+		{"triage:acme/p:github:work_item:7@1777629600123.4021", ChangePos{At: s, ID: 4021}, true},
+		{"triage:acme/p:github:work_item:7@1777629600123", ChangePos{At: s}, true}, // no id: a bare time (older runs too)
+		{"triage:acme/p:github:work_item:7@v1:sha256:ab", ChangePos{}, false},      // a scheduled run's entity version
+		{"triage:acme/p:github:work_item:7", ChangePos{}, false},
+		{"", ChangePos{}, false},
+	}
+	for _, tc := range tests {
+		got, ok := KeyPos(tc.key)
+		if ok != tc.ok || got.Compare(tc.want) != 0 {
+			t.Errorf("KeyPos(%q) = %v, %v; want %v, %v", tc.key, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestLastComplete: a change stamped t (at resolution r) is taken as
+// complete only once now, less the clock's error, has passed t + r: the
+// second the platform's clock may still be in is never complete.
+func TestLastComplete(t *testing.T) {
+	s := time.Date(2026, 5, 1, 10, 0, 7, 0, time.UTC) // a change stamped at this second
+	tests := []struct {
+		now  time.Duration // after s
+		res  time.Duration
+		want bool // s is complete
+	}{
+		{0, time.Second, false},
+		{999 * time.Millisecond, time.Second, false},
+		{ClockError + 999*time.Millisecond, time.Second, false}, // this host may be ClockError ahead
+		{ClockError + time.Second, time.Second, true},
+		{ClockError + time.Millisecond, time.Millisecond, true},
+		{ClockError, time.Millisecond, false},
+	}
+	for _, tc := range tests {
+		if got := !s.After(LastComplete(s.Add(tc.now), tc.res)); got != tc.want {
+			t.Errorf("now = s+%v, resolution %v: complete %v, want %v", tc.now, tc.res, got, tc.want)
+		}
+	}
+}

@@ -69,14 +69,14 @@ func (s *Server) queue(run *Run) {
 // group's pending run. The caller holds s.mu.
 func (s *Server) end(run *Run, conclusion string) {
 	holder := run.Status == StatusQueued || run.Status == StatusInProgress
-	run.Status, run.Conclusion, run.UpdatedAt = StatusCompleted, conclusion, s.now()
+	run.Status, run.Conclusion, run.UpdatedAt = StatusCompleted, conclusion, s.stamp()
 	g := s.groupOf(run)
 	if !holder || g == "" {
 		return
 	}
 	for _, o := range s.runs {
 		if o.Repo == run.Repo && o.Status == StatusPending && s.groupOf(o) == g {
-			o.Status, o.UpdatedAt = StatusQueued, s.now()
+			o.Status, o.UpdatedAt = StatusQueued, s.stamp()
 			return
 		}
 	}
@@ -91,7 +91,7 @@ func (s *Server) handleRerun(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		run.Attempt = max(run.Attempt, 1) + 1
-		run.StartedAt, run.UpdatedAt = s.now(), s.now()
+		run.StartedAt, run.UpdatedAt = s.stamp(), s.stamp()
 		s.queue(run)
 		writeJSON(w, http.StatusCreated, map[string]any{})
 	})
@@ -108,7 +108,7 @@ func (s *Server) StartRun(id int64) error {
 			if r.Status != StatusQueued {
 				return errStart(id, r.Status)
 			}
-			r.Status, r.UpdatedAt = StatusInProgress, s.now()
+			r.Status, r.UpdatedAt = StatusInProgress, s.stamp()
 			return nil
 		}
 	}

@@ -114,7 +114,7 @@ func (s *Server) handleDispatch(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusUnprocessableEntity, msg)
 			return
 		}
-		now := s.now()
+		now := s.stamp()
 		run := &Run{ID: s.nextID, Repo: repo, Workflow: wf.File, Ref: short, Inputs: inputs,
 			Status: StatusQueued, CreatedAt: now, UpdatedAt: now, StartedAt: now, Attempt: 1}
 		run.HTMLURL = fmt.Sprintf("%s/%s/actions/runs/%d", s.opts.HTMLBase, repo, run.ID)

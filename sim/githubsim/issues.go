@@ -87,7 +87,11 @@ func (t *tracker) sortedIssues() []*issue {
 	return out
 }
 
-// stamp is the emulator clock at GitHub's (second) precision.
+// stamp is the emulator clock at GitHub's precision: every timestamp it
+// serves (issues, comments, issue events, reviews, reactions, workflow
+// runs) is a whole second, as GitHub's ISO 8601 times are, so that
+// changes made during one second share their time and differ by id only
+// (a test puts several into one second by advancing its clock less).
 func (s *Server) stamp() time.Time { return s.now().UTC().Truncate(time.Second) }
 
 // newID hands out ids for issues, comments, events and reviews; the

@@ -201,7 +201,7 @@ func (s *Server) SetRunStatus(id int64, status, conclusion string) error {
 				s.end(r, conclusion)
 				return nil
 			}
-			r.Status, r.Conclusion, r.UpdatedAt = status, conclusion, s.now()
+			r.Status, r.Conclusion, r.UpdatedAt = status, conclusion, s.stamp()
 			return nil
 		}
 	}

@@ -115,7 +115,7 @@ func (s *Server) awardOp(w http.ResponseWriter, r *http.Request, body []byte, rt
 			return true
 		}
 	}
-	a := &Award{ID: s.wk.next(), Name: name, UserID: user, AwardableType: typ, AwardableID: id, CreatedAt: s.opts.Now()}
+	a := &Award{ID: s.wk.next(), Name: name, UserID: user, AwardableType: typ, AwardableID: id, CreatedAt: s.st.now()}
 	s.awards = append(s.awards, a)
 	writeJSON(w, http.StatusCreated, s.awardJSON(a))
 	return true

@@ -43,6 +43,13 @@ type Options struct {
 	RateLimit  int
 	RateWindow time.Duration
 	Now        func() time.Time // clock of its times and of every answer's Date header (may run off the clients'); default time.Now
+	// Resolution is the precision of the times it stamps (issues, merge
+	// requests, notes, label events, pipelines, award emoji), which its
+	// answers format with milliseconds as GitLab's do. Default: the
+	// second, the precision GitLab's API documentation gives its ISO 8601
+	// times, and the strictest reading (changes made in one second share
+	// their time); time.Millisecond is what GitLab.com answers with.
+	Resolution time.Duration
 }
 
 // Fault is an injected failure for matching requests.
@@ -104,8 +111,12 @@ func New(o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Resolution <= 0 {
+		o.Resolution = time.Second
+	}
 	s := &Server{opts: o, calls: map[string]int{}, hooks: map[string]func(*http.Request){}, done: make(chan struct{})}
-	s.st = &state{now: o.Now, projects: map[int64]*Project{}, byPath: map[string]*Project{},
+	stamp := func() time.Time { return o.Now().Truncate(o.Resolution) }
+	s.st = &state{now: stamp, projects: map[int64]*Project{}, byPath: map[string]*Project{},
 		pipelines: map[int64]*Pipeline{}, jobs: map[int64]*Job{}, groups: map[rgKey]*ResourceGroup{},
 		iids: map[int64]int64{}, autoAssign: !o.ManualAssign, defMode: o.ProcessMode}
 	for _, p := range o.Projects {

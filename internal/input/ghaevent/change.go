@@ -5,22 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
-// ChangeTime is the time on GitHub's clock of the change the last Read
-// mapped, the change id both paths key a run by
-// (polllock.IdempotencyKey; docs/github.md, "Backstop: github-poll"):
-// an issue's or pull request's created_at when it was opened, a comment's
-// created_at, the issue's or pull request's updated_at for a label change
-// (GitHub stamps the label event with the same instant), a review's
-// submitted_at. Zero for other actions and before a successful Read: such
+// ChangePos is the position on GitHub's clock of the change the last
+// Read mapped, which both paths key a run by
+// (polllock.IdempotencyKeyAt; docs/github.md, "Backstop: github-poll"):
+// see PosOf. Zero for other actions and before a successful Read: such
 // runs carry no idempotency key.
-func (d *Driver) ChangeTime() time.Time { return d.at }
+func (d *Driver) ChangePos() polllock.ChangePos { return d.pos }
 
 // Mapper maps webhook event structs that were not read from a payload
 // (the github-poll backstop builds them from API listings) with the rules
@@ -41,30 +38,39 @@ func NewMapper(o Options) *Mapper {
 // Map maps payload, a *gogithub.IssuesEvent, IssueCommentEvent,
 // PullRequestEvent or PullRequestReviewEvent of event eventName, exactly as
 // Read maps the same payload, validates the result and returns it with
-// its change time (see ChangeTime).
-func (m *Mapper) Map(ctx context.Context, eventName string, payload any) (*event.Event, time.Time, error) {
+// its change position (PosOf).
+func (m *Mapper) Map(ctx context.Context, eventName string, payload any) (*event.Event, polllock.ChangePos, error) {
 	if !supportedEvent(eventName) {
-		return nil, time.Time{}, fmt.Errorf("gha-event: unsupported event %q: gha-event handles %s", eventName, supportedList())
+		return nil, polllock.ChangePos{}, fmt.Errorf("gha-event: unsupported event %q: gha-event handles %s", eventName, supportedList())
 	}
 	o := m.o
 	o.EventName = eventName
 	d := &Driver{o: o, log: o.Log}
 	ev, err := d.mapParsed(ctx, payload)
 	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("gha-event %s: %w", eventName, err)
+		return nil, polllock.ChangePos{}, fmt.Errorf("gha-event %s: %w", eventName, err)
 	}
 	if ev == nil {
-		return nil, time.Time{}, errors.New("gha-event: nothing mapped")
+		return nil, polllock.ChangePos{}, errors.New("gha-event: nothing mapped")
 	}
 	if err := ev.Validate(); err != nil {
-		return nil, time.Time{}, fmt.Errorf("gha-event %s: the mapped event is invalid: %w", eventName, err)
+		return nil, polllock.ChangePos{}, fmt.Errorf("gha-event %s: the mapped event is invalid: %w", eventName, err)
 	}
-	return ev, changeTime(payload), nil
+	return ev, PosOf(payload), nil
 }
 
-// changeTime is the change id of a parsed event (see ChangeTime).
-func changeTime(parsed any) time.Time {
+// PosOf is the position of the change a parsed webhook payload reports,
+// on GitHub's clock: an issue's or pull request's created_at when it was
+// opened (no id); a comment's created_at and id; the issue's or pull
+// request's updated_at for a label change (GitHub stamps the label event
+// with the same instant; the payload names no event id, so neither path
+// keys a label change by one); a review's submitted_at and id. GitHub
+// stamps at the second: the ids tell apart the comments and reviews of
+// one second. Zero for other actions: their runs carry no idempotency
+// key.
+func PosOf(parsed any) polllock.ChangePos {
 	var ts *gogithub.Timestamp
+	var id int64
 	switch p := parsed.(type) {
 	case *gogithub.IssuesEvent:
 		switch p.GetAction() {
@@ -75,7 +81,7 @@ func changeTime(parsed any) time.Time {
 		}
 	case *gogithub.IssueCommentEvent:
 		if p.GetAction() == "created" {
-			ts = p.GetComment().CreatedAt
+			ts, id = p.GetComment().CreatedAt, p.GetComment().GetID()
 		}
 	case *gogithub.PullRequestEvent:
 		ts = pullChangeTime(p.GetAction(), p.GetPullRequest())
@@ -83,13 +89,13 @@ func changeTime(parsed any) time.Time {
 		ts = pullChangeTime(p.GetAction(), p.GetPullRequest())
 	case *gogithub.PullRequestReviewEvent:
 		if p.GetAction() == "submitted" {
-			ts = p.GetReview().SubmittedAt
+			ts, id = p.GetReview().SubmittedAt, p.GetReview().GetID()
 		}
 	}
 	if ts == nil {
-		return time.Time{}
+		return polllock.ChangePos{}
 	}
-	return ts.UTC()
+	return polllock.ChangePos{At: ts.UTC(), ID: max(id, 0)}
 }
 
 func pullChangeTime(action string, pr *gogithub.PullRequest) *gogithub.Timestamp {

@@ -20,13 +20,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
 
 	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Name is the driver name.
@@ -59,7 +59,7 @@ type Options struct {
 type Driver struct {
 	o   Options
 	log *slog.Logger
-	at  time.Time // the change time of the last event read (ChangeTime)
+	pos polllock.ChangePos // the change position of the last event read (ChangePos)
 }
 
 var _ input.Driver = (*Driver)(nil)
@@ -118,7 +118,7 @@ func (d *Driver) mapPayload(ctx context.Context, data []byte) (*event.Event, err
 	}
 	ev, err := d.mapParsed(ctx, parsed)
 	if err == nil {
-		d.at = changeTime(parsed)
+		d.pos = PosOf(parsed)
 	}
 	return ev, err
 }

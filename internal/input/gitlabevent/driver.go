@@ -28,11 +28,11 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Name is the driver name.
@@ -66,14 +66,16 @@ type Options struct {
 type Driver struct {
 	o   Options
 	log *slog.Logger
-	at  time.Time // the confirmed change's time (ChangeTime)
+	pos polllock.ChangePos // the confirmed change's position (ChangePos)
 }
 
-// ChangeTime is the time on GitLab's clock of the change the last Read
-// confirmed (zero before): the change id that gitlab-poll detects for
-// the same change, so that runs carry the same idempotency key on both
+// ChangePos is the position on GitLab's clock of the change the last Read
+// confirmed (zero before): a note's or label event's creation and id, an
+// opening's creation, else the subject's last update. gitlab-poll
+// detects the same position for the same change (NotePos,
+// LabelEventPos), so that runs carry the same idempotency key on both
 // paths (docs/gitlab.md, "Backstop: gitlab-poll").
-func (d *Driver) ChangeTime() time.Time { return d.at }
+func (d *Driver) ChangePos() polllock.ChangePos { return d.pos }
 
 var _ input.Driver = (*Driver)(nil)
 
@@ -157,7 +159,7 @@ func (d *Driver) mapClaim(ctx context.Context, c *Claim) ([]*event.Event, error)
 	if err != nil {
 		return nil, err
 	}
-	d.at = v.at
+	d.pos = v.pos
 	actor := ActorOf(v.user, v.member, v.authorID)
 	switch {
 	case v.memberErr != nil:

@@ -11,8 +11,8 @@ import (
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
-
 	"github.com/fullsend-dev/fullsend/internal/input"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // API is what the driver reads from GitLab to confirm a webhook body.
@@ -55,10 +55,10 @@ type verified struct {
 	member    *gitlab.ProjectMember // nil: not a member, or memberErr
 	memberErr error
 	authorID  int64
-	// at is the change's time on GitLab's clock, the change id a poller
-	// detects for it too: a note's or label event's creation, an opening's
-	// creation, else the subject's last update.
-	at time.Time
+	// pos is the change's position on GitLab's clock, the one a poller
+	// detects for it too: a note's or label event's creation and id, an
+	// opening's creation, else the subject's last update (no id).
+	pos polllock.ChangePos
 }
 
 // verify re-reads the subject, the note and the acting user and compares
@@ -96,7 +96,7 @@ func verify(ctx context.Context, api API, project string, c *Claim) (*verified, 
 		return nil, mismatch("user.username", "payload says %q, GitLab says %q", c.Username, v.user.Username)
 	}
 	v.member, v.memberErr = api.Member(ctx, project, actorID)
-	v.at = v.changeTime(c)
+	v.pos = v.changePos(c)
 	return v, nil
 }
 
@@ -203,9 +203,9 @@ func (v *verified) checkEntity(ctx context.Context, api API, project string, c *
 	case (c.Transition == event.Merged || c.Transition == event.Closed) && f.finisher != c.UserID:
 		return mismatch("user.id", "payload says user %d %s it, GitLab says %d", c.UserID, c.Transition, f.finisher)
 	case c.Transition == event.LabelChanged:
-		at, err := checkLabelEvents(ctx, api, project, c)
-		if at.After(v.at) {
-			v.at = at
+		pos, err := checkLabelEvents(ctx, api, project, c)
+		if pos.After(v.pos) {
+			v.pos = pos
 		}
 		return err
 	case c.Transition == event.Reopened:
@@ -233,13 +233,14 @@ func checkReopened(ctx context.Context, api API, project string, c *Claim) error
 
 // checkLabelEvents confirms each label change of c with a resource label
 // event by the acting user.
-// It returns the time of the newest event confirming a change.
-func checkLabelEvents(ctx context.Context, api API, project string, c *Claim) (time.Time, error) {
+// It returns the position (time, then id) of the newest event confirming
+// a change.
+func checkLabelEvents(ctx context.Context, api API, project string, c *Claim) (polllock.ChangePos, error) {
 	evs, err := api.LabelEvents(ctx, project, c.Noteable, c.IID)
 	if err != nil {
-		return time.Time{}, unavailable(fmt.Sprintf("label events of %s %d", c.Noteable, c.IID), err)
+		return polllock.ChangePos{}, unavailable(fmt.Sprintf("label events of %s %d", c.Noteable, c.IID), err)
 	}
-	var at time.Time
+	var at polllock.ChangePos
 	for _, l := range c.LabelChanges {
 		act := map[string]string{"added": "add", "removed": "remove"}[l.Action]
 		// The newest matching event is the one this webhook reports.
@@ -247,12 +248,12 @@ func checkLabelEvents(ctx context.Context, api API, project string, c *Claim) (t
 			return e.Action == act && e.Label.Name == l.Name && e.User.ID == c.UserID
 		})
 		if i < 0 {
-			return time.Time{}, mismatch("changes.labels", "GitLab has no event of user %d that %s label %q", c.UserID, l.Action, l.Name)
+			return polllock.ChangePos{}, mismatch("changes.labels", "GitLab has no event of user %d that %s label %q", c.UserID, l.Action, l.Name)
 		}
 		for j := len(evs) - 1; j >= i; j-- {
 			if e := evs[j]; e.Action == act && e.Label.Name == l.Name && e.User.ID == c.UserID {
-				if e.CreatedAt != nil && e.CreatedAt.After(at) {
-					at = *e.CreatedAt
+				if p := LabelEventPos(e); e.CreatedAt != nil && p.After(at) {
+					at = p
 				}
 				break
 			}
@@ -268,8 +269,25 @@ func sameSet(a []string, b gitlab.Labels) bool {
 	return slices.Equal(x, y)
 }
 
-// changeTime is the change's time (see verified.at).
-func (v *verified) changeTime(c *Claim) time.Time {
+// LabelEventPos is a label event's position: its creation and id.
+func LabelEventPos(e *gitlab.LabelEvent) polllock.ChangePos {
+	return polllock.ChangePos{At: timeOf(e.CreatedAt), ID: max(e.ID, 0)}
+}
+
+// NotePos is a note's position: its creation and id.
+func NotePos(n *gitlab.Note) polllock.ChangePos {
+	return polllock.ChangePos{At: timeOf(n.CreatedAt), ID: max(n.ID, 0)}
+}
+
+func timeOf(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// changePos is the change's position (see verified.pos).
+func (v *verified) changePos(c *Claim) polllock.ChangePos {
 	var created, updated *time.Time
 	if mr := v.subject.MergeRequest; mr != nil {
 		created, updated = mr.CreatedAt, mr.UpdatedAt
@@ -278,13 +296,13 @@ func (v *verified) changeTime(c *Claim) time.Time {
 	}
 	switch {
 	case v.note != nil && v.note.CreatedAt != nil:
-		return *v.note.CreatedAt
-	case c.Transition == event.LabelChanged && !v.at.IsZero():
-		return v.at
+		return NotePos(v.note)
+	case c.Transition == event.LabelChanged && !v.pos.IsZero():
+		return v.pos
 	case c.Transition == event.Opened && created != nil:
-		return *created
+		return polllock.PosAt(created.UTC())
 	case updated != nil:
-		return *updated
+		return polllock.PosAt(updated.UTC())
 	}
-	return time.Time{}
+	return polllock.ChangePos{}
 }

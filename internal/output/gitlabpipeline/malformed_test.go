@@ -40,7 +40,7 @@ func TestMalformedAnswerIsAnError(t *testing.T) {
 			t.Errorf("settle, listing answered with %s: kept %v, err %v; want kept and a malformed answer", l.name, kept, err)
 		}
 		e.sim.InjectFault(gitlabsim.Fault{Endpoint: "list_pipelines", Status: 200, Body: l.body})
-		if _, err := d.Superseded(ctx, rk, first); !errors.Is(err, glapi.ErrMalformed) {
+		if _, err := d.Superseded(ctx, rk, first, run.WorkItem.IdempotencyKey); !errors.Is(err, glapi.ErrMalformed) {
 			t.Errorf("superseded check, listing answered with %s: err %v; want a malformed answer", l.name, err)
 		}
 	}

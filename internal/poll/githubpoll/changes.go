@@ -9,7 +9,9 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
+	"github.com/fullsend-dev/fullsend/internal/input/ghaevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // payload is a webhook event struct built from listings, as GitHub would
@@ -20,11 +22,14 @@ type payload struct {
 }
 
 // changes builds the subject's changes within the window as the webhook
-// payloads of the same changes and maps them with gha-event's mapping
-// (ghaevent.Mapper), oldest first. Edits, pushes (synchronize), closing
-// and reopening are left to the event workflow (docs/github.md,
-// "Backstop: github-poll").
-func (p *Poller) changes(ctx context.Context, lk *lookups, s subject, floor time.Time) ([]poll.Change, error) {
+// payloads of the same changes and maps those at a position keep accepts
+// (nil: all) with gha-event's mapping (ghaevent.Mapper), oldest first by
+// position (time, then id). A change's position is its payload's
+// (ghaevent.PosOf): the one the event path keys its run by. Mapping looks
+// the actor's role up, so a change keep refuses costs nothing more.
+// Edits, pushes (synchronize), closing and reopening are left to the
+// event workflow (docs/github.md, "Backstop: github-poll").
+func (p *Poller) changes(ctx context.Context, lk *lookups, s subject, floor time.Time, keep func(polllock.ChangePos) bool) ([]poll.Change, error) {
 	pls, err := p.payloads(ctx, lk, s, floor)
 	if err != nil {
 		return nil, err
@@ -32,14 +37,17 @@ func (p *Poller) changes(ctx context.Context, lk *lookups, s subject, floor time
 	m := p.mapper(lk)
 	out := make([]poll.Change, 0, len(pls))
 	for _, pl := range pls {
-		ev, at, err := m.Map(ctx, pl.name, pl.body)
+		if keep != nil && !keep(ghaevent.PosOf(pl.body)) {
+			continue
+		}
+		ev, pos, err := m.Map(ctx, pl.name, pl.body)
 		if err != nil {
 			p.o.Log.Warn("github-poll: skipping a change that does not map", "subject", s.key(), "event", pl.name, "error", err.Error())
 			continue
 		}
-		out = append(out, poll.Change{At: at, Event: ev})
+		out = append(out, poll.Change{At: pos.At, ID: pos.ID, Event: ev})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pos().Compare(out[j].Pos()) < 0 })
 	return out, nil
 }
 

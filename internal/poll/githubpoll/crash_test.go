@@ -54,6 +54,7 @@ func TestCrash(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f, ctx := newFixture(t), context.Background()
 			hook := f.comment(t, f.openIssue(t, false), "/fs-triage")
+			f.settle()
 			gh, err := github.NewClient(f.base, token, github.ClientOptions{HTTPClient: &http.Client{Transport: f.tr}})
 			must(t, err)
 			dead := f.out

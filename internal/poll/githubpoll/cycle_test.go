@@ -62,6 +62,7 @@ func TestDroppedAndDelivered(t *testing.T) {
 	n := f.openIssue(t, true)
 	must(t, f.webhook(ctx, f.comment(t, n, "first")))
 	f.comment(t, n, "second") // delivery dropped
+	f.settle()
 	d := NewDriver(f.poller(t), nil)
 	before := f.counters()
 	if st := f.cycle(t, d); st.DispatchesScheduled != 1 {
@@ -103,6 +104,7 @@ func TestCostPerChange(t *testing.T) {
 	for _, n := range ns {
 		f.comment(t, n, "/fs-triage")
 	}
+	f.settle()
 	before := f.counters()
 	if st := f.cycle(t, d); st.DispatchesScheduled != 10 {
 		t.Fatalf("dispatched %d, want 10", st.DispatchesScheduled)
@@ -111,6 +113,7 @@ func TestCostPerChange(t *testing.T) {
 	t.Logf("10 dropped comments on 10 issues: %d requests, %d points (%.1f requests, %.1f points per change, dispatch and settle included)",
 		c.requests, c.points, float64(c.requests)/10, float64(c.points)/10)
 	f.comment(t, ns[0], "again")
+	f.settle()
 	before = f.counters()
 	if st := f.cycle(t, d); st.DispatchesScheduled != 1 {
 		t.Fatalf("dispatched %d, want 1", st.DispatchesScheduled)
@@ -158,6 +161,7 @@ func TestPaging(t *testing.T) {
 	for i, n := range ns {
 		f.comment(t, n, fmt.Sprint("comment ", i))
 	}
+	f.settle()
 	d := NewDriver(f.poller(t), nil)
 	if st := f.cycle(t, d); st.DispatchesScheduled != 150 {
 		t.Fatalf("dispatched %d, want 150", st.DispatchesScheduled)
@@ -199,6 +203,7 @@ func TestFloor(t *testing.T) {
 	}
 	f.clk.Advance(DefaultLookback)
 	f.comment(t, n, "/fs-triage")
+	f.settle()
 	before = f.counters()
 	if st := f.cycle(t, d); st.DispatchesScheduled != 1 {
 		t.Fatalf("dispatched %d after the floor moved, want 1", st.DispatchesScheduled)

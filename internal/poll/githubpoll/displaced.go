@@ -1,10 +1,9 @@
 package githubpoll
 
 import (
-	"time"
-
 	"github.com/fullsend-dev/fullsend/internal/newest"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // undisplace lowers the newest change recorded for a scope tail below
@@ -14,7 +13,7 @@ import (
 // newer one (ghadispatch.Settle), but one that died first leaves it
 // unhandled, and the item's next cycle dispatches it again. by is the
 // run index's runs by tail and harness.
-func undisplace(newestT map[string]time.Time, by map[string]map[string][]runInfo) {
+func undisplace(newestAt map[string]polllock.ChangePos, by map[string]map[string][]runInfo) {
 	for tail, hs := range by {
 		for h, rs := range hs {
 			runs := make([]newest.Run, 0, len(rs))
@@ -23,8 +22,8 @@ func undisplace(newestT map[string]time.Time, by map[string]map[string][]runInfo
 					Ended: r.updated, State: ghadispatch.RunState(r.status, r.conclusion)})
 			}
 			for _, p := range newest.Displaced(runs) {
-				if before := p.At.Add(-time.Millisecond); before.Before(newestT[tail]) {
-					newestT[tail] = before
+				if before := p.Prev(); newestAt[tail].After(before) {
+					newestAt[tail] = before
 				}
 			}
 		}

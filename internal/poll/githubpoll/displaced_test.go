@@ -22,19 +22,19 @@ func TestUndisplace(t *testing.T) {
 	cases := []struct {
 		name string
 		runs []runInfo
-		want time.Time
+		want polllock.ChangePos
 	}{
 		{"displaced by an older change's run queued after it",
-			[]runInfo{run(1, newer, 1, statusCompleted, "cancelled"), run(2, older, 2, "pending", "")}, t0.Add(-time.Millisecond)},
+			[]runInfo{run(1, newer, 1, statusCompleted, "cancelled"), run(2, older, 2, "pending", "")}, polllock.ChangePos{At: t0, ID: 8}},
 		{"cancelled by a person before the older run", []runInfo{run(2, older, 1, statusCompleted, conclusionSuccess),
-			run(1, newer, 2, statusCompleted, "cancelled")}, t0},
-		{"re-run: live", []runInfo{run(1, newer, 1, "queued", ""), run(2, older, 2, statusCompleted, "cancelled")}, t0},
+			run(1, newer, 2, statusCompleted, "cancelled")}, newer},
+		{"re-run: live", []runInfo{run(1, newer, 1, "queued", ""), run(2, older, 2, statusCompleted, "cancelled")}, newer},
 	}
 	for _, tc := range cases {
-		newestT := map[string]time.Time{tail: t0}
-		undisplace(newestT, map[string]map[string][]runInfo{tail: {"triage": tc.runs}})
-		if !newestT[tail].Equal(tc.want) {
-			t.Errorf("%s: checkpoint %v, want %v", tc.name, newestT[tail], tc.want)
+		newestAt := map[string]polllock.ChangePos{tail: newer}
+		undisplace(newestAt, map[string]map[string][]runInfo{tail: {"triage": tc.runs}})
+		if newestAt[tail].Compare(tc.want) != 0 {
+			t.Errorf("%s: checkpoint %v, want %v", tc.name, newestAt[tail], tc.want)
 		}
 	}
 }

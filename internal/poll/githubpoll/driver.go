@@ -6,22 +6,29 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Driver runs a Poller in the poll cycle (poll.Driver). GitHub offers no
 // cheap lock, so the lock stages are poll.NoLocks; the gha-dispatch output
 // settles each run it starts against the other runs of its change
-// (ghadispatch.Settle). An item's checkpoint is the newest change a run
-// of its scope records (any harness), read from the run list; Advance
-// only remembers, in memory, that the item was handled at its
-// updated_at.
+// (ghadispatch.Settle). An item's checkpoint is the newest change
+// position (time, then id) a run of its scope records (any harness),
+// read from the run list; Advance only remembers, in memory, that the
+// item was handled at its updated_at, and so does Detect for an item none
+// of whose changes is after its checkpoint (the event path dispatched
+// them).
 type Driver struct {
 	poll.NoLocks // coordination happens at dispatch (ghadispatch.Settle)
 	p            *Poller
 	usage        func() poll.Usage
 
-	mu               sync.Mutex
-	items            map[string]subject
+	mu    sync.Mutex
+	items map[string]subject
+	// newest is, per item, the position of its newest change in the
+	// cycle's window (Detect): Advance takes the item as handled only
+	// for a checkpoint at or after it.
+	newest           map[string]polllock.ChangePos
 	floor            time.Time
 	lk               *lookups
 	own              ownAccounts // the entity stage's (entity.go)
@@ -80,13 +87,14 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	}
 	d.mu.Lock()
 	d.floor, d.items, d.lk = floor, map[string]subject{}, newLookups(p.o.Client)
+	d.newest = map[string]polllock.ChangePos{}
 	for _, s := range todo {
-		base := floor
-		if t := p.keys.newest(s.tail(p.o.Repo)); t.After(base) {
-			base = t
+		base := polllock.PosAt(floor)
+		if pos := p.keys.newest(s.tail(p.o.Repo)); pos.After(base) {
+			base = pos
 		}
 		d.items[s.key()] = s
-		disc.Eligible = append(disc.Eligible, &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: base},
+		disc.Eligible = append(disc.Eligible, &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: base.At, ID: base.ID},
 			Cutoff: minTime(s.updated, cutoff), Waiting: s.updated})
 	}
 	d.mu.Unlock()
@@ -105,38 +113,60 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// Detect reads each item's changes after its checkpoint, up to its cutoff.
+// Detect reads each item's changes after its checkpoint, up to its
+// cutoff (poll.Item.InWindow), mapping only those. An item with no change
+// after its checkpoint and none left for later is handled (the runs of
+// the event path record every change it has): the next cycle skips it
+// until it changes, with no run list or role lookup.
 func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 	for _, it := range items {
 		d.mu.Lock()
 		s, floor, lk := d.items[it.ID], d.floor, d.lk
 		d.mu.Unlock()
-		chs, err := d.p.changes(ctx, lk, s, floor)
+		it.Changes = nil
+		window := it.Filter()
+		chs, err := d.p.changes(ctx, lk, s, floor, window.Keep)
 		if err != nil {
 			it.Fail(err)
 			continue
 		}
-		it.Changes = nil
-		for _, c := range chs {
-			if c.At.After(it.Base.Min()) && !c.At.After(it.Cutoff) {
-				it.Changes = append(it.Changes, c)
-			}
+		it.Changes = chs
+		if len(chs) == 0 && !window.Later() {
+			d.handle(s, it.Cutoff)
+			continue
+		}
+		if n := len(chs); n > 0 {
+			d.mu.Lock()
+			d.newest[it.ID] = chs[n-1].Pos()
+			d.mu.Unlock()
 		}
 	}
 	return nil
 }
 
 // Advance remembers that the item was handled, so that the next cycle
-// skips it until it changes. An item with changes left for later
+// skips it until it changes: only for a checkpoint that covers the item's
+// newest change (poll.Checkpoint.Covers; not the intents the cycle
+// records before dispatching). An item with changes left for later
 // (younger than Grace) is read again.
 func (d *Driver) Advance(_ context.Context, it *poll.Item, cp poll.Checkpoint) error {
 	d.mu.Lock()
 	s, ok := d.items[it.ID]
+	newest := d.newest[it.ID]
 	d.mu.Unlock()
-	if ok && !cp.Pending() && !s.updated.After(it.Cutoff) {
-		d.p.mu.Lock()
-		d.p.handled[s.number()] = s.updated
-		d.p.mu.Unlock()
+	if ok && cp.Covers(newest) {
+		d.handle(s, it.Cutoff)
 	}
 	return nil
+}
+
+// handle records s as handled at its updated_at, unless that is after
+// cutoff (a change of it may be left for later).
+func (d *Driver) handle(s subject, cutoff time.Time) {
+	if s.updated.After(cutoff) {
+		return
+	}
+	d.p.mu.Lock()
+	d.p.handled[s.number()] = s.updated
+	d.p.mu.Unlock()
 }

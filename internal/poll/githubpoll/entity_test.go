@@ -88,9 +88,11 @@ func TestResolveEntities(t *testing.T) {
 	}
 }
 
-// detected runs discovery and detection: the cycle's items with changes.
+// detected runs discovery and detection once the last change's second is
+// complete: the cycle's items with changes.
 func (f *fixture) detected(t *testing.T, d *Driver) []*poll.Item {
 	t.Helper()
+	f.settle()
 	ctx := context.Background()
 	disc, err := d.Discover(ctx)
 	must(t, err)

@@ -56,7 +56,7 @@ func newFixtureLimit(t *testing.T, limit int) *fixture {
 	must(t, s.SetPermission(repo, "mara", "maintain"))
 	f := &fixture{sim: s, base: base, tr: tr, clk: clk, core: harnesses{"triage"}}
 	f.out, err = ghadispatch.New(ghadispatch.Options{APIURL: base, Token: token, Repo: repo, Ref: "main",
-		HTTPClient: &http.Client{Transport: tr}, Timeout: 5 * time.Second})
+		HTTPClient: &http.Client{Transport: tr}, Timeout: 5 * time.Second, Sleep: clk.Sleep})
 	must(t, err)
 	return f
 }
@@ -72,6 +72,11 @@ func (f *fixture) poller(t *testing.T) *Poller {
 	must(t, err)
 	return p
 }
+
+// settle moves the clock past the second of the last change and the
+// clock's error, so that a cycle takes that second as complete
+// (polllock.LastComplete) and may dispatch its changes.
+func (f *fixture) settle() { f.clk.Advance(polllock.ClockError + Resolution) }
 
 // cycle runs one poll cycle of d through the gha-dispatch output.
 func (f *fixture) cycle(t *testing.T, d *Driver) poll.CycleStats {
@@ -102,8 +107,8 @@ func (f *fixture) webhook(ctx context.Context, d githubsim.Delivery) error {
 	dec := f.core.Decide(ev, nil)
 	runs := dec.Runs
 	for i := range runs {
-		if at := drv.ChangeTime(); !at.IsZero() {
-			runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(runs[i].Key), at)
+		if pos := drv.ChangePos(); !pos.IsZero() {
+			runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKeyAt(string(runs[i].Key), pos)
 		}
 	}
 	for _, r := range f.out.Dispatch(ctx, runs) {

@@ -28,6 +28,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/drivers"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
@@ -57,7 +58,9 @@ type Options struct {
 	// is more than twice as long, and then moves to now - Lookback.
 	Lookback time.Duration
 	// Grace leaves changes younger than it to the event workflow (zero:
-	// none; FromConfig: the entry's grace).
+	// none; FromConfig: the entry's grace). Whatever it is, a change is
+	// taken only once its second is complete on GitHub's clock
+	// (polllock.LastComplete).
 	Grace time.Duration
 	// Now is GitHub's clock (a trackerclock.Clock's Now; nil: time.Now):
 	// the window and the grace cutoff are compared with GitHub's times.
@@ -118,7 +121,14 @@ func New(o Options) (*Poller, error) {
 	return p, nil
 }
 
-// window returns the floor of this cycle's window and the grace cutoff.
+// Resolution is the precision of GitHub's timestamps (created_at,
+// updated_at, submitted_at of issues, comments, events, reviews and
+// runs): the second.
+const Resolution = time.Second
+
+// window returns the floor of this cycle's window and the cutoff: the
+// grace period's, and never within the second GitHub's clock is in
+// (polllock.LastComplete), whose changes are not all made yet.
 // The floor moves only when the window has grown to twice Lookback.
 func (p *Poller) window() (floor, cutoff time.Time) {
 	now := p.o.Now().UTC()
@@ -133,5 +143,5 @@ func (p *Poller) window() (floor, cutoff time.Time) {
 			delete(p.handled, n)
 		}
 	}
-	return p.floor, now.Add(-p.o.Grace)
+	return p.floor, minTime(now.Add(-p.o.Grace), polllock.LastComplete(now, Resolution))
 }

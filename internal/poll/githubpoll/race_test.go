@@ -44,6 +44,7 @@ func TestRace(t *testing.T) {
 					hooks = append(hooks, d)
 				}
 			}
+			f.settle()
 			rand.New(rand.NewPCG(seed, 1)).Shuffle(len(hooks), func(i, j int) { hooks[i], hooks[j] = hooks[j], hooks[i] })
 			var wg sync.WaitGroup
 			errs := make(chan error, len(hooks)+6)

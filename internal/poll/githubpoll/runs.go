@@ -14,18 +14,21 @@ import (
 	gogithub "github.com/google/go-github/v90/github"
 
 	"github.com/fullsend-dev/fullsend/internal/github"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // runIndex is what the run workflow's runs record: per scope, the newest
-// change time of the idempotency keys their titles carry ("fullsend <harness> <scope key>@<ms>"), cancelled
+// change position (time, then id: polllock.ChangePos) of the idempotency
+// keys their titles carry ("fullsend <harness> <scope key>@<ms>.<id>", or
+// "@<ms>" for a change without an id), cancelled
 // runs included (a change whose run was cancelled, by a person or by
 // GitHub's concurrency group, counts as handled); and, for scheduled
 // discovery, every run by scope and harness with its status (records.go).
 type runIndex struct {
 	p       *Poller
 	mu      sync.Mutex
-	newestT map[string]time.Time // scope key without harness → newest change
+	newestP map[string]polllock.ChangePos // scope key without harness → newest change
 	byTail  map[string]map[string][]runInfo
 	read    bool // a listing was read or restored
 	pending bool // some run was not completed when it was read
@@ -44,7 +47,7 @@ type runInfo struct {
 }
 
 func newRunIndex(p *Poller) *runIndex {
-	return &runIndex{p: p, newestT: map[string]time.Time{}, byTail: map[string]map[string][]runInfo{}}
+	return &runIndex{p: p, newestP: map[string]polllock.ChangePos{}, byTail: map[string]map[string][]runInfo{}}
 }
 
 // runsURL is the listing of the runs created at or after floor.
@@ -105,7 +108,7 @@ func (p *Poller) readRuns(ctx context.Context, u string, pages int) ([]*gogithub
 
 // index replaces the index with runs.
 func (k *runIndex) index(runs []*gogithub.WorkflowRun) {
-	newest := map[string]time.Time{}
+	newest := map[string]polllock.ChangePos{}
 	by := map[string]map[string][]runInfo{}
 	pending := false
 	for _, r := range runs {
@@ -114,8 +117,8 @@ func (k *runIndex) index(runs []*gogithub.WorkflowRun) {
 			if !ok {
 				continue
 			}
-			if at, ok := keyTime(suffix); ok && at.After(newest[tail]) {
-				newest[tail] = at
+			if _, pos, ok := splitKey(f); ok && pos.After(newest[tail]) {
+				newest[tail] = pos
 			}
 			if by[tail] == nil {
 				by[tail] = map[string][]runInfo{}
@@ -136,7 +139,7 @@ func (k *runIndex) index(runs []*gogithub.WorkflowRun) {
 				}
 			}
 			for _, r := range rs {
-				if _, isTime := keyTime(r.suffix); !isTime && !ok[r.suffix] && r.status == statusCompleted {
+				if _, isChange := polllock.ParseChangeID(r.suffix); !isChange && !ok[r.suffix] && r.status == statusCompleted {
 					open[h+":"+tail+"@"+r.suffix] = true
 				}
 			}
@@ -144,7 +147,7 @@ func (k *runIndex) index(runs []*gogithub.WorkflowRun) {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.newestT, k.byTail, k.read, k.pending, k.open = newest, by, true, pending, open
+	k.newestP, k.byTail, k.read, k.pending, k.open = newest, by, true, pending, open
 }
 
 // isRead reports whether a run list was indexed.
@@ -183,30 +186,27 @@ func infoOf(r *gogithub.WorkflowRun, suffix string) runInfo {
 		created: r.GetCreatedAt().UTC(), updated: r.GetUpdatedAt().UTC()}
 }
 
-// splitScoped and keyTime are reconcile's.
-var (
-	splitScoped = reconcile.SplitScoped
-	keyTime     = reconcile.ChangeTime
-)
+// splitScoped is reconcile's.
+var splitScoped = reconcile.SplitScoped
 
-// splitKey splits an idempotency key "<harness>:<repo>:<system>:<kind>:<id>@<ms>"
-// into the scope key without its harness and the change time.
-func splitKey(key string) (tail string, at time.Time, ok bool) {
+// splitKey splits an idempotency key "<harness>:<repo>:<system>:<kind>:<id>@<change id>"
+// into the scope key without its harness and the change's position.
+func splitKey(key string) (tail string, pos polllock.ChangePos, ok bool) {
 	_, tail, suffix, ok := splitScoped(key)
 	if !ok {
-		return "", time.Time{}, false
+		return "", polllock.ChangePos{}, false
 	}
-	at, ok = keyTime(suffix)
+	pos, ok = polllock.ParseChangeID(suffix)
 	if !ok {
-		return "", time.Time{}, false
+		return "", polllock.ChangePos{}, false
 	}
-	return tail, at, true
+	return tail, pos, true
 }
 
-// newest is the newest change a run records for the scope tail (zero when
-// none).
-func (k *runIndex) newest(tail string) time.Time {
+// newest is the newest change position a run records for the scope tail
+// (zero when none).
+func (k *runIndex) newest(tail string) polllock.ChangePos {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.newestT[tail]
+	return k.newestP[tail]
 }

@@ -67,6 +67,7 @@ func TestOneShotIdle(t *testing.T) {
 				f.comment(t, n, "burst "+string(rune('a'+i)))
 				f.comment(t, n, "burst again "+string(rune('a'+i)))
 			}
+			f.settle()
 			if st, _ := f.oneShot(t, dir, nil); st.DispatchesScheduled != 6 {
 				t.Fatalf("burst cycle dispatched %d, want 6 (one per item, its newest comment)", st.DispatchesScheduled)
 			}
@@ -128,6 +129,7 @@ func TestStateNotTrusted(t *testing.T) {
 			must(t, err)
 			f.comment(t, a, "first")
 			f.comment(t, b, "first")
+			f.settle()
 			if st, _ := f.oneShot(t, dir, nil); st.DispatchesScheduled != 2 {
 				t.Fatalf("dispatched %d, want 2", st.DispatchesScheduled)
 			}
@@ -135,6 +137,7 @@ func TestStateNotTrusted(t *testing.T) {
 				tc.mutate(t, f, file, old)
 			}
 			f.comment(t, a, "second")
+			f.settle()
 			var logs bytes.Buffer
 			st, c := f.oneShot(t, dir, slog.New(slog.NewTextHandler(&logs, nil)))
 			if st.DispatchesScheduled != 1 {

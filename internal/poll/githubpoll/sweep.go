@@ -12,6 +12,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Scheduled discovery's candidates (docs/github.md, "Scheduled discovery
@@ -157,8 +158,13 @@ func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, er
 	return it.Entity.Entity, nil
 }
 
-// remember keeps the entity of s resolved at s's updated_at.
+// remember keeps the entity of s resolved at s's updated_at, once that
+// second is complete on GitHub's clock: a change made later in the same
+// second leaves updated_at where it is, and the entity kept would miss it.
 func (p *Poller) remember(s subject, e *entity.Entity) {
+	if s.updated.After(polllock.LastComplete(p.o.Now(), Resolution)) {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.ents) >= maxEntities {

@@ -40,6 +40,7 @@ func TestPollCycle(t *testing.T) {
 	f.clk.Advance(time.Second)
 	_, _, err = f.sim.AddNote(project, gitlabsim.NoteableMergeRequest, m.IID, f.alice.ID, "second") // webhook dropped
 	must(t, err)
+	f.settle()
 	out, err := gitlabpipeline.New(gitlabpipeline.Options{APIURL: f.base, Token: f.sim.Token(), Project: project, Ref: "main",
 		Transport: f.tr})
 	must(t, err)

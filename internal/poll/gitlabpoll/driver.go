@@ -9,6 +9,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
@@ -16,15 +17,21 @@ import (
 // cheap lock, so the lock stages are poll.NoLocks: the gitlab-pipeline
 // output settles each pipeline when it creates it (gitlabpipeline.Settle:
 // the duplicate with the higher id is canceled).
-// An item's checkpoint is the newest change a pipeline records for its
-// scope (any harness), read from the pipeline list; Advance only
-// remembers, in memory, that the item was handled at its updated_at.
+// An item's checkpoint is the newest change position (time, then id) a
+// pipeline records for its scope (any harness), read from the pipeline
+// list; Advance only remembers, in memory, that the item was handled at
+// its updated_at, and so does Detect for an item none of whose changes
+// is after its checkpoint (the webhook path dispatched them).
 type Driver struct {
-	poll.NoLocks     // coordination happens at dispatch (gitlabpipeline.Settle)
-	p                *Poller
-	usage            func() poll.Usage
-	mu               sync.Mutex
-	items            map[string]subject
+	poll.NoLocks // coordination happens at dispatch (gitlabpipeline.Settle)
+	p            *Poller
+	usage        func() poll.Usage
+	mu           sync.Mutex
+	items        map[string]subject
+	// newest is, per item, the position of its newest change in the
+	// cycle's window (Detect): Advance takes the item as handled only
+	// for a checkpoint at or after it.
+	newest           map[string]polllock.ChangePos
 	since            time.Time
 	poll.SweepSwitch // scheduled discovery (Sweeper)
 }
@@ -55,7 +62,7 @@ func (d *Driver) Usage() poll.Usage { return d.usage() }
 func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	p := d.p
 	now := p.o.Now()
-	since, cutoff := now.Add(-p.o.Lookback).UTC(), now.Add(-p.o.Grace).UTC()
+	since, cutoff := now.Add(-p.o.Lookback).UTC(), p.cutoff(now)
 	subs, err := p.subjects(ctx, since)
 	if err != nil {
 		return nil, err
@@ -72,17 +79,17 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		}
 	}
 	d.mu.Lock()
-	d.since, d.items = since, map[string]subject{}
+	d.since, d.items, d.newest = since, map[string]subject{}, map[string]polllock.ChangePos{}
 	for _, s := range todo {
-		base := since
-		if t := p.keys.newest(p.scopeTail(s)); t.After(base) {
-			base = t
+		base := polllock.PosAt(since)
+		if pos := p.keys.newest(p.scopeTail(s)); pos.After(base) {
+			base = pos
 		}
-		if t := p.position(s.key()); t.After(base) {
-			base = t // handled by this poller: printed by a plan output, or dispatched
+		if pos := p.position(s.key()); pos.After(base) {
+			base = pos // handled by this poller: printed by a plan output, or dispatched
 		}
 		d.items[s.key()] = s
-		disc.Eligible = append(disc.Eligible, &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: base},
+		disc.Eligible = append(disc.Eligible, &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: base.At, ID: base.ID},
 			Cutoff: minTime(s.updated, cutoff), Waiting: s.updated})
 	}
 	d.mu.Unlock()
@@ -113,23 +120,33 @@ func (p *Poller) scopeTail(s subject) string {
 	return tail
 }
 
-// Detect reads each item's changes after its checkpoint, up to its cutoff.
+// Detect reads each item's changes after its checkpoint, up to its
+// cutoff (poll.Item.InWindow), mapping only those. An item with no change
+// after its checkpoint and none left for later is handled (the pipelines
+// of the webhook path record every change it has): the next cycle skips
+// it until it changes, with no pipeline list or user lookup.
 func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 	d.p.seen.reset() // the entity stage reuses this detection's reads only
 	for _, it := range items {
 		d.mu.Lock()
 		s, since := d.items[it.ID], d.since
 		d.mu.Unlock()
-		chs, err := d.p.events(ctx, s, since)
+		it.Changes = nil
+		window := it.Filter()
+		chs, err := d.p.events(ctx, s, since, window.Keep)
 		if err != nil {
 			it.Fail(err)
 			continue
 		}
-		it.Changes = nil
-		for _, c := range chs {
-			if c.At.After(it.Base.Min()) && !c.At.After(it.Cutoff) {
-				it.Changes = append(it.Changes, c)
-			}
+		it.Changes = chs
+		if len(chs) == 0 && !window.Later() {
+			d.p.markHandled(it.ID, s, it.Cutoff)
+			continue
+		}
+		if n := len(chs); n > 0 {
+			d.mu.Lock()
+			d.newest[it.ID] = chs[n-1].Pos()
+			d.mu.Unlock()
 		}
 	}
 	return nil
@@ -137,30 +154,42 @@ func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 
 // Advance remembers that the item was handled (every harness at its
 // newest position), so that the next cycle skips it until it changes,
-// and then reads it from the checkpoint on. An item with changes left
-// for later (younger than Grace) is read again.
+// and then reads it from the checkpoint on: only for a checkpoint that
+// covers the item's newest change (poll.Checkpoint.Covers; not the
+// intents the cycle records before dispatching). An item with changes
+// left for later (younger than Grace) is read again.
 func (d *Driver) Advance(_ context.Context, it *poll.Item, cp poll.Checkpoint) error {
 	d.mu.Lock()
 	s, ok := d.items[it.ID]
+	newest := d.newest[it.ID]
 	d.mu.Unlock()
-	if !ok || cp.Pending() {
+	if !ok || !cp.Covers(newest) {
 		return nil
 	}
 	p := d.p
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if cp.At.After(p.done[it.ID]) {
-		p.done[it.ID] = cp.At
+	if cp.PosAt().After(p.done[it.ID]) {
+		p.done[it.ID] = cp.PosAt()
 	}
-	if !s.updated.After(it.Cutoff) {
-		p.handled[it.ID] = s.updated
-	}
+	p.mu.Unlock()
+	p.markHandled(it.ID, s, it.Cutoff)
 	return nil
+}
+
+// markHandled records subject s (key) as handled at its updated_at,
+// unless that is after cutoff (a change of it may be left for later).
+func (p *Poller) markHandled(key string, s subject, cutoff time.Time) {
+	if s.updated.After(cutoff) {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.handled[key] = s.updated
 }
 
 // position is the newest change position of subject key this poller
 // handled (zero: none).
-func (p *Poller) position(key string) time.Time {
+func (p *Poller) position(key string) polllock.ChangePos {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.done[key]

@@ -46,6 +46,7 @@ func newEntityFixture(t *testing.T) *entityFixture {
 	_, err = s.ChangeLabels(project, gitlabsim.NoteableMergeRequest, f.mr.IID, f.alice.ID, []string{"needs-agent"}, nil)
 	must(t, err)
 	f.in = f.configured(t, "")
+	f.clk.Advance(DefaultGrace) // the changes are older than the grace: detection maps them
 	return f
 }
 

@@ -85,6 +85,8 @@ func TestConfiguredGrace(t *testing.T) {
 					t.Fatalf("cycle 1s before the grace ends dispatched %d runs, want 0", got)
 				}
 				f.clk.Advance(time.Second)
+			} else {
+				f.settle() // the note's second complete on GitLab's clock
 			}
 			if got := cycle(); got != 1 {
 				t.Fatalf("cycle after %s dispatched %d runs, want 1", tc.wait, got)
@@ -140,8 +142,6 @@ func TestRacePrimaryPath(t *testing.T) {
 			for n := 0; ; n++ {
 				select {
 				case <-done:
-					_, err := f.runCycle(t, in, out) // the next cycle after the last change
-					errs <- err
 					return
 				default:
 				}
@@ -155,6 +155,11 @@ func TestRacePrimaryPath(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	f.settle() // the last note's second complete: the next cycle after it
+	for _, in := range ins {
+		_, err := f.runCycle(t, in, out)
+		errs <- err
+	}
 	close(errs)
 	for err := range errs {
 		must(t, err)

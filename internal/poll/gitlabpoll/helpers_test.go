@@ -55,6 +55,11 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
+// settle moves the clock past the second of the last change and the
+// clock's error, so that a cycle takes that second as complete
+// (polllock.LastComplete) and may dispatch its changes.
+func (f *fixture) settle() { f.clk.Advance(polllock.ClockError + Resolution) }
+
 func (f *fixture) poller(t *testing.T) *Poller {
 	t.Helper()
 	p, err := New(Options{Client: f.gl, Project: project, Now: f.clk.Now, Dispatch: f.disp})
@@ -64,7 +69,7 @@ func (f *fixture) poller(t *testing.T) *Poller {
 
 // webhook runs the gitlab-event path for one webhook body: the payload is
 // confirmed and mapped by gitlab-event, then dispatched like the poller's
-// events, keyed by the change time gitlab-event confirmed.
+// events, keyed by the change position gitlab-event confirmed.
 func (f *fixture) webhook(ctx context.Context, payload []byte) error {
 	d, err := gitlabevent.New(gitlabevent.Options{Payload: payload, Project: project, Repo: project,
 		API: &gitlabevent.Lookup{Client: f.gl}})
@@ -76,7 +81,7 @@ func (f *fixture) webhook(ctx context.Context, payload []byte) error {
 		return err
 	}
 	for _, ev := range evs {
-		if err := f.disp.Dispatch(ctx, ev, d.ChangeTime(), func(string) bool { return false }); err != nil {
+		if err := f.disp.Dispatch(ctx, ev, d.ChangePos(), func(string) bool { return false }); err != nil {
 			return err
 		}
 	}
@@ -111,13 +116,13 @@ type pipelines struct {
 
 const harness = "triage"
 
-func keyOf(ev *event.Event, at time.Time) (scope.Key, string) {
+func keyOf(ev *event.Event, pos polllock.ChangePos) (scope.Key, string) {
 	sk := scope.KeyOf(harness, ev, "gitlab")
-	return sk, polllock.IdempotencyKey(string(sk), at)
+	return sk, polllock.IdempotencyKeyAt(string(sk), pos)
 }
 
-func (d *pipelines) Dispatch(ctx context.Context, ev *event.Event, at time.Time, done func(string) bool) error {
-	sk, key := keyOf(ev, at)
+func (d *pipelines) Dispatch(ctx context.Context, ev *event.Event, pos polllock.ChangePos, done func(string) bool) error {
+	sk, key := keyOf(ev, pos)
 	if done(key) && !d.skipDone {
 		return nil
 	}

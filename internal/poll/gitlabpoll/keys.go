@@ -2,7 +2,6 @@ package gitlabpoll
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -10,6 +9,7 @@ import (
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
@@ -22,7 +22,7 @@ type keyIndex struct {
 	mu      sync.Mutex
 	byID    map[int64]string // pipeline id → key ("" when it has none)
 	keys    map[string]bool
-	newestT map[string]time.Time // scope key without harness → newest change
+	newestP map[string]polllock.ChangePos // scope key without harness → newest change
 	// pipes: the pipelines of the last listing that carry a scoped key,
 	// with their status, for scheduled discovery's records (records.go)
 	pipes   map[int64]pipe
@@ -39,7 +39,7 @@ type pipe struct {
 
 func newKeyIndex(gl *gitlab.Client, project string) *keyIndex {
 	return &keyIndex{gl: gl, project: project, byID: map[int64]string{}, keys: map[string]bool{},
-		newestT: map[string]time.Time{}, pipes: map[int64]pipe{}}
+		newestP: map[string]polllock.ChangePos{}, pipes: map[int64]pipe{}}
 }
 
 // refresh reads the pipelines created at or after since (newest first,
@@ -131,26 +131,25 @@ func (k *keyIndex) read(ctx context.Context, p *gitlab.PipelineInfo) error {
 	return nil
 }
 
-// note records the change time of key (scope key "@" Unix milliseconds)
-// under the scope key without its harness.
+// note records the change position of key (scope key "@" Unix
+// milliseconds, and "." the change's id when it has one:
+// polllock.ParseChangeID) under the scope key without its harness.
 func (k *keyIndex) note(key string) {
-	sk, ms, ok := strings.Cut(key, "@")
-	_, tail, ok2 := strings.Cut(sk, ":")
-	n, err := strconv.ParseInt(ms, 10, 64)
-	if !ok || !ok2 || err != nil {
+	_, tail, suffix, ok := reconcile.SplitScoped(key)
+	if !ok {
 		return
 	}
-	if t := time.UnixMilli(n).UTC(); t.After(k.newestT[tail]) {
-		k.newestT[tail] = t
+	if pos, ok := polllock.ParseChangeID(suffix); ok && pos.After(k.newestP[tail]) {
+		k.newestP[tail] = pos
 	}
 }
 
-// newest is the newest change a pipeline records for the scope tail
-// (zero when none).
-func (k *keyIndex) newest(tail string) time.Time {
+// newest is the newest change position a pipeline records for the scope
+// tail (zero when none).
+func (k *keyIndex) newest(tail string) polllock.ChangePos {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return k.newestT[tail]
+	return k.newestP[tail]
 }
 
 func (k *keyIndex) has(key string) bool {

@@ -57,6 +57,7 @@ func TestMalformedAnswerFailsItsItem(t *testing.T) {
 					Validate: (*event.Event).Validate})
 				return res.Stats, err
 			}
+			f.settle() // the notes' second is over
 			f.sim.InjectFault(tc.fault)
 			st, err := cycle()
 			switch {

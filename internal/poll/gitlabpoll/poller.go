@@ -25,6 +25,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
@@ -39,10 +40,25 @@ const DefaultLookback = 2 * time.Hour
 const DefaultGrace = config.DefaultPollGrace
 
 // Dispatcher plans an event and starts its runs. Each run carries
-// polllock.IdempotencyKey(scope key, at); a run whose key done reports is
-// already dispatched and must be skipped.
+// polllock.IdempotencyKeyAt(scope key, pos), pos being the change's
+// position (time, then the note's or label event's id); a run whose key
+// done reports is already dispatched and must be skipped.
 type Dispatcher interface {
-	Dispatch(ctx context.Context, ev *event.Event, at time.Time, done func(key string) bool) error
+	Dispatch(ctx context.Context, ev *event.Event, pos polllock.ChangePos, done func(key string) bool) error
+}
+
+// Resolution is the precision of GitLab's timestamps as its API
+// documentation gives them (ISO 8601 to the second; its answers carry
+// milliseconds): a cycle takes a change only once its second is complete
+// on GitLab's clock (polllock.LastComplete), so that a change made later
+// in the same second is never skipped, whichever precision GitLab
+// answers with.
+const Resolution = time.Second
+
+// cutoff is the newest change time a cycle at now takes: older than
+// grace, and in a second complete on GitLab's clock.
+func (p *Poller) cutoff(now time.Time) time.Time {
+	return minTime(now.Add(-p.o.Grace), polllock.LastComplete(now, Resolution)).UTC()
 }
 
 // Options configures New.
@@ -71,11 +87,11 @@ type Poller struct {
 	o       Options
 	api     *gitlabevent.Lookup
 	keys    *keyIndex
-	seen    seen                 // the cycle's reads, for the entity stage (entity.go)
-	mu      sync.Mutex           // guards the maps below against SaveState
-	handled map[string]time.Time // subject → updated_at fully handled
-	done    map[string]time.Time // subject → newest change position handled (Driver)
-	account *pollstate.Account   // the tool's own, as a credential showed it
+	seen    seen                          // the cycle's reads, for the entity stage (entity.go)
+	mu      sync.Mutex                    // guards the maps below against SaveState
+	handled map[string]time.Time          // subject → updated_at fully handled
+	done    map[string]polllock.ChangePos // subject → newest change position handled (Driver)
+	account *pollstate.Account            // the tool's own, as a credential showed it
 	// scheduled discovery (records.go, sweep.go)
 	own         []string                  // the tool's own usernames
 	quarantined reconcile.GiveUps         // the versions given up on
@@ -105,7 +121,7 @@ func New(o Options) (*Poller, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	p := &Poller{o: o, api: &gitlabevent.Lookup{Client: o.Client}, handled: map[string]time.Time{},
-		done: map[string]time.Time{}, keys: newKeyIndex(o.Client, o.Project),
+		done: map[string]polllock.ChangePos{}, keys: newKeyIndex(o.Client, o.Project),
 		older: map[string]olderPipelines{}, ents: map[string]cachedEntity{}}
 	p.restore()
 	return p, nil
@@ -145,17 +161,13 @@ func (p *Poller) Cycle(ctx context.Context) (Stats, error) {
 		return st, fmt.Errorf("gitlab-poll: reading the dispatched pipelines: %w", err)
 	}
 	var errs []error
-	cutoff := p.o.Now().Add(-p.o.Grace)
+	cutoff := p.cutoff(p.o.Now())
 	for _, s := range todo {
 		if err := p.handle(ctx, s, since, cutoff, &st); err != nil {
 			errs = append(errs, fmt.Errorf("gitlab-poll: %s: %w", s.key(), err))
 			continue
 		}
-		if !s.updated.After(cutoff) {
-			p.mu.Lock()
-			p.handled[s.key()] = s.updated
-			p.mu.Unlock()
-		}
+		p.markHandled(s.key(), s, cutoff)
 	}
 	p.forget(since)
 	return st, errors.Join(errs...)
@@ -183,8 +195,8 @@ func (p *Poller) forget(since time.Time) {
 			delete(p.handled, k)
 		}
 	}
-	for k, t := range p.done {
-		if t.Before(since) {
+	for k, pos := range p.done {
+		if pos.At.Before(since) {
 			delete(p.done, k)
 		}
 	}
@@ -192,7 +204,7 @@ func (p *Poller) forget(since time.Time) {
 
 // handle dispatches the subject's changes within the window, oldest first.
 func (p *Poller) handle(ctx context.Context, s subject, since, cutoff time.Time, st *Stats) error {
-	chs, err := p.events(ctx, s, since)
+	chs, err := p.events(ctx, s, since, nil)
 	if err != nil {
 		return err
 	}
@@ -207,7 +219,7 @@ func (p *Poller) handle(ctx context.Context, s subject, since, cutoff time.Time,
 			continue
 		}
 		known := true
-		err = p.o.Dispatch.Dispatch(ctx, c.Event, c.At, func(key string) bool {
+		err = p.o.Dispatch.Dispatch(ctx, c.Event, c.Pos(), func(key string) bool {
 			ok := p.keys.has(key)
 			known = known && ok
 			return ok
@@ -224,14 +236,22 @@ func (p *Poller) handle(ctx context.Context, s subject, since, cutoff time.Time,
 	return nil
 }
 
-// events reads the subject's changes within the window and maps them with
-// gitlab-event's mapping, oldest first.
-func (p *Poller) events(ctx context.Context, s subject, since time.Time) ([]poll.Change, error) {
-	chs, err := p.changes(ctx, s, since)
+// events reads the subject's changes within the window and maps those at
+// a position keep accepts (nil: all) with gitlab-event's mapping, oldest
+// first by position (time, then id). Mapping reads the actor's user and
+// membership, so a change keep refuses costs nothing more.
+func (p *Poller) events(ctx context.Context, s subject, since time.Time, keep func(polllock.ChangePos) bool) ([]poll.Change, error) {
+	all, err := p.changes(ctx, s, since)
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(chs, func(i, j int) bool { return chs[i].at.Before(chs[j].at) })
+	var chs []change
+	for _, c := range all {
+		if keep == nil || keep(c.pos) {
+			chs = append(chs, c)
+		}
+	}
+	sort.SliceStable(chs, func(i, j int) bool { return chs[i].pos.Compare(chs[j].pos) < 0 })
 	if mr := s.MergeRequest; mr != nil && len(chs) > 0 && mr.SourceProjectID != 0 && mr.SourceProjectID != mr.TargetProjectID {
 		// As gitlab-event does: a fork's path names the head; a failed
 		// read leaves it empty and the change proposal a fork either way.
@@ -251,7 +271,7 @@ func (p *Poller) events(ctx context.Context, s subject, since time.Time) ([]poll
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, poll.Change{At: c.at, Event: ev})
+		out = append(out, poll.Change{At: c.pos.At, ID: c.pos.ID, Event: ev})
 	}
 	return out, nil
 }

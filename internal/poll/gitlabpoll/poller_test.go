@@ -38,6 +38,7 @@ func TestWebhookThenPoll(t *testing.T) {
 	if len(webhookEv) != 1 {
 		t.Fatalf("webhook dispatched %d keys, want 1", len(webhookEv))
 	}
+	f.settle()
 	st, err := f.poller(t).Cycle(ctx)
 	must(t, err)
 	if st.Dispatched != 0 || st.Known != 1 {
@@ -53,10 +54,11 @@ func TestWebhookThenPoll(t *testing.T) {
 	gm := g.openMR(t)
 	gn, _, err := g.sim.AddNote(project, gitlabsim.NoteableMergeRequest, gm.IID, g.alice.ID, "/fs-review please")
 	must(t, err)
+	g.settle()
 	_, err = g.poller(t).Cycle(ctx)
 	must(t, err)
-	_, key := keyOf(webhookEv[firstKey(webhookEv)], n.CreatedAt)
-	_, gkey := keyOf(g.disp.events[firstKey(g.disp.events)], gn.CreatedAt)
+	_, key := keyOf(webhookEv[firstKey(webhookEv)], polllock.ChangePos{At: n.CreatedAt, ID: n.ID})
+	_, gkey := keyOf(g.disp.events[firstKey(g.disp.events)], polllock.ChangePos{At: gn.CreatedAt, ID: gn.ID})
 	if key != gkey || !reflect.DeepEqual(webhookEv[key], g.disp.events[gkey]) {
 		t.Fatalf("events differ:\nwebhook %+v\npoller  %+v", webhookEv[key], g.disp.events[gkey])
 	}
@@ -77,6 +79,7 @@ func TestDroppedWebhook(t *testing.T) {
 	m := f.openMR(t)
 	_, _, err := f.sim.AddNote(project, gitlabsim.NoteableMergeRequest, m.IID, f.alice.ID, "/fs-triage")
 	must(t, err)
+	f.settle()
 	p := f.poller(t)
 	before := f.sim.CallsTotal()
 	st, err := p.Cycle(ctx)
@@ -123,6 +126,7 @@ func TestRace(t *testing.T) {
 			hooks = append(hooks, hook{body})
 		}
 	}
+	f.settle()
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
 	wg.Go(func() {
@@ -206,6 +210,7 @@ func TestWebhookLabelThenPoll(t *testing.T) {
 	_, hook, err = f.sim.AddNote(project, gitlabsim.NoteableIssue, is.IID, f.alice.ID, "/fs-triage")
 	must(t, err)
 	must(t, f.webhook(ctx, hook))
+	f.settle()
 	st, err := f.poller(t).Cycle(ctx)
 	must(t, err)
 	if st.Changes != 2 || st.Known != 2 || st.Dispatched != 0 {
@@ -250,6 +255,7 @@ func TestForkNote(t *testing.T) {
 	webhookEv := f.disp.events[firstKey(f.disp.events)]
 	f.disp.events = map[string]*event.Event{}
 	f.disp.skipDone = true
+	f.settle()
 	_, err = f.poller(t).Cycle(ctx)
 	must(t, err)
 	pollEv := f.disp.events[firstKey(f.disp.events)]

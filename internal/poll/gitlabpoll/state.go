@@ -4,6 +4,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
@@ -36,12 +37,17 @@ type saved struct {
 }
 
 // mark is a subject's handled state: Updated, the updated_at at which
-// every change was handled (zero while some wait for their grace); At,
-// the newest change position handled, where the next detection starts.
+// every change was handled (zero while some wait for their grace); At
+// and AtID, the newest change position handled (time, then the note's or
+// label event's id), where the next detection starts. A state without
+// AtID (an older one) covers no change with an id at At.
 type mark struct {
 	Updated time.Time `json:"updated,omitzero"`
 	At      time.Time `json:"at,omitzero"`
+	AtID    int64     `json:"at_id,omitempty"`
 }
+
+func (m mark) pos() polllock.ChangePos { return polllock.ChangePos{At: m.At, ID: max(m.AtID, 0)} }
 
 // maxSkew is how far in the future a saved time may lie before it is not
 // believed.
@@ -65,7 +71,7 @@ func (p *Poller) restore() {
 			p.handled[k] = m.Updated
 		}
 		if !m.At.IsZero() {
-			p.done[k] = m.At
+			p.done[k] = m.pos()
 		}
 	}
 }
@@ -81,11 +87,11 @@ func (p *Poller) SaveState() {
 		Quarantined: maps.Clone(p.quarantined), Older: maps.Clone(p.older),
 		Entities: maps.Clone(p.ents)}
 	for k, t := range p.handled {
-		s.Handled[k] = mark{Updated: t, At: p.done[k]}
+		s.Handled[k] = mark{Updated: t, At: p.done[k].At, AtID: p.done[k].ID}
 	}
-	for k, t := range p.done {
+	for k, pos := range p.done {
 		if _, ok := s.Handled[k]; !ok {
-			s.Handled[k] = mark{At: t}
+			s.Handled[k] = mark{At: pos.At, AtID: pos.ID}
 		}
 	}
 	p.mu.Unlock()

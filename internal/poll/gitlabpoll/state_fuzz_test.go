@@ -17,6 +17,7 @@ func FuzzRestore(f *testing.F) {
 	f.Add([]byte(`{"handled":{"!1":{"updated":"2026-11-30T11:00:00Z","at":"2026-11-30T10:59:00Z"},"#2":{"at":"2026-11-30T11:30:00Z"}}}`))
 	f.Add([]byte(`{"account":{"credential":"x","id":"me"},"handled":{"":{"updated":"2999-01-01T00:00:00Z"}}}`))
 	f.Add([]byte(`{"handled":null}`))
+	f.Add([]byte(`{"handled":{"!1":{"at":"2026-11-30T10:59:00Z","at_id":4021},"#2":{"at":"2026-11-30T10:59:00Z","at_id":-3}}}`))
 	f.Add([]byte(`{"sweep":{"mrs":true,"page":3},"quarantined":{"agent:a/b:gitlab:work_item:1@v1:x":"2026-11-30T11:00:00Z","q":"2999-01-01T00:00:00Z"},` +
 		`"pipelines":{"7":{"key":"agent:a/b:gitlab:work_item:1@v1:x","status":"failed","created":"2026-11-30T11:00:00Z"},"-1":{"key":"k"}},"pipelines_read":true,` +
 		`"older":{"a/b:gitlab:work_item:1@v1:x":{"attempts":{"agent":[{"ID":3,"Suffix":"v1:x","Done":true}]},"complete":true}},"entities":{"#1":{"updated":"2026-11-30T11:00:00Z","entity":{}}}}`))
@@ -43,9 +44,9 @@ func FuzzRestore(f *testing.F) {
 				t.Fatalf("believed %q handled at %s", k, h)
 			}
 		}
-		for k, at := range p.done {
-			if k == "" || at.After(now.Add(maxSkew)) {
-				t.Fatalf("believed %q handled up to %s", k, at)
+		for k, pos := range p.done {
+			if k == "" || pos.At.After(now.Add(maxSkew)) || pos.ID < 0 {
+				t.Fatalf("believed %q handled up to %s", k, pos)
 			}
 		}
 		for k, at := range p.quarantined {

@@ -236,6 +236,7 @@ func TestStateNotTrusted(t *testing.T) {
 				f.clk.Advance(time.Second)
 				_, _, err := f.sim.AddNote(project, gitlabsim.NoteableMergeRequest, m.IID, f.alice.ID, body)
 				must(t, err)
+				f.settle()
 			}
 			add("first")
 			if st, _ := f.oneShot(t, dir, 0, out, nil); st.DispatchesScheduled != 1 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // maxPages bounds every listing (100 per page).
@@ -44,11 +45,12 @@ func (s subject) noteable() (string, int64) {
 	return gitlabevent.NoteableIssue, s.Issue.IID
 }
 
-// change is one change of a subject with its time (the change id) and the
-// acting user.
+// change is one change of a subject with its position (its time and the
+// note's or label event's id: what gitlab-event confirms for the same
+// change) and the acting user.
 type change struct {
 	gitlabevent.Change
-	at   time.Time
+	pos  polllock.ChangePos
 	user int64
 }
 
@@ -94,7 +96,7 @@ func (p *Poller) changes(ctx context.Context, s subject, since time.Time) ([]cha
 	raw := map[string]string{gitlabevent.NoteableIssue: "issue", gitlabevent.NoteableMergeRequest: "merge_request"}[noteable]
 	var out []change
 	if created := createdAt(s); created != nil && created.After(since) {
-		out = append(out, change{gitlabevent.Change{Kind: event.Opened, RawType: raw, RawAction: "open"}, *created, s.authorID()})
+		out = append(out, change{gitlabevent.Change{Kind: event.Opened, RawType: raw, RawAction: "open"}, polllock.PosAt(created.UTC()), s.authorID()})
 	}
 	notes, err := p.notes(ctx, noteable, iid)
 	if err != nil {
@@ -103,7 +105,7 @@ func (p *Poller) changes(ctx context.Context, s subject, since time.Time) ([]cha
 	for _, n := range notes {
 		if !n.System && n.CreatedAt != nil && n.CreatedAt.After(since) {
 			out = append(out, change{gitlabevent.Change{Kind: event.CommentAdded, Note: n, RawType: "note", RawAction: "create"},
-				*n.CreatedAt, n.Author.ID})
+				gitlabevent.NotePos(n), n.Author.ID})
 		}
 	}
 	les, err := p.api.LabelEvents(ctx, p.o.Project, noteable, iid)
@@ -118,7 +120,7 @@ func (p *Poller) changes(ctx context.Context, s subject, since time.Time) ([]cha
 		act := map[string]string{"add": "added", "remove": "removed"}[e.Action]
 		l := &event.Label{Name: event.Truncate(e.Label.Name, 255), Action: act}
 		out = append(out, change{gitlabevent.Change{Kind: event.LabelChanged, Label: l, RawType: raw, RawAction: "update"},
-			*e.CreatedAt, e.User.ID})
+			gitlabevent.LabelEventPos(e), e.User.ID})
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Scheduled discovery's candidates (docs/gitlab.md, "Scheduled discovery
@@ -154,8 +155,14 @@ func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, er
 	return e, nil
 }
 
-// remember keeps the entity of s resolved at s's updated_at.
+// remember keeps the entity of s resolved at s's updated_at, once that
+// second is complete on GitLab's clock: a change made later in the same
+// second may leave updated_at where it is, and the entity kept would miss
+// it.
 func (p *Poller) remember(s subject, e *entity.Entity) {
+	if s.updated.After(polllock.LastComplete(p.o.Now(), Resolution)) {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.ents) >= maxEntities {

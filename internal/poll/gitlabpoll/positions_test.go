@@ -1,0 +1,112 @@
+package gitlabpoll
+
+import (
+	"testing"
+	"time"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+)
+
+// TestKeyIndexNewestPosition: a scope's checkpoint is the newest change
+// position its pipelines' keys carry, by time then id; a bare time (a
+// change without an id, or a pipeline of an older fullsend) is before
+// every id of its instant; a version key names no change.
+func TestKeyIndexNewestPosition(t *testing.T) {
+	s := time.Date(2026, 11, 30, 12, 0, 7, 0, time.UTC)
+	tail := project + ":gitlab:change_proposal:1"
+	key := func(h string, p polllock.ChangePos) string { return polllock.IdempotencyKeyAt(h+":"+tail, p) }
+	tests := []struct {
+		name string
+		keys []string
+		want polllock.ChangePos
+	}{
+		{"note ids of one second", []string{key("triage", polllock.ChangePos{At: s, ID: 5}), key("review", polllock.ChangePos{At: s, ID: 9})},
+			polllock.ChangePos{At: s, ID: 9}},
+		{"a bare time before the ids of its second", []string{key("triage", polllock.ChangePos{At: s, ID: 2}), key("triage", polllock.PosAt(s))},
+			polllock.ChangePos{At: s, ID: 2}},
+		{"a later second", []string{key("triage", polllock.PosAt(s.Add(time.Second))), key("triage", polllock.ChangePos{At: s, ID: 99})},
+			polllock.PosAt(s.Add(time.Second))},
+		{"a version names no change", []string{"triage:" + tail + "@v1:sha256:ab", key("triage", polllock.ChangePos{At: s, ID: 3})},
+			polllock.ChangePos{At: s, ID: 3}},
+		{"not a scoped key", []string{"triage@" + polllock.ChangeIDAt(polllock.PosAt(s))}, polllock.ChangePos{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newKeyIndex(nil, project)
+			for _, key := range tc.keys {
+				k.note(key)
+			}
+			if got := k.newest(tail); got.Compare(tc.want) != 0 {
+				t.Fatalf("newest = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestAdvanceHandled: the driver takes a subject as handled, and its
+// checkpoint as the position to detect from, only for a checkpoint that
+// covers its newest change, with nothing to retry and no dispatch of
+// unknown outcome; handled only when no change of it is left for later.
+func TestAdvanceHandled(t *testing.T) {
+	s := time.Date(2026, 11, 30, 12, 0, 7, 0, time.UTC)
+	newest := polllock.ChangePos{At: s, ID: 6}
+	intents := map[string]polllock.Intent{"triage": {Key: "k", Change: s, TS: s}}
+	tests := []struct {
+		name    string
+		cp      poll.Checkpoint
+		cutoff  time.Time
+		handled bool
+		done    polllock.ChangePos
+	}{
+		{"past the newest change", poll.Checkpoint{At: s, ID: 6}, s, true, newest},
+		{"the intent written before dispatching", poll.Checkpoint{At: s, ID: 2, Intents: intents}, s, false, polllock.ChangePos{}},
+		{"an intent left by a dispatch of unknown outcome", poll.Checkpoint{At: s, ID: 6, Intents: intents}, s, false, polllock.ChangePos{}},
+		{"the checkpoint before the newest change", poll.Checkpoint{At: s, ID: 5}, s, false, polllock.ChangePos{}},
+		{"a harness to retry", poll.Checkpoint{At: s, ID: 6, Retry: map[string]time.Time{"triage": s.Add(-time.Minute)}}, s, false, polllock.ChangePos{}},
+		{"changes left for later", poll.Checkpoint{At: s, ID: 6}, s.Add(-time.Second), false, newest},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Poller{handled: map[string]time.Time{}, done: map[string]polllock.ChangePos{}}
+			d := NewDriver(p, nil)
+			d.items = map[string]subject{"!1": {updated: s}}
+			d.newest = map[string]polllock.ChangePos{"!1": newest}
+			it := &poll.Item{ID: "!1", Cutoff: minTime(s, tc.cutoff)}
+			if err := d.Advance(t.Context(), it, tc.cp); err != nil {
+				t.Fatal(err)
+			}
+			if _, got := p.handled["!1"]; got != tc.handled {
+				t.Fatalf("handled %v, want %v", got, tc.handled)
+			}
+			if got := p.done["!1"]; got.Compare(tc.done) != 0 {
+				t.Fatalf("done %v, want %v", got, tc.done)
+			}
+		})
+	}
+}
+
+// TestRememberCompleteSecondOnly: a swept entity is remembered at its
+// subject's updated_at only once that second is complete on GitLab's
+// clock (see the github-poll twin).
+func TestRememberCompleteSecondOnly(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 7, 400_000_000, time.UTC)
+	for _, tc := range []struct {
+		updated time.Time
+		kept    bool
+	}{
+		{now.Truncate(time.Second), false},
+		{time.Date(2026, 11, 30, 12, 0, 5, 0, time.UTC), false}, // GitLab's clock may still be in it: this host may be ClockError ahead
+		{time.Date(2026, 11, 30, 12, 0, 4, 0, time.UTC), true},  // over by 12:00:05, at least 2.4s ago
+	} {
+		p := &Poller{o: Options{Now: func() time.Time { return now }}, ents: map[string]cachedEntity{}}
+		p.remember(subject{Subject: gitlabevent.Subject{Issue: &gitlab.Issue{IID: 1}}, updated: tc.updated}, &entity.Entity{})
+		if _, kept := p.ents["#1"]; kept != tc.kept {
+			t.Errorf("updated %s at %s: kept %v, want %v", tc.updated.Format(time.StampMilli), now.Format(time.StampMilli), kept, tc.kept)
+		}
+	}
+}
