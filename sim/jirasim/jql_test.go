@@ -129,7 +129,8 @@ func keyWorld(k KeyComparison) (*Server, time.Time) {
 // or not) and orders ORDER BY id by id, so that with updated it is a
 // keyset through issues updated in one instant; per project (the default)
 // compares issue numbers within the operand's project and refuses an
-// operand naming no issue; rejected refuses every comparison. Equality,
+// operand naming no issue (or, per project with empty answers, matches
+// nothing for it); rejected refuses every comparison. Equality,
 // lists and ORDER BY key mean the same under all three.
 func TestJQLKeyComparisons(t *testing.T) {
 	type q struct {
@@ -178,6 +179,13 @@ func TestJQLKeyComparisons(t *testing.T) {
 			{"id > 0", nil, "An issue with key '0' does not exist for field 'id'."},
 			{"key > QA-9", nil, "An issue with key 'QA-9' does not exist for field 'key'."},
 		}},
+		{KeysPerProjectEmpty, []q{
+			{after("PR-1") + " ORDER BY updated ASC, id ASC", []string{"PR-2", "PR-3"}, ""},
+			{"id > 0", nil, ""},
+			{"NOT id > 0 AND project = QA ORDER BY key", []string{"QA-1", "QA-2"}, ""},
+			{"key >= QA-9", nil, ""},
+			{"issuekey >= PR-2 ORDER BY key", []string{"PR-2", "PR-3"}, ""},
+		}},
 		{KeysRejected, []q{
 			{"updated >= " + ms + " ORDER BY updated ASC, id ASC", []string{"PR-1", "PR-2", "QA-1", "QA-2", "PR-3"}, ""},
 			{"id > 0", nil, "The operator '>' is not supported by the 'id' field."},
@@ -186,7 +194,7 @@ func TestJQLKeyComparisons(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		t.Run(map[KeyComparison]string{KeysNumeric: "numeric", KeysPerProject: "per project", KeysRejected: "rejected"}[tc.k], func(t *testing.T) {
+		t.Run(map[KeyComparison]string{KeysNumeric: "numeric", KeysPerProject: "per project", KeysPerProjectEmpty: "per project, empty", KeysRejected: "rejected"}[tc.k], func(t *testing.T) {
 			s, _ := keyWorld(tc.k)
 			if s.IssueID("PR-1") != id("PR-1") {
 				t.Fatal("the worlds differ")

@@ -20,6 +20,10 @@ const (
 	// issue) is a 400. ORDER BY id orders as ORDER BY key (project, then
 	// number). The default.
 	KeysPerProject KeyComparison = ""
+	// KeysPerProjectEmpty compares as KeysPerProject, except that an
+	// operand that names no issue makes the comparison match nothing
+	// instead of a 400 (as third parties describe the enhanced search).
+	KeysPerProjectEmpty KeyComparison = "per-project-empty"
 	// KeysNumeric compares issue ids as numbers across projects, any
 	// number (existing or not) being an operand and an issue key standing
 	// for its id; ORDER BY id orders by id.
@@ -33,7 +37,7 @@ const (
 // validKeyComparison panics on a value New does not know (test setup).
 func validKeyComparison(k KeyComparison) {
 	switch k {
-	case KeysPerProject, KeysNumeric, KeysRejected:
+	case KeysPerProject, KeysPerProjectEmpty, KeysNumeric, KeysRejected:
 		return
 	}
 	panic(fmt.Sprintf("jirasim: unknown KeyComparison %q", k))
@@ -70,7 +74,10 @@ func (s *Server) compileKeyComparison(c *clause) (pred, error) {
 		return func(is *issue, _ issueState) bool { return compareInt(is.id, c.op, n) }, nil
 	}
 	op := s.liveIssue(v)
-	if op == nil {
+	switch {
+	case op == nil && s.opts.KeyComparison == KeysPerProjectEmpty:
+		return func(*issue, issueState) bool { return false }, nil
+	case op == nil:
 		return nil, jqlErrf("An issue with key '%s' does not exist for field '%s'.", v, c.name)
 	}
 	return func(is *issue, _ issueState) bool {
