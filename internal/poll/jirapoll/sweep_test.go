@@ -75,7 +75,8 @@ func TestSweepPagesAndWraps(t *testing.T) {
 var keyReadings = []struct {
 	name string
 	k    jirasim.KeyComparison
-}{{"per project", jirasim.KeysPerProject}, {"numeric", jirasim.KeysNumeric}, {"rejected", jirasim.KeysRejected}}
+}{{"per project", jirasim.KeysPerProject}, {"per project, empty", jirasim.KeysPerProjectEmpty}, {"numeric", jirasim.KeysNumeric},
+	{"rejected", jirasim.KeysRejected}}
 
 // TestSweepTwoProjectsEveryReading: under each reading of issue-key
 // comparisons, the sweep of two queries over two projects whose issues
