@@ -218,6 +218,7 @@ func (d *Driver) pass(ctx context.Context, ps passSpec, now time.Time, disc *pol
 		if !keyset || !full || fresh == 0 || len(disc.Eligible) >= d.o.N || page == d.o.MaxPages-1 {
 			if full && t != nil {
 				t.bound = earlier(t.bound, d.tallied(w.pos.At, w.pos.ID))
+				d.noteStuck(w)
 			}
 			return full && keyset, nil
 		}

@@ -32,6 +32,9 @@ import (
 // keysetState is whether the site compares issue ids as numbers.
 type keysetState struct {
 	off atomic.Bool // it does not: positions carry no id
+	// stuck is the latest instant reported as too large to walk in one
+	// discovery without ids (Discover's alone).
+	stuck time.Time
 }
 
 // idFacts is where the site's refusal is remembered beyond the process:
@@ -65,6 +68,19 @@ func (d *Driver) refuseNumericIDs(why error) {
 	}
 	d.o.Log.Info("Jira does not compare issue ids as numbers across projects (a search comparing them was refused, or answered "+
 		"with issues it excludes); discovery pages through an instant by issue key from now on", "error", why.Error())
+}
+
+// noteStuck reports, once per instant, a walk that spent a whole pass in
+// one instant where positions carry no id: the cursor cannot pass it.
+func (d *Driver) noteStuck(w *walk) {
+	if d.numericIDs() || len(w.keys) < (d.o.MaxPages-1)*d.o.M || w.pos.At.Equal(d.keyset.stuck) {
+		return
+	}
+	d.keyset.stuck = w.pos.At
+	d.o.Log.Warn("more issues were updated in one millisecond than a cycle reads, and Jira does not compare issue ids as numbers: "+
+		"the discovery cursor stays before that millisecond and every cycle reads its first pages again; a change in it beyond "+
+		"them waits until its issue changes again (docs/jira.md, \"Issue key comparisons\")",
+		"at", w.pos.At.UTC().Format(time.RFC3339Nano), "issues", len(w.keys))
 }
 
 // walk is a pass's position: the last issue of its latest full page and

@@ -155,3 +155,37 @@ func TestInvalidQueryWithCursorID(t *testing.T) {
 		})
 	}
 }
+
+// TestPlateauBeyondReach: a plateau larger than a cycle reads (30 issues,
+// 10 pages of 2). Where ids compare as numbers the cursor walks into it;
+// elsewhere the cursor stays before it (a position inside one
+// millisecond cannot be searched from there) and the poller says so once,
+// whatever the cycles.
+func TestPlateauBeyondReach(t *testing.T) {
+	for _, r := range keyReadings {
+		t.Run(r.name, func(t *testing.T) {
+			e := newEnv(t, jirasim.Options{KeyComparison: r.k})
+			at := e.siteNow().Truncate(time.Millisecond)
+			e.plateau(30)
+			e.clock.Advance(10 * time.Minute)
+			var logs syncio.Buffer
+			p := e.poller(pollerOpts{cursor: jirapoll.CursorUser, m: 2, stale: 10 * time.Minute, out: &recorder{after: e.release},
+				log: slog.New(slog.NewTextHandler(&logs, nil))})
+			for range 3 {
+				p.mustCycle()
+				e.clock.Advance(time.Minute)
+			}
+			c, _ := e.cursor()
+			warned := strings.Count(logs.String(), "more issues were updated in one millisecond than a cycle reads")
+			if r.k == jirasim.KeysNumeric {
+				if warned != 0 || !c.At.Equal(at) || c.AtID == 0 {
+					t.Fatalf("cursor at (%s, %d), %d warnings: want a position inside the plateau at %s, none", c.At, c.AtID, warned, at)
+				}
+				return
+			}
+			if warned != 1 || c.At.After(at) || c.AtID != 0 {
+				t.Fatalf("cursor at (%s, %d), %d warnings: want it at or before %s without an id, one warning\n%s", c.At, c.AtID, warned, at, logs.String())
+			}
+		})
+	}
+}
