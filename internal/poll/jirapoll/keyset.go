@@ -37,15 +37,16 @@ type keysetState struct {
 	stuck time.Time
 }
 
-// idFacts is where the site's refusal is remembered beyond the process:
+// idFacts is where the site's answer is remembered beyond the process:
 // the Jira client, whose Memory the state file keeps (*jira.Client).
 type idFacts interface {
 	IDsNotNumeric() bool
 	NoteIDsNotNumeric()
 }
 
-// numericIDs reports whether positions may carry an issue id, that is
-// whether the site was not seen to refuse numeric id comparisons.
+// numericIDs reports whether positions may carry an issue id: the site
+// was not seen not to compare ids as numbers (by this driver, or by its
+// client, which may remember it from the state file).
 func (d *Driver) numericIDs() bool {
 	if d.keyset.off.Load() {
 		return false
