@@ -56,7 +56,9 @@
 #              one millisecond), -scale.oneshot (a new driver and Jira
 #              client every cycle, as cron jobs run them, each poller's
 #              state directory kept; with -scale.nostate none), -scale.n,
-#              -scale.m, -scale.interval,
+#              -scale.m, -scale.keys (the emulator's reading of
+#              issue-key comparisons: per project by default, numeric,
+#              per-project-empty or rejected), -scale.interval,
 #              -scale.budget, -scale.latency, -scale.seed ... (go test
 #              -run '^$' -bench BenchmarkScale ./internal/poll/jirapoll/
 #              -args -help lists them).

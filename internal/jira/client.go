@@ -102,6 +102,9 @@ type Client struct {
 	roles     map[string]roleCache // project key → membership
 	idToKey   map[string]string
 	keyToID   map[string]string
+	// idsNotNumeric: the site refused a search comparing issue ids as
+	// numbers (keycompare.go).
+	idsNotNumeric bool
 }
 
 // positive replaces a zero or negative *v with def.

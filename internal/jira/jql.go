@@ -57,19 +57,39 @@ func UpdatedSince(t time.Time) string { return "updated >= " + Millis(t) }
 
 // ProjectIn is `project in ("A", "B")` after validating every key.
 func ProjectIn(keys []string) (string, error) {
-	return inList("project", "project key", ValidProjectKey, keys)
+	return inList("project in", "project key", ValidProjectKey, keys)
 }
 
 // KeyIn is `key in ("A-1", "B-2")` after validating every issue key.
 func KeyIn(keys []string) (string, error) {
-	return inList("key", "issue key", ValidIssueKey, keys)
+	return inList("key in", "issue key", ValidIssueKey, keys)
 }
 
-// inList is `field in ("A", "B")` after checking every value with valid;
-// errors name what (e.g. "issue key") and the first invalid value.
-func inList(field, what string, valid func(string) bool, values []string) (string, error) {
+// NotKeyIn is `NOT key in ("A-1", "B-2")` after validating every issue
+// key: the issues not listed, or, where a list naming an issue that no
+// longer exists matches nothing, every issue (where such a list is
+// refused, the search is).
+func NotKeyIn(keys []string) (string, error) {
+	in, err := KeyIn(keys)
+	if err != nil {
+		return "", err
+	}
+	return "NOT " + in, nil
+}
+
+// MaxListValues is how many values a JQL list may hold: Jira Cloud
+// refuses larger lists.
+const MaxListValues = 1000
+
+// inList is `fieldOp ("A", "B")` (fieldOp: "key in", "project in") after
+// checking every value with valid; errors name what (e.g. "issue key")
+// and the first invalid value.
+func inList(fieldOp, what string, valid func(string) bool, values []string) (string, error) {
 	if len(values) == 0 {
 		return "", fmt.Errorf("jql: no %ss", what)
+	}
+	if len(values) > MaxListValues {
+		return "", fmt.Errorf("jql: %d %ss, a list holds at most %d", len(values), what, MaxListValues)
 	}
 	quoted := make([]string, len(values))
 	for i, v := range values {
@@ -78,7 +98,7 @@ func inList(field, what string, valid func(string) bool, values []string) (strin
 		}
 		quoted[i] = Quote(v)
 	}
-	return field + " in (" + strings.Join(quoted, ", ") + ")", nil
+	return fieldOp + " (" + strings.Join(quoted, ", ") + ")", nil
 }
 
 // And joins clauses as `(a) AND (b)`, skipping empty ones, so an operator's

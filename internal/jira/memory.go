@@ -10,10 +10,14 @@ import (
 // credentials may start from (a one-shot process, package pollstate):
 // the project roles, each with when it was read (used only while younger
 // than Options.CacheTTL, so permissions stay as current as within one
-// process), and the ceiling the 429s set (aimd.go).
+// process), the ceiling the 429s set (aimd.go), and whether the site
+// refused to compare issue ids as numbers (keycompare.go).
 type Memory struct {
 	Roles   map[string]RoleMembers `json:"roles,omitempty"`
 	Ceiling *Ceiling               `json:"ceiling,omitempty"`
+	// IDsNotNumeric: the site's JQL does not compare issue ids as
+	// numbers across projects (NoteIDsNotNumeric).
+	IDsNotNumeric bool `json:"ids_not_numeric,omitempty"`
 }
 
 // RoleMembers is one project's role membership as read at Fetched:
@@ -39,7 +43,7 @@ const ceilingMemory = time.Hour
 func (c *Client) Memory() Memory {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m := Memory{Roles: map[string]RoleMembers{}}
+	m := Memory{Roles: map[string]RoleMembers{}, IDsNotNumeric: c.idsNotNumeric}
 	for k, rc := range c.roles {
 		m.Roles[k] = RoleMembers{Members: rc.members, Fetched: rc.fetched}
 	}
@@ -50,12 +54,14 @@ func (c *Client) Memory() Memory {
 }
 
 // Remember starts the client from m: roles still younger than CacheTTL
-// (and not from the future), and a ceiling learned within the last hour,
-// grown back by the clean windows that have passed since.
+// (and not from the future), a ceiling learned within the last hour,
+// grown back by the clean windows that have passed since, and the site's
+// refusal of numeric issue-id comparisons.
 func (c *Client) Remember(m Memory) {
 	now := c.opts.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.idsNotNumeric = c.idsNotNumeric || m.IDsNotNumeric
 	for k, r := range m.Roles {
 		if age := now.Sub(r.Fetched); ValidProjectKey(k) && r.Members != nil && age >= 0 && age < c.opts.CacheTTL {
 			c.roles[k] = roleCache{members: r.Members, fetched: r.Fetched}

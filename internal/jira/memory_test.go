@@ -61,3 +61,30 @@ func TestMemory(t *testing.T) {
 		t.Fatal("SetMyself")
 	}
 }
+
+// TestMemoryIDsNotNumeric: a site's refusal of numeric issue-id
+// comparisons is remembered by the next client of the site, and a memory
+// without it changes nothing.
+func TestMemoryIDsNotNumeric(t *testing.T) {
+	newClient := func() *Client {
+		c, err := New(Options{BaseURL: "https://example.atlassian.net", Token: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a := newClient()
+	if a.IDsNotNumeric() || a.Memory().IDsNotNumeric {
+		t.Fatal("a new client knows the site refuses numeric ids")
+	}
+	a.NoteIDsNotNumeric()
+	b := newClient()
+	b.Remember(a.Memory())
+	if !b.IDsNotNumeric() {
+		t.Fatal("the refusal was not remembered")
+	}
+	b.Remember(Memory{})
+	if !b.IDsNotNumeric() {
+		t.Fatal("a memory without the refusal erased it")
+	}
+}

@@ -30,6 +30,7 @@ func tooManyPages(cl call) error {
 	return fmt.Errorf("jira %s: more than %d pages; stopping", cl.endpoint(), maxPages)
 }
 
+
 // DefaultPageSize is the maxResults Search sends when none is given.
 const DefaultPageSize = 100
 
@@ -50,15 +51,52 @@ type searchBody struct {
 // nextPageToken until isLast or until limit issues were collected (limit
 // <= 0: no limit). It never calls the retired /rest/api/3/search.
 func (c *Client) Search(ctx context.Context, req SearchRequest, limit int) ([]Issue, error) {
+	if req.MaxResults <= 0 {
+		req.MaxResults = DefaultPageSize
+	}
+	if limit > 0 && limit < req.MaxResults {
+		req.MaxResults = limit
+	}
+	var out []Issue
+	seen := map[string]bool{}
+	token := ""
+	for n := 0; ; n++ {
+		if n == maxPages {
+			return nil, tooManyPages(call{method: "POST", template: "/rest/api/3/search/jql", path: "/rest/api/3/search/jql"})
+		}
+		page, next, err := c.SearchPage(ctx, req, token)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if limit > 0 && len(out) >= limit {
+			return out[:limit], nil
+		}
+		if next == "" {
+			return out, nil
+		}
+		if seen[next] {
+			return nil, fmt.Errorf("jira POST /rest/api/3/search/jql: server repeated page token; stopping after %d issues", len(out))
+		}
+		seen[next] = true
+		token = next
+	}
+}
+
+// SearchPage runs one page of an enhanced search: the first (token "")
+// or the one a previous page's next token names, for the same request.
+// next is "" after the last page. Jira keeps a token for 7 days; one it
+// no longer accepts is a 400.
+func (c *Client) SearchPage(ctx context.Context, req SearchRequest, token string) (issues []Issue, next string, err error) {
 	cl := call{method: "POST", template: "/rest/api/3/search/jql", path: "/rest/api/3/search/jql", retry: true}
 	if req.JQL == "" {
-		return nil, errors.New("jira search: empty JQL (Jira rejects unbounded queries)")
+		return nil, "", errors.New("jira search: empty JQL (Jira rejects unbounded queries)")
 	}
 	if len(req.Properties) > MaxInlineProperties {
-		return nil, fmt.Errorf("jira search: %d properties requested, Jira returns at most %d inline", len(req.Properties), MaxInlineProperties)
+		return nil, "", fmt.Errorf("jira search: %d properties requested, Jira returns at most %d inline", len(req.Properties), MaxInlineProperties)
 	}
 	if len(req.ReconcileIssues) > MaxReconcileIssues {
-		return nil, fmt.Errorf("jira search: %d issues to reconcile, Jira accepts at most %d", len(req.ReconcileIssues), MaxReconcileIssues)
+		return nil, "", fmt.Errorf("jira search: %d issues to reconcile, Jira accepts at most %d", len(req.ReconcileIssues), MaxReconcileIssues)
 	}
 	if len(req.Fields) == 0 {
 		req.Fields = DefaultFields
@@ -66,45 +104,25 @@ func (c *Client) Search(ctx context.Context, req SearchRequest, limit int) ([]Is
 	if req.MaxResults <= 0 {
 		req.MaxResults = DefaultPageSize
 	}
-	if limit > 0 && limit < req.MaxResults {
-		req.MaxResults = limit
+	cl.body = searchBody{SearchRequest: req, NextPageToken: token}
+	_, raw, err := c.do(ctx, cl)
+	if err != nil {
+		return nil, "", err
 	}
-	body := searchBody{SearchRequest: req}
-	var out []Issue
-	seen := map[string]bool{}
-	for n := 0; ; n++ {
-		if n == maxPages {
-			return nil, tooManyPages(cl)
-		}
-		cl.body = body
-		_, raw, err := c.do(ctx, cl)
-		if err != nil {
-			return nil, err
-		}
-		var page searchPage
-		if err := decodeStrict(cl, raw, &page, "issues"); err != nil {
-			return nil, err
-		}
-		for i := range page.Issues {
-			if page.Issues[i].Key == "" || page.Issues[i].ID == "" {
-				return nil, fmt.Errorf("jira %s: result %d has no id or key", cl.endpoint(), len(out)+i)
-			}
-		}
-		c.rememberIDs(page.Issues)
-		out = append(out, page.Issues...)
-		if limit > 0 && len(out) >= limit {
-			return out[:limit], nil
-		}
-		last := page.NextPageToken == "" || (page.IsLast != nil && *page.IsLast)
-		if last {
-			return out, nil
-		}
-		if seen[page.NextPageToken] {
-			return nil, fmt.Errorf("jira %s: server repeated page token; stopping after %d issues", cl.endpoint(), len(out))
-		}
-		seen[page.NextPageToken] = true
-		body.NextPageToken = page.NextPageToken
+	var page searchPage
+	if err := decodeStrict(cl, raw, &page, "issues"); err != nil {
+		return nil, "", err
 	}
+	for i := range page.Issues {
+		if page.Issues[i].Key == "" || page.Issues[i].ID == "" {
+			return nil, "", fmt.Errorf("jira %s: result %d has no id or key", cl.endpoint(), i)
+		}
+	}
+	c.rememberIDs(page.Issues)
+	if page.IsLast != nil && *page.IsLast {
+		page.NextPageToken = ""
+	}
+	return page.Issues, page.NextPageToken, nil
 }
 
 // maxIDCache bounds the id↔key cache used to map bulk changelogs to keys.

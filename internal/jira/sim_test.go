@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -102,6 +103,42 @@ func TestSearchPaginationAndInlineProperties(t *testing.T) {
 	}
 	if s.Calls()["POST /rest/api/3/search"] != 0 || s.Calls()["GET /rest/api/3/search"] != 0 {
 		t.Error("client called the retired search endpoint")
+	}
+}
+
+// TestSearchPage: one page at a time, each next token naming the page
+// after it and none after the last; a token of another query is a 400.
+func TestSearchPage(t *testing.T) {
+	s, c, _ := newPair(t, jirasim.Options{}, nil)
+	s.AddProject("PROJ", "")
+	for range 5 {
+		s.AddIssue(jirasim.IssueSpec{Project: "PROJ"})
+	}
+	ctx := context.Background()
+	req := jira.SearchRequest{JQL: "project = PROJ ORDER BY key", MaxResults: 2}
+	var got []string
+	token := ""
+	for page := 0; ; page++ {
+		issues, next, err := c.SearchPage(ctx, req, token)
+		if err != nil || page > 3 {
+			t.Fatalf("page %d: %v (next %q)", page, err, next)
+		}
+		for _, is := range issues {
+			got = append(got, is.Key)
+		}
+		if next == "" {
+			break
+		}
+		token = next
+	}
+	if want := []string{"PROJ-1", "PROJ-2", "PROJ-3", "PROJ-4", "PROJ-5"}; !slices.Equal(got, want) {
+		t.Fatalf("pages gave %v, want %v", got, want)
+	}
+	if n := s.Calls()["POST /rest/api/3/search/jql"]; n != 3 {
+		t.Errorf("%d calls, want 3", n)
+	}
+	if _, _, err := c.SearchPage(ctx, jira.SearchRequest{JQL: "project = PROJ ORDER BY created", MaxResults: 2}, token); !jira.IsBadRequest(err) {
+		t.Errorf("a token of another query: %v, want a 400", err)
 	}
 }
 

@@ -67,6 +67,19 @@ func TestJQLHelpers(t *testing.T) {
 	if _, err := KeyIn([]string{"PROJ-01"}); err == nil {
 		t.Error("KeyIn accepted PROJ-01")
 	}
+	if got, err := NotKeyIn([]string{"PROJ-2", "A-1"}); err != nil || got != `NOT key in ("PROJ-2", "A-1")` {
+		t.Errorf("NotKeyIn = %s %v", got, err)
+	}
+	if _, err := NotKeyIn([]string{"A-1", `A-1") OR (x`}); err == nil {
+		t.Error("NotKeyIn accepted a value that is no issue key")
+	}
+	many := make([]string, MaxListValues+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("A-%d", i)
+	}
+	if _, err := KeyIn(many); err == nil || !strings.Contains(err.Error(), "at most 1000") {
+		t.Errorf("KeyIn of %d keys: %v, want an error naming Jira's limit", len(many), err)
+	}
 	if got := UpdatedSince(time.UnixMilli(1714644672000)); got != "updated >= 1714644672000" {
 		t.Errorf("UpdatedSince = %s", got)
 	}

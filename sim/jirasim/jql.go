@@ -131,6 +131,7 @@ type notNode struct{ x node }
 // clause is `field op value(s)`; empty is set for IS [NOT] EMPTY.
 type clause struct {
 	field  string // canonical lower-case name
+	name   string // the field as the query wrote it
 	op     string // = != > >= < <= in "not in" is "is not"
 	values []token
 	pos    int

@@ -109,48 +109,109 @@ func TestJQLSubset(t *testing.T) {
 	}
 }
 
-// TestJQLIssueID: id compares as a number (any id, existing or not) and
-// orders; with updated it is a keyset that pages through issues updated
-// in one instant.
-func TestJQLIssueID(t *testing.T) {
+// keyWorld is two projects whose issues interleave by id, QA-1, PR-1,
+// QA-2, PR-2 all created at t0, then PR-3 a millisecond later, under the
+// reading k.
+func keyWorld(k KeyComparison) (*Server, time.Time) {
 	t0 := time.Date(2024, 5, 2, 10, 0, 0, 0, time.UTC)
-	s := New(Options{Now: func() time.Time { return t0.Add(time.Hour) }})
+	s := New(Options{Now: func() time.Time { return t0.Add(time.Hour) }, KeyComparison: k})
 	s.AddProject("PR", "Platform")
 	s.AddProject("QA", "Quality")
-	for _, p := range []string{"QA", "PR", "QA", "PR"} { // QA-1, PR-1, QA-2, PR-2, all at t0
+	for _, p := range []string{"QA", "PR", "QA", "PR"} {
 		s.AddIssue(IssueSpec{Project: p, Created: t0})
 	}
-	s.AddIssue(IssueSpec{Project: "PR", Created: t0.Add(time.Millisecond)}) // PR-3
-	id := func(key string) string { return s.IssueID(key) }
+	s.AddIssue(IssueSpec{Project: "PR", Created: t0.Add(time.Millisecond)})
+	return s, t0
+}
+
+// TestJQLKeyComparisons: the three readings of id/key/issuekey
+// comparisons. Numeric compares ids across projects (any number, existing
+// or not) and orders ORDER BY id by id, so that with updated it is a
+// keyset through issues updated in one instant; per project (the default)
+// compares issue numbers within the operand's project and refuses an
+// operand naming no issue (or, per project with empty answers, matches
+// nothing for it); rejected refuses every comparison. Equality,
+// lists and ORDER BY key mean the same under all three.
+func TestJQLKeyComparisons(t *testing.T) {
+	type q struct {
+		jql  string
+		want []string // nil with msg: a 400
+		msg  string
+	}
+	s0, t0 := keyWorld(KeysNumeric)
+	id := func(key string) string { return s0.IssueID(key) }
 	ms := strconv.FormatInt(t0.UnixMilli(), 10)
-	after := func(key string) string { // the keyset: after (t0, key's id)
+	after := func(key string) string { // the numeric keyset: after (t0, key's id)
 		return "updated >= " + ms + " AND (updated > " + ms + " OR id > " + id(key) + ")"
 	}
-	tests := []struct {
-		jql  string
-		want []string
+	same := []q{
+		{"updated >= " + ms + " ORDER BY updated ASC, key ASC", []string{"PR-1", "PR-2", "QA-1", "QA-2", "PR-3"}, ""},
+		{"id in (" + id("QA-2") + ", PR-3) ORDER BY key", []string{"PR-3", "QA-2"}, ""},
+		{"id not in (" + id("QA-2") + ") AND project = QA", []string{"QA-1"}, ""},
+		{"id = PR-2", []string{"PR-2"}, ""},
+		{"issuekey != PR-2 AND project = PR ORDER BY key", []string{"PR-1", "PR-3"}, ""},
+	}
+	cases := []struct {
+		k     KeyComparison
+		tests []q
 	}{
-		{"updated >= " + ms + " ORDER BY updated ASC, id ASC", []string{"QA-1", "PR-1", "QA-2", "PR-2", "PR-3"}},
-		{"updated >= " + ms + " ORDER BY updated DESC, id DESC", []string{"PR-3", "PR-2", "QA-2", "PR-1", "QA-1"}},
-		{after("PR-1") + " ORDER BY updated ASC, id ASC", []string{"QA-2", "PR-2", "PR-3"}},
-		{after("PR-2") + " ORDER BY updated ASC, id ASC", []string{"PR-3"}},
-		{"updated = " + ms + " AND id > " + id("QA-1") + " ORDER BY id", []string{"PR-1", "QA-2", "PR-2"}},
-		{"id >= " + id("PR-2") + " ORDER BY id", []string{"PR-2", "PR-3"}},
-		{"id < " + id("PR-1") + " ORDER BY id", []string{"QA-1"}},
-		{"id <= " + id("PR-1") + " AND id != " + id("QA-1"), []string{"PR-1"}},
-		{"id > 99999999", nil},
-		{"id in (" + id("QA-2") + ", PR-3) ORDER BY id", []string{"QA-2", "PR-3"}},
-		{"id not in (" + id("QA-2") + ") AND project = QA", []string{"QA-1"}},
-		{"id = PR-2", []string{"PR-2"}},
+		{KeysNumeric, []q{
+			{"updated >= " + ms + " ORDER BY updated ASC, id ASC", []string{"QA-1", "PR-1", "QA-2", "PR-2", "PR-3"}, ""},
+			{"updated >= " + ms + " ORDER BY updated DESC, id DESC", []string{"PR-3", "PR-2", "QA-2", "PR-1", "QA-1"}, ""},
+			{after("PR-1") + " ORDER BY updated ASC, id ASC", []string{"QA-2", "PR-2", "PR-3"}, ""},
+			{after("PR-2") + " ORDER BY updated ASC, id ASC", []string{"PR-3"}, ""},
+			{"updated = " + ms + " AND id > " + id("QA-1") + " ORDER BY id", []string{"PR-1", "QA-2", "PR-2"}, ""},
+			{"id >= " + id("PR-2") + " ORDER BY id", []string{"PR-2", "PR-3"}, ""},
+			{"id < " + id("PR-1") + " ORDER BY id", []string{"QA-1"}, ""},
+			{"id <= " + id("PR-1") + " AND id != " + id("QA-1"), []string{"PR-1"}, ""},
+			{"key > QA-1 ORDER BY id", []string{"PR-1", "QA-2", "PR-2", "PR-3"}, ""},
+			{"id > 0 AND project = QA ORDER BY id", []string{"QA-1", "QA-2"}, ""},
+			{"id > 99999999", nil, ""},
+			{"key > QA-9", nil, "An issue with key 'QA-9' does not exist for field 'key'."},
+		}},
+		{KeysPerProject, []q{
+			{"updated >= " + ms + " ORDER BY updated ASC, id ASC", []string{"PR-1", "PR-2", "QA-1", "QA-2", "PR-3"}, ""},
+			{after("PR-1") + " ORDER BY updated ASC, id ASC", []string{"PR-2", "PR-3"}, ""}, // QA-2 is lost
+			{"id > " + id("QA-1") + " ORDER BY id", []string{"QA-2"}, ""},
+			{"issuekey >= PR-2 ORDER BY key", []string{"PR-2", "PR-3"}, ""},
+			{"key < pr-3 ORDER BY key", []string{"PR-1", "PR-2"}, ""},
+			{"id <= " + id("QA-1"), []string{"QA-1"}, ""},
+			{"id > 0", nil, "An issue with key '0' does not exist for field 'id'."},
+			{"key > QA-9", nil, "An issue with key 'QA-9' does not exist for field 'key'."},
+		}},
+		{KeysPerProjectEmpty, []q{
+			{after("PR-1") + " ORDER BY updated ASC, id ASC", []string{"PR-2", "PR-3"}, ""},
+			{"id > 0", nil, ""},
+			{"NOT id > 0 AND project = QA ORDER BY key", []string{"QA-1", "QA-2"}, ""},
+			{"key >= QA-9", nil, ""},
+			{"issuekey >= PR-2 ORDER BY key", []string{"PR-2", "PR-3"}, ""},
+		}},
+		{KeysRejected, []q{
+			{"updated >= " + ms + " ORDER BY updated ASC, id ASC", []string{"PR-1", "PR-2", "QA-1", "QA-2", "PR-3"}, ""},
+			{"id > 0", nil, "The operator '>' is not supported by the 'id' field."},
+			{"project = PR AND issueKey <= PR-2", nil, "The operator '<=' is not supported by the 'issueKey' field."},
+			{after("PR-1"), nil, "The operator '>' is not supported by the 'id' field."},
+		}},
 	}
-	for _, tc := range tests {
-		got, msg, code := search(t, s, jqlBody(tc.jql))
-		if code != 200 || !slices.Equal(got, tc.want) {
-			t.Errorf("%s: got %v (%d %s), want %v", tc.jql, got, code, msg, tc.want)
-		}
-	}
-	if _, msg, code := search(t, s, jqlBody("id = PR-99")); code != 400 || !strings.Contains(msg, "'PR-99' does not exist for the field 'id'") {
-		t.Errorf("id = PR-99: %d %q", code, msg)
+	for _, tc := range cases {
+		t.Run(map[KeyComparison]string{KeysNumeric: "numeric", KeysPerProject: "per project", KeysPerProjectEmpty: "per project, empty", KeysRejected: "rejected"}[tc.k], func(t *testing.T) {
+			s, _ := keyWorld(tc.k)
+			if s.IssueID("PR-1") != id("PR-1") {
+				t.Fatal("the worlds differ")
+			}
+			for _, q := range append(tc.tests, same...) {
+				got, msg, code := search(t, s, jqlBody(q.jql))
+				switch {
+				case q.msg != "" && (code != 400 || msg != q.msg):
+					t.Errorf("%s: %d %q, want 400 %q", q.jql, code, msg, q.msg)
+				case q.msg == "" && (code != 200 || !slices.Equal(got, q.want)):
+					t.Errorf("%s: got %v (%d %s), want %v", q.jql, got, code, msg, q.want)
+				}
+			}
+			if got := s.SearchJQL(); len(got) != len(tc.tests)+len(same) || got[0] != tc.tests[0].jql {
+				t.Errorf("SearchJQL = %q", got)
+			}
+		})
 	}
 }
 

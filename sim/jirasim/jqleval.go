@@ -23,7 +23,7 @@ var fieldOps = map[string][]string{
 	"project":        {"=", "!=", "in", "not in"},
 	"status":         {"=", "!=", "in", "not in"},
 	"statuscategory": {"=", "!=", "in", "not in"},
-	"key":            {"=", "!=", "in", "not in"},
+	"key":            {"=", "!=", ">", ">=", "<", "<=", "in", "not in"},
 	"id":             {"=", "!=", ">", ">=", "<", "<=", "in", "not in"},
 	"labels":         {"=", "!=", "in", "not in", "is", "is not"},
 	"updated":        {"=", "!=", ">", ">=", "<", "<="},
@@ -37,7 +37,7 @@ func (p *parser) parseClause() (node, error) {
 	if ft.kind != tkWord && ft.kind != tkString {
 		return nil, unexpected(ft, "a field name")
 	}
-	c := &clause{field: canonicalField(ft.text), pos: ft.pos}
+	c := &clause{field: canonicalField(ft.text), name: ft.text, pos: ft.pos}
 	ops, known := fieldOps[c.field]
 	if !known {
 		return nil, jqlErrf("Field '%s' does not exist or you do not have permission to view it. (The Jira emulator supports: project, status, statusCategory, labels, key, id, created, updated.)", ft.text)
@@ -153,6 +153,9 @@ func (s *Server) compilePair(x, y node, now time.Time) (pred, pred, error) {
 }
 
 func (s *Server) compileClause(c *clause, now time.Time) (pred, error) {
+	if isKeyComparison(c) {
+		return s.compileKeyComparison(c)
+	}
 	negate := c.op == "!=" || c.op == "not in" || c.op == "is not"
 	switch c.field {
 	case "updated", "created":
@@ -200,9 +203,9 @@ func (s *Server) compileClause(c *clause, now time.Time) (pred, error) {
 	return func(is *issue, st issueState) bool { return set[get(is, st)] != negate }, nil
 }
 
-// compileID compares issue ids as numbers: `id > 10042` is every issue
-// created after 10042 (whether 10042 still exists or not); a value may
-// also be an issue key, standing for its id.
+// compileID matches issue ids (=, !=, in, not in; comparisons are
+// compileKeyComparison's): any number, existing or not; a value may also
+// be an issue key, standing for its id.
 func (s *Server) compileID(c *clause) (pred, error) {
 	ids := make([]int64, len(c.values))
 	for i, v := range c.values {
@@ -217,12 +220,8 @@ func (s *Server) compileID(c *clause) (pred, error) {
 		}
 		ids[i] = n
 	}
-	switch c.op {
-	case "in", "not in", "=", "!=":
-		negate := c.op == "not in" || c.op == "!="
-		return func(is *issue, _ issueState) bool { return slices.Contains(ids, is.id) != negate }, nil
-	}
-	return func(is *issue, _ issueState) bool { return compareInt(is.id, c.op, ids[0]) }, nil
+	negate := c.op == "not in" || c.op == "!="
+	return func(is *issue, _ issueState) bool { return slices.Contains(ids, is.id) != negate }, nil
 }
 
 func compareInt(a int64, op string, b int64) bool {

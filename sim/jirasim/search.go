@@ -110,6 +110,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	if req.MaxResults != nil {
 		pageSize = min(max(0, *req.MaxResults), limit)
 	}
+	s.noteJQL(req.JQL)
 	q, err := parseJQL(req.JQL)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -155,7 +156,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	slices.SortFunc(hits, func(a, b *hit) int {
 		for _, o := range order {
-			if c := compareBy(o.field, a.is, a.st, b.is, b.st); c != 0 {
+			if c := compareBy(s.orderField(o.field), a.is, a.st, b.is, b.st); c != 0 {
 				if o.desc {
 					return -c
 				}
@@ -178,6 +179,27 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
+// maxJQLs is how many searches SearchJQL remembers.
+const maxJQLs = 1000
+
+// noteJQL remembers the JQL of a search received (SearchJQL).
+func (s *Server) noteJQL(jql string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.jqls) == maxJQLs {
+		s.jqls = slices.Delete(s.jqls, 0, maxJQLs/2)
+	}
+	s.jqls = append(s.jqls, jql)
+}
+
+// SearchJQL returns the JQL of the searches received (the latest 500 to
+// 1000), oldest first, refused ones too.
+func (s *Server) SearchJQL() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.jqls)
+}
+
 // compareBy orders two issues by an ORDER BY field (-1, 0, 1).
 func compareBy(field string, a *issue, as issueState, b *issue, bs issueState) int {
 	switch field {
@@ -189,7 +211,7 @@ func compareBy(field string, a *issue, as issueState, b *issue, bs issueState) i
 		if c := strings.Compare(a.project.key, b.project.key); c != 0 {
 			return c
 		}
-		return cmpInt(a.id, b.id)
+		return cmpInt(int64(a.num), int64(b.num))
 	case "id":
 		return cmpInt(a.id, b.id)
 	case "status":

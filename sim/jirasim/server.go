@@ -57,6 +57,11 @@ type Options struct {
 	// returns inline in its comment field (the oldest ones, with the
 	// total); 0 returns them all.
 	IssueComments int
+	// KeyComparison is how JQL compares issue keys and ids (`id > 10042`,
+	// `key <= PROJ-7`): KeysPerProject (the default, the strictest reading
+	// of Atlassian's documentation), KeysNumeric or KeysRejected (see
+	// keycompare.go).
+	KeyComparison KeyComparison
 }
 
 // Fault makes matching calls fail. Endpoint is a template such as
@@ -99,6 +104,7 @@ type Server struct {
 	burst    []time.Time // admission times within the last second (BurstLimit)
 	baseURL  string
 	owners   ownerProps // user and project entity properties
+	jqls     []string   // the JQL of the latest searches received, oldest first (SearchJQL)
 
 	srv *http.Server
 	ln  net.Listener
@@ -114,6 +120,7 @@ func New(opts Options) *Server {
 	if opts.UserTimeZone == nil {
 		opts.UserTimeZone = time.UTC
 	}
+	validKeyComparison(opts.KeyComparison)
 	s := &Server{opts: opts, calls: map[string]int{}, byID: map[int64]*issue{}}
 	s.initWorld()
 	s.routes()

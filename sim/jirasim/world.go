@@ -93,6 +93,7 @@ type version struct {
 type issue struct {
 	id                int64
 	key               string
+	num               int // the number in the key (PROJ-7: 7)
 	project           *project
 	reporter, creator string
 	created           time.Time
@@ -245,7 +246,7 @@ func (s *Server) AddIssue(spec IssueSpec) string {
 	s.user(reporter)
 	p.next++
 	is := &issue{
-		id: s.newID(), key: fmt.Sprintf("%s-%d", p.key, p.next), project: p,
+		id: s.newID(), key: fmt.Sprintf("%s-%d", p.key, p.next), num: p.next, project: p,
 		reporter: reporter, creator: reporter, created: created,
 		cur: issueState{summary: spec.Summary, description: spec.Description, labels: slices.Clone(spec.Labels),
 			status: st, updated: created, fields: map[string]string{}, props: map[string]json.RawMessage{}},

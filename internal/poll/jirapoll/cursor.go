@@ -18,28 +18,32 @@ import (
 //
 // A position is an update time, then an issue id (polllock.CursorPos):
 // discovery reads in that order, so a plateau (more issues updated in one
-// instant than a search reads) is walked through, never stuck at.
+// instant than a search reads) is walked through, never stuck at. Where
+// Jira does not compare issue ids as numbers, a position has no id
+// (keyset.go): a plateau is then walked within one discovery, and the
+// cursor stays before one that discovery could not walk to its end.
 //
 // A poller proposes a new position from what its own discovery saw: its
 // search's start minus the margin, capped just before the newest position
-// seen and at the last position of a page that was full (what lies beyond
-// was not seen). Every candidate at or before it that is not handled yet (its
-// checkpoint does not cover its last update: not dispatched, failed,
-// deferred, locked mid-dispatch by another poller, or simply not
-// selected) is listed in Held, which discovery reads along (at most
-// maxHeld: the position then stays just before the first one that does
-// not fit). A change that can never be dispatched (denied, no trigger,
+// seen (without ids: just after its instant when every issue of it is
+// handled) and at the last position of a page that was full (what lies
+// beyond was not seen). Every candidate at or before it that is not
+// handled yet (its checkpoint does not cover its last update: not
+// dispatched, failed, deferred, locked mid-dispatch by another poller, or
+// simply not selected) is listed in Held, which discovery reads along (at
+// most maxHeld: the position then stays just before the first one that
+// does not fit). A change that can never be dispatched (denied, no trigger,
 // quarantined) is passed by its item's checkpoint, so it holds nothing
 // back.
 //
 // Discovery starts right after the cursor (`updated >= at`, in epoch
 // milliseconds like the keyset paging of discoverNewest, and `id > at_id`
-// at at itself): the margin is taken when proposing instead, so a dense
-// run of updates (more than the pages of one cycle within a margin) is
-// walked through page by page rather than read again every cycle. It is
-// enough there: a change the proposer's search could not see yet (Jira's
-// search lag, clock skew) was made less than the margin before that
-// search, so after the proposal. A position with an id is proposed only
+// at at itself where ids compare as numbers): the margin is taken when
+// proposing instead, so a dense run of updates (more than the pages of
+// one cycle within a margin) is walked through page by page rather than
+// read again every cycle. It is enough there: a change the proposer's
+// search could not see yet (Jira's search lag, clock skew) was made less
+// than the margin before that search, so after the proposal. A position with an id is proposed only
 // when its instant is more than the margin before the search start, so
 // every issue updated at that instant was visible to the search.
 //
@@ -213,11 +217,11 @@ func earlier(a, b polllock.CursorPos) polllock.CursorPos {
 	return a
 }
 
-// note records one candidate (id 0 when Jira gave none).
-func (t *tally) note(key string, id int64, updated time.Time, handled bool) {
+// note records one candidate at position p (its id 0 when Jira gave
+// none, or where ids do not compare as numbers).
+func (t *tally) note(key string, p polllock.CursorPos, handled bool) {
 	t.seen = true
 	t.count++
-	p := polllock.CursorPos{At: updated, ID: id}
 	if p.Compare(t.maxSeen) > 0 {
 		t.maxSeen = p
 	}
@@ -239,15 +243,23 @@ func justBefore(p polllock.CursorPos) polllock.CursorPos {
 // proposal is the cursor position the discovery that started at start
 // supports, with the unhandled candidates at or before it (at most
 // maxHeld: the cursor stays just before the oldest one beyond); ok is
-// false when nothing was seen.
-func (t *tally) proposal(start time.Time, margin time.Duration, maxHeld int) (at polllock.CursorPos, held map[string]time.Time, ok bool) {
+// false when nothing was seen. idless says positions carry no issue id
+// (the site does not compare ids as numbers, keyset.go).
+func (t *tally) proposal(start time.Time, margin time.Duration, maxHeld int, idless bool) (at polllock.CursorPos, held map[string]time.Time, ok bool) {
 	if !t.seen {
 		return polllock.CursorPos{}, nil, false
 	}
 	// The newest issue seen stays after the cursor (unhandled, it is not
-	// held: the search reads it anyway).
+	// held: the search reads it anyway). Without ids that would keep its
+	// whole instant after the cursor, read again every cycle: the cursor
+	// then passes the instant when every issue of it is handled (all of
+	// them were seen, or a full page's bound is before it).
+	newest := justBefore(t.maxSeen)
+	if idless && !slices.ContainsFunc(t.unhandled, func(u heldItem) bool { return u.pos.At.Equal(t.maxSeen.At) }) {
+		newest = polllock.CursorPos{At: t.maxSeen.At.Add(time.Millisecond)}
+	}
 	at = polllock.CursorPos{At: start.Add(-margin)}
-	for _, b := range []polllock.CursorPos{t.bound, justBefore(t.maxSeen)} {
+	for _, b := range []polllock.CursorPos{t.bound, newest} {
 		if !b.At.IsZero() && b.Compare(at) < 0 {
 			at = b
 		}
@@ -293,7 +305,7 @@ func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, st
 	if cur != nil {
 		next = *cur
 	}
-	p, held, ok := t.proposal(start, d.o.CursorMargin, d.maxHeld())
+	p, held, ok := t.proposal(start, d.o.CursorMargin, d.maxHeld(), !d.numericIDs())
 	// Moving a cursor whose search still fits in half a page saves
 	// nothing: it is left, and busy cycles do not pay a write each. Among
 	// pollers that share, one moves it (see mover), so that they do not

@@ -134,14 +134,16 @@ func (d *Driver) discoverNewest(ctx context.Context, now time.Time, disc *poll.D
 
 // passFrom is the oldest-first pass from the cursor: its first page also
 // reads the held issues. Jira rejects a query naming an issue that no
-// longer exists: the pass then starts at the oldest held update instead,
-// and a position whose id Jira refuses starts at its update time.
+// longer exists: the pass then starts at the oldest held update instead.
+// Where the site does not compare issue ids as numbers, the cursor's
+// issue id is not searched by (keyset.go): the pass starts at its update
+// time.
 func (d *Driver) passFrom(ctx context.Context, ps passSpec, held map[string]time.Time, now time.Time, disc *poll.Discovery, seen map[string]*issueState, t *tally) (bool, error) {
 	if len(held) > 0 {
 		keys := slices.Sorted(maps.Keys(held))
 		if in, err := jira.KeyIn(keys); err == nil && !ps.since.At.IsZero() {
 			hps := ps
-			hps.first = "(" + after(ps.since) + ") OR " + in
+			hps.held = in
 			full, err := d.pass(ctx, hps, now, disc, seen, t)
 			if !jira.IsBadRequest(err) {
 				return full, err
@@ -152,13 +154,7 @@ func (d *Driver) passFrom(ctx context.Context, ps passSpec, held map[string]time
 			ps.since = earlier(ps.since, polllock.CursorPos{At: at})
 		}
 	}
-	full, err := d.pass(ctx, ps, now, disc, seen, t)
-	if jira.IsBadRequest(err) && ps.since.ID > 0 {
-		d.o.Log.Info("the search from the cursor's issue id was refused; discovery starts at its update time", "error", err.Error())
-		ps.since.ID = 0
-		return d.pass(ctx, ps, now, disc, seen, t)
-	}
-	return full, err
+	return d.pass(ctx, ps, now, disc, seen, t)
 }
 
 // passSpec is one paged pass of a query: newest first, or (asc) oldest
@@ -170,37 +166,32 @@ type passSpec struct {
 	order    string
 	asc      bool
 	since    polllock.CursorPos
-	first    string // replaces the since clause on the first page
+	held     string // a `key in (…)` clause the first page reads along
 }
 
 // pass pages one query by position (update time, then issue id): oldest
 // first after since, or newest first, each page resuming after the last
-// issue of the one before, until N eligible issues were found, a page is
-// not full, or MaxPages pages were read. It reports whether it stopped
-// after a full page (more candidates may follow) and notes every
-// candidate in t (when not nil), including the last position of a full
-// last page.
+// issue of the one before (walk, keyset.go), until N eligible issues
+// were found, a page is not full, or MaxPages pages were read. It reports
+// whether it stopped after a full page (more candidates may follow) and
+// notes every candidate in t (when not nil), including the last position
+// of a full last page.
 func (d *Driver) pass(ctx context.Context, ps passSpec, now time.Time, disc *poll.Discovery, seen map[string]*issueState, t *tally) (bool, error) {
 	keyset := ps.order == ""
-	order, from := ps.order, before
+	order := ps.order
 	switch {
 	case ps.asc:
-		order, from = "ORDER BY updated ASC, id ASC", after
+		order = "ORDER BY updated ASC, id ASC"
 	case keyset:
 		order = "ORDER BY updated DESC, id DESC"
 	}
-	pos := ps.since
+	w := &walk{asc: ps.asc, pos: ps.since}
 	for page := 0; page < d.o.MaxPages; page++ {
-		jql := jira.And(ps.where)
-		switch {
-		case page == 0 && ps.first != "":
-			jql = jira.And(ps.where, ps.first)
-		case !pos.At.IsZero():
-			jql = jira.And(ps.where, from(pos))
+		held := ""
+		if page == 0 {
+			held = ps.held
 		}
-		req := jira.SearchRequest{JQL: jql + " " + order, Fields: d.ent.searchFields(),
-			Properties: []string{d.lockKey, d.checkKey, d.receiptsKey}, MaxResults: d.o.M, ReconcileIssues: d.recent()}
-		issues, err := d.o.API.Search(ctx, req, d.o.M)
+		issues, err := d.page(ctx, ps, w, held, order)
 		if err != nil {
 			return false, queryError(ps.qi, ps.q, err)
 		}
@@ -217,50 +208,22 @@ func (d *Driver) pass(ctx context.Context, ps passSpec, now time.Time, disc *pol
 			st, handled := d.classify(is, now, disc)
 			seen[is.Key] = st
 			if t != nil {
-				t.note(is.Key, st.id, is.Fields.Updated.Time, handled)
+				t.note(is.Key, d.tallied(is.Fields.Updated.Time, st.id), handled)
 			}
 		}
 		full := len(issues) >= d.o.M
 		if full {
-			pos = issuePos(issues[len(issues)-1])
+			w.follow(issues)
 		}
 		if !keyset || !full || fresh == 0 || len(disc.Eligible) >= d.o.N || page == d.o.MaxPages-1 {
 			if full && t != nil {
-				t.bound = earlier(t.bound, pos)
+				t.bound = earlier(t.bound, d.tallied(w.pos.At, w.pos.ID))
+				d.noteStuck(w)
 			}
 			return full && keyset, nil
 		}
 	}
 	return false, nil
-}
-
-// issuePos is an issue's position (its id 0 when Jira gave none).
-func issuePos(is jira.Issue) polllock.CursorPos {
-	id, _ := strconv.ParseInt(is.ID, 10, 64)
-	return polllock.CursorPos{At: is.Fields.Updated.Time, ID: max(id, 0)}
-}
-
-// after is the JQL of the issues after position p (update time, then id),
-// in epoch milliseconds: `updated >= T`, and with an id `updated >= T AND
-// (updated > T OR id > ID)` (that is, updated > T, or updated = T with a
-// higher id).
-func after(p polllock.CursorPos) string {
-	ms := jira.Millis(p.At)
-	if p.ID <= 0 {
-		return "updated >= " + ms
-	}
-	return "updated >= " + ms + " AND (updated > " + ms + " OR id > " + strconv.FormatInt(p.ID, 10) + ")"
-}
-
-// before is the JQL of the issues before position p, the newest-first
-// keyset: `updated <= T AND (updated < T OR id < ID)`; without an id,
-// `updated <= T` (the issues at T come again, and are skipped as seen).
-func before(p polllock.CursorPos) string {
-	ms := jira.Millis(p.At)
-	if p.ID <= 0 {
-		return "updated <= " + ms
-	}
-	return "updated <= " + ms + " AND (updated < " + ms + " OR id < " + strconv.FormatInt(p.ID, 10) + ")"
 }
 
 // queryError names the query and marks rejections and auth failures.

@@ -110,8 +110,9 @@ type Driver struct {
 	lockKey, checkKey string
 	receiptsKey       string // polllock.ReceiptsKey: read inline, written by ReceiptKeeper
 
-	cur cursorState  // Discover's alone
-	ent *entityStage // the entity stage (entities.go)
+	cur    cursorState  // Discover's alone
+	ent    *entityStage // the entity stage (entities.go)
+	keyset keysetState  // whether issue ids compare as numbers (keyset.go)
 
 	mu      sync.Mutex
 	written []int64                // ids of issues this poller wrote recently, newest last

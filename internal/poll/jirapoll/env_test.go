@@ -42,8 +42,9 @@ var epoch = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 // time of its own, later than everything before it, as on a real site.
 // The pollers and the test read it without moving it.
 type clock struct {
-	mu  sync.Mutex
-	now time.Time
+	mu     sync.Mutex
+	now    time.Time
+	frozen bool // emulator reads do not move it (freeze)
 }
 
 // Now is the current time.
@@ -53,12 +54,23 @@ func (c *clock) Now() time.Time {
 	return c.now
 }
 
-// tick moves the clock on by one millisecond and returns the new time.
+// tick moves the clock on by one millisecond, unless it is frozen, and
+// returns the new time.
 func (c *clock) tick() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.now = c.now.Add(time.Millisecond)
+	if !c.frozen {
+		c.now = c.now.Add(time.Millisecond)
+	}
 	return c.now
+}
+
+// freeze stops (on) or restarts the emulator's ticks: every write made
+// while it is frozen gets the same millisecond, as a bulk edit's may.
+func (c *clock) freeze(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.frozen = on
 }
 
 // Advance moves the clock on by d.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
 // Flags of BenchmarkScale (scripts/bench-poll.sh scale passes them).
@@ -44,6 +45,7 @@ var (
 	scaleScheduled = flag.Bool("scale.scheduled", false, "scheduled discovery on: one entity-source harness over a label no issue has (the sweep's cost)")
 	scaleOneShot   = flag.Bool("scale.oneshot", false, "one-shot pollers (as the generated cron jobs): a new driver and Jira client every cycle, each poller's state directory kept between them")
 	scaleNoState   = flag.Bool("scale.nostate", false, "with -scale.oneshot: keep no state directory (every process starts cold)")
+	scaleKeys      = flag.String("scale.keys", "", "the emulator's reading of issue-key comparisons: per-project (the default), per-project-empty, numeric or rejected")
 )
 
 type scaleCfg struct {
@@ -52,6 +54,7 @@ type scaleCfg struct {
 	interval, jitter, latency, searchLag, runFor, margin                     time.Duration
 	idleOnly, tied, oneShot, noState                                         bool
 	seed                                                                     uint64
+	keys                                                                     jirasim.KeyComparison
 }
 
 func scaleFlags() scaleCfg {
@@ -59,7 +62,15 @@ func scaleFlags() scaleCfg {
 		cycles: *scaleCycles, n: *scaleN, m: *scaleM, budget: *scaleBudget, burstLimit: *scaleBurst, idle: *scaleIdle, warmup: *scaleWarmup, margin: *scaleMargin,
 		interval: *scaleInterval, jitter: *scaleJitter, latency: *scaleLatency, searchLag: *scaleLag,
 		runFor: *scaleRunFor, idleOnly: *scaleIdleOnly, tied: *scaleTied, seed: *scaleSeed,
-		oneShot: *scaleOneShot, noState: *scaleNoState}
+		oneShot: *scaleOneShot, noState: *scaleNoState, keys: scaleKeyReading(*scaleKeys)}
+}
+
+// scaleKeyReading is the emulator's reading flag -scale.keys names.
+func scaleKeyReading(name string) jirasim.KeyComparison {
+	if name == "per-project" {
+		return jirasim.KeysPerProject
+	}
+	return jirasim.KeyComparison(name)
 }
 
 // BenchmarkScale is the scale benchmark of docs/polling.md "Sizing":

@@ -36,7 +36,7 @@ import (
 // lastCheck at the seeding time).
 func newScaleEnv(t testing.TB, cfg scaleCfg, wall *wallClock) (*env, []string) {
 	t.Helper()
-	opts := jirasim.Options{SearchLag: cfg.searchLag, Now: wall.Now}
+	opts := jirasim.Options{SearchLag: cfg.searchLag, Now: wall.Now, KeyComparison: cfg.keys}
 	if cfg.latency > 0 {
 		lat := cfg.latency
 		opts.Latency = func() time.Duration { return lat }

@@ -12,7 +12,8 @@ import (
 // (no /myself per process), the project roles with when they were read
 // (used only while younger than the client's role cache time, 10
 // minutes by default, so permissions stay current), the pacing
-// ceiling the 429s set, and the scheduled discovery's sweep position and
+// ceiling the 429s set and whether the site compares issue ids as numbers
+// (jira.Memory), and the scheduled discovery's sweep position and
 // cadence (savedSweep). None of it is a checkpoint: the checkpoints, the
 // discovery cursor and the receipts live in Jira, so a lost or foreign
 // state costs calls and nothing else.

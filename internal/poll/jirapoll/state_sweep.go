@@ -5,7 +5,7 @@ import (
 )
 
 // savedSweep is scheduled discovery's memory in the state: the sweep's
-// position (the issue id the next page starts after; 0 starts from the
+// position (the page token of the next page; none starts from the
 // first) and the cadence of the evaluations (entity.every), only the
 // entries still holding an evaluation back, at most
 // reconcile.MaxSavedCadence of them, the newest (about 1 MB at most).
@@ -14,7 +14,7 @@ import (
 // since the reconcile rule and the receipts on the issues decide every
 // dispatch.
 type savedSweep struct {
-	After   int64                    `json:"after,omitempty"`
+	Token   string                   `json:"token,omitempty"`
 	Cadence []reconcile.CadenceEntry `json:"cadence,omitempty"`
 }
 
@@ -33,7 +33,7 @@ func (d *Driver) restoreSweep(s *savedSweep) {
 		return
 	}
 	d.mu.Lock()
-	d.sweep.after = max(s.After, 0)
+	d.sweep.token = s.Token
 	d.mu.Unlock()
 	d.sweep.cadence.Restore(s.Cadence)
 }
@@ -42,10 +42,10 @@ func (d *Driver) restoreSweep(s *savedSweep) {
 // the driver's clock.
 func (d *Driver) savedSweep() *savedSweep {
 	d.mu.Lock()
-	after := d.sweep.after
+	token := d.sweep.token
 	d.mu.Unlock()
-	s := &savedSweep{After: after, Cadence: d.sweep.cadence.Snapshot(d.o.Now())}
-	if s.After == 0 && len(s.Cadence) == 0 {
+	s := &savedSweep{Token: token, Cadence: d.sweep.cadence.Snapshot(d.o.Now())}
+	if s.Token == "" && len(s.Cadence) == 0 {
 		return nil
 	}
 	return s

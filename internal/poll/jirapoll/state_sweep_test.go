@@ -1,6 +1,7 @@
 package jirapoll_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -137,6 +138,45 @@ func TestOneShotSweepWalksTheProject(t *testing.T) {
 				t.Fatalf("%d runs dispatched, want none (no issue is labelled)", n)
 			}
 		})
+	}
+}
+
+// TestOneShotSweepTokenRefused: a saved page token Jira no longer
+// accepts (here one no longer of this query) starts the round again from
+// the first page in the same process, and the walk goes on from there.
+func TestOneShotSweepTokenRefused(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	e.worldClient = true
+	keys := e.labelled(5, false)
+	dir := pollstate.Open(t.TempDir(), nil, e.clock.Now)
+	dec := &sweepDecider{}
+	out := &recorder{after: e.release}
+	e.scheduledOneShot(dir, "p-0", dec, out)
+	path := dir.For(jirapoll.Name, e.base).Path()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env map[string]any
+	if err := json.Unmarshal(raw, &env); err != nil {
+		t.Fatal(err)
+	}
+	sweep := env["state"].(map[string]any)["sweep"].(map[string]any)
+	if sweep["token"] == "" || sweep["token"] == nil {
+		t.Fatalf("no page token saved: %s", raw)
+	}
+	sweep["token"] = "bm90LWEtdG9rZW4" // not a token of this query
+	raw, _ = json.Marshal(env)
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dec.take()
+	for i, want := range [][]string{keys[0:2], keys[2:4], keys[4:5], keys[0:2]} {
+		e.clock.Advance(time.Minute)
+		e.scheduledOneShot(dir, fmt.Sprint("p-", i+1), dec, out)
+		if got := dec.take(); !slices.Equal(got, want) {
+			t.Fatalf("process %d swept %v, want %v", i+1, got, want)
+		}
 	}
 }
 

@@ -19,8 +19,12 @@ import (
 // that one-shot processes walk the whole project and honour
 // entity.every.
 type sweepState struct {
-	on    bool
-	after int64 // the keyset position: issue ids after it come next
+	on bool
+	// token is the position: the nextPageToken of the page that comes
+	// next ("": the first). The sweep pages by Jira's token, not by an
+	// `id >` keyset, because what an issue-id comparison means differs
+	// between sites (docs/jira.md, "Issue key comparisons").
+	token string
 	// cadence spaces the scheduled evaluations (entity.every); safe for
 	// concurrent use on its own.
 	cadence reconcile.Cadence
@@ -50,6 +54,11 @@ type completer interface {
 	CompleteIssue(ctx context.Context, is jira.Issue) (jira.IssueRead, error)
 }
 
+// pager reads one page of a search at a time (jira.Client).
+type pager interface {
+	SearchPage(ctx context.Context, req jira.SearchRequest, token string) ([]jira.Issue, string, error)
+}
+
 // EnableSweep implements poll.Sweeper: from now on every discovery also
 // reads one page of the sweep.
 func (d *Driver) EnableSweep() {
@@ -70,43 +79,38 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 }
 
 // sweepPage reads the next page of the sweep: the issues of the
-// configured queries in issue id order after the last position, M at a
-// time, with the entity's fields, the changelog and the lock, lastCheck
-// and receipts properties inline (one search), and wraps around after the
-// last page. The position is this poller's, kept in its state. Every issue not
-// locked and not already eligible becomes a swept candidate with its
-// entity built from the search's answer (no issue read; the roles from
-// the client's role cache, as events take them), selected after the
-// changed issues. A failed sweep is logged and skipped: it is
-// an extra, never a condition of the cycle.
+// configured queries in creation order (then key), M at a time, with the
+// entity's fields, the changelog and the lock, lastCheck and receipts
+// properties inline (one search), paged by the search's nextPageToken,
+// and starts again from the first page after the last. The position is
+// this poller's, kept in its state; a token Jira no longer accepts (it
+// keeps them 7 days) starts the round again from the first page, in the
+// same cycle. Every issue not locked and not already eligible becomes a
+// swept candidate with its entity built from the search's answer (no
+// issue read; the roles from the client's role cache, as events take
+// them), selected after the changed issues. A failed sweep is logged and
+// skipped: it is an extra, never a condition of the cycle.
 func (d *Driver) sweepPage(ctx context.Context, disc *poll.Discovery) {
 	d.mu.Lock()
-	on, after := d.sweep.on, d.sweep.after
+	on, token := d.sweep.on, d.sweep.token
 	d.mu.Unlock()
 	comp, ok := d.o.API.(completer)
-	if !on || !ok || d.ent.res == nil {
+	pg, ok2 := d.o.API.(pager)
+	if !on || !ok || !ok2 || d.ent.res == nil {
 		return
 	}
-	var where []string
-	for _, q := range d.o.Queries {
-		w, _ := jira.SplitOrderBy(q)
-		where = append(where, "("+w+")")
+	req := d.sweepRequest()
+	issues, next, err := pg.SearchPage(ctx, req, token)
+	if token != "" && jira.IsBadRequest(err) {
+		d.o.Log.Info("sweep: Jira no longer accepts the saved page token; the round starts again from the first page", "error", err.Error())
+		issues, next, err = pg.SearchPage(ctx, req, "")
 	}
-	jql := jira.And(strings.Join(where, " OR "), "id > "+strconv.FormatInt(after, 10)) + " ORDER BY id ASC"
-	fields := append(append(append([]string(nil), searchFields...), entityFields...), "comment")
-	req := jira.SearchRequest{JQL: jql, Fields: fields, Expand: "changelog",
-		Properties: []string{d.lockKey, d.checkKey, d.receiptsKey}, MaxResults: d.o.M}
-	issues, err := d.o.API.Search(ctx, req, d.o.M)
 	if err != nil {
 		d.o.Log.Warn("sweep skipped this cycle: the search failed", "error", err.Error())
 		return
 	}
-	next := int64(0)
-	if len(issues) >= d.o.M {
-		next, _ = strconv.ParseInt(issues[len(issues)-1].ID, 10, 64)
-	}
 	d.mu.Lock()
-	d.sweep.after = next
+	d.sweep.token = next
 	d.mu.Unlock()
 	eligible := map[string]bool{}
 	for _, it := range disc.Eligible {
@@ -126,6 +130,22 @@ func (d *Driver) sweepPage(ctx context.Context, disc *poll.Discovery) {
 			disc.Swept = append(disc.Swept, it)
 		}
 	}
+}
+
+// sweepRequest is the search of every sweep page: the same request each
+// time, as a page token asks. Issues created during a round come last
+// (creation order); one that leaves or enters the queries while a round
+// is under way may make that round read an issue twice or pass one, which
+// the next round reads.
+func (d *Driver) sweepRequest() jira.SearchRequest {
+	var where []string
+	for _, q := range d.o.Queries {
+		w, _ := jira.SplitOrderBy(q)
+		where = append(where, "("+w+")")
+	}
+	fields := append(append(append([]string(nil), searchFields...), entityFields...), "comment")
+	return jira.SearchRequest{JQL: jira.And(strings.Join(where, " OR ")) + " ORDER BY created ASC, key ASC", Fields: fields, Expand: "changelog",
+		Properties: []string{d.lockKey, d.checkKey, d.receiptsKey}, MaxResults: d.o.M}
 }
 
 // swept builds the swept candidate of is; nil when it is locked or its
