@@ -1,0 +1,104 @@
+package jirapoll_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/runner"
+	"github.com/fullsend-dev/fullsend/sim/jirasim"
+)
+
+// A takeover slowed between its read and its write, while the runs of
+// the lock it takes over start late: a 429 whose Retry-After (60 s, far
+// past the 3 s claim window) the takeover's write would wait out, or a
+// write that spends 5 s in flight. The queued runs claim their lock and
+// confirm the claim meanwhile, and start their agents. The takeover must
+// then not land and dispatch their changes again: it is not sent after
+// the claim window (the lock is read again, and is claimed now), or,
+// answered after it, it is undone (the lock read is put back, and the
+// run's next refresh claims it again). Each change's agent starts once;
+// the new change is dispatched once the runs have ended.
+func TestSlowTakeoverAndLateClaimStartOnce(t *testing.T) {
+	const putProp = "PUT /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}"
+	for _, tc := range []struct {
+		name   string
+		inject func(e *env, claim func())
+	}{
+		{"a Retry-After between the read and the write", func(e *env, claim func()) {
+			e.sim.InjectFault(jirasim.Fault{Endpoint: putProp, Status: 429, RetryAfter: time.Minute})
+			e.whenWaiting(30*time.Second, claim)
+		}},
+		{"the write in flight past the claim window", func(e *env, claim func()) {
+			e.sim.InjectFault(jirasim.Fault{Endpoint: putProp, Before: func() {
+				e.clock.Advance(2 * time.Second)
+				claim()
+			}})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, jirasim.Options{})
+			e.worldClient = true                      // the pollers' waits pass the world's time
+			k := e.issues(1, seeded, "/fs-triage")[0] // triage and audit
+			rec := &recorder{}
+			po := pollerOpts{id: "a", out: rec, stale: time.Hour, pending: 2 * time.Second}
+			if st := e.poller(po).mustCycle(); st.DispatchesScheduled != 2 {
+				t.Fatalf("stats = %+v", st)
+			}
+			e.clock.Advance(3 * time.Second) // past the pending TTL: the runs are late
+			e.sim.AddComment(k, alice, "a note")
+
+			started := map[string]int{} // harness/comment → agents started
+			var running []*runner.Locker
+			begun := 0
+			start := func() {
+				for ; begun < len(rec.all()); begun++ {
+					run := rec.all()[begun]
+					l := e.lateRunner(run, plan.Ref{Driver: "recorder", ID: fmt.Sprint(begun + 1)}, time.Hour, 2*time.Second)
+					switch err := l.Acquire(context.Background()); {
+					case err == nil:
+						started[run.Harness+"/"+run.Event.Transition.Comment.Body]++
+						running = append(running, l)
+					case !runner.IsLostLock(err):
+						t.Errorf("run %s: %v", run.Harness, err)
+					}
+				}
+			}
+			tc.inject(e, start)
+			po.id = "b"
+			p := e.poller(po)
+			st := p.mustCycle() // the slow takeover, the runs claiming meanwhile
+			if begun != 2 || len(running) != 2 {
+				t.Fatalf("%d runs began during the takeover, %d started: want both queued runs started meanwhile", begun, len(running))
+			}
+			if st.DispatchesScheduled != 0 {
+				t.Errorf("the slow takeover dispatched %d runs, want none (stats %+v)", st.DispatchesScheduled, st)
+			}
+			for _, l := range running {
+				if _, reason, err := l.Refresh(context.Background()); err != nil || reason != "" {
+					t.Errorf("refresh of a started run: %q %v", reason, err)
+				}
+			}
+			for round := 0; round < 3; round++ {
+				for _, l := range running {
+					if _, err := l.Release(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				running = nil
+				e.clock.Advance(5 * time.Second)
+				p.mustCycle()
+				start()
+			}
+			want := map[string]int{"triage//fs-triage": 1, "audit//fs-triage": 1, "audit/a note": 1}
+			if fmt.Sprint(started) != fmt.Sprint(want) {
+				t.Errorf("agents started %v over dispatches %v, want %v", started, rec.count(), want)
+			}
+			if l, ok := e.lock(k); ok {
+				t.Errorf("lock left: %+v", l)
+			}
+		})
+	}
+}
