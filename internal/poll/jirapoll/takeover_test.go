@@ -102,3 +102,30 @@ func TestSlowTakeoverAndLateClaimStartOnce(t *testing.T) {
 		})
 	}
 }
+
+// A lock owed a give-back whose from lies in the future (anyone who can
+// edit the property can write one) is not believed: taken over, it would
+// give nothing back, and the changes its runs never ran would be lost.
+// The give-back then starts from the issue's creation, as for a corrupt
+// lastCheck: the changes may run again, none is lost.
+func TestGiveBackFromTheFuture(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	k := e.issues(1, seeded, "/fs-triage")[0] // triage and audit
+	rec := &recorder{}
+	po := pollerOpts{id: "a", out: rec, stale: time.Hour, pending: 2 * time.Second}
+	if st := e.poller(po).mustCycle(); st.DispatchesScheduled != 2 {
+		t.Fatalf("stats = %+v", st)
+	}
+	l, _ := e.lock(k)
+	l.From.TS = e.siteNow().Add(365 * 24 * time.Hour)
+	e.sim.SetPropertyDirect(k, lockKey(), l.Marshal())
+	e.clock.Advance(3 * time.Second) // the queued runs never started
+	e.sim.AddComment(k, alice, "a note")
+	po.id = "b"
+	if st := e.poller(po).mustCycle(); st.DispatchesScheduled != 2 {
+		t.Fatalf("the takeover dispatched %d runs, want triage given back and audit (stats %+v)", st.DispatchesScheduled, st)
+	}
+	if got := rec.count(); got[k+"/triage"] != 2 || got[k+"/audit"] != 2 {
+		t.Errorf("dispatches %v, want each harness again", got)
+	}
+}
