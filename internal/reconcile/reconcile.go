@@ -34,6 +34,11 @@ const (
 	GiveUp State = "give_up"
 	// Quarantined: the version was given up on already.
 	Quarantined State = "quarantined"
+	// Unreadable: the harness's record cannot be read
+	// (polllock.HarnessRecord.Unreadable): what it says of the runs
+	// tried is unknown, so none is dispatched on it (that could widen the
+	// retries) until a success of the harness, or a hand, replaces it.
+	Unreadable State = "unreadable"
 )
 
 // Policy is a harness's retry bound (entity.retry).
@@ -70,10 +75,13 @@ type Decision struct {
 // runs all ended without a receipt is retried with exponential backoff
 // (Policy.Backoff, doubled after each run), at most Policy.Max times,
 // then given up on (GiveUp, then Quarantined); any other version is Due.
+// An unreadable record decides nothing (Unreadable).
 // A try's time in the future (polllock.Ahead) is not believed: no backoff.
 func Decide(in Input) Decision {
 	rec := in.Record
 	switch {
+	case rec.Unreadable != nil:
+		return Decision{State: Unreadable, Reason: "the harness's record in the receipts cannot be read; no scheduled run until it is replaced"}
 	case rec.Success != nil && rec.Success.Version == in.Version:
 		return Decision{State: Handled, Reason: "a successful run (" + rec.Success.Run + ") handled version " + in.Version}
 	case in.Active:
