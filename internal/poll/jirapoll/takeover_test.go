@@ -11,6 +11,21 @@ import (
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
+// queued is one issue whose /fs-triage comment poller "a" dispatched
+// (triage and audit, pending TTL 2 s, stale threshold an hour), and whose
+// runs are still queued past the pending TTL; po is the poller's options.
+func queued(e *env) (key string, rec *recorder, po pollerOpts) {
+	e.t.Helper()
+	key = e.issues(1, seeded, "/fs-triage")[0]
+	rec = &recorder{}
+	po = pollerOpts{id: "a", out: rec, stale: time.Hour, pending: 2 * time.Second}
+	if st := e.poller(po).mustCycle(); st.DispatchesScheduled != 2 {
+		e.t.Fatalf("stats = %+v", st)
+	}
+	e.clock.Advance(3 * time.Second)
+	return key, rec, po
+}
+
 // A takeover slowed between its read and its write, while the runs of
 // the lock it takes over start late: a 429 whose Retry-After (60 s, far
 // past the 3 s claim window) the takeover's write would wait out, or a
@@ -40,14 +55,8 @@ func TestSlowTakeoverAndLateClaimStartOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, jirasim.Options{})
-			e.worldClient = true                      // the pollers' waits pass the world's time
-			k := e.issues(1, seeded, "/fs-triage")[0] // triage and audit
-			rec := &recorder{}
-			po := pollerOpts{id: "a", out: rec, stale: time.Hour, pending: 2 * time.Second}
-			if st := e.poller(po).mustCycle(); st.DispatchesScheduled != 2 {
-				t.Fatalf("stats = %+v", st)
-			}
-			e.clock.Advance(3 * time.Second) // past the pending TTL: the runs are late
+			e.worldClient = true // the pollers' waits pass the world's time
+			k, rec, po := queued(e)
 			e.sim.AddComment(k, alice, "a note")
 
 			started := map[string]int{} // harness/comment → agents started
@@ -110,16 +119,10 @@ func TestSlowTakeoverAndLateClaimStartOnce(t *testing.T) {
 // lastCheck: the changes may run again, none is lost.
 func TestGiveBackFromTheFuture(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
-	k := e.issues(1, seeded, "/fs-triage")[0] // triage and audit
-	rec := &recorder{}
-	po := pollerOpts{id: "a", out: rec, stale: time.Hour, pending: 2 * time.Second}
-	if st := e.poller(po).mustCycle(); st.DispatchesScheduled != 2 {
-		t.Fatalf("stats = %+v", st)
-	}
+	k, rec, po := queued(e)
 	l, _ := e.lock(k)
 	l.From.TS = e.siteNow().Add(365 * 24 * time.Hour)
 	e.sim.SetPropertyDirect(k, lockKey(), l.Marshal())
-	e.clock.Advance(3 * time.Second) // the queued runs never started
 	e.sim.AddComment(k, alice, "a note")
 	po.id = "b"
 	if st := e.poller(po).mustCycle(); st.DispatchesScheduled != 2 {
