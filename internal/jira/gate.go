@@ -23,6 +23,19 @@ func WithGate(ctx context.Context, g Gate) context.Context {
 	return context.WithValue(ctx, gateKey{}, g)
 }
 
+// SentAt is a gate that stops nothing and records in *at, on the clock
+// now, when the call's last attempt left: what the answer says was read
+// after then. A caller that bounds a write by the time of an earlier read
+// (WithGate) measures from there, not from before the read's own waits.
+func SentAt(at *time.Time, now func() time.Time) Gate {
+	return func(wait time.Duration) error {
+		if wait == 0 {
+			*at = now()
+		}
+		return nil
+	}
+}
+
 func gateOf(ctx context.Context) Gate {
 	g, _ := ctx.Value(gateKey{}).(Gate)
 	return g

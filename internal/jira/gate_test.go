@@ -76,3 +76,20 @@ func TestGate(t *testing.T) {
 		})
 	}
 }
+
+// SentAt records when a call's last attempt left: after the pause a
+// 429's Retry-After imposed on the client, not before it.
+func TestSentAt(t *testing.T) {
+	clk := &worldClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	s, c, _ := newPair(t, jirasim.Options{Now: clk.Now}, func(o *jira.Options) { o.Now, o.Sleep = clk.Now, clk.Sleep })
+	key := s.AddIssue(jirasim.IssueSpec{Project: "PROJ"})
+	s.InjectFault(jirasim.Fault{Endpoint: "GET /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}", Status: 429, RetryAfter: time.Minute})
+	start := clk.Now()
+	at := start
+	if _, _, err := c.GetProperty(jira.WithGate(context.Background(), jira.SentAt(&at, clk.Now)), key, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if got := at.Sub(start); got != time.Minute {
+		t.Errorf("the read left %s after the call began, want a minute (after the Retry-After)", got)
+	}
+}

@@ -103,7 +103,8 @@ func (c *hookClock) Sleep(ctx context.Context, d time.Duration) error {
 // wait), and a claim landing then would overwrite the taker's verified
 // lock. The run claims again from a fresh read, which shows the lock
 // taken over: it exits 3 and leaves the taker's lock alone. With no
-// takeover, the fresh claim is made in time and the agent starts.
+// takeover, the fresh claim is made in time (its window starting when the
+// read left, after the Retry-After) and the agent starts.
 func TestLateClaimRefusedPastTheWindowClaimsAgainFromAFreshRead(t *testing.T) {
 	for _, takeover := range []bool{true, false} {
 		t.Run(map[bool]string{true: "a poller takes over during the wait", false: "no takeover"}[takeover], func(t *testing.T) {
@@ -148,6 +149,11 @@ func TestLateClaimRefusedPastTheWindowClaimsAgainFromAFreshRead(t *testing.T) {
 			if !takeover {
 				if err != nil || got.ID != testID || !got.Claimed() {
 					t.Fatalf("err %v, lock %+v: want the run's claim made from the fresh read", err, got)
+				}
+				// the refused claim, then one from the fresh read: its window
+				// starts when the read left, after the Retry-After
+				if n := sim.Calls()[propertyPut]; n != 2 {
+					t.Errorf("%d claims sent, want 2", n)
 				}
 				return
 			}

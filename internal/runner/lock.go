@@ -141,8 +141,8 @@ func (l *Locker) Verify(ctx context.Context) (polllock.Lock, error) {
 func (l *Locker) Acquire(ctx context.Context) error {
 	wait := polllock.ClaimWaitFor(l.StaleThreshold)
 	for try := 1; ; try++ {
-		read := l.Now() // the read is sent after this: the claim window starts here
-		lk, err := l.Verify(ctx)
+		read := l.Now() // the claim window starts when the read leaves (jira.SentAt), after this
+		lk, err := l.Verify(jira.WithGate(ctx, jira.SentAt(&read, l.Now)))
 		if err != nil {
 			return err
 		}

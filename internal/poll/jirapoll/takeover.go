@@ -126,10 +126,11 @@ func (d *Driver) writeWithin(ctx context.Context, it *poll.Item, read lockRead) 
 // rereadLock reads it's lock again (a strongly consistent read) before a
 // takeover write that could not leave in time: same is true when it is
 // still the lock prev found (same id, phase and time: no run claimed it,
-// no poller wrote it since).
+// no poller wrote it since). The read's time is when it left, after the
+// waits that held it back (jira.SentAt).
 func (d *Driver) rereadLock(ctx context.Context, it *poll.Item, prev lockRead) (r lockRead, same bool, err error) {
 	r.at = d.o.Now()
-	raw, found, err := d.o.API.GetProperty(ctx, it.ID, d.lockKey)
+	raw, found, err := d.o.API.GetProperty(jira.WithGate(ctx, jira.SentAt(&r.at, d.o.Now)), it.ID, d.lockKey)
 	if err != nil || !found {
 		return r, false, err
 	}

@@ -132,3 +132,33 @@ func TestGiveBackFromTheFuture(t *testing.T) {
 		t.Errorf("dispatches %v, want each harness again", got)
 	}
 }
+
+// A takeover whose write a 429's Retry-After holds past the claim window,
+// with no run claiming meanwhile: the lock is read again (once the
+// Retry-After has passed), is still the same unclaimed lock, and is taken
+// over within the window of that read, in the same cycle. The queued runs
+// then find it taken over; each harness's agent starts once.
+func TestSlowTakeoverReadsAgainAndTakesOver(t *testing.T) {
+	const putProp = "PUT /rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}"
+	e := newEnv(t, jirasim.Options{})
+	e.worldClient = true
+	k, rec, po := queued(e)
+	queuedRuns := rec.all()
+	e.sim.AddComment(k, alice, "a note")
+	e.sim.InjectFault(jirasim.Fault{Endpoint: putProp, Status: 429, RetryAfter: time.Minute})
+	po.id = "b"
+	st := e.poller(po).mustCycle()
+	if st.DispatchesScheduled != 2 || st.LocksAcquired != 1 {
+		t.Fatalf("stats %+v: want the lock taken over after the second read, both harnesses dispatched", st)
+	}
+	s := &starts{t: t}
+	for i, run := range rec.all() {
+		l := e.lateRunner(run, plan.Ref{Driver: "recorder", ID: fmt.Sprint(i + 1)}, time.Hour, 2*time.Second)
+		if started := s.start(l, run.Harness); started == (i < len(queuedRuns)) {
+			t.Errorf("run %d (%s): started %v", i+1, run.Harness, started)
+		}
+	}
+	if s.runs["triage"] != 1 || s.runs["audit"] != 1 {
+		t.Errorf("agents started %v, want each harness once", s.runs)
+	}
+}
