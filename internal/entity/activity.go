@@ -17,15 +17,22 @@ import (
 // cut (Entity.ActivityTruncated). The result is never nil; elements is not
 // modified.
 func Bound(elements []Element) (activity []Element, truncated bool) {
+	out := newestFirst(elements)
+	if len(out) > MaxActivity {
+		return out[:MaxActivity:MaxActivity], true
+	}
+	return out, false
+}
+
+// newestFirst is a copy of elements ordered newest first (ties keep
+// their order), never nil.
+func newestFirst(elements []Element) []Element {
 	out := slices.Clone(elements)
 	if out == nil {
 		out = []Element{}
 	}
 	slices.SortStableFunc(out, func(a, b Element) int { return b.Created.Compare(a.Created) })
-	if len(out) > MaxActivity {
-		return out[:MaxActivity:MaxActivity], true
-	}
-	return out, false
+	return out
 }
 
 // versionPrefix marks the version scheme ComputeVersion produces.
@@ -44,13 +51,21 @@ const versionPrefix = "v1:"
 // newest application in the activity is theirs, and so is the update
 // time (which their writes move); every other change still gives a new
 // version.
+//
+// The digest covers the newest MaxActivity elements that are not the
+// tool's own (Bound after own ones are left out), so e.Activity should
+// hold every element read, not only the bounded activity (VersionOver):
+// otherwise a comment of the tool's own on a busy entity pushes another
+// element out of the bound, and so changes the version.
+// e.ActivityTruncated then says whether the reads were cut.
 func ComputeVersion(e *Entity, own func(actorID string) bool) string {
 	c := *e
 	c.Version, c.Receipt = "", nil
-	c.Activity = make([]Element, 0, len(e.Activity))
+	all := newestFirst(e.Activity)
+	kept := make([]Element, 0, min(len(all), MaxActivity))
 	ownLabels := map[string]bool{}
 	seen := map[string]bool{}
-	for _, el := range e.Activity { // newest first
+	for _, el := range all {
 		mine := own != nil && own(el.Actor.ID)
 		if el.Kind == ElementLabel && !seen[el.Label] {
 			seen[el.Label] = true
@@ -60,8 +75,11 @@ func ComputeVersion(e *Entity, own func(actorID string) bool) string {
 			continue
 		}
 		el.Actor.Role = ""
-		c.Activity = append(c.Activity, el)
+		kept = append(kept, el)
 	}
+	var cut bool
+	c.Activity, cut = Bound(kept)
+	c.ActivityTruncated = e.ActivityTruncated || cut
 	if own != nil {
 		c.State.Updated = time.Time{}
 		c.State.Labels = slices.DeleteFunc(slices.Clone(e.State.Labels), func(l string) bool { return ownLabels[l] })
@@ -75,6 +93,16 @@ func ComputeVersion(e *Entity, own func(actorID string) bool) string {
 	}
 	sum := sha256.Sum256(data)
 	return versionPrefix + hex.EncodeToString(sum[:16])
+}
+
+// VersionOver is the version of e (ComputeVersion) over all, every
+// element read before the activity was bounded, cut saying whether those
+// reads were themselves cut (older elements may exist that were not
+// read), instead of e's bounded activity.
+func VersionOver(e *Entity, all []Element, cut bool, own func(actorID string) bool) string {
+	c := *e
+	c.Activity, c.ActivityTruncated = all, cut
+	return ComputeVersion(&c, own)
 }
 
 // Ref identifies an entity across the systems: what an event and an

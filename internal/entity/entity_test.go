@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -247,6 +249,45 @@ func TestComputeVersionOwnEffects(t *testing.T) {
 	other.Activity = append([]Element{{Kind: ElementComment, ID: "902", Created: other.State.Updated.Add(time.Minute), Actor: event.Actor{ID: "acct-person", Kind: event.ActorHuman}, Body: "again"}}, other.Activity...)
 	if ComputeVersion(other, own) == v {
 		t.Error("a person's comment: version unchanged")
+	}
+}
+
+// TestVersionOverABusyEntity: the version is over the newest
+// MaxActivity elements that are not the tool's own, out of every element
+// read (VersionOver): the tool's own elements, however many, push none
+// out; the bounded activity and its truncation are the entity's own
+// business. A person's element still changes it.
+func TestVersionOverABusyEntity(t *testing.T) {
+	const bot = "acct-fullsend"
+	own := func(id string) bool { return id == bot }
+	base := decodeGolden(t, "jira-work-item.json")
+	at := base.State.Updated
+	var people []Element
+	for i := range MaxActivity + 5 {
+		at = at.Add(time.Minute)
+		people = append(people, Element{Kind: ElementComment, ID: fmt.Sprint(1000 + i), Created: at,
+			Actor: event.Actor{ID: "acct-person", Kind: event.ActorHuman}, Body: "note"})
+	}
+	for _, n := range []int{MaxActivity - 1, MaxActivity, MaxActivity + 5} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			read := people[:n]
+			v := VersionOver(base, read, false, own)
+			all := slices.Clone(read)
+			for i := range 3 {
+				all = append(all, Element{Kind: ElementComment, ID: fmt.Sprint(2000 + i), Created: at.Add(time.Duration(i+1) * time.Minute),
+					Actor: event.Actor{ID: bot, Kind: event.ActorBot}, Body: "done"})
+				e := *base
+				e.Activity, e.ActivityTruncated = Bound(all)
+				if got := VersionOver(&e, all, false, own); got != v {
+					t.Fatalf("%d own comments on %d elements changed the version", i+1, n)
+				}
+			}
+			more := append(slices.Clone(all), Element{Kind: ElementComment, ID: "3000", Created: at.Add(time.Hour),
+				Actor: event.Actor{ID: "acct-person", Kind: event.ActorHuman}, Body: "again"})
+			if VersionOver(base, more, false, own) == v {
+				t.Error("a person's comment: version unchanged")
+			}
+		})
 	}
 }
 

@@ -202,12 +202,18 @@ func (p pacer) Wait(ctx context.Context) error { return p.c.waitLimiter(ctx) }
 
 // waitLimiter waits out a pause, then for the limiter, on the client's
 // clock (Options.Now and Options.Sleep).
+// A call's gate (WithGate) is asked before each wait and before the
+// attempt leaves.
 func (c *Client) waitLimiter(ctx context.Context) error {
+	gate := gateOf(ctx)
 	now := c.opts.Now()
 	c.mu.Lock()
 	pause := c.paused.Sub(now)
 	c.mu.Unlock()
 	if pause > 0 {
+		if err := gate.ask(pause); err != nil {
+			return err
+		}
 		c.countWait()
 		if err := c.opts.Sleep(ctx, pause); err != nil {
 			return err
@@ -219,12 +225,18 @@ func (c *Client) waitLimiter(ctx context.Context) error {
 	if !r.OK() {
 		return errors.New("rate limiter cannot grant a request")
 	}
-	d := r.DelayFrom(now)
-	if d <= 0 {
-		return nil
+	if d := r.DelayFrom(now); d > 0 {
+		if err := gate.ask(d); err != nil {
+			r.CancelAt(now)
+			return err
+		}
+		c.countWait()
+		if err := c.opts.Sleep(ctx, d); err != nil {
+			r.CancelAt(c.opts.Now())
+			return err
+		}
 	}
-	c.countWait()
-	if err := c.opts.Sleep(ctx, d); err != nil {
+	if err := gate.ask(0); err != nil {
 		r.CancelAt(c.opts.Now())
 		return err
 	}

@@ -30,7 +30,6 @@ func tooManyPages(cl call) error {
 	return fmt.Errorf("jira %s: more than %d pages; stopping", cl.endpoint(), maxPages)
 }
 
-
 // DefaultPageSize is the maxResults Search sends when none is given.
 const DefaultPageSize = 100
 

@@ -59,16 +59,25 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 		}
 		c.log.Info("jira request failed; retrying", "endpoint", cl.endpoint(), "attempt", i.Attempt, "wait", i.Wait, "reason", i.Reason)
 	}
+	gate := gateOf(ctx)
+	if gate != nil {
+		pol.Sleep = gateSleep(gate, pol.Sleep)
+	}
+	effect := false // an attempt may have taken effect
 	res, err := pol.Do(ctx, func(ctx context.Context, _ int) (httpx.Outcome, error) {
 		var out httpx.Outcome
 		var err error
 		status, body, out, err = c.try(ctx, cl, payload)
+		effect = effect || mayHaveTakenEffect(status, err)
 		return out, err
 	})
 	var apiErr *APIError
+	var ge *gateError
 	switch {
 	case err == nil:
 		return status, body, nil
+	case errors.As(err, &ge) || errors.As(res.SleepErr, &ge):
+		return status, body, gated(cl, ge, effect, err)
 	case res.Stop == httpx.StopInterrupted:
 		return 0, nil, fmt.Errorf("jira %s: %w", cl.endpoint(), res.SleepErr)
 	case res.Stop == httpx.StopWaitTooLong && errors.As(err, &apiErr):
@@ -86,6 +95,9 @@ func (c *Client) do(ctx context.Context, cl call) (int, []byte, error) {
 func (c *Client) try(ctx context.Context, cl call, payload []byte) (int, []byte, httpx.Outcome, error) {
 	status, hdr, body, err := c.attempt(ctx, cl, payload)
 	if err != nil {
+		if ge := (*gateError)(nil); errors.As(err, &ge) {
+			return 0, nil, httpx.Outcome{}, ge // not sent: final
+		}
 		if ctx.Err() != nil {
 			return 0, nil, httpx.Outcome{}, fmt.Errorf("jira %s: %w", cl.endpoint(), ctx.Err())
 		}

@@ -521,3 +521,33 @@ func TestTakeoverLooksUpIntentsOfEarlierLocks(t *testing.T) {
 		t.Fatalf("after C: %d runs, stats %+v: want A's 2 runs found again, none dispatched", len(w.runs), st)
 	}
 }
+
+// An intent whose ts lies in the future (anyone who can edit the item's
+// checkpoint can write one) is not believed: it would keep the item out
+// of every cycle until that time came. Only what two pollers' estimates
+// of the tracker's clock may differ (polllock.ClockError) is allowed:
+// such an intent is a young one, and waits to settle.
+func TestIntentFromTheFutureIsNotBelieved(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ahead time.Duration // the intent's ts after the cycle's now
+		runs  int
+	}{
+		{"an hour ahead", time.Hour, 2},
+		{"a year ahead", 365 * 24 * time.Hour, 2},
+		{"within the clocks' error", polllock.ClockError / 2, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := t0.Add(time.Hour + 15*time.Minute) // the first cycle's (world.cycle)
+			w := &world{changes: []poll.Change{comment(time.Second, "/run both")}, check: poll.Checkpoint{At: t0,
+				Intents: map[string]polllock.Intent{"a": {Key: "a:P-1@forged", Change: t0.Add(time.Second), TS: now.Add(tc.ahead)}}}}
+			st := w.cycle(t, &poller{w: w, id: "A", find: true})
+			if len(w.runs) != tc.runs {
+				t.Fatalf("%d runs started (stats %+v), want %d", len(w.runs), st, tc.runs)
+			}
+			if tc.runs > 0 && (len(w.check.Intents) != 0 || !w.check.At.Equal(w.changes[0].At)) {
+				t.Errorf("checkpoint %+v, want the change checkpointed and the forged intent gone", w.check)
+			}
+		})
+	}
+}

@@ -366,7 +366,11 @@ func (c *cycle) lock(ctx, keep context.Context, items []*Item) error {
 	err := c.o.Driver.Acquire(ctx, items)
 	var unsure []*Item
 	for _, it := range items {
-		switch it.State() { // Acquire skips nothing: Recheck did
+		switch it.State() {
+		case StateSkipped: // a takeover that could not be written within the claim window
+			c.st.LocksSkipped++
+		case StateLost: // a takeover written too late: the lock it replaced was put back
+			c.st.LocksLost++
 		case StateGone:
 			c.st.ItemsGone++
 		case StateFailed:

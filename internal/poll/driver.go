@@ -84,7 +84,10 @@ type Locker interface {
 	// Acquire writes this poller's lock, listing Item.Planned as its runs,
 	// on each item still Selected (Item.Attempt, then Item.Hold when the
 	// write succeeded). Existing stale locks are overwritten, which
-	// removes them.
+	// removes them. A takeover of a lock no run claimed (Item.TakenOver)
+	// that cannot be written within the claim window of its read is not
+	// written (Item.Skip), and one written after it is undone (Item.Lose):
+	// a late run may have claimed that lock meanwhile.
 	Acquire(ctx context.Context, items []*Item) error
 	// Verify re-reads, with a strongly consistent read, the lock and the
 	// checkpoint of every held item. An item whose lock no longer holds

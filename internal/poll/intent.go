@@ -101,6 +101,11 @@ func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) 
 	var pos []polllock.ChangePos
 	for i, r := range p.runs {
 		in, ok := p.it.Base.Intents[r.Harness]
+		if ok && in.Future(c.o.Now()) {
+			c.log.Warn("intent with a time in the future: not believed; its change is dispatched again", "item", p.it.ID,
+				"harness", r.Harness, "key", in.Key, "ts", in.TS.UTC().Format(time.RFC3339Nano), "change", in.Change.UTC().Format(time.RFC3339Nano))
+			ok = false
+		}
 		newer := ok && p.pos[i].After(intentPos(in))
 		if newer {
 			c.log.Info("interrupted dispatch superseded by a newer change", "item", p.it.ID, "harness", r.Harness, "key", in.Key)
@@ -176,10 +181,11 @@ func (c *cycle) settled(items []*Item) []*Item {
 	return out
 }
 
-// youngIntent reports whether it has an intent younger than IntentSettle.
+// youngIntent reports whether it has an intent younger than IntentSettle;
+// one from the future (polllock.Intent.Future) is not believed.
 func (c *cycle) youngIntent(it *Item, now time.Time) (bool, polllock.Intent) {
 	for _, in := range it.Base.Intents {
-		if now.Sub(in.TS) < c.o.IntentSettle {
+		if !in.Future(now) && now.Sub(in.TS) < c.o.IntentSettle {
 			return true, in
 		}
 	}

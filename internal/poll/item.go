@@ -15,8 +15,9 @@ import (
 // through the named transitions of Item (Skip, Hold, Lose, Vanish, Fail)
 // and the cycle's release.
 //
-//	Selected ─Skip→ Skipped          (a consistent read showed it locked or unchanged)
+//	Selected ─Skip→ Skipped          (a consistent read showed it locked or unchanged, or a takeover could not be written in time)
 //	Selected ─Hold→ Held             (after Attempt: the lock write succeeded)
+//	Selected ─Lose→ Lost             (after Attempt: a takeover written too late, undone)
 //	Held     ─Lose→ Lost             (another poller holds the lock, or ours went stale)
 //	any      ─Vanish→ Gone           (the item was deleted)
 //	any      ─Fail→ Failed           (a per-item error, Item.Err; the item is skipped)

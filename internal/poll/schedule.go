@@ -181,7 +181,7 @@ func (c *cycle) scheduleItem(p *itemPlan, final bool, planned map[string]pollloc
 		if final {
 			c.evaluated(ck, m.Every)
 		}
-		d := reconcile.Decide(reconcile.Input{Version: en.Version, Record: it.Receipts[m.Harness], Active: it.Active[m.Harness], Now: c.o.Now(), Policy: m.Retry})
+		d := reconcile.Decide(reconcile.Input{Version: en.Version, Record: it.Receipts.Of(m.Harness), Active: it.Active[m.Harness], Now: c.o.Now(), Policy: m.Retry})
 		switch d.State {
 		case reconcile.Due:
 			er := polllock.EntityRun{Version: en.Version, Attempt: d.Attempt}

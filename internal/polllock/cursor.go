@@ -178,6 +178,12 @@ func (c Cursor) WithPoller(self string, now time.Time, ttl time.Duration) Cursor
 	return c
 }
 
+// Future reports whether the cursor's position lies in the future
+// (Ahead): no poller proposes one past its own search, and discovery from
+// it would pass every change until then. Readers treat such a cursor as
+// corrupt.
+func (c Cursor) Future(now time.Time) bool { return Ahead(c.At, now) }
+
 // Lag is how far the cursor trails now (0 for a zero cursor).
 func (c Cursor) Lag(now time.Time) time.Duration {
 	if c.At.IsZero() {

@@ -35,6 +35,18 @@ const DefaultPendingTTL = 2 * time.Minute
 // stale thresholds.
 const ClaimWait = 3 * time.Second
 
+// ClaimSendWithin is how soon after the read it was decided on a late
+// run's claim, or a poller's takeover of a lock no run claimed, must
+// leave: half the claim wait under stale threshold threshold
+// (ClaimWaitFor). The other half covers the write's time in flight, so
+// that it lands within the claim wait of that read and the other side's
+// re-read, the claim wait after its own write, sees it. A write that
+// could not leave in time is not sent (it is made again from a fresh
+// read, or given up), and one answered more than the claim wait after
+// its read is not trusted: it may have landed after the other side's
+// re-read.
+func ClaimSendWithin(threshold time.Duration) time.Duration { return ClaimWaitFor(threshold) / 2 }
+
 // ClockError bounds how far two processes' estimates of the tracker's
 // clock may differ: each known estimate is within trackerclock.MaxError of
 // the truth (answers too slow to keep it so are not used). A judgement

@@ -2,7 +2,9 @@ package polllock
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -37,7 +39,18 @@ type HarnessRecord struct {
 	// Tries counts the runs dispatched for a version Success does not
 	// cover; nil when none was.
 	Tries *Tries `json:"tries,omitempty"`
+	// Unreadable is the record as found when it could not be read
+	// (ParseReceipts), nil otherwise: it is written back as it is (no
+	// writer erases what it cannot read), only its harness's next success
+	// replaces it, and no scheduled run of its harness is decided on it
+	// (reconcile.Unreadable): what it said of tries and quarantine is
+	// unknown, and reading it as none would widen the retries.
+	Unreadable json.RawMessage `json:"-"`
 }
+
+// unreadableAll is the key under which ParseReceipts keeps a value that
+// is not a receipts object at all (no harness has an empty name).
+const unreadableAll = ""
 
 // Receipt records a successful run.
 type Receipt struct {
@@ -64,35 +77,88 @@ type Tries struct {
 // would be written (Prune).
 const MaxReceiptHarnesses = 64
 
-// ParseReceipts decodes a receipts value. A missing value (nil or empty)
-// is no record; a corrupt one is an error (callers log it and act as if
-// there were no record: a run may then be repeated, never lost).
+// ParseReceipts decodes a receipts value, keeping what can be read. A
+// missing value (nil or empty) is no record. A harness's record that
+// cannot be read (not an object, wrong types, a receipt without version
+// or of a failure, tries without version or count) is kept as it is
+// (HarnessRecord.Unreadable) beside the others, and a value that is not
+// an object at all is kept whole (Unreadable): the error then says what
+// could not be read (callers log it and use the receipts returned). A
+// record under an empty name (no harness has one) is dropped.
 func ParseReceipts(raw []byte) (Receipts, error) {
 	if len(raw) == 0 {
 		return Receipts{}, nil
 	}
-	var r Receipts
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return Receipts{}, fmt.Errorf("receipts: not a receipts object: %v", err)
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return Receipts{unreadableAll: {Unreadable: json.RawMessage(raw)}},
+			fmt.Errorf("receipts: not a receipts object (kept as it is, no scheduled run decided on it): %v", err)
 	}
-	if r == nil {
-		r = Receipts{}
+	r := make(Receipts, len(doc))
+	var bad []string
+	for h, v := range doc {
+		if h == unreadableAll {
+			continue // no harness: the key is the whole value's when it cannot be read
+		}
+		rec, err := parseRecord(v)
+		if err != nil {
+			rec = HarnessRecord{Unreadable: v}
+			bad = append(bad, fmt.Sprintf("%s: %v", h, err))
+		}
+		r[h] = rec
 	}
-	for h, rec := range r {
-		if s := rec.Success; s != nil && (s.Version == "" || s.Outcome != OutcomeSucceeded) {
-			return Receipts{}, fmt.Errorf("receipts: %s: a receipt needs a version and outcome %q", h, OutcomeSucceeded)
-		}
-		if t := rec.Tries; t != nil && (t.Version == "" || t.Count < 1) {
-			return Receipts{}, fmt.Errorf("receipts: %s: tries need a version and a count of at least 1", h)
-		}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		return r, fmt.Errorf("receipts: unreadable records kept as they are, no scheduled run decided on them: %s", strings.Join(bad, "; "))
 	}
 	return r, nil
 }
 
-// Marshal encodes the value with UTC millisecond times.
+// parseRecord decodes and checks one harness's record.
+func parseRecord(raw json.RawMessage) (HarnessRecord, error) {
+	var rec HarnessRecord
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return HarnessRecord{}, fmt.Errorf("not a record: %v", err)
+	}
+	if s := rec.Success; s != nil && (s.Version == "" || s.Outcome != OutcomeSucceeded) {
+		return HarnessRecord{}, fmt.Errorf("a receipt needs a version and outcome %q", OutcomeSucceeded)
+	}
+	if t := rec.Tries; t != nil && (t.Version == "" || t.Count < 1) {
+		return HarnessRecord{}, errors.New("tries need a version and a count of at least 1")
+	}
+	return rec, nil
+}
+
+// Unreadable reports whether the value was not a receipts object at all
+// (ParseReceipts): nothing is written over it, since every harness's
+// record in it is unknown.
+func (r Receipts) Unreadable() bool {
+	_, ok := r[unreadableAll]
+	return ok
+}
+
+// Of is harness's record: an unreadable one (HarnessRecord.Unreadable)
+// when the whole value is (Receipts.Unreadable).
+func (r Receipts) Of(harness string) HarnessRecord {
+	if all, ok := r[unreadableAll]; ok {
+		return all
+	}
+	return r[harness]
+}
+
+// Marshal encodes the value with UTC millisecond times; unreadable
+// records are written as they were read, and a value that was not a
+// receipts object at all is written back whole.
 func (r Receipts) Marshal() []byte {
-	out := make(Receipts, len(r))
+	if all, ok := r[unreadableAll]; ok {
+		return slices.Clone(all.Unreadable)
+	}
+	out := make(map[string]json.RawMessage, len(r))
 	for h, rec := range r {
+		if rec.Unreadable != nil {
+			out[h] = rec.Unreadable
+			continue
+		}
 		if s := rec.Success; s != nil {
 			c := *s
 			c.At = c.At.UTC().Truncate(time.Millisecond)
@@ -103,7 +169,7 @@ func (r Receipts) Marshal() []byte {
 			c.At = c.At.UTC().Truncate(time.Millisecond)
 			rec.Tries = &c
 		}
-		out[h] = rec
+		out[h], _ = json.Marshal(rec)
 	}
 	b, _ := json.Marshal(out)
 	return b
@@ -118,8 +184,14 @@ func (r Receipts) Covers(harness, version string) bool {
 // Tried records one more run of harness dispatched for version under
 // lock id at now and returns the count for that version: tries of
 // another version start again at 1.
+//
+// An unreadable record (HarnessRecord.Unreadable) is left as it is and 0
+// returned: counting from nothing would widen its harness's retries.
 func (r Receipts) Tried(harness, version, lock string, now time.Time) int {
 	rec := r[harness]
+	if rec.Unreadable != nil {
+		return 0
+	}
 	t := Tries{Version: version}
 	if rec.Tries != nil && rec.Tries.Version == version {
 		t = *rec.Tries
@@ -135,7 +207,7 @@ func (r Receipts) Tried(harness, version, lock string, now time.Time) int {
 // reports false when the record holds no tries of that version.
 func (r Receipts) Quarantined(harness, version string) bool {
 	rec := r[harness]
-	if rec.Tries == nil || rec.Tries.Version != version {
+	if rec.Unreadable != nil || rec.Tries == nil || rec.Tries.Version != version {
 		return false
 	}
 	t := *rec.Tries
@@ -147,7 +219,7 @@ func (r Receipts) Quarantined(harness, version string) bool {
 
 // Succeeded records the success of harness's run on version: the
 // receipt, with the runs it took (the tries of that version, at least 1),
-// and the tries cleared.
+// and the tries cleared. It replaces an unreadable record of harness.
 func (r Receipts) Succeeded(harness, version, run string, at time.Time) Receipt {
 	rec := r[harness]
 	n := 1

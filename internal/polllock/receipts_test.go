@@ -68,14 +68,47 @@ func TestParseReceipts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := ParseReceipts([]byte(tc.raw))
 			switch {
+			case r == nil:
+				t.Fatal("a nil map")
 			case tc.err == "" && err != nil:
 				t.Fatal(err)
-			case tc.err == "" && r == nil:
-				t.Fatal("a nil map")
 			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 				t.Fatalf("error %v, want %q", err, tc.err)
+			case tc.err != "" && !r.Unreadable() && r.Of("h").Unreadable == nil:
+				t.Fatal("the record that cannot be read is not kept as such")
 			}
 		})
+	}
+}
+
+// TestReceiptsKeepWhatCanBeRead: one record that cannot be read leaves
+// the others readable, is written back as it was read, holds its own
+// tries back (Tried and Quarantined change nothing) and is replaced only
+// by its harness's success; a value that is not an object at all is
+// unreadable for every harness and written back whole.
+func TestReceiptsKeepWhatCanBeRead(t *testing.T) {
+	const bad = `{"tries":{"version":"v","count":0}}`
+	raw := `{"ok":{"tries":{"version":"v","count":2,"at":"2026-01-01T00:00:00Z","lock":"l","quarantined":true}},"bad":` + bad + `}`
+	r, err := ParseReceipts([]byte(raw))
+	if err == nil || !strings.Contains(err.Error(), "bad:") {
+		t.Fatalf("error %v, want one naming the unreadable record", err)
+	}
+	if tr := r.Of("ok").Tries; tr == nil || tr.Count != 2 || !tr.Quarantined {
+		t.Fatalf("the readable record: %+v", r["ok"])
+	}
+	if r.Tried("bad", "v", "l2", time.Time{}) != 0 || r.Quarantined("bad", "v") || string(r["bad"].Unreadable) != bad {
+		t.Fatalf("an unreadable record must hold its tries back: %+v", r["bad"])
+	}
+	if out := string(r.Marshal()); !strings.Contains(out, `"bad":`+bad) || !strings.Contains(out, `"quarantined":true`) {
+		t.Fatalf("written back: %s", out)
+	}
+	r.Succeeded("bad", "v", "run/1", time.Time{})
+	if back, err := ParseReceipts(r.Marshal()); err != nil || !back.Covers("bad", "v") {
+		t.Fatalf("a success replaces the unreadable record: %v %s", err, r.Marshal())
+	}
+	whole, err := ParseReceipts([]byte(`["x"]`))
+	if err == nil || !whole.Unreadable() || whole.Of("any").Unreadable == nil || string(whole.Marshal()) != `["x"]` {
+		t.Fatalf("a value that is not an object: %v %+v", err, whole)
 	}
 }
 
@@ -102,11 +135,23 @@ func FuzzParseReceipts(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		r, err := ParseReceipts(raw)
-		if err != nil {
+		if r == nil {
+			t.Fatal("a nil map")
+		}
+		if r.Unreadable() {
+			if err == nil || string(r.Marshal()) != string(raw) {
+				t.Fatalf("a value that is not an object is kept whole, with an error: %v", err)
+			}
 			return
 		}
-		if _, err := ParseReceipts(r.Marshal()); err != nil {
-			t.Fatalf("a parsed value must parse again: %v", err)
+		back, err2 := ParseReceipts(r.Marshal())
+		if (err == nil) != (err2 == nil) || len(back) != len(r) {
+			t.Fatalf("written back, a value must read the same: %v / %v, %d / %d records", err, err2, len(r), len(back))
+		}
+		for h, rec := range r {
+			if (rec.Unreadable == nil) != (back[h].Unreadable == nil) {
+				t.Fatalf("record %q: unreadable %v, then %v", h, rec.Unreadable != nil, back[h].Unreadable != nil)
+			}
 		}
 	})
 }

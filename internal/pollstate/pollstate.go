@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -138,7 +139,26 @@ type Store struct {
 	kind     string
 	identity string
 	file     string
+
+	mu      sync.Mutex
+	claimed claim // Claim's outcome
+	release func()
 }
+
+// claim is where a store stands with its claim (Claim).
+type claim uint8
+
+const (
+	claimUntried claim = iota // Claim not called: Save writes (an input that takes no claim)
+	claimHeld                 // this process holds it: Save writes
+	claimNone                 // refused, or given back: Save writes nothing
+)
+
+// ErrUnclaimed is Save's answer on a store whose claim this process
+// asked for and does not hold (Claim): another process is the poller the
+// state is of, and what this one loaded may be older than what that one
+// saves, so it writes nothing (last writer would win).
+var ErrUnclaimed = errors.New("another process holds the state file's claim")
 
 // envelope is the file: what it is of, when it was saved, the state.
 type envelope struct {
@@ -224,10 +244,19 @@ func readCapped(p string) ([]byte, error) {
 // directory, synced, then renamed over the old file, so that a reader
 // sees the old state or the new one, never a part. Nothing is written
 // when no state is kept.
+//
+// A store whose claim was asked for (Claim) saves only while this
+// process holds it: otherwise nothing is written (ErrUnclaimed).
 func (s *Store) Save(v any) error {
 	p := s.Path()
 	if p == "" {
 		return nil
+	}
+	s.mu.Lock()
+	unclaimed := s.claimed == claimNone
+	s.mu.Unlock()
+	if unclaimed {
+		return ErrUnclaimed
 	}
 	state, err := json.Marshal(v)
 	if err != nil {
@@ -281,7 +310,10 @@ func writeAtomic(p string, data []byte) (err error) {
 // SaveLogged saves v and logs a failure as a warning: a state that
 // cannot be written costs the next process calls, nothing else.
 func (s *Store) SaveLogged(v any) {
-	if err := s.Save(v); err != nil {
+	switch err := s.Save(v); {
+	case errors.Is(err, ErrUnclaimed):
+		s.dir.log.Info("poll state: not saved: another process holds the state file's claim and saves it", "input", s.kind, "file", s.Path())
+	case err != nil:
 		s.dir.log.Warn("poll state: not saved (the next process costs more calls)", "input", s.kind, "error", err.Error())
 	}
 }

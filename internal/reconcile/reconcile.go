@@ -34,6 +34,11 @@ const (
 	GiveUp State = "give_up"
 	// Quarantined: the version was given up on already.
 	Quarantined State = "quarantined"
+	// Unreadable: the harness's record cannot be read
+	// (polllock.HarnessRecord.Unreadable): what it says of the runs
+	// tried is unknown, so none is dispatched on it (that could widen the
+	// retries) until a success of the harness, or a hand, replaces it.
+	Unreadable State = "unreadable"
 )
 
 // Policy is a harness's retry bound (entity.retry).
@@ -70,9 +75,13 @@ type Decision struct {
 // runs all ended without a receipt is retried with exponential backoff
 // (Policy.Backoff, doubled after each run), at most Policy.Max times,
 // then given up on (GiveUp, then Quarantined); any other version is Due.
+// An unreadable record decides nothing (Unreadable).
+// A try's time in the future (polllock.Ahead) is not believed: no backoff.
 func Decide(in Input) Decision {
 	rec := in.Record
 	switch {
+	case rec.Unreadable != nil:
+		return Decision{State: Unreadable, Reason: "the harness's record in the receipts cannot be read; no scheduled run until it is replaced"}
 	case rec.Success != nil && rec.Success.Version == in.Version:
 		return Decision{State: Handled, Reason: "a successful run (" + rec.Success.Run + ") handled version " + in.Version}
 	case in.Active:
@@ -88,6 +97,13 @@ func Decide(in Input) Decision {
 	if t.Count > in.Policy.Max {
 		return Decision{State: GiveUp, Attempt: t.Count,
 			Reason: fmt.Sprintf("%d runs of version %s ended without success (entity.retry.max %d)", t.Count, in.Version, in.Policy.Max)}
+	}
+	if polllock.Ahead(t.At, in.Now) {
+		// A time no poller wrote (polllock.Ahead) would hold the retry
+		// back until it came; the count still bounds the runs.
+		return Decision{State: Due, Attempt: t.Count + 1,
+			Reason: fmt.Sprintf("retry %d of %d: run %d of version %s ended without success, its time (%s) lies in the future: no backoff",
+				t.Count, in.Policy.Max, t.Count, in.Version, t.At.UTC().Format(time.RFC3339))}
 	}
 	next := t.At.Add(BackoffAfter(in.Policy.Backoff, t.Count))
 	if in.Now.Before(next) {

@@ -44,6 +44,10 @@ func TestDecide(t *testing.T) {
 		{"already quarantined", polllock.HarnessRecord{Tries: &polllock.Tries{Version: "v2", Count: 4, At: t0, Quarantined: true}}, false, t0.Add(time.Hour), Quarantined, 4, ""},
 		{"tries of an older version", polllock.HarnessRecord{Tries: &polllock.Tries{Version: "v1", Count: 4, At: t0, Quarantined: true}}, false, t0, Due, 1, ""},
 		{"success then failing tries of a new version", polllock.HarnessRecord{Success: success("v1"), Tries: tries("v2", 1, t0)}, false, t0, Backoff, 2, ""},
+		// a try's time from the future would hold the retry back until it came
+		{"a try from the future", polllock.HarnessRecord{Tries: tries("v2", 1, t0.Add(365*24*time.Hour))}, false, t0, Due, 2, "lies in the future"},
+		{"a try within the clocks' error", polllock.HarnessRecord{Tries: tries("v2", 1, t0.Add(polllock.ClockError))}, false, t0, Backoff, 2, ""},
+		{"max retries spent, from the future", polllock.HarnessRecord{Tries: tries("v2", 4, t0.Add(time.Hour))}, false, t0, GiveUp, 4, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,10 +2,12 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/english"
+	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
@@ -122,27 +124,71 @@ func (l *Locker) Verify(ctx context.Context) (polllock.Lock, error) {
 // timestamp and this CI run recorded in `runs`. It is the step before the
 // agent starts, and the whole of --refresh-only.
 //
-// A late run (its lock past the pending TTL, or stale) may race a poller
-// taking the lock over: it writes its claim, waits polllock.ClaimWaitFor
-// its stale threshold and re-reads; it proceeds only when the lock still carries its id (the
-// poller's own verification then sees the claim and backs off). Otherwise
-// it is a *LostLockError: the poller that took the lock over dispatches
-// the change again.
+// A late run (its lock past the pending TTL, or stale, by the time its
+// claim is answered) may race a poller taking the lock over: it writes
+// its claim, waits polllock.ClaimWaitFor its stale threshold and
+// re-reads; it proceeds only when the lock still carries its id (the
+// poller's own verification then sees the claim and backs off).
+// Otherwise it is a *LostLockError: the poller that took the lock over
+// dispatches the change again. The claim is bounded like the poller's
+// takeover: it never leaves later than polllock.ClaimSendWithin after
+// the read it was decided on (one that cannot is not sent, and is made
+// again from a fresh read, at most claimTries times, the lock untouched),
+// and a late run's claim answered more than the wait after that read is
+// not trusted: the lock is put back as it was read, unclaimed, for a
+// poller to take over and dispatch the change again, and the agent does
+// not start.
 func (l *Locker) Acquire(ctx context.Context) error {
-	lk, err := l.Verify(ctx)
-	if err != nil {
-		return err
-	}
 	wait := polllock.ClaimWaitFor(l.StaleThreshold)
-	// A poller may judge the lock expired up to polllock.ClockError
-	// earlier than this run's clock says: verify whenever it might.
-	late := lk.Expired(l.Now().Add(wait+polllock.ClockError), l.PendingTTL, l.StaleThreshold)
-	if err := l.markRunning(ctx, lk); err != nil {
-		return l.unclaim(ctx, lk, fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err))
+	for try := 1; ; try++ {
+		read := l.Now() // the claim window starts when the read leaves (jira.SentAt), after this
+		lk, err := l.Verify(jira.WithGate(ctx, jira.SentAt(&read, l.Now)))
+		if err != nil {
+			return err
+		}
+		err = l.markRunning(l.within(ctx, read.Add(polllock.ClaimSendWithin(l.StaleThreshold))), lk)
+		switch {
+		case errors.Is(err, jira.ErrNotSent) && try < claimTries:
+			continue // nothing written: claim again from a fresh read
+		case errors.Is(err, jira.ErrNotSent):
+			return fmt.Errorf("claim poll lock %s on %s: no claim could leave within %s of its read in %d tries; "+
+				"the lock is left unclaimed, for a poller to dispatch the change again: %w",
+				l.Property, l.Issue, polllock.ClaimSendWithin(l.StaleThreshold), claimTries, err)
+		case err != nil:
+			return l.unclaim(ctx, lk, fmt.Errorf("mark poll lock %s on %s running: %w", l.Property, l.Issue, err))
+		}
+		l.claimed = lk
+		return l.confirm(ctx, lk, read.Add(wait), wait)
 	}
-	l.claimed = lk
-	if !late {
+}
+
+// claimTries bounds the claims Acquire makes when none could leave within
+// the claim window of its read.
+const claimTries = 3
+
+// within is ctx with a gate (jira.WithGate) that lets no attempt of a
+// write leave after deadline.
+func (l *Locker) within(ctx context.Context, deadline time.Time) context.Context {
+	return jira.WithGate(ctx, func(d time.Duration) error {
+		if l.Now().Add(d).After(deadline) {
+			return errors.New("the claim window of the lock's read has passed")
+		}
 		return nil
+	})
+}
+
+// confirm is the rest of Acquire once the claim of lk was answered: a
+// lock that is not late (a poller may judge it expired up to
+// polllock.ClockError earlier than this run's clock says, and the
+// verification's wait later) is the run's; a late one's claim must have
+// been answered by deadline (the claim window) and still be there after
+// the wait.
+func (l *Locker) confirm(ctx context.Context, lk polllock.Lock, deadline time.Time, wait time.Duration) error {
+	if !lk.Expired(l.Now().Add(wait+polllock.ClockError), l.PendingTTL, l.StaleThreshold) {
+		return nil
+	}
+	if l.Now().After(deadline) {
+		return l.distrust(ctx, lk, wait)
 	}
 	if err := l.Sleep(ctx, wait); err != nil {
 		return &writeError{fmt.Errorf("confirm the claim of poll lock %s on %s: %w", l.Property, l.Issue, err)}
@@ -154,6 +200,23 @@ func (l *Locker) Acquire(ctx context.Context) error {
 		return l.unclaim(ctx, lk, fmt.Errorf("confirm the claim of poll lock %s on %s: %w", l.Property, l.Issue, err))
 	}
 	return nil
+}
+
+// distrust undoes a late claim answered after the claim window: it may
+// have landed over the lock of a poller that took the lock over and has
+// verified it since, so the agent must not start. A lock that no longer
+// carries this run's id was taken over (*LostLockError); one that does is
+// put back as it was read, unclaimed (unclaim), so that a poller takes it
+// over and dispatches the change again.
+func (l *Locker) distrust(ctx context.Context, lk polllock.Lock, wait time.Duration) error {
+	if _, err := l.Verify(ctx); err != nil {
+		if IsLostLock(err) {
+			return err
+		}
+		return l.unclaim(ctx, lk, fmt.Errorf("re-read poll lock %s on %s after a late claim: %w", l.Property, l.Issue, err))
+	}
+	return l.unclaim(ctx, lk, fmt.Errorf("claim of poll lock %s on %s answered more than %s after its read: "+
+		"a poller may have taken the lock over meanwhile, so the agent does not start", l.Property, l.Issue, wait))
 }
 
 // unclaim puts back lk, the lock as read before this run's claim, after

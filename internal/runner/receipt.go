@@ -67,6 +67,9 @@ func (l *Locker) writeReceipt(ctx context.Context, prop, harness, version string
 	if err != nil {
 		return polllock.Receipt{}, err
 	}
+	if rs.Unreadable() {
+		return polllock.Receipt{}, fmt.Errorf("%s on %s is not a receipts object: not overwritten (it may hold other harnesses' tries)", prop, l.Issue)
+	}
 	r := rs.Succeeded(harness, version, runName(l.Run.Driver, l.Run.ID), l.Now())
 	if err := l.Store.Put(ctx, l.Issue, prop, rs.Marshal()); err != nil {
 		return r, fmt.Errorf("write %s on %s: %w", prop, l.Issue, err)
@@ -74,9 +77,9 @@ func (l *Locker) writeReceipt(ctx context.Context, prop, harness, version string
 	return r, nil
 }
 
-// readReceipts reads the receipts property; a missing one is empty, a
-// corrupt one is started afresh (its other records are lost: their
-// harnesses run again, nothing is skipped).
+// readReceipts reads the receipts property; a missing one is empty. What
+// cannot be read is kept as it is (polllock.ParseReceipts), so that
+// writing this run's receipt erases no other harness's record.
 func (l *Locker) readReceipts(ctx context.Context, prop string) (polllock.Receipts, error) {
 	raw, found, err := l.Store.Get(ctx, l.Issue, prop)
 	if err != nil {
@@ -85,10 +88,7 @@ func (l *Locker) readReceipts(ctx context.Context, prop string) (polllock.Receip
 	if !found {
 		return polllock.Receipts{}, nil
 	}
-	rs, err := polllock.ParseReceipts(raw)
-	if err != nil {
-		return polllock.Receipts{}, nil
-	}
+	rs, _ := polllock.ParseReceipts(raw)
 	return rs, nil
 }
 

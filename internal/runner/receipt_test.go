@@ -222,3 +222,50 @@ func TestRunHandsTheAttributionToTheAgent(t *testing.T) {
 		}
 	}
 }
+
+// A receipts property holding a record that cannot be read keeps the
+// others: the success of this run's harness is written beside another
+// harness's tries and quarantine, and the unreadable record is kept as it
+// is (nothing the run cannot read is erased, so no retry is widened). A
+// value that is not a receipts object at all is not overwritten.
+func TestRecordSuccessKeepsWhatItCannotRead(t *testing.T) {
+	quarantined := polllock.Receipts{}
+	quarantined.Tried("other", "v1:zzz", testID, testNow)
+	quarantined.Quarantined("other", "v1:zzz")
+	good := string(quarantined.Marshal())
+	const bad = `{"tries":{"version":"v1:yyy","count":"many"}}`
+	for _, tc := range []struct {
+		name, stored string
+		written      bool
+	}{
+		{"one unreadable record", good[:len(good)-1] + `,"broken":` + bad + `}`, true},
+		{"an unreadable record of its own harness", good[:len(good)-1] + `,"triage":` + bad + `}`, true},
+		{"not an object", `["receipts"]`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := entityLockedStore(t)
+			s.setRaw(testReceipts, tc.stored)
+			_, written, err := testLocker(s).RecordSuccess(context.Background(), "triage")
+			if written != tc.written || (err == nil) != tc.written {
+				t.Fatalf("written %v err %v, want written %v", written, err, tc.written)
+			}
+			raw, _ := s.value(testReceipts)
+			if !tc.written {
+				if string(raw) != tc.stored {
+					t.Errorf("receipts %s, want left as they were", raw)
+				}
+				return
+			}
+			rs, _ := polllock.ParseReceipts(raw)
+			if !rs.Covers("triage", "v1:abc") {
+				t.Errorf("no receipt of triage: %s", raw)
+			}
+			if tr := rs["other"].Tries; tr == nil || !tr.Quarantined || tr.Count != 1 {
+				t.Errorf("the other harness's quarantined tries were lost: %s", raw)
+			}
+			if strings.Contains(tc.stored, `"broken"`) && !strings.Contains(string(raw), `"broken":`+bad) {
+				t.Errorf("the unreadable record was not kept as it is: %s", raw)
+			}
+		})
+	}
+}

@@ -71,8 +71,13 @@ type Options struct {
 // Retry-After header in whole seconds. Times is how many calls it hits
 // (0 means once, negative means until ClearFaults). Header adds response
 // headers; with Status 0 the call is then answered normally, which models
-// Jira's rate-limit signals (X-RateLimit-NearLimit: true).
+// Jira's rate-limit signals (X-RateLimit-NearLimit: true). Before, if
+// set, runs when a matching call arrives, before anything else is done
+// with it (before a write it carries is applied, and before the answer's
+// Date is read off the clock): what happens in the world while the call
+// is in flight.
 type Fault struct {
+	Before         func()
 	Endpoint       string
 	Status         int
 	RetryAfter     time.Duration
@@ -254,6 +259,9 @@ func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Re
 		}
 		f := s.takeFault(pattern)
 		s.mu.Unlock()
+		if f != nil && f.Before != nil {
+			f.Before()
+		}
 		if s.opts.Latency != nil {
 			if !sleep(r, s.opts.Latency()) {
 				return

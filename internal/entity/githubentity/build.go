@@ -20,9 +20,11 @@ import (
 const Ghost = "ghost"
 
 // build maps what was read to the entity, its activity bounded
-// (entity.Bound) and every human actor's role still empty (roles fills
-// it in); source is the repository the entity lives in.
-func build(ref entity.Ref, source string, p parts) (*entity.Entity, error) {
+// (entity.Bound), its version over every element read with own naming
+// the tool's own accounts (entity.VersionOver), and every human actor's
+// role still empty (roles fills it in); source is the repository the
+// entity lives in.
+func build(ref entity.Ref, source string, p parts, own func(string) bool) (*entity.Entity, error) {
 	e := &entity.Entity{Source: entity.Source{System: entity.SystemGitHub}, Kind: ref.Kind, ID: ref.ID, Repo: ref.Repo}
 	var body string
 	var user *gogithub.User
@@ -53,6 +55,7 @@ func build(ref entity.Ref, source string, p parts) (*entity.Entity, error) {
 	els, cut := p.horizon(els)
 	e.Activity, e.ActivityTruncated = entity.Bound(els)
 	e.ActivityTruncated = e.ActivityTruncated || cut
+	e.Version = entity.VersionOver(e, els, cut, own)
 	return e, nil
 }
 

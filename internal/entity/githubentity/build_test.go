@@ -50,7 +50,7 @@ func TestBuildHorizon(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := parts{issue: testIssue(), comments: comments, events: tt.events, eventsCut: tt.cut}
-			e, err := build(entity.Ref{System: "github", Repo: "acme/platform", Kind: entity.KindWorkItem, ID: 7}, "acme/platform", q)
+			e, err := build(entity.Ref{System: "github", Repo: "acme/platform", Kind: entity.KindWorkItem, ID: 7}, "acme/platform", q, nil)
 			must(t, err)
 			var got []string
 			for _, el := range e.Activity {
@@ -143,7 +143,7 @@ func FuzzBuild(f *testing.F) {
 		}
 		p := parts{issue: in.Issue, pull: in.Pull, comments: in.Comments, events: in.Events, reviews: in.Reviews,
 			commentsCut: cut, eventsCut: cut}
-		e, err := build(entity.Ref{System: "github", Repo: "acme/platform", Kind: kind, ID: 7}, "acme/platform", p)
+		e, err := build(entity.Ref{System: "github", Repo: "acme/platform", Kind: kind, ID: 7}, "acme/platform", p, nil)
 		if err != nil {
 			return
 		}

@@ -176,18 +176,17 @@ func (r *Resolver) resolve(ctx context.Context, ref entity.Ref, k Known) (*entit
 	if err != nil {
 		return nil, err
 	}
-	e, err := build(ref, src, p)
+	own, err := r.ownSet(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e, err := build(ref, src, p, func(id string) bool { return own[strings.ToLower(id)] })
 	if err != nil {
 		return nil, err
 	}
 	if err := r.roles(ctx, owner, name, e); err != nil {
 		return nil, err
 	}
-	own, err := r.ownSet(ctx)
-	if err != nil {
-		return nil, err
-	}
-	e.Version = entity.ComputeVersion(e, func(id string) bool { return own[strings.ToLower(id)] })
 	if err := e.Validate(); err != nil {
 		return nil, fmt.Errorf("the entity GitHub's answers give is invalid: %w", err)
 	}

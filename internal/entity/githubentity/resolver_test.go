@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -207,3 +208,41 @@ func TestResolvePageCap(t *testing.T) {
 }
 
 func jsonID(id int64) string { b, _ := json.Marshal(id); return string(b) }
+
+// The tool's own comment on an issue whose activity already fills the
+// bound (entity.MaxActivity) pushes an older element out of the entity,
+// but not out of its version: a run's own comment never makes its entity
+// due again. A person's comment still does.
+func TestOwnActivityOnABusyIssueKeepsTheVersion(t *testing.T) {
+	for _, n := range []int{entity.MaxActivity - 2, entity.MaxActivity, entity.MaxActivity + 10} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			f := newFixture(t)
+			num, _, err := f.sim.OpenIssue(repo, githubsim.IssueSpec{Title: "busy", Author: "alice"})
+			must(t, err)
+			for i := range n {
+				f.step()
+				_, _, err = f.sim.AddComment(repo, num, "alice", "note "+strconv.Itoa(i))
+				must(t, err)
+			}
+			r, ref := f.resolver(t), entity.Ref{System: "github", Repo: repo, Kind: entity.KindWorkItem, ID: int64(num)}
+			before, err := r.Resolve(context.Background(), ref)
+			must(t, err)
+			for range 3 {
+				f.step()
+				_, _, err = f.sim.AddComment(repo, num, "fullsend-bot", "done")
+				must(t, err)
+				after, err := r.Resolve(context.Background(), ref)
+				must(t, err)
+				if after.Version != before.Version {
+					t.Fatalf("the tool's own comment gave a new version (activity %d elements, truncated %v)", len(after.Activity), after.ActivityTruncated)
+				}
+			}
+			f.step()
+			_, _, err = f.sim.AddComment(repo, num, "alice", "one more")
+			must(t, err)
+			if e, err := r.Resolve(context.Background(), ref); err != nil || e.Version == before.Version {
+				t.Errorf("a person's comment gave no new version (err %v)", err)
+			}
+		})
+	}
+}

@@ -190,23 +190,54 @@ func dedupe(in []raw) []raw {
 // bound applies the snapshot's cut, then entity.Bound; it returns the
 // kept elements with their users, and whether any were cut.
 func bound(rs []raw, cut time.Time) (kept []raw, truncated bool) {
-	users := make(map[[2]string]int64, len(rs))
+	after := afterCut(rs, cut)
+	bounded, cutMore := entity.Bound(elementsOf(after))
+	return withUsers(bounded, after), !cut.IsZero() || cutMore
+}
+
+// afterCut is the elements after the snapshot's cut (all of them when it
+// is zero).
+func afterCut(rs []raw, cut time.Time) []raw {
+	var out []raw
+	for _, r := range rs {
+		if cut.IsZero() || r.el.Created.After(cut) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// others is the elements of rs the version covers besides the tool's own
+// (own, by username): the newest entity.MaxActivity of the others
+// (entity.ComputeVersion), with their users.
+func others(rs []raw, own func(string) bool) []raw {
 	var els []entity.Element
 	for _, r := range rs {
-		if !cut.IsZero() && !r.el.Created.After(cut) {
-			truncated = true
-			continue
+		if own == nil || !own(r.el.Actor.ID) {
+			els = append(els, r.el)
 		}
+	}
+	bounded, _ := entity.Bound(els)
+	return withUsers(bounded, rs)
+}
+
+func elementsOf(rs []raw) []entity.Element {
+	els := make([]entity.Element, len(rs))
+	for i, r := range rs {
+		els[i] = r.el
+	}
+	return els
+}
+
+// withUsers pairs each element of els with its user in rs.
+func withUsers(els []entity.Element, rs []raw) []raw {
+	users := make(map[[2]string]int64, len(rs))
+	for _, r := range rs {
 		users[[2]string{r.el.Kind, r.el.ID}] = r.user
-		els = append(els, r.el)
 	}
-	if !cut.IsZero() {
-		truncated = true
+	out := make([]raw, len(els))
+	for i, el := range els {
+		out[i] = raw{el, users[[2]string{el.Kind, el.ID}]}
 	}
-	bounded, cutMore := entity.Bound(els)
-	kept = make([]raw, len(bounded))
-	for i, el := range bounded {
-		kept[i] = raw{el, users[[2]string{el.Kind, el.ID}]}
-	}
-	return kept, truncated || cutMore
+	return out
 }

@@ -228,6 +228,28 @@ func (r *Resolver) Build(ctx context.Context, ref entity.Ref, s Snapshot, known 
 	return e, nil
 }
 
+// version is e's version over every element after the cut (all;
+// entity.VersionOver): the actors of the others than the tool's own that
+// it covers are looked up with actor (the kept ones' already were).
+func version(e *entity.Entity, all []raw, cut bool, own func(string) bool, actor func(int64) (event.Actor, error)) (string, error) {
+	covered := map[[2]string]event.Actor{}
+	for _, r := range others(all, own) {
+		a, err := actor(r.user)
+		if err != nil {
+			return "", err
+		}
+		covered[[2]string{r.el.Kind, r.el.ID}] = a
+	}
+	els := make([]entity.Element, len(all))
+	for i, r := range all {
+		els[i] = r.el
+		if a, ok := covered[[2]string{r.el.Kind, r.el.ID}]; ok {
+			els[i].Actor = a
+		}
+	}
+	return entity.VersionOver(e, els, cut, own), nil
+}
+
 // build is Build's mapping, given how to look a user up.
 func build(ref entity.Ref, s *Snapshot, lookup func(int64) (Actor, error), own func(string) bool) (*entity.Entity, error) {
 	n, err := s.noteable(ref.Repo)
@@ -244,24 +266,31 @@ func build(ref entity.Ref, s *Snapshot, lookup func(int64) (Actor, error), own f
 	}
 	kept, truncated := bound(rs, s.Cut)
 	actors := map[int64]event.Actor{}
-	for _, k := range kept {
-		a, ok := actors[k.user]
-		if !ok {
-			l, err := lookup(k.user)
-			if err != nil {
-				return nil, err
-			}
-			if l.User == nil || l.User.Username == "" {
-				return nil, fmt.Errorf("user %d has no username", k.user)
-			}
-			a = gitlabevent.ActorOf(l.User, l.Member, n.author.ID)
-			actors[k.user] = a
+	actor := func(user int64) (event.Actor, error) {
+		if a, ok := actors[user]; ok {
+			return a, nil
 		}
-		k.el.Actor = a
+		l, err := lookup(user)
+		if err != nil {
+			return event.Actor{}, err
+		}
+		if l.User == nil || l.User.Username == "" {
+			return event.Actor{}, fmt.Errorf("user %d has no username", user)
+		}
+		a := gitlabevent.ActorOf(l.User, l.Member, n.author.ID)
+		actors[user] = a
+		return a, nil
+	}
+	for _, k := range kept {
+		if k.el.Actor, err = actor(k.user); err != nil {
+			return nil, err
+		}
 		e.Activity = append(e.Activity, k.el)
 	}
 	e.ActivityTruncated = truncated
-	e.Version = entity.ComputeVersion(e, own)
+	if e.Version, err = version(e, afterCut(rs, s.Cut), !s.Cut.IsZero(), own, actor); err != nil {
+		return nil, err
+	}
 	if err := e.Validate(); err != nil {
 		return nil, fmt.Errorf("the built entity is invalid: %w", err)
 	}

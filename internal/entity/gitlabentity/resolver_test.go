@@ -270,3 +270,38 @@ func TestResolvedActivityPassesTheFilter(t *testing.T) {
 		t.Errorf("kept %v (dropped %d), want %s (4 dropped: mallory's, the bot's and bob's two)", who, dropped, want)
 	}
 }
+
+// The tool's own note on an issue whose activity already fills the bound
+// (entity.MaxActivity) pushes an older element out of the entity, but not
+// out of its version: a run's own note never makes its entity due again.
+// A person's note still does.
+func TestOwnActivityOnABusyIssueKeepsTheVersion(t *testing.T) {
+	for _, n := range []int{entity.MaxActivity - 2, entity.MaxActivity, entity.MaxActivity + 10} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			f := newFixture(t)
+			is, _, err := f.sim.CreateIssue(project, f.bob.ID, "busy", "", nil)
+			must(t, err)
+			for i := range n {
+				f.tick()
+				_, _, err = f.sim.AddNote(project, gitlabsim.NoteableIssue, is.IID, []int64{f.alice.ID, f.carol.ID}[i%2], "note "+strconv.Itoa(i))
+				must(t, err)
+			}
+			r, rf := f.resolver(f.botUser.Username), ref(entity.KindWorkItem, is.IID)
+			v := resolve(t, r, rf).Version
+			for range 3 {
+				f.tick()
+				_, _, err = f.sim.AddNote(project, gitlabsim.NoteableIssue, is.IID, f.botUser.ID, "Run done.")
+				must(t, err)
+				if e := resolve(t, r, rf); e.Version != v {
+					t.Fatalf("the own account's note gave a new version (activity %d elements, truncated %v)", len(e.Activity), e.ActivityTruncated)
+				}
+			}
+			f.tick()
+			_, _, err = f.sim.AddNote(project, gitlabsim.NoteableIssue, is.IID, f.carol.ID, "one more")
+			must(t, err)
+			if got := resolve(t, r, rf).Version; got == v {
+				t.Errorf("carol's note did not change the version")
+			}
+		})
+	}
+}

@@ -51,11 +51,10 @@ func (r *Resolver) FromIssue(ctx context.Context, read jira.IssueRead, repo stri
 	if err != nil {
 		return nil, fmt.Errorf("jira entity %s: %w", is.Key, err)
 	}
+	cut := read.CommentsTotal > len(read.Comments) // older comments were not read: they are past the bound
 	e.Activity, e.ActivityTruncated = entity.Bound(els)
-	if read.CommentsTotal > len(read.Comments) {
-		e.ActivityTruncated = true // older comments were not read: they are past the bound
-	}
-	e.Version = entity.ComputeVersion(e, m.own)
+	e.ActivityTruncated = e.ActivityTruncated || cut
+	e.Version = entity.VersionOver(e, els, cut, m.own) // over every element read: the tool's own push none out
 	if err := e.Validate(); err != nil {
 		return nil, fmt.Errorf("jira entity %s: the issue does not map to a valid entity: %w", is.Key, err)
 	}

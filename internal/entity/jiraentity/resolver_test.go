@@ -380,3 +380,44 @@ func TestFromSearch(t *testing.T) {
 		t.Errorf("from a search:\n%s\nfrom an issue read:\n%s", a, b)
 	}
 }
+
+// TestOwnActivityOnABusyIssueKeepsTheVersion: the tool's own comment on
+// an issue whose activity already fills the bound (entity.MaxActivity)
+// pushes an older element out of the entity, but not out of its version:
+// the version is over the newest elements that are not the tool's own,
+// so a run's own comment never makes its entity due again. A person's
+// comment still does.
+func TestOwnActivityOnABusyIssueKeepsTheVersion(t *testing.T) {
+	for _, n := range []int{entity.MaxActivity - 2, entity.MaxActivity, entity.MaxActivity + 10} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			w := newWorld(t, jirasim.Options{})
+			key := w.sim.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: "busy", Reporter: reporter, Created: t0})
+			for i := range n {
+				w.clock.Advance(time.Minute)
+				w.sim.AddComment(key, dev, "note "+strconv.Itoa(i))
+			}
+			r := w.resolver(jiraentity.Options{})
+			ctx := context.Background()
+			before, err := r.Resolve(ctx, w.ref(t, key))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 3 { // three runs, each commenting
+				w.clock.Advance(time.Minute)
+				w.sim.AddComment(key, "557058:fullsend-bot", "done")
+				after, err := r.Resolve(ctx, w.ref(t, key))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if after.Version != before.Version {
+					t.Fatalf("the tool's own comment gave a new version (activity %d elements, truncated %v)", len(after.Activity), after.ActivityTruncated)
+				}
+			}
+			w.clock.Advance(time.Minute)
+			w.sim.AddComment(key, dev, "one more")
+			if e, err := r.Resolve(ctx, w.ref(t, key)); err != nil || e.Version == before.Version {
+				t.Errorf("a person's comment gave no new version (err %v)", err)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -186,6 +187,9 @@ func (d *Driver) readCursor(ctx context.Context) (*polllock.Cursor, string) {
 		return nil, cursorAbsent
 	}
 	c, err := polllock.ParseCursor(raw)
+	if err == nil && c.Future(d.o.Now()) {
+		err = fmt.Errorf("discovery cursor: its position %s is in the future", c.At.UTC().Format(time.RFC3339))
+	}
 	if err != nil {
 		d.warnOnce("corrupt", "corrupt discovery cursor; treated as absent (full discovery) and rewritten", "error", err.Error())
 		return nil, cursorCorrupt

@@ -241,3 +241,27 @@ func TestCursorHeldIssueDeleted(t *testing.T) {
 		t.Fatalf("cursor %+v: want a new write without the deleted issue", c)
 	}
 }
+
+// TestCursorFromTheFuture: a cursor whose position lies in the future
+// (anyone who can edit the property can write one) is not believed:
+// discovery from it would pass every change until that time. It is
+// treated as corrupt: the change is found and dispatched, and the cursor
+// rewritten from what the poller saw.
+func TestCursorFromTheFuture(t *testing.T) {
+	e := newEnv(t, jirasim.Options{})
+	keys := e.issues(3, seeded, "")
+	e.clock.Advance(time.Minute)
+	future := e.clock.Now().Add(365 * 24 * time.Hour)
+	e.putCursor(polllock.Cursor{At: future, By: "other", TS: e.clock.Now()})
+	e.sim.AddComment(keys[1], alice, "/fs-triage")
+	out := &recorder{}
+	out.after = e.release
+	p := e.poller(pollerOpts{cursor: jirapoll.CursorUser, out: out})
+	st := p.mustCycle()
+	if got := out.count(); got[keys[1]+"/triage"] != 1 || got[keys[1]+"/audit"] != 1 {
+		t.Fatalf("dispatched %v (stats %+v), want the change's triage and audit", got, st.Cursor)
+	}
+	if c, ok := e.cursor(); !ok || !c.At.Before(future) {
+		t.Errorf("cursor %+v (present %v), want it rewritten before the future position", c, ok)
+	}
+}

@@ -118,6 +118,7 @@ type Driver struct {
 	written []int64                // ids of issues this poller wrote recently, newest last
 	issues  map[string]*issueState // the latest discovery's issues, by key
 	sweep   sweepState             // scheduled discovery's sweep (sweep.go)
+	reads   map[string]lockRead    // the lock each item to take over was read with (takeover.go)
 }
 
 var _ poll.Driver = (*Driver)(nil)

@@ -100,6 +100,19 @@ type env struct {
 	// skew is how far the site's clock runs ahead of the world's (the
 	// pollers' host clock); the pollers read the site's from its answers.
 	skew time.Duration
+	// onWait, if set, runs once, at the first wait of a poller's client
+	// (worldClient) at least waitAtLeast long, as it begins: what the
+	// world does while the client waits.
+	waitMu      sync.Mutex
+	onWait      func()
+	waitAtLeast time.Duration
+}
+
+// whenWaiting sets env.onWait.
+func (e *env) whenWaiting(atLeast time.Duration, f func()) {
+	e.waitMu.Lock()
+	defer e.waitMu.Unlock()
+	e.onWait, e.waitAtLeast = f, atLeast
 }
 
 // newEnv starts the emulator with opts on a fresh clock at epoch (opts.Now
@@ -134,6 +147,17 @@ func newSkewedEnv(t testing.TB, opts jirasim.Options, skew time.Duration) *env {
 // sleep is a wait of the pollers' clients (pacing, retries) on the
 // world's clock: the world's time passes, the test's does not.
 func (e *env) sleep(ctx context.Context, d time.Duration) error {
+	e.waitMu.Lock()
+	h := e.onWait
+	if h != nil && d >= e.waitAtLeast {
+		e.onWait = nil
+	} else {
+		h = nil
+	}
+	e.waitMu.Unlock()
+	if h != nil {
+		h()
+	}
 	if d > 0 {
 		e.clock.Advance(d)
 	}

@@ -41,8 +41,29 @@ func (d *Driver) lockView(key string, raw json.RawMessage, now time.Time) lockVi
 	v.locked = !l.Expired(now, d.o.PendingTTL, d.o.StaleThreshold)
 	if l.Owed() {
 		v.owed, v.gone = l.From, l.Superseding()
+		if aheadFrom(*l.From, now) {
+			// Believed, it would give nothing back: give back from the
+			// issue's creation instead (as for a corrupt lastCheck).
+			d.o.Log.Warn("poll lock's from lies in the future; its give-back starts from the issue's creation", "issue", key,
+				"property", d.lockKey, "from", l.From.TS.UTC().Format(time.RFC3339))
+			v.owed = &polllock.Position{}
+		}
 	}
 	return v
+}
+
+// aheadFrom reports whether a position of from lies in the future
+// (polllock.Ahead).
+func aheadFrom(from polllock.Position, now time.Time) bool {
+	if polllock.Ahead(from.TS, now) {
+		return true
+	}
+	for _, t := range from.Harness {
+		if polllock.Ahead(t, now) {
+			return true
+		}
+	}
+	return false
 }
 
 // judge combines an issue's lock, checkpoint and last update. A lock owed

@@ -58,7 +58,9 @@ func (d *Driver) lockValue(it *poll.Item, phase string, refs []plan.Ref) json.Ra
 // A checkpoint older than the one the changes were detected from (a
 // give-back discovery's lagging search did not show) skips the item: the
 // next cycle detects from it.
-func (d *Driver) taken(it *poll.Item, v view) {
+// The read (lr: the lock value and when the read was sent) is kept for a
+// takeover, which must write within the claim window of it (takeOver).
+func (d *Driver) taken(it *poll.Item, v view, lr lockRead) {
 	if v.base.Min().Before(it.Base.Min()) {
 		it.Skip()
 		return
@@ -66,10 +68,12 @@ func (d *Driver) taken(it *poll.Item, v view) {
 	it.Base, it.StaleLock, it.TakenOver, it.GoneLocks = v.base, v.expired, v.takeover, v.gone
 	st := d.issue(it.ID)
 	st.giveBack, st.owed = v.giveBack, v.giveBack != nil
+	d.noteRead(it.ID, v.takeover, lr)
 }
 
 // Acquire implements poll.Driver: one lock write per issue, in parallel,
-// listing the item's planned runs.
+// listing the item's planned runs; a takeover's within the claim window
+// (takeOver).
 func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
 	var stop firstErr
 	each(d.o.Concurrency, items, func(it *poll.Item) {
@@ -80,6 +84,10 @@ func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
 		st := d.issue(it.ID)
 		d.remember(st.id)
 		st.lockID = polllock.NewLockID(d.o.PollerID)
+		if it.TakenOver {
+			d.takeOver(ctx, it, &stop)
+			return
+		}
 		err := d.o.API.SetProperty(ctx, it.ID, d.lockKey, d.lockValue(it, polllock.PhasePending, it.Planned))
 		if err != nil {
 			classifyErr(it, "writing the poll lock", err, &stop)
@@ -98,6 +106,7 @@ func (d *Driver) Acquire(ctx context.Context, items []*poll.Item) error {
 // each item's properties are read on their own: discovery's view may lag
 // behind another poller's lock, which must not be overwritten.
 func (d *Driver) Recheck(ctx context.Context, items []*poll.Item) error {
+	at := d.o.Now() // the read is sent after this: a takeover's claim window starts here
 	found, err := d.reconciled(ctx, items, []string{"updated", "created"})
 	switch {
 	case jira.IsBadRequest(err):
@@ -123,7 +132,7 @@ func (d *Driver) Recheck(ctx context.Context, items []*poll.Item) error {
 		it.Receipts = d.receiptsOf(it.ID, is.Properties[d.receiptsKey])
 		// The cutoff stays discovery's: the changes were detected up to it,
 		// and later ones are left for the next cycle.
-		d.taken(it, v)
+		d.taken(it, v, lockRead{raw: is.Properties[d.lockKey], at: at})
 	}
 	return nil
 }
@@ -137,6 +146,7 @@ func (d *Driver) recheckEach(ctx context.Context, items []*poll.Item) error {
 		if ctx.Err() != nil || stop.get() != nil {
 			return
 		}
+		at := d.o.Now()
 		lock, check, err := d.readProps(ctx, it.ID)
 		if err != nil {
 			classifyErr(it, "re-reading the issue before locking", err, &stop)
@@ -149,7 +159,7 @@ func (d *Driver) recheckEach(ctx context.Context, items []*poll.Item) error {
 			it.Skip()
 			return
 		}
-		d.taken(it, v)
+		d.taken(it, v, lockRead{raw: lock, at: at})
 	})
 	if err := stop.get(); err != nil {
 		return err

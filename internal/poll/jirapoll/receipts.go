@@ -13,13 +13,14 @@ import (
 var _ poll.ReceiptKeeper = (*Driver)(nil)
 
 // receiptsOf decodes an issue's receipts property (polllock.Receipts); a
-// missing one is empty, a corrupt one is logged and empty: its harnesses
-// may run again, nothing is skipped.
+// missing one is empty. What cannot be read is logged and kept as it is
+// (polllock.ParseReceipts): its harnesses get no scheduled run until it
+// is replaced, and no write erases it.
 func (d *Driver) receiptsOf(key string, raw json.RawMessage) polllock.Receipts {
 	rs, err := polllock.ParseReceipts(raw)
 	if err != nil {
-		d.o.Log.Warn("corrupt receipts value; treated as no receipt", "issue", key, "property", d.receiptsKey, "error", err.Error())
-		return polllock.Receipts{}
+		d.o.Log.Warn("corrupt receipts value; what can be read is used, the rest kept as it is", "issue", key,
+			"property", d.receiptsKey, "error", err.Error())
 	}
 	return rs
 }
@@ -66,6 +67,9 @@ func (d *Driver) updateReceipts(ctx context.Context, it *poll.Item, change func(
 		rs = d.receiptsOf(it.ID, raw)
 	} else {
 		rs = maps.Clone(rs)
+	}
+	if rs.Unreadable() {
+		return fmt.Errorf("%s on %s is not a receipts object: not overwritten (it may hold other harnesses' tries)", d.receiptsKey, it.ID)
 	}
 	change(rs)
 	if err := d.o.API.SetProperty(ctx, it.ID, d.receiptsKey, json.RawMessage(rs.Marshal())); err != nil {

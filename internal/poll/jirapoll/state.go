@@ -64,7 +64,11 @@ type State struct {
 // credentials). account, when set, is the tool's own account id from
 // the configuration (cursor.account_id): it stands in for /myself when
 // the state has none for these credentials.
+//
+// The store's claim is taken first: only the process that holds it saves
+// (Save), and what it loads is the last state saved.
 func LoadState(store *pollstate.Store, client *jira.Client, credential, account string) *State {
+	release, claimed := store.Claim()
 	var s saved
 	if store.Load(&s, stateMaxAge) {
 		client.Remember(s.Jira)
@@ -75,9 +79,8 @@ func LoadState(store *pollstate.Store, client *jira.Client, credential, account 
 	if account != "" {
 		client.SetMyself(jira.User{AccountID: account})
 	}
-	st := &State{store: store, client: client, credential: credential, poller: s.Poller, sweep: s.Sweep}
-	st.release, st.claimed = store.Claim()
-	return st
+	return &State{store: store, client: client, credential: credential, poller: s.Poller, sweep: s.Sweep,
+		release: release, claimed: claimed}
 }
 
 // Close gives back the claim on the state (the process's exit does too).
@@ -132,7 +135,11 @@ func (s *State) pollerState() *savedPoller {
 	return p
 }
 
-// Save writes what the client learned; a failure is logged.
+// Save writes what the client learned; a failure is logged. Only the
+// process that holds the store's claim writes (pollstate.Store.Save):
+// another one started beside it from the same directory loaded what may
+// be older than what the claimant saves, and writing it back would undo
+// the claimant's sweep and cadence.
 func (s *State) Save() {
 	if s == nil || s.store == nil {
 		return
