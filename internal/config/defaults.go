@@ -3,7 +3,7 @@ package config
 import (
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
@@ -26,7 +26,7 @@ const (
 	DefaultWorkflow            = "fullsend-run.yml"
 	DefaultMaxParallel         = 4
 	DefaultGrace               = 30 * time.Second
-	DefaultPollOutputDriver    = drivers.GHADispatch
+	DefaultPollOutputDriver    = drivername.GHADispatch
 	DefaultEmailEnv            = "JIRA_USER_EMAIL"
 	DefaultTokenEnv            = "JIRA_TOKEN"
 	DefaultRequestTimeout      = 15 * time.Second

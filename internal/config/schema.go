@@ -7,15 +7,15 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
 // Allowed enum values.
 var (
 	forges        = []string{"github", "gitlab"}
-	outputDrivers = drivers.OutputNames()
-	inputDrivers  = drivers.PollInputNames()
+	outputDrivers = drivername.OutputNames()
+	inputDrivers  = drivername.PollInputNames()
 )
 
 // configWalk decodes the config.yaml root into c, which already holds the
@@ -205,7 +205,7 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 			w.errAt(n, "%s: type is required (%s)", what, strings.Join(inputDrivers, " or "))
 		}
 		w.checkGrace(graceNode, what, &d)
-		if d.Type == drivers.JiraPoll && (queriesNode == nil || (queriesNode.Kind == yaml.SequenceNode && len(queriesNode.Content) == 0)) {
+		if d.Type == drivername.JiraPoll && (queriesNode == nil || (queriesNode.Kind == yaml.SequenceNode && len(queriesNode.Content) == 0)) {
 			w.errAt(firstNode(queriesNode, n), "%s: queries: at least one query is required", what)
 		}
 	}
@@ -215,10 +215,10 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 // checkGrace defaults a forge poller's grace and refuses one on a
 // jira-poll entry.
 func (w *configWalk) checkGrace(graceNode *yaml.Node, what string, d *InputDriver) {
-	if graceNode == nil && (d.Type == drivers.GitLabPoll || d.Type == drivers.GitHubPoll) {
+	if graceNode == nil && (d.Type == drivername.GitLabPoll || d.Type == drivername.GitHubPoll) {
 		d.Grace = DefaultPollGrace
 	}
-	if d.Type == drivers.JiraPoll && graceNode != nil {
+	if d.Type == drivername.JiraPoll && graceNode != nil {
 		w.errAt(graceNode, "%s.grace: only gitlab-poll and github-poll entries take a grace", what)
 	}
 }
@@ -254,24 +254,24 @@ func (w *configWalk) envName(v *yaml.Node, what string, dst *string) {
 func (w *configWalk) outputs(n *yaml.Node) {
 	o := &w.c.Outputs
 	w.fields(n, "outputs", map[string]func(*yaml.Node){
-		drivers.GHADispatch: func(v *yaml.Node) {
-			w.fields(v, "outputs."+drivers.GHADispatch, map[string]func(*yaml.Node){
+		drivername.GHADispatch: func(v *yaml.Node) {
+			w.fields(v, "outputs."+drivername.GHADispatch, map[string]func(*yaml.Node){
 				"workflow": func(v *yaml.Node) {
 					w.checked(v, "outputs.gha-dispatch.workflow", &o.GHADispatch.Workflow, checkWorkflow)
 				},
 				"ref": func(v *yaml.Node) { w.checked(v, "outputs.gha-dispatch.ref", &o.GHADispatch.Ref, checkRef) },
 			})
 		},
-		drivers.GitLabPipeline: func(v *yaml.Node) {
-			w.fields(v, "outputs."+drivers.GitLabPipeline, map[string]func(*yaml.Node){
+		drivername.GitLabPipeline: func(v *yaml.Node) {
+			w.fields(v, "outputs."+drivername.GitLabPipeline, map[string]func(*yaml.Node){
 				"project": func(v *yaml.Node) {
 					w.checked(v, "outputs.gitlab-pipeline.project", &o.GitLabPipeline.Project, CheckRepo)
 				},
 				"ref": func(v *yaml.Node) { w.checked(v, "outputs.gitlab-pipeline.ref", &o.GitLabPipeline.Ref, checkRef) },
 			})
 		},
-		drivers.Local: func(v *yaml.Node) {
-			w.fields(v, "outputs."+drivers.Local, map[string]func(*yaml.Node){
+		drivername.Local: func(v *yaml.Node) {
+			w.fields(v, "outputs."+drivername.Local, map[string]func(*yaml.Node){
 				"max_parallel": func(v *yaml.Node) { w.intMin(v, "outputs.local.max_parallel", 1, &o.Local.MaxParallel) },
 				"grace":        func(v *yaml.Node) { w.duration(v, "outputs.local.grace", &o.Local.Grace) },
 			})

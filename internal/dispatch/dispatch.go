@@ -13,7 +13,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/core"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/harness"
@@ -84,7 +84,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	opts := core.Options{Config: cfg, Harnesses: reg, Log: log}
-	if d, _ := drivers.LookupOutput(o.OutputDriver); d.OneShotBreaker() {
+	if d, _ := drivername.LookupOutput(o.OutputDriver); d.OneShotBreaker() {
 		opts.Breaker = core.NewBreaker(cfg.Limits.RunsPerScopePerHour)
 	}
 	eng, err := core.New(opts)
@@ -162,21 +162,21 @@ func refText(r output.Result) string {
 func newInput(o Options, cfg *config.Config, log *slog.Logger) (input.Driver, error) {
 	name := o.InputDriver
 	if name == "" {
-		name = drivers.JSONIn
+		name = drivername.JSONIn
 		switch getenv := o.Output.Getenv; {
 		case getenv("GITHUB_EVENT_PATH") != "":
-			name = drivers.GHAEvent
+			name = drivername.GHAEvent
 		case getenv("CI_PIPELINE_SOURCE") == "trigger" && getenv("TRIGGER_PAYLOAD") != "":
-			name = drivers.GitLabEvent
+			name = drivername.GitLabEvent
 		}
 	}
 	switch name {
-	case drivers.JSONIn:
+	case drivername.JSONIn:
 		if o.EventName != "" {
 			return nil, config.Invalid(errors.New("--event-name is for --input-driver gha-event, but the input driver is json (a NormalizedEvent); pass --input-driver gha-event to read a GitHub Actions event"))
 		}
 		return jsonin.New(o.InputFile, o.Stdin), nil
-	case drivers.GHAEvent:
+	case drivername.GHAEvent:
 		d, err := ghaevent.NewFromEnv(ghaevent.Options{
 			EventName: o.EventName, Path: o.InputFile, Stdin: o.Stdin, Repo: cfg.Repo, Log: log,
 		}, o.Output.Getenv)
@@ -184,14 +184,14 @@ func newInput(o Options, cfg *config.Config, log *slog.Logger) (input.Driver, er
 			return nil, config.Invalid(err)
 		}
 		return d, nil
-	case drivers.GitLabEvent:
+	case drivername.GitLabEvent:
 		d, err := gitlabevent.NewFromEnv(gitlabevent.Options{Path: o.InputFile, Stdin: o.Stdin, Repo: cfg.Repo, Log: log}, "", o.Output.Getenv)
 		if err != nil {
 			return nil, config.Invalid(err)
 		}
 		return d, nil
 	}
-	return nil, config.Invalid(fmt.Errorf("--input-driver %q: want %s", name, english.Or(drivers.DispatchInputNames())))
+	return nil, config.Invalid(fmt.Errorf("--input-driver %q: want %s", name, english.Or(drivername.DispatchInputNames())))
 }
 
 // positioned is an input that knows the position of the change it read

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 )
 
 // OptionsFor returns the client options of a jira-poll entry of the
@@ -21,7 +21,7 @@ func OptionsFor(id config.InputDriver, getenv func(string) string, log *slog.Log
 	}
 	token := getenv(conn.TokenEnv)
 	if token == "" {
-		return Options{}, config.Invalid(fmt.Errorf("%s: $%s is empty: it must hold the Jira API token (connection.token_env)", drivers.JiraPoll, conn.TokenEnv))
+		return Options{}, config.Invalid(fmt.Errorf("%s: $%s is empty: it must hold the Jira API token (connection.token_env)", drivername.JiraPoll, conn.TokenEnv))
 	}
 	return Options{BaseURL: conn.BaseURL, Email: getenv(conn.EmailEnv), Token: token,
 		RPS: id.RateLimit.RPS, Burst: id.RateLimit.Burst, Logger: log,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
@@ -18,7 +18,7 @@ import (
 func Entry(cfg *config.Config) (int, error) {
 	first := -1
 	for i, in := range cfg.Poll.InputDrivers {
-		if in.Type != drivers.JiraPoll {
+		if in.Type != drivername.JiraPoll {
 			continue
 		}
 		if first < 0 {
@@ -27,12 +27,12 @@ func Entry(cfg *config.Config) (int, error) {
 		}
 		if a, b := cfg.Poll.InputDrivers[first].Connection.BaseURL, in.Connection.BaseURL; a != b {
 			return -1, config.Invalid(fmt.Errorf("%s: poll.input_drivers[%d] and [%d] are %s entries for two Jira sites (%s, %s): Jira entities are read from one site; keep the entries of one site in this configuration",
-				cfg.File, first, i, drivers.JiraPoll, a, b))
+				cfg.File, first, i, drivername.JiraPoll, a, b))
 		}
 	}
 	if first < 0 {
 		return -1, config.Invalid(fmt.Errorf("%s: a harness resolves Jira entities but poll.input_drivers has no %s entry: Jira entities are read with its connection (base_url, email_env, token_env, rate_limit)",
-			cfg.File, drivers.JiraPoll))
+			cfg.File, drivername.JiraPoll))
 	}
 	return first, nil
 }
@@ -69,7 +69,7 @@ func FromEnv(cfg *config.Config, getenv func(string) string) (*Resolver, error) 
 func project(cfg *config.Config) string {
 	p, seen := "", false
 	for _, in := range cfg.Poll.InputDrivers {
-		if in.Type != drivers.JiraPoll {
+		if in.Type != drivername.JiraPoll {
 			continue
 		}
 		if seen && in.Project != p {

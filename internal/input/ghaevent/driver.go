@@ -23,14 +23,14 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Name is the driver name.
-const Name = drivers.GHAEvent
+const Name = drivername.GHAEvent
 
 // MaxPayloadBytes bounds the payload read (GitHub caps webhooks at 25 MB).
 const MaxPayloadBytes = 25 << 20

@@ -29,14 +29,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Name is the driver name.
-const Name = drivers.GitLabEvent
+const Name = drivername.GitLabEvent
 
 // MaxPayloadBytes bounds the payload read (GitLab caps webhook bodies at
 // 25 MB by default).

@@ -31,7 +31,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/newest"
 	"github.com/fullsend-dev/fullsend/internal/output"
@@ -41,7 +41,7 @@ import (
 )
 
 // Name is the driver name used in config and plan.Ref.Driver.
-const Name = drivers.GitLabPipeline
+const Name = drivername.GitLabPipeline
 
 // Driver creates pipelines and coalesces waiting ones. It is safe for
 // concurrent use.

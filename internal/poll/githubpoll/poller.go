@@ -25,7 +25,7 @@ import (
 	gogithub "github.com/google/go-github/v90/github"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
@@ -34,7 +34,7 @@ import (
 )
 
 // Name is the driver name.
-const Name = drivers.GitHubPoll
+const Name = drivername.GitHubPoll
 
 // DefaultLookback is how far back a poller that starts reads activity.
 const DefaultLookback = 2 * time.Hour

@@ -20,7 +20,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
@@ -28,7 +28,7 @@ import (
 )
 
 // Name is the input driver type.
-const Name = drivers.JiraPoll
+const Name = drivername.JiraPoll
 
 // Defaults used when an Options field is zero.
 const (

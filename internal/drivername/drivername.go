@@ -1,9 +1,9 @@
-// Package drivers is the registry of input and output driver names and of
+// Package drivername is the registry of input and output driver names and of
 // what each driver can do. Configuration, the command line, the runner and
 // the driver packages use its constants and capabilities instead of
 // spelling driver names; the constructors live in each driver's package
 // (FromConfig). It imports nothing from the project.
-package drivers
+package drivername
 
 import "slices"
 
