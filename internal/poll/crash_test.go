@@ -16,6 +16,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // world is one work item as pollers and a platform see it: its lock, its
@@ -525,7 +526,7 @@ func TestTakeoverLooksUpIntentsOfEarlierLocks(t *testing.T) {
 // An intent whose ts lies in the future (anyone who can edit the item's
 // checkpoint can write one) is not believed: it would keep the item out
 // of every cycle until that time came. Only what two pollers' estimates
-// of the tracker's clock may differ (polllock.ClockError) is allowed:
+// of the tracker's clock may differ (trackerclock.ClockError) is allowed:
 // such an intent is a young one, and waits to settle.
 func TestIntentFromTheFutureIsNotBelieved(t *testing.T) {
 	for _, tc := range []struct {
@@ -535,7 +536,7 @@ func TestIntentFromTheFutureIsNotBelieved(t *testing.T) {
 	}{
 		{"an hour ahead", time.Hour, 2},
 		{"a year ahead", 365 * 24 * time.Hour, 2},
-		{"within the clocks' error", polllock.ClockError / 2, 0},
+		{"within the clocks' error", trackerclock.ClockError / 2, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			now := t0.Add(time.Hour + 15*time.Minute) // the first cycle's (world.cycle)

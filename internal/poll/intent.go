@@ -50,7 +50,7 @@ type PlatformClock interface {
 // clock estimates involved, each within trackerclock.MaxError (the
 // tracker's clock of the poller that wrote the intent, and this poller's
 // estimates of the tracker's and of the platform's clocks).
-const ClockMargin = polllock.ClockError + trackerclock.MaxError
+const ClockMargin = trackerclock.ClockError + trackerclock.MaxError
 
 // lookupSince maps an intent's time, on the tracker's clock, onto the
 // output platform's clock when the output knows it, less ClockMargin; else

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // ChangePos is a position in a work item's history: the time of a change
@@ -106,7 +108,7 @@ func KeyPos(key string) (ChangePos, bool) {
 // change stamped after LastComplete is left for a later cycle: a cycle
 // that took its instant as handled would skip a change made later in it.
 func LastComplete(now time.Time, resolution time.Duration) time.Time {
-	return now.Add(-ClockError - resolution)
+	return now.Add(-trackerclock.ClockError - resolution)
 }
 
 // IdempotencyKeyAt is the key of one harness's run for the change at p:

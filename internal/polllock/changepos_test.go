@@ -3,6 +3,8 @@ package polllock
 import (
 	"testing"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 func TestChangePosOrderAndID(t *testing.T) {
@@ -90,10 +92,10 @@ func TestLastComplete(t *testing.T) {
 	}{
 		{0, time.Second, false},
 		{999 * time.Millisecond, time.Second, false},
-		{ClockError + 999*time.Millisecond, time.Second, false}, // this host may be ClockError ahead
-		{ClockError + time.Second, time.Second, true},
-		{ClockError + time.Millisecond, time.Millisecond, true},
-		{ClockError, time.Millisecond, false},
+		{trackerclock.ClockError + 999*time.Millisecond, time.Second, false}, // this host may be ClockError ahead
+		{trackerclock.ClockError + time.Second, time.Second, true},
+		{trackerclock.ClockError + time.Millisecond, time.Millisecond, true},
+		{trackerclock.ClockError, time.Millisecond, false},
 	}
 	for _, tc := range tests {
 		if got := !s.After(LastComplete(s.Add(tc.now), tc.res)); got != tc.want {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // The discovery cursor is one document per target repository, shared by
@@ -182,7 +184,7 @@ func (c Cursor) WithPoller(self string, now time.Time, ttl time.Duration) Cursor
 // (Ahead): no poller proposes one past its own search, and discovery from
 // it would pass every change until then. Readers treat such a cursor as
 // corrupt.
-func (c Cursor) Future(now time.Time) bool { return Ahead(c.At, now) }
+func (c Cursor) Future(now time.Time) bool { return trackerclock.Ahead(c.At, now) }
 
 // Lag is how far the cursor trails now (0 for a zero cursor).
 func (c Cursor) Lag(now time.Time) time.Duration {

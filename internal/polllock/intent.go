@@ -2,6 +2,8 @@ package polllock
 
 import (
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // An intent is written into the lastCheck document, with a consistent
@@ -31,19 +33,14 @@ type Intent struct {
 	Lock string `json:"lock,omitempty"`
 }
 
-// Ahead reports whether t, a time some process wrote on the tracker's
-// clock, lies further ahead of now than two processes' estimates of that
-// clock may differ (ClockError): no process wrote it so. Such a time is
-// not believed wherever it would hold work back until it comes (an
-// intent, a try's time, the discovery cursor).
-func Ahead(t, now time.Time) bool { return t.After(now.Add(ClockError)) }
-
 // Future reports whether the intent carries a time from the future
 // (Ahead): its ts or its change. Such an intent is not believed: it says
 // nothing of a dispatch, and believing it would keep its item out of
 // every cycle (too young to settle) or move a checkpoint past changes to
 // come.
-func (in Intent) Future(now time.Time) bool { return Ahead(in.TS, now) || Ahead(in.Change, now) }
+func (in Intent) Future(now time.Time) bool {
+	return trackerclock.Ahead(in.TS, now) || trackerclock.Ahead(in.Change, now)
+}
 
 // ChangeID identifies a change of a work item by its time on the
 // tracker's clock, in Unix milliseconds. Every poller detects the same

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // State says what the rule concluded.
@@ -76,7 +77,7 @@ type Decision struct {
 // (Policy.Backoff, doubled after each run), at most Policy.Max times,
 // then given up on (GiveUp, then Quarantined); any other version is Due.
 // An unreadable record decides nothing (Unreadable).
-// A try's time in the future (polllock.Ahead) is not believed: no backoff.
+// A try's time in the future (trackerclock.Ahead) is not believed: no backoff.
 func Decide(in Input) Decision {
 	rec := in.Record
 	switch {
@@ -98,8 +99,8 @@ func Decide(in Input) Decision {
 		return Decision{State: GiveUp, Attempt: t.Count,
 			Reason: fmt.Sprintf("%d runs of version %s ended without success (entity.retry.max %d)", t.Count, in.Version, in.Policy.Max)}
 	}
-	if polllock.Ahead(t.At, in.Now) {
-		// A time no poller wrote (polllock.Ahead) would hold the retry
+	if trackerclock.Ahead(t.At, in.Now) {
+		// A time no poller wrote (trackerclock.Ahead) would hold the retry
 		// back until it came; the count still bounds the runs.
 		return Decision{State: Due, Attempt: t.Count + 1,
 			Reason: fmt.Sprintf("retry %d of %d: run %d of version %s ended without success, its time (%s) lies in the future: no backoff",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -46,7 +47,7 @@ func TestDecide(t *testing.T) {
 		{"success then failing tries of a new version", polllock.HarnessRecord{Success: success("v1"), Tries: tries("v2", 1, t0)}, false, t0, Backoff, 2, ""},
 		// a try's time from the future would hold the retry back until it came
 		{"a try from the future", polllock.HarnessRecord{Tries: tries("v2", 1, t0.Add(365*24*time.Hour))}, false, t0, Due, 2, "lies in the future"},
-		{"a try within the clocks' error", polllock.HarnessRecord{Tries: tries("v2", 1, t0.Add(polllock.ClockError))}, false, t0, Backoff, 2, ""},
+		{"a try within the clocks' error", polllock.HarnessRecord{Tries: tries("v2", 1, t0.Add(trackerclock.ClockError))}, false, t0, Backoff, 2, ""},
 		{"max retries spent, from the future", polllock.HarnessRecord{Tries: tries("v2", 4, t0.Add(time.Hour))}, false, t0, GiveUp, 4, ""},
 	}
 	for _, tc := range cases {

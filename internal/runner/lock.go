@@ -10,6 +10,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // LockStore reads and writes the raw poll-lock value on a work item. The
@@ -179,12 +180,12 @@ func (l *Locker) within(ctx context.Context, deadline time.Time) context.Context
 
 // confirm is the rest of Acquire once the claim of lk was answered: a
 // lock that is not late (a poller may judge it expired up to
-// polllock.ClockError earlier than this run's clock says, and the
+// trackerclock.ClockError earlier than this run's clock says, and the
 // verification's wait later) is the run's; a late one's claim must have
 // been answered by deadline (the claim window) and still be there after
 // the wait.
 func (l *Locker) confirm(ctx context.Context, lk polllock.Lock, deadline time.Time, wait time.Duration) error {
-	if !lk.Expired(l.Now().Add(wait+polllock.ClockError), l.PendingTTL, l.StaleThreshold) {
+	if !lk.Expired(l.Now().Add(wait+trackerclock.ClockError), l.PendingTTL, l.StaleThreshold) {
 		return nil
 	}
 	if l.Now().After(deadline) {

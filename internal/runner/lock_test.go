@@ -369,7 +369,7 @@ func TestLockerLateClaimIsVerified(t *testing.T) {
 		{name: "past the pending ttl", age: 5 * time.Minute, phase: polllock.PhasePending, waits: 1},
 		// By this run's clock the lock is still within its pending TTL after
 		// the wait, but a poller's estimate of Jira's clock may be up to
-		// polllock.ClockError ahead: it may be taking the lock over.
+		// trackerclock.ClockError ahead: it may be taking the lock over.
 		{name: "within a clock error of the pending ttl", age: polllock.DefaultPendingTTL - polllock.ClaimWait - time.Second,
 			phase: polllock.PhasePending, waits: 1},
 		{name: "stale", age: time.Hour, phase: polllock.PhaseDispatched, waits: 1},

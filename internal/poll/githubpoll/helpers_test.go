@@ -18,6 +18,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
 
@@ -76,7 +77,7 @@ func (f *fixture) poller(t *testing.T) *Poller {
 // settle moves the clock past the second of the last change and the
 // clock's error, so that a cycle takes that second as complete
 // (polllock.LastComplete) and may dispatch its changes.
-func (f *fixture) settle() { f.clk.Advance(polllock.ClockError + Resolution) }
+func (f *fixture) settle() { f.clk.Advance(trackerclock.ClockError + Resolution) }
 
 // cycle runs one poll cycle of d through the gha-dispatch output.
 func (f *fixture) cycle(t *testing.T, d *Driver) poll.CycleStats {

@@ -17,6 +17,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
@@ -58,7 +59,7 @@ func newFixture(t *testing.T) *fixture {
 // settle moves the clock past the second of the last change and the
 // clock's error, so that a cycle takes that second as complete
 // (polllock.LastComplete) and may dispatch its changes.
-func (f *fixture) settle() { f.clk.Advance(polllock.ClockError + Resolution) }
+func (f *fixture) settle() { f.clk.Advance(trackerclock.ClockError + Resolution) }
 
 func (f *fixture) poller(t *testing.T) *Poller {
 	t.Helper()

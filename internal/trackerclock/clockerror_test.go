@@ -1,4 +1,4 @@
-package polllock_test
+package trackerclock_test
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -47,8 +46,8 @@ func TestClockErrorBoundsTwoEstimates(t *testing.T) {
 			}
 		}
 	}
-	if highest-lowest > polllock.ClockError {
+	if highest-lowest > trackerclock.ClockError {
 		t.Fatalf("two processes' estimates differ by %v, over ClockError (%v): %s is %v off, %s %v",
-			highest-lowest, polllock.ClockError, high, highest, low, lowest)
+			highest-lowest, trackerclock.ClockError, high, highest, low, lowest)
 	}
 }
