@@ -5,7 +5,6 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/event"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Default values applied by Load to settings the file leaves out.
@@ -59,11 +58,17 @@ func defaultInputDriver() InputDriver {
 		Queries: []string{},
 		Lock: Lock{
 			M: DefaultLockM, N: DefaultLockN,
-			StaleThreshold: polllock.DefaultStaleThreshold, RefreshInterval: DefaultRefreshInterval,
-			PendingTTL: polllock.DefaultPendingTTL,
+			StaleThreshold: DefaultStaleThreshold, RefreshInterval: DefaultRefreshInterval,
+			PendingTTL: DefaultPendingTTL,
 			JitterMin:  DefaultJitterMin, JitterMax: DefaultJitterMax,
 		},
 		Concurrency: DefaultConcurrency,
 		RateLimit:   RateLimit{RPS: DefaultRPS, Burst: DefaultBurst},
 	}
 }
+
+// DefaultStaleThreshold applies when no lock.stale_threshold is configured.
+const DefaultStaleThreshold = 900 * time.Second
+
+// DefaultPendingTTL applies when no lock.pending_ttl is configured.
+const DefaultPendingTTL = 2 * time.Minute

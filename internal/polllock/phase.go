@@ -22,9 +22,6 @@ import (
 // It happens when the item has a new change and the lock is past its
 // PendingTTL, or when the lock is stale.
 
-// DefaultPendingTTL applies when no lock.pending_ttl is configured.
-const DefaultPendingTTL = 2 * time.Minute
-
 // ClaimWait is how long a run waits between its claim of a lock that went
 // past its PendingTTL (a write) and the re-read that confirms the claim
 // held, and how long a poller that took such a lock over waits before its

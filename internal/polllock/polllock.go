@@ -70,9 +70,6 @@ func (l Lock) Superseding() []string {
 	return g
 }
 
-// DefaultStaleThreshold applies when no lock.stale_threshold is configured.
-const DefaultStaleThreshold = 900 * time.Second
-
 // HeldBy reports whether the lock carries id and is not stale at now.
 func (l Lock) HeldBy(id string, now time.Time, threshold time.Duration) bool {
 	return l.ID == id && !l.Stale(now, threshold)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -51,17 +52,17 @@ type Locker struct {
 func (l *Locker) Claimed() polllock.Lock { return l.claimed }
 
 // NewLocker builds a Locker for the reference pl. stale <= 0 means
-// polllock.DefaultStaleThreshold.
+// config.DefaultStaleThreshold.
 func NewLocker(store LockStore, pl *plan.PollLock, stale time.Duration, run plan.Ref) (*Locker, error) {
 	issue, prop, err := SplitProperty(pl.Property)
 	if err != nil {
 		return nil, err
 	}
 	if stale <= 0 {
-		stale = polllock.DefaultStaleThreshold
+		stale = config.DefaultStaleThreshold
 	}
 	return &Locker{Store: store, Issue: issue, Property: prop, ID: pl.ID,
-		StaleThreshold: stale, PendingTTL: polllock.DefaultPendingTTL, Run: run, Now: time.Now, Sleep: sleep}, nil
+		StaleThreshold: stale, PendingTTL: config.DefaultPendingTTL, Run: run, Now: time.Now, Sleep: sleep}, nil
 }
 
 // sleep waits d or until ctx ends.

@@ -46,7 +46,7 @@ func (s *snapshotter) newJiraInput(i int) (*jiraInput, error) {
 	}
 	stale := id.Lock.StaleThreshold
 	if stale <= 0 {
-		stale = polllock.DefaultStaleThreshold
+		stale = config.DefaultStaleThreshold
 	}
 	return &jiraInput{id: id, client: client, keys: keysOf(s.cfg.Repo), stale: stale}, nil
 }

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -61,10 +62,10 @@ type Options struct {
 	// N is the number of issues locked per cycle (sizes the page rule).
 	N int
 	// StaleThreshold: a lock older than this is abandoned (0:
-	// polllock.DefaultStaleThreshold).
+	// config.DefaultStaleThreshold).
 	StaleThreshold time.Duration
 	// PendingTTL: an unclaimed lock older than this no longer blocks the
-	// issue (0: polllock.DefaultPendingTTL; at most StaleThreshold).
+	// issue (0: config.DefaultPendingTTL; at most StaleThreshold).
 	PendingTTL time.Duration
 	// Concurrency bounds per-issue calls made in parallel.
 	Concurrency int
@@ -151,10 +152,10 @@ func New(o Options) (*Driver, error) {
 		o.N = poll.DefaultN
 	}
 	if o.StaleThreshold <= 0 {
-		o.StaleThreshold = polllock.DefaultStaleThreshold
+		o.StaleThreshold = config.DefaultStaleThreshold
 	}
 	if o.PendingTTL <= 0 {
-		o.PendingTTL = polllock.DefaultPendingTTL
+		o.PendingTTL = config.DefaultPendingTTL
 	}
 	o.PendingTTL = min(o.PendingTTL, o.StaleThreshold)
 	if o.Concurrency <= 0 {
