@@ -10,7 +10,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/english"
-	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
@@ -144,7 +144,7 @@ func (app *App) runPollCancel(ctx context.Context, o *pollCancelOptions) error {
 	if o.issue == "" {
 		return UserError(errors.New("--issue is required (e.g. --issue PROJ-123)"))
 	}
-	if !jira.ValidIssueKey(o.issue) {
+	if !jirakey.ValidIssue(o.issue) {
 		return UserError(fmt.Errorf("--issue %q: not a Jira issue key (want e.g. PROJ-123)", o.issue))
 	}
 	ctl, err := app.adminController(ctx, o.pollOptions)

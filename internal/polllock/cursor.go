@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -100,7 +101,7 @@ func ParseCursor(raw []byte) (Cursor, error) {
 		return Cursor{}, fmt.Errorf("poll cursor: %d held issues, at most %d", len(c.Held), MaxHeld)
 	}
 	for key, t := range c.Held {
-		if !ValidIssueKey(key) || t.IsZero() {
+		if !jirakey.ValidIssue(key) || t.IsZero() {
 			return Cursor{}, fmt.Errorf("poll cursor: held entry %q is not an issue key with a time", key)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
@@ -120,8 +121,8 @@ func TestRef(t *testing.T) {
 		{in: "PROJ-12/", wantErr: `"" is not a property key`},
 		{in: "PROJ-12/a/b", wantErr: `"a/b" is not a property key`},
 		{in: "PROJ-12/a b", wantErr: `"a b" is not a property key`},
-		{in: "PROJ-12/" + strings.Repeat("x", MaxPropertyKeyChars), key: "PROJ-12", prop: strings.Repeat("x", MaxPropertyKeyChars)},
-		{in: "PROJ-12/" + strings.Repeat("x", MaxPropertyKeyChars+1), wantErr: "is not a property key"},
+		{in: "PROJ-12/" + strings.Repeat("x", jirakey.MaxPropertyChars), key: "PROJ-12", prop: strings.Repeat("x", jirakey.MaxPropertyChars)},
+		{in: "PROJ-12/" + strings.Repeat("x", jirakey.MaxPropertyChars+1), wantErr: "is not a property key"},
 	}
 	for _, tc := range tests {
 		k, p, err := ParseRef(tc.in)
@@ -165,7 +166,7 @@ func FuzzParseRef(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !ValidIssueKey(k) || !ValidPropertyKey(p) || strings.Contains(p, "/") {
+		if !jirakey.ValidIssue(k) || !jirakey.ValidProperty(p) || strings.Contains(p, "/") {
 			t.Fatalf("accepted %q as %q + %q", s, k, p)
 		}
 		if FormatRef(k, p) != s {

@@ -23,6 +23,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 )
 
 // Formats of Options.Format.
@@ -105,7 +106,7 @@ func (o *Options) defaults() error {
 	if o.InputDriver != "" && !slices.Contains(drivername.PollInputNames(), o.InputDriver) {
 		return config.Invalid(fmt.Errorf("--input-driver %q: want %s", o.InputDriver, strings.Join(drivername.PollInputNames(), ", ")))
 	}
-	if o.Issue != "" && !jira.ValidIssueKey(o.Issue) {
+	if o.Issue != "" && !jirakey.ValidIssue(o.Issue) {
 		return config.Invalid(fmt.Errorf("--issue %q: not a Jira issue key (want e.g. PROJ-123)", o.Issue))
 	}
 	if o.MetricsURL != "" {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
@@ -107,7 +108,7 @@ type Canceller func(ctx context.Context, ref plan.Ref) (string, error)
 // starts a new run. Unknown issue: ErrNoIssue; no lock: ErrNoLock.
 func (d *Driver) Cancel(ctx context.Context, issueKey string, cancel Canceller) (CancelReport, error) {
 	rep := CancelReport{Issue: issueKey, Property: d.lockKey}
-	if !polllock.ValidIssueKey(issueKey) {
+	if !jirakey.ValidIssue(issueKey) {
 		return rep, fmt.Errorf("--issue %q: not a Jira issue key (want e.g. PROJ-123)", issueKey)
 	}
 	raw, found, err := d.o.API.GetProperty(ctx, issueKey, d.lockKey)

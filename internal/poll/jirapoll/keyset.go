@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
@@ -100,7 +101,7 @@ func (w *walk) follow(page []jira.Issue) {
 		w.keys = w.keys[:0]
 	}
 	for _, is := range page {
-		if is.Fields.Updated.Time.Equal(at) && jira.ValidIssueKey(is.Key) {
+		if is.Fields.Updated.Time.Equal(at) && jirakey.ValidIssue(is.Key) {
 			w.keys = append(w.keys, is.Key)
 		}
 	}
