@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/core"
 	"github.com/fullsend-dev/fullsend/internal/drivername"
@@ -24,7 +25,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/outputs"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Options are what `fullsend dispatch` was asked to do.
@@ -197,19 +197,19 @@ func newInput(o Options, cfg *config.Config, log *slog.Logger) (input.Driver, er
 // positioned is an input that knows the position of the change it read
 // (gitlab-event, gha-event: time and the platform's id of the change).
 type positioned interface {
-	ChangePos() polllock.ChangePos
+	ChangePos() changepos.Pos
 }
 
 // keyRuns gives the runs the idempotency key of the change when the input
 // knows the change's position, so that the backstops recognise the change
 // as dispatched (docs/gitlab.md, docs/github.md): the key they compute
-// for the same change (polllock.IdempotencyKeyAt).
+// for the same change (changepos.Key).
 func keyRuns(in input.Driver, runs []plan.Run) {
 	ct, ok := in.(positioned)
 	if !ok || ct.ChangePos().IsZero() {
 		return
 	}
 	for i := range runs {
-		runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKeyAt(string(runs[i].Key), ct.ChangePos())
+		runs[i].WorkItem.IdempotencyKey = changepos.Key(string(runs[i].Key), ct.ChangePos())
 	}
 }

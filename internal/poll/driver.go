@@ -16,6 +16,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
@@ -221,21 +222,21 @@ func (c Checkpoint) Min() time.Time {
 }
 
 // PosAt is the checkpoint's position (At, then ID).
-func (c Checkpoint) PosAt() polllock.ChangePos { return polllock.ChangePos{At: c.At, ID: c.ID} }
+func (c Checkpoint) PosAt() changepos.Pos { return changepos.Pos{At: c.At, ID: c.ID} }
 
 // PosOf is harness h's position: its Retry time when that is older than
 // At (a retry position names no id), else PosAt.
-func (c Checkpoint) PosOf(h string) polllock.ChangePos {
+func (c Checkpoint) PosOf(h string) changepos.Pos {
 	if t, ok := c.Retry[h]; ok && t.Before(c.At) {
-		return polllock.PosAt(t)
+		return changepos.At(t)
 	}
 	return c.PosAt()
 }
 
 // MinPos is the oldest position of any harness: detection starts after it.
-func (c Checkpoint) MinPos() polllock.ChangePos {
+func (c Checkpoint) MinPos() changepos.Pos {
 	if m := c.Min(); m.Before(c.At) {
-		return polllock.PosAt(m)
+		return changepos.At(m)
 	}
 	return c.PosAt()
 }
@@ -245,7 +246,7 @@ func (c Checkpoint) MinPos() polllock.ChangePos {
 // (Intents: the cycle also calls Advance to record intents before
 // dispatching, and to clear those of refused dispatches), at or after
 // newest. A backstop takes its item as handled only then.
-func (c Checkpoint) Covers(newest polllock.ChangePos) bool {
+func (c Checkpoint) Covers(newest changepos.Pos) bool {
 	return !c.Pending() && len(c.Intents) == 0 && !newest.After(c.PosAt())
 }
 

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
@@ -98,7 +99,7 @@ func (c *cycle) recoverIntents(ctx context.Context, plans []itemPlan) {
 
 func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) {
 	var runs []plan.Run
-	var pos []polllock.ChangePos
+	var pos []changepos.Pos
 	for i, r := range p.runs {
 		in, ok := p.it.Base.Intents[r.Harness]
 		if ok && in.Future(c.o.Now()) {
@@ -151,11 +152,11 @@ func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) 
 
 // intentPos is the position of the change an intent's run was dispatched
 // for: the one its key names, else (a key without one) its change time.
-func intentPos(in polllock.Intent) polllock.ChangePos {
-	if pos, ok := polllock.KeyPos(in.Key); ok {
+func intentPos(in polllock.Intent) changepos.Pos {
+	if pos, ok := changepos.OfKey(in.Key); ok {
 		return pos
 	}
-	return polllock.PosAt(in.Change)
+	return changepos.At(in.Change)
 }
 
 // settled returns the items that are not waiting out the settle time of
@@ -202,7 +203,7 @@ func (c *cycle) keyRuns(p *itemPlan) {
 		if _, ok := p.sched.runs[p.runs[i].Harness]; ok {
 			continue // keyed by its entity version (addScheduledRun)
 		}
-		p.runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKeyAt(string(p.runs[i].Key), p.pos[i])
+		p.runs[i].WorkItem.IdempotencyKey = changepos.Key(string(p.runs[i].Key), p.pos[i])
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -142,7 +143,7 @@ type WindowFilter struct {
 func (it *Item) Filter() *WindowFilter { return &WindowFilter{it: it} }
 
 // Keep reports whether the change at pos is in the item's window.
-func (f *WindowFilter) Keep(pos polllock.ChangePos) bool {
+func (f *WindowFilter) Keep(pos changepos.Pos) bool {
 	c := Change{At: pos.At, ID: pos.ID}
 	in := f.it.InWindow(c)
 	f.later = f.later || !in && pos.After(f.it.Base.MinPos())
@@ -192,16 +193,16 @@ func (it *Item) released() {
 // the platform's id of the change when it has one, and the
 // NormalizedEvent it maps to. Its position (Pos: time, then id) orders it
 // among the item's changes and against the checkpoint, and keys its run
-// (polllock.IdempotencyKeyAt): changes stamped with one instant (GitHub
+// (changepos.Key): changes stamped with one instant (GitHub
 // and GitLab stamp at the second) are told apart by their ids.
 type Change struct {
 	At time.Time
 	// ID is the platform's id of the change (a comment, note, review or
-	// label event id, as polllock.ChangePos); 0 without one (an opening,
+	// label event id, as changepos.Pos); 0 without one (an opening,
 	// a Jira change).
 	ID    int64
 	Event *event.Event
 }
 
 // Pos is the change's position.
-func (c Change) Pos() polllock.ChangePos { return polllock.ChangePos{At: c.At, ID: c.ID} }
+func (c Change) Pos() changepos.Pos { return changepos.Pos{At: c.At, ID: c.ID} }

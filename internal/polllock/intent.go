@@ -19,7 +19,7 @@ import (
 
 // Intent records a dispatch about to be made for one harness.
 type Intent struct {
-	// Key is the idempotency key the dispatched run carries (IdempotencyKey).
+	// Key is the idempotency key the dispatched run carries (changepos.KeyAt).
 	Key string `json:"key"`
 	// Change is the time of the newest change the run was dispatched for:
 	// once the run is found, the harness's position advances to it.
@@ -40,22 +40,6 @@ type Intent struct {
 // come.
 func (in Intent) Future(now time.Time) bool {
 	return trackerclock.Ahead(in.TS, now) || trackerclock.Ahead(in.Change, now)
-}
-
-// ChangeID identifies a change of a work item by its time on the
-// tracker's clock, in Unix milliseconds. Every poller detects the same
-// time for the same change (a Jira comment's or changelog entry's
-// creation), and a harness is dispatched for the newest change at most
-// once, so the time identifies the change dispatched.
-func ChangeID(at time.Time) string { return ChangeIDAt(PosAt(at)) }
-
-// IdempotencyKey is the key of one harness's run for one change: the
-// run's scope key (which names the harness, the repository and the work
-// item), "@" and the ChangeID of the newest change dispatched. A run
-// carries it (gha-dispatch: inside the work_item input; gitlab-pipeline:
-// the FULLSEND_IDEMPOTENCY_KEY variable) so that the platform records it.
-func IdempotencyKey(scopeKey string, change time.Time) string {
-	return IdempotencyKeyAt(scopeKey, PosAt(change))
 }
 
 // UTCIntents returns intents with every time in UTC at millisecond

@@ -6,24 +6,6 @@ import (
 	"time"
 )
 
-func TestIdempotencyKey(t *testing.T) {
-	at := time.Date(2026, 5, 1, 10, 0, 0, 123_456_789, time.FixedZone("x", 3600))
-	tests := []struct {
-		scope string
-		at    time.Time
-		want  string
-	}{
-		{"triage:acme/platform:jira:issue:10001", at, "triage:acme/platform:jira:issue:10001@1777626000123"},
-		{"triage:acme/platform:jira:issue:10001", at.UTC(), "triage:acme/platform:jira:issue:10001@1777626000123"}, // zone-independent
-		{"code:acme/platform:jira:issue:10001", at.Add(time.Millisecond), "code:acme/platform:jira:issue:10001@1777626000124"},
-	}
-	for _, tc := range tests {
-		if got := IdempotencyKey(tc.scope, tc.at); got != tc.want {
-			t.Errorf("IdempotencyKey(%q, %v) = %q, want %q", tc.scope, tc.at, got, tc.want)
-		}
-	}
-}
-
 // Intents survive a lastCheck round trip; a lastCheck without them (as
 // older pollers write it) has none.
 func TestLastCheckIntents(t *testing.T) {

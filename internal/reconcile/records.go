@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
@@ -93,10 +94,10 @@ func SplitScoped(key string) (harness, tail, suffix string, ok bool) {
 }
 
 // ChangeTime is the change time a key's suffix names (Unix milliseconds,
-// with the change's id when it has one: polllock.ParseChangeID); false for
+// with the change's id when it has one: changepos.ParseID); false for
 // an entity version.
 func ChangeTime(suffix string) (time.Time, bool) {
-	p, ok := polllock.ParseChangeID(suffix)
+	p, ok := changepos.ParseID(suffix)
 	return p.At, ok
 }
 

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
@@ -25,7 +25,7 @@ func TestMalformedAnswerIsAnError(t *testing.T) {
 	d := e.driver(t)
 	run := mkRun("triage", 7, "/fs-triage")
 	run.Key = scope.KeyOf("triage", run.Event, "gitlab")
-	run.WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(run.Key), time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
+	run.WorkItem.IdempotencyKey = changepos.KeyAt(string(run.Key), time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
 	first := dispatch1(t, d, run)
 	rk := ResourceKey(run.Key)
 	listings := []struct{ name, body string }{

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
@@ -26,7 +26,7 @@ func noteRun(n int64, at time.Time) plan.Run {
 		Source:     event.Source{System: event.SystemGitLab, RawType: "Note Hook"},
 	}
 	r := plan.Run{Harness: "triage", Role: "triage", Event: ev, Key: scope.KeyOf("triage", ev, "gitlab"), WorkItem: plan.WorkItemOf(ev)}
-	r.WorkItem.IdempotencyKey = polllock.IdempotencyKeyAt(string(r.Key), polllock.ChangePos{At: at, ID: n})
+	r.WorkItem.IdempotencyKey = changepos.Key(string(r.Key), changepos.Pos{At: at, ID: n})
 	return r
 }
 

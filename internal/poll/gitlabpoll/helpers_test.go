@@ -10,12 +10,12 @@ import (
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 	"go.uber.org/goleak"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
@@ -58,7 +58,7 @@ func newFixture(t *testing.T) *fixture {
 
 // settle moves the clock past the second of the last change and the
 // clock's error, so that a cycle takes that second as complete
-// (polllock.LastComplete) and may dispatch its changes.
+// (changepos.LastComplete) and may dispatch its changes.
 func (f *fixture) settle() { f.clk.Advance(trackerclock.ClockError + Resolution) }
 
 func (f *fixture) poller(t *testing.T) *Poller {
@@ -117,12 +117,12 @@ type pipelines struct {
 
 const harness = "triage"
 
-func keyOf(ev *event.Event, pos polllock.ChangePos) (scope.Key, string) {
+func keyOf(ev *event.Event, pos changepos.Pos) (scope.Key, string) {
 	sk := scope.KeyOf(harness, ev, "gitlab")
-	return sk, polllock.IdempotencyKeyAt(string(sk), pos)
+	return sk, changepos.Key(string(sk), pos)
 }
 
-func (d *pipelines) Dispatch(ctx context.Context, ev *event.Event, pos polllock.ChangePos, done func(string) bool) error {
+func (d *pipelines) Dispatch(ctx context.Context, ev *event.Event, pos changepos.Pos, done func(string) bool) error {
 	sk, key := keyOf(ev, pos)
 	if done(key) && !d.skipDone {
 		return nil

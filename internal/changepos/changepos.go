@@ -1,4 +1,4 @@
-package polllock
+package changepos
 
 import (
 	"cmp"
@@ -10,7 +10,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
-// ChangePos is a position in a work item's history: the time of a change
+// Pos is a position in a work item's history: the time of a change
 // on the tracker's clock and, to tell apart changes made in the same
 // instant, the platform's id of the change (a comment, note, label event
 // or review id; 0 for a change without one, such as an opening). Some
@@ -21,17 +21,17 @@ import (
 // comes before every position with an id at the same time, so a
 // checkpoint written as a bare time (older documents) covers none of the
 // changes of that instant that carry an id.
-type ChangePos struct {
+type Pos struct {
 	At time.Time
 	ID int64
 }
 
-// PosAt is the position of a change without an id at t.
-func PosAt(t time.Time) ChangePos { return ChangePos{At: t} }
+// At is the position of a change without an id at t.
+func At(t time.Time) Pos { return Pos{At: t} }
 
 // Compare orders p and q: by time at millisecond precision (the precision
 // every key and checkpoint is written with), then by id.
-func (p ChangePos) Compare(q ChangePos) int {
+func (p Pos) Compare(q Pos) int {
 	if c := cmp.Compare(p.At.UnixMilli(), q.At.UnixMilli()); c != 0 {
 		return c
 	}
@@ -39,28 +39,28 @@ func (p ChangePos) Compare(q ChangePos) int {
 }
 
 // After reports whether p is after q.
-func (p ChangePos) After(q ChangePos) bool { return p.Compare(q) > 0 }
+func (p Pos) After(q Pos) bool { return p.Compare(q) > 0 }
 
 // Prev is the last position before p: every change at or after p is
 // after it, every change before p is not.
-func (p ChangePos) Prev() ChangePos {
+func (p Pos) Prev() Pos {
 	if p.ID > 0 {
-		return ChangePos{At: p.At, ID: p.ID - 1}
+		return Pos{At: p.At, ID: p.ID - 1}
 	}
-	return ChangePos{At: p.At.Add(-time.Millisecond), ID: math.MaxInt64}
+	return Pos{At: p.At.Add(-time.Millisecond), ID: math.MaxInt64}
 }
 
 // IsZero reports whether p is the zero position (before every change).
-func (p ChangePos) IsZero() bool { return p.At.IsZero() && p.ID == 0 }
+func (p Pos) IsZero() bool { return p.At.IsZero() && p.ID == 0 }
 
 // String is the ChangeID of p.
-func (p ChangePos) String() string { return ChangeIDAt(p) }
+func (p Pos) String() string { return ID(p) }
 
-// ChangeIDAt identifies the change at p: its time in Unix milliseconds
+// ID identifies the change at p: its time in Unix milliseconds
 // and, when it has one, "." and its platform id ("1777626000123.4021").
 // Every poller and the webhook path detect the same position for the same
 // change.
-func ChangeIDAt(p ChangePos) string {
+func ID(p Pos) string {
 	s := strconv.FormatInt(p.At.UnixMilli(), 10)
 	if p.ID != 0 {
 		s += "." + strconv.FormatInt(p.ID, 10)
@@ -68,34 +68,34 @@ func ChangeIDAt(p ChangePos) string {
 	return s
 }
 
-// ParseChangeID reads a ChangeIDAt back; false when s names no change
+// ParseID reads a ID back; false when s names no change
 // position (for example a scheduled run's entity version).
-func ParseChangeID(s string) (ChangePos, bool) {
+func ParseID(s string) (Pos, bool) {
 	ms, id, hasID := strings.Cut(s, ".")
 	n, err := strconv.ParseInt(ms, 10, 64)
 	if err != nil || ms == "" || ms[0] == '+' {
-		return ChangePos{}, false
+		return Pos{}, false
 	}
-	p := ChangePos{At: time.UnixMilli(n).UTC()}
+	p := Pos{At: time.UnixMilli(n).UTC()}
 	if hasID {
 		i, err := strconv.ParseInt(id, 10, 64)
 		if err != nil || i <= 0 || id[0] == '+' {
-			return ChangePos{}, false
+			return Pos{}, false
 		}
 		p.ID = i
 	}
 	return p, true
 }
 
-// KeyPos is the change position an idempotency key names (the ChangeID
+// OfKey is the change position an idempotency key names (the ChangeID
 // after the scope key's "@"); false for a key without one (a scheduled
 // run's, keyed by an entity version) and for text that is no key.
-func KeyPos(key string) (ChangePos, bool) {
+func OfKey(key string) (Pos, bool) {
 	_, suffix, ok := strings.Cut(key, "@")
 	if !ok {
-		return ChangePos{}, false
+		return Pos{}, false
 	}
-	return ParseChangeID(suffix)
+	return ParseID(suffix)
 }
 
 // LastComplete is the newest change time a cycle may take as complete at
@@ -111,9 +111,18 @@ func LastComplete(now time.Time, resolution time.Duration) time.Time {
 	return now.Add(-trackerclock.ClockError - resolution)
 }
 
-// IdempotencyKeyAt is the key of one harness's run for the change at p:
-// the run's scope key, "@" and ChangeIDAt(p). IdempotencyKey(k, t) is
-// IdempotencyKeyAt(k, PosAt(t)).
-func IdempotencyKeyAt(scopeKey string, p ChangePos) string {
-	return scopeKey + "@" + ChangeIDAt(p)
+// Key is the key of one harness's run for the change at p:
+// the run's scope key, "@" and ID(p). KeyAt(k, t) is
+// Key(k, At(t)).
+func Key(scopeKey string, p Pos) string {
+	return scopeKey + "@" + ID(p)
+}
+
+// KeyAt is the key of one harness's run for one change: the
+// run's scope key (which names the harness, the repository and the work
+// item), "@" and the ChangeID of the newest change dispatched. A run
+// carries it (gha-dispatch: inside the work_item input; gitlab-pipeline:
+// the FULLSEND_IDEMPOTENCY_KEY variable) so that the platform records it.
+func KeyAt(scopeKey string, change time.Time) string {
+	return Key(scopeKey, At(change))
 }

@@ -1,4 +1,4 @@
-package polllock
+package changepos
 
 import (
 	"testing"
@@ -10,13 +10,13 @@ import (
 func TestChangePosOrderAndID(t *testing.T) {
 	s := time.Date(2026, 5, 1, 10, 0, 7, 0, time.UTC)
 	tests := []struct {
-		a, b ChangePos
+		a, b Pos
 		want int
 	}{
-		{ChangePos{At: s, ID: 5}, ChangePos{At: s, ID: 9}, -1},                      // same second, told apart by id
-		{ChangePos{At: s}, ChangePos{At: s, ID: 1}, -1},                             // a bare time covers no id of its instant
-		{ChangePos{At: s.Add(time.Millisecond)}, ChangePos{At: s, ID: 9}, 1},        // time first
-		{ChangePos{At: s.Add(time.Microsecond), ID: 3}, ChangePos{At: s, ID: 3}, 0}, // millisecond precision
+		{Pos{At: s, ID: 5}, Pos{At: s, ID: 9}, -1},                      // same second, told apart by id
+		{Pos{At: s}, Pos{At: s, ID: 1}, -1},                             // a bare time covers no id of its instant
+		{Pos{At: s.Add(time.Millisecond)}, Pos{At: s, ID: 9}, 1},        // time first
+		{Pos{At: s.Add(time.Microsecond), ID: 3}, Pos{At: s, ID: 3}, 0}, // millisecond precision
 	}
 	for _, tc := range tests {
 		if got := tc.a.Compare(tc.b); got != tc.want {
@@ -27,17 +27,17 @@ func TestChangePosOrderAndID(t *testing.T) {
 
 func TestChangeIDRoundTrip(t *testing.T) {
 	s := time.Date(2026, 5, 1, 10, 0, 0, 123_000_000, time.UTC)
-	for _, p := range []ChangePos{{At: s}, {At: s, ID: 4021}} {
-		got, ok := ParseChangeID(ChangeIDAt(p))
+	for _, p := range []Pos{{At: s}, {At: s, ID: 4021}} {
+		got, ok := ParseID(ID(p))
 		if !ok || got.Compare(p) != 0 || !got.At.Equal(p.At) {
 			t.Errorf("ParseChangeID(ChangeIDAt(%v)) = %v, %v", p, got, ok)
 		}
 	}
-	if got := IdempotencyKeyAt("triage:acme/p:github:work_item:7", ChangePos{At: s, ID: 4021}); got != "triage:acme/p:github:work_item:7@1777629600123.4021" {
+	if got := Key("triage:acme/p:github:work_item:7", Pos{At: s, ID: 4021}); got != "triage:acme/p:github:work_item:7@1777629600123.4021" {
 		t.Errorf("IdempotencyKeyAt = %q", got)
 	}
 	for _, bad := range []string{"", "sha256:ab", "12.", "12.0", "12.-3", ".5", "+12", "12.+4", "1e3"} {
-		if p, ok := ParseChangeID(bad); ok {
+		if p, ok := ParseID(bad); ok {
 			t.Errorf("ParseChangeID(%q) = %v, true; want false", bad, p)
 		}
 	}
@@ -48,11 +48,11 @@ func FuzzParseChangeID(f *testing.F) {
 	f.Add("1777626000123.4021")
 	f.Add("sha256:00")
 	f.Fuzz(func(t *testing.T, s string) {
-		p, ok := ParseChangeID(s)
+		p, ok := ParseID(s)
 		if !ok {
 			return
 		}
-		q, ok := ParseChangeID(ChangeIDAt(p))
+		q, ok := ParseID(ID(p))
 		if !ok || q.Compare(p) != 0 {
 			t.Fatalf("%q → %v does not round-trip (%v, %v)", s, p, q, ok)
 		}
@@ -63,17 +63,17 @@ func TestKeyPos(t *testing.T) {
 	s := time.Date(2026, 5, 1, 10, 0, 0, 123_000_000, time.UTC)
 	tests := []struct {
 		key  string
-		want ChangePos
+		want Pos
 		ok   bool
 	}{
-		{"triage:acme/p:github:work_item:7@1777629600123.4021", ChangePos{At: s, ID: 4021}, true},
-		{"triage:acme/p:github:work_item:7@1777629600123", ChangePos{At: s}, true}, // no id: a bare time (older runs too)
-		{"triage:acme/p:github:work_item:7@v1:sha256:ab", ChangePos{}, false},      // a scheduled run's entity version
-		{"triage:acme/p:github:work_item:7", ChangePos{}, false},
-		{"", ChangePos{}, false},
+		{"triage:acme/p:github:work_item:7@1777629600123.4021", Pos{At: s, ID: 4021}, true},
+		{"triage:acme/p:github:work_item:7@1777629600123", Pos{At: s}, true}, // no id: a bare time (older runs too)
+		{"triage:acme/p:github:work_item:7@v1:sha256:ab", Pos{}, false},      // a scheduled run's entity version
+		{"triage:acme/p:github:work_item:7", Pos{}, false},
+		{"", Pos{}, false},
 	}
 	for _, tc := range tests {
-		got, ok := KeyPos(tc.key)
+		got, ok := OfKey(tc.key)
 		if ok != tc.ok || got.Compare(tc.want) != 0 {
 			t.Errorf("KeyPos(%q) = %v, %v; want %v, %v", tc.key, got, ok, tc.want, tc.ok)
 		}
@@ -100,6 +100,24 @@ func TestLastComplete(t *testing.T) {
 	for _, tc := range tests {
 		if got := !s.After(LastComplete(s.Add(tc.now), tc.res)); got != tc.want {
 			t.Errorf("now = s+%v, resolution %v: complete %v, want %v", tc.now, tc.res, got, tc.want)
+		}
+	}
+}
+
+func TestIdempotencyKey(t *testing.T) {
+	at := time.Date(2026, 5, 1, 10, 0, 0, 123_456_789, time.FixedZone("x", 3600))
+	tests := []struct {
+		scope string
+		at    time.Time
+		want  string
+	}{
+		{"triage:acme/platform:jira:issue:10001", at, "triage:acme/platform:jira:issue:10001@1777626000123"},
+		{"triage:acme/platform:jira:issue:10001", at.UTC(), "triage:acme/platform:jira:issue:10001@1777626000123"}, // zone-independent
+		{"code:acme/platform:jira:issue:10001", at.Add(time.Millisecond), "code:acme/platform:jira:issue:10001@1777626000124"},
+	}
+	for _, tc := range tests {
+		if got := KeyAt(tc.scope, tc.at); got != tc.want {
+			t.Errorf("IdempotencyKey(%q, %v) = %q, want %q", tc.scope, tc.at, got, tc.want)
 		}
 	}
 }
