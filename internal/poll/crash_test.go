@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/jsonout"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -425,7 +425,7 @@ func TestIntentFailuresLeaveTheItem(t *testing.T) {
 		setup func(w *world, p *poller) (poll.Driver, output.Driver)
 	}{
 		{"platform lookup fails", func(w *world, p *poller) (poll.Driver, output.Driver) {
-			w.check.Intents = map[string]polllock.Intent{"a": {Key: "k", Change: t0.Add(time.Second), TS: t0}}
+			w.check.Intents = map[string]lastcheck.Intent{"a": {Key: "k", Change: t0.Add(time.Second), TS: t0}}
 			return p, failingFinder{platform{p}}
 		}},
 		{"intent write fails", func(w *world, p *poller) (poll.Driver, output.Driver) {
@@ -541,7 +541,7 @@ func TestIntentFromTheFutureIsNotBelieved(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			now := t0.Add(time.Hour + 15*time.Minute) // the first cycle's (world.cycle)
 			w := &world{changes: []poll.Change{comment(time.Second, "/run both")}, check: poll.Checkpoint{At: t0,
-				Intents: map[string]polllock.Intent{"a": {Key: "a:P-1@forged", Change: t0.Add(time.Second), TS: now.Add(tc.ahead)}}}}
+				Intents: map[string]lastcheck.Intent{"a": {Key: "a:P-1@forged", Change: t0.Add(time.Second), TS: now.Add(tc.ahead)}}}}
 			st := w.cycle(t, &poller{w: w, id: "A", find: true})
 			if len(w.runs) != tc.runs {
 				t.Fatalf("%d runs started (stats %+v), want %d", len(w.runs), st, tc.runs)

@@ -7,8 +7,8 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Verdicts of a Decision (the same words as package core).
@@ -89,10 +89,10 @@ type itemPlan struct {
 	held      map[string]bool
 
 	// Filled in by the dispatch stage (intent.go).
-	blocked bool                       // leave the item untouched (a platform lookup or intent write failed)
-	found   int                        // runs of stale intents the platform already had
-	intents map[string]polllock.Intent // intents written this cycle, by harness
-	sched   scheduled                  // scheduled runs and give-ups (schedule.go)
+	blocked bool                        // leave the item untouched (a platform lookup or intent write failed)
+	found   int                         // runs of stale intents the platform already had
+	intents map[string]lastcheck.Intent // intents written this cycle, by harness
+	sched   scheduled                   // scheduled runs and give-ups (schedule.go)
 }
 
 // addPoison records an invalid event once per change: the events one

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/changepos"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Driver is a poll input driver as the cycle uses it: one interface per
@@ -198,7 +198,7 @@ type Checkpoint struct {
 	At      time.Time
 	ID      int64
 	Retry   map[string]time.Time
-	Intents map[string]polllock.Intent
+	Intents map[string]lastcheck.Intent
 	Runs    []plan.Ref
 }
 

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/changepos"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // TestCheckpointPositions: a checkpoint's position is its time, then its
@@ -117,8 +117,8 @@ func TestCycleKeysByPosition(t *testing.T) {
 		it.Base, it.Cutoff = poll.Checkpoint{At: t0.Add(-time.Minute)}, t0
 		return it
 	}
-	intent := func(key string) map[string]polllock.Intent {
-		return map[string]polllock.Intent{"a": {Key: key, Change: t0, TS: t0.Add(-time.Hour)}}
+	intent := func(key string) map[string]lastcheck.Intent {
+		return map[string]lastcheck.Intent{"a": {Key: key, Change: t0, TS: t0.Add(-time.Hour)}}
 	}
 	key := func(suffix string) string { return "a:acme/platform:jira:work_item:1@" + suffix }
 	tests := []struct {
@@ -166,7 +166,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // newest only past it, with nothing to retry and no intent left.
 func TestCheckpointCovers(t *testing.T) {
 	newest := changepos.Pos{At: t0, ID: 6}
-	intents := map[string]polllock.Intent{"a": {Key: "k", Change: t0, TS: t0}}
+	intents := map[string]lastcheck.Intent{"a": {Key: "k", Change: t0, TS: t0}}
 	tests := []struct {
 		name string
 		cp   poll.Checkpoint

@@ -174,29 +174,3 @@ func FuzzParseRef(f *testing.F) {
 		}
 	})
 }
-
-// TestRunsOf: a lock's runs are the entries runs claimed; while an entry
-// is a placeholder (or there is none), lastCheck's runs of the last
-// dispatch under the lock's id fill in, never those of another lock.
-func TestRunsOf(t *testing.T) {
-	gha := func(id string) plan.Ref { return plan.Ref{Driver: "gha-dispatch", ID: id} }
-	lc := LastCheck{Lock: "p1", Runs: []plan.Ref{gha("7"), gha("8")}}
-	tests := []struct {
-		name string
-		lock Lock
-		lc   LastCheck
-		want []plan.Ref
-	}{
-		{"placeholders resolved through lastCheck", Lock{ID: "p1", Runs: Placeholders("gha-dispatch", 2)}, lc, []plan.Ref{gha("7"), gha("8")}},
-		{"a claimed entry is kept once", Lock{ID: "p1", Runs: []plan.Ref{gha(""), gha("8")}}, lc, []plan.Ref{gha("8"), gha("7")}},
-		{"no entries: lastCheck's", Lock{ID: "p1"}, lc, []plan.Ref{gha("7"), gha("8")}},
-		{"all claimed: the lock's", Lock{ID: "p1", Runs: []plan.Ref{gha("9")}}, lc, []plan.Ref{gha("9")}},
-		{"another lock's runs are not taken", Lock{ID: "p2", Runs: Placeholders("gha-dispatch", 1)}, lc, Placeholders("gha-dispatch", 1)},
-		{"lastCheck without a lock id", Lock{ID: "p1"}, LastCheck{Runs: lc.Runs}, nil},
-	}
-	for _, tc := range tests {
-		if got := tc.lc.RunsOf(tc.lock); !slices.Equal(got, tc.want) {
-			t.Errorf("%s: RunsOf = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
@@ -107,10 +108,10 @@ func anyOf(queries []string) string {
 
 // read adds what issue is carries to in.
 func (ji *jiraInput) read(in *Input, is jira.Issue, now time.Time) {
-	var lc polllock.LastCheck
+	var lc lastcheck.LastCheck
 	if raw := is.Properties[ji.keys.check]; len(raw) > 0 {
 		var err error
-		if lc, err = polllock.ParseLastCheck(raw); err == nil {
+		if lc, err = lastcheck.Parse(raw); err == nil {
 			in.Deferred = append(in.Deferred, deferredOf(is.Key, lc)...)
 		}
 	}
@@ -127,7 +128,7 @@ func (ji *jiraInput) read(in *Input, is jira.Issue, now time.Time) {
 
 // lockOf reads a lock value (ok false: none); its runs are those it
 // records, else those lastCheck lc records under its id.
-func (ji *jiraInput) lockOf(item string, raw json.RawMessage, lc polllock.LastCheck, now time.Time) (Lock, bool) {
+func (ji *jiraInput) lockOf(item string, raw json.RawMessage, lc lastcheck.LastCheck, now time.Time) (Lock, bool) {
 	if len(raw) == 0 {
 		return Lock{}, false
 	}
@@ -144,7 +145,7 @@ func (ji *jiraInput) lockOf(item string, raw json.RawMessage, lc polllock.LastCh
 }
 
 // deferredOf lists the retry positions and intents of a lastCheck.
-func deferredOf(item string, lc polllock.LastCheck) []Deferred {
+func deferredOf(item string, lc lastcheck.LastCheck) []Deferred {
 	var out []Deferred
 	for h, t := range lc.Harness {
 		if t.Before(lc.TS) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
@@ -54,7 +55,7 @@ func overviewWorld(t *testing.T) *world {
 	// A run queued on GitHub has not claimed its placeholder: its
 	// reference comes from lastCheck, recorded under the lock's id.
 	w.lock(waiting, poller, polllock.PhasePending, 20*time.Second, "gha-dispatch")
-	w.set(waiting, w.keys.check, polllock.LastCheck{TS: t0.Add(-25 * time.Second), Lock: poller,
+	w.set(waiting, w.keys.check, lastcheck.LastCheck{TS: t0.Add(-25 * time.Second), Lock: poller,
 		Runs: []plan.Ref{planRef("gha-dispatch 9002 https://github.example/acme/platform/actions/runs/9002")}})
 	w.lock(dispatched, poller, polllock.PhaseDispatched, 40*time.Second, "gha-dispatch 9001 https://github.example/acme/platform/actions/runs/9001")
 	w.lock(running, other, polllock.PhaseRunning, 3*time.Minute, "gha-dispatch 9000 https://github.example/acme/platform/actions/runs/9000")
@@ -64,9 +65,9 @@ func overviewWorld(t *testing.T) *world {
 		Reason: "dispatch refused 3 cycles in a row: HTTP 422 inputs too large", Attempts: 3})
 	q.Fail("triage", "comment/10050", "HTTP 422 unexpected input", t0.Add(-5*time.Minute))
 	w.set(quarantined, w.keys.quarantine, q.Marshal())
-	w.set(deferred, w.keys.check, polllock.LastCheck{TS: t0.Add(-10 * time.Minute),
+	w.set(deferred, w.keys.check, lastcheck.LastCheck{TS: t0.Add(-10 * time.Minute),
 		Harness: map[string]time.Time{"triage": t0.Add(-25 * time.Minute)},
-		Intents: map[string]polllock.Intent{"review": {Key: "review:acme/platform:jira:work_item:PROJ-7@1772624700000",
+		Intents: map[string]lastcheck.Intent{"review": {Key: "review:acme/platform:jira:work_item:PROJ-7@1772624700000",
 			Change: t0.Add(-15 * time.Minute), TS: t0.Add(-14 * time.Minute)}}})
 	return w
 }

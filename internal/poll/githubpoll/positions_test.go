@@ -8,8 +8,8 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // TestRunIndexNewestPosition: a scope's checkpoint is the newest change
@@ -63,7 +63,7 @@ func fmtMs(ms, id int64) string {
 func TestAdvanceHandled(t *testing.T) {
 	s := time.Date(2026, 11, 30, 12, 0, 7, 0, time.UTC)
 	newest := changepos.Pos{At: s, ID: 6}
-	intents := map[string]polllock.Intent{"triage": {Key: "k", Change: s, TS: s}}
+	intents := map[string]lastcheck.Intent{"triage": {Key: "k", Change: s, TS: s}}
 	tests := []struct {
 		name    string
 		cp      poll.Checkpoint

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
@@ -293,7 +294,7 @@ func (d *Driver) checkpoint(key string, raw json.RawMessage, now time.Time) (cp 
 	if len(raw) == 0 {
 		return poll.Checkpoint{}, false
 	}
-	lc, err := polllock.ParseLastCheck(raw)
+	lc, err := lastcheck.Parse(raw)
 	if err == nil && lc.TS.After(now.Add(d.o.StaleThreshold)) {
 		err = fmt.Errorf("lastCheck: %s is in the future", lc.TS.UTC().Format(time.RFC3339))
 	}
@@ -316,7 +317,7 @@ func (d *Driver) checkpoint(key string, raw json.RawMessage, now time.Time) (cp 
 // lastCheckValue encodes a checkpoint as a lastCheck value; its runs are
 // recorded as dispatched under the lock id lockID.
 func lastCheckValue(cp poll.Checkpoint, lockID string) json.RawMessage {
-	lc := polllock.LastCheck{TS: cp.At.UTC(), Intents: polllock.UTCIntents(cp.Intents), Runs: cp.Runs}
+	lc := lastcheck.LastCheck{TS: cp.At.UTC(), Intents: lastcheck.UTCIntents(cp.Intents), Runs: cp.Runs}
 	if len(cp.Runs) > 0 {
 		lc.Lock = lockID
 	}

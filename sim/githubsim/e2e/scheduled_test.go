@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
@@ -228,7 +229,7 @@ func TestScheduledDeniedWithoutPolicy(t *testing.T) {
 	w, _ := scheduledWorld(t, "allow", "true")
 	key := w.jira.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: "x", Reporter: alice})
 	_, checkProp := polllock.Keys("acme/platform")
-	seeded, _ := json.Marshal(polllock.LastCheck{TS: w.clock.now().UTC()})
+	seeded, _ := json.Marshal(lastcheck.LastCheck{TS: w.clock.now().UTC()})
 	w.jira.SetPropertyDirect(key, checkProp, seeded) // handled: no change to decide
 	w.advance(t, 5*time.Second)
 	for range 2 {

@@ -1,4 +1,4 @@
-package polllock
+package lastcheck
 
 import (
 	"time"
