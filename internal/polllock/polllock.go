@@ -10,6 +10,7 @@ package polllock
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -107,7 +108,10 @@ func Parse(raw []byte) (Lock, error) {
 func (l Lock) Marshal() []byte {
 	l.TS = l.TS.UTC().Truncate(time.Millisecond)
 	if l.From != nil {
-		f := Position{TS: l.From.TS.UTC(), Harness: utcTimes(l.From.Harness)}
+		f := Position{TS: l.From.TS.UTC(), Harness: maps.Clone(l.From.Harness)}
+		for h, t := range f.Harness {
+			f.Harness[h] = t.UTC()
+		}
 		l.From = &f
 	}
 	if l.Runs == nil {

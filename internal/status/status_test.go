@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
@@ -82,7 +83,7 @@ func TestOverviewGolden(t *testing.T) {
 		{"the cursor the pollers wrote", "overview_cursor.golden", func(*Options) {
 			doc := `{"at":"2026-03-04T11:57:00Z","by":"` + poller + `","ts":"2026-03-04T11:59:30Z",` +
 				`"pollers":{"` + poller + `":"2026-03-04T11:59:30Z"},"held":{"PROJ-7":"2026-03-04T11:35:00Z"}}`
-			w.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, botAcct, polllock.CursorKey(repo), json.RawMessage(doc))
+			w.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, botAcct, cursor.Key(repo), json.RawMessage(doc))
 		}},
 		{"metrics and cursor lag", "overview_metrics_cursor.golden", func(o *Options) {
 			o.MetricsURL = metricsServer(t, pollerMetrics, pollerHealth, 200)
@@ -110,7 +111,7 @@ func TestOverviewGolden(t *testing.T) {
 			if calls := w.sim.Calls(); !onlyReads(calls) {
 				t.Errorf("Jira calls %v, want one search and at most one cursor read", calls)
 			}
-			w.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, botAcct, polllock.CursorKey(repo), nil)
+			w.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, botAcct, cursor.Key(repo), nil)
 			if wr := w.writes(); len(wr) != 0 {
 				t.Errorf("status wrote to Jira: %v", wr)
 			}

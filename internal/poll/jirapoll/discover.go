@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/poll"
@@ -83,7 +84,7 @@ func (d *Driver) discover(ctx context.Context) (*poll.Discovery, error) {
 	if state == cursorFallback {
 		return disc, d.discoverNewest(ctx, start, disc, seen)
 	}
-	var since polllock.CursorPos
+	var since cursor.Pos
 	var held map[string]time.Time
 	if cur != nil {
 		since, held = cur.Pos(), cur.Held
@@ -152,7 +153,7 @@ func (d *Driver) passFrom(ctx context.Context, ps passSpec, held map[string]time
 			d.o.Log.Info("a held issue no longer exists; discovery starts at the oldest held change", "error", err.Error())
 		}
 		for _, at := range held {
-			ps.since = earlier(ps.since, polllock.CursorPos{At: at})
+			ps.since = earlier(ps.since, cursor.Pos{At: at})
 		}
 	}
 	return d.pass(ctx, ps, now, disc, seen, t)
@@ -166,7 +167,7 @@ type passSpec struct {
 	q, where string
 	order    string
 	asc      bool
-	since    polllock.CursorPos
+	since    cursor.Pos
 	held     string // a `key in (…)` clause the first page reads along
 }
 

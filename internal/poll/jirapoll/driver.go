@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -173,7 +174,7 @@ func New(o Options) (*Driver, error) {
 	d := &Driver{o: o, ent: newEntityStage(o)}
 	d.lockKey, d.checkKey = polllock.Keys(o.Repo)
 	d.receiptsKey = polllock.ReceiptsKey(o.Repo)
-	d.cur.key = polllock.CursorKey(o.Repo)
+	d.cur.key = cursor.Key(o.Repo)
 	return d, nil
 }
 

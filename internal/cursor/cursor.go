@@ -1,4 +1,4 @@
-package polllock
+package cursor
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/jirakey"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -46,12 +47,12 @@ type Cursor struct {
 	// Jira answered it 429 (its AIMD ceiling), for the pollers that read
 	// the cursor to start from instead of learning it by their own 429s.
 	// A hint only: absent or stale, it costs a few 429s, never a change.
-	Pace *CursorPace `json:"pace,omitempty"`
+	Pace *Pace `json:"pace,omitempty"`
 }
 
-// CursorPace is a request rate learned from 429s, in calls per second,
+// Pace is a request rate learned from 429s, in calls per second,
 // and when it was held (tracker clock).
-type CursorPace struct {
+type Pace struct {
 	Rate float64   `json:"rate"`
 	At   time.Time `json:"at"`
 }
@@ -59,17 +60,17 @@ type CursorPace struct {
 // MaxHeld bounds Cursor.Held (a JQL key list must stay short).
 const MaxHeld = 50
 
-// CursorKey is the property key of the discovery cursor of a target repo
+// Key is the property key of the discovery cursor of a target repo
 // `owner/repo`: fullsend.poll.{owner}.{repo}.cursor.
-func CursorKey(repo string) string {
-	lock, _ := Keys(repo)
+func Key(repo string) string {
+	lock, _ := polllock.Keys(repo)
 	return strings.TrimSuffix(lock, ".lock") + ".cursor"
 }
 
-// ParseCursor decodes a cursor value strictly: unknown fields, a missing
+// Parse decodes a cursor value strictly: unknown fields, a missing
 // at, by or ts, an empty poller id or trailing data are errors naming the
 // problem. Callers treat a corrupt cursor as absent (full discovery).
-func ParseCursor(raw []byte) (Cursor, error) {
+func Parse(raw []byte) (Cursor, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var c Cursor
@@ -108,15 +109,15 @@ func ParseCursor(raw []byte) (Cursor, error) {
 	return c, nil
 }
 
-// CursorPos is a position in discovery order: an update time, then an
+// Pos is a position in discovery order: an update time, then an
 // issue id (0 is before every issue updated at At).
-type CursorPos struct {
+type Pos struct {
 	At time.Time
 	ID int64
 }
 
 // Compare orders two positions (-1, 0, 1): by time, then by id.
-func (p CursorPos) Compare(q CursorPos) int {
+func (p Pos) Compare(q Pos) int {
 	if c := p.At.Compare(q.At); c != 0 {
 		return c
 	}
@@ -124,12 +125,12 @@ func (p CursorPos) Compare(q CursorPos) int {
 }
 
 // Pos is the cursor's position.
-func (c Cursor) Pos() CursorPos { return CursorPos{c.At, c.AtID} }
+func (c Cursor) Pos() Pos { return Pos{c.At, c.AtID} }
 
 // Passed reports whether the cursor is past the issue with id updated at
 // updated: the cursor claims that change handled, or lists it in Held.
 func (c Cursor) Passed(updated time.Time, id int64) bool {
-	return CursorPos{updated, id}.Compare(c.Pos()) <= 0
+	return Pos{updated, id}.Compare(c.Pos()) <= 0
 }
 
 // Marshal encodes the cursor with UTC times.
@@ -137,7 +138,7 @@ func (c Cursor) Marshal() []byte {
 	c.At, c.TS = c.At.UTC(), c.TS.UTC()
 	c.Pollers, c.Held = utcTimes(c.Pollers), utcTimes(c.Held)
 	if c.Pace != nil {
-		c.Pace = &CursorPace{Rate: c.Pace.Rate, At: c.Pace.At.UTC()}
+		c.Pace = &Pace{Rate: c.Pace.Rate, At: c.Pace.At.UTC()}
 	}
 	b, _ := json.Marshal(c)
 	return b

@@ -1,4 +1,4 @@
-package polllock
+package cursor
 
 import (
 	"slices"
@@ -9,10 +9,10 @@ import (
 )
 
 func TestCursorKey(t *testing.T) {
-	if got := CursorKey("acme/platform"); got != "fullsend.poll.acme.platform.cursor" {
+	if got := Key("acme/platform"); got != "fullsend.poll.acme.platform.cursor" {
 		t.Fatalf("CursorKey = %s", got)
 	}
-	if got := CursorKey("group/sub/repo"); got != "fullsend.poll.group.sub.repo.cursor" {
+	if got := Key("group/sub/repo"); got != "fullsend.poll.group.sub.repo.cursor" {
 		t.Fatalf("CursorKey nested = %s", got)
 	}
 }
@@ -47,12 +47,12 @@ func TestParseCursor(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := ParseCursor([]byte(tc.raw))
+			c, err := Parse([]byte(tc.raw))
 			if tc.err == "" {
 				if err != nil {
 					t.Fatalf("ParseCursor: %v", err)
 				}
-				back, err := ParseCursor(c.Marshal())
+				back, err := Parse(c.Marshal())
 				if err != nil || back.Pos().Compare(c.Pos()) != 0 || back.By != c.By || len(back.Held) != len(c.Held) || !samePace(back.Pace, c.Pace) {
 					t.Fatalf("round trip: %+v, %v", back, err)
 				}
@@ -105,11 +105,11 @@ func FuzzParseCursor(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		c, err := ParseCursor(raw)
+		c, err := Parse(raw)
 		if err != nil {
 			return
 		}
-		back, err := ParseCursor(c.Marshal())
+		back, err := Parse(c.Marshal())
 		if err != nil {
 			t.Fatalf("accepted %q but not its re-encoding: %v", raw, err)
 		}
@@ -120,7 +120,7 @@ func FuzzParseCursor(f *testing.F) {
 }
 
 // samePace compares two paces (nil: none).
-func samePace(a, b *CursorPace) bool {
+func samePace(a, b *Pace) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -132,8 +132,8 @@ func samePace(a, b *CursorPace) bool {
 // cursor has passed the issues at at up to that id and no further.
 func TestCursorPosition(t *testing.T) {
 	at := time.Date(2026, 5, 1, 10, 0, 0, 123e6, time.UTC)
-	old, err := ParseCursor([]byte(`{"at":"2026-05-01T10:00:00.123Z","by":"p1","ts":"2026-05-01T10:00:01Z"}`))
-	if err != nil || old.Pos() != (CursorPos{At: at}) {
+	old, err := Parse([]byte(`{"at":"2026-05-01T10:00:00.123Z","by":"p1","ts":"2026-05-01T10:00:01Z"}`))
+	if err != nil || old.Pos() != (Pos{At: at}) {
 		t.Fatalf("old document: %+v, %v", old.Pos(), err)
 	}
 	if string(old.Marshal()) != `{"at":"2026-05-01T10:00:00.123Z","by":"p1","ts":"2026-05-01T10:00:01Z"}` {
@@ -167,7 +167,7 @@ func TestParseCursorTooManyHeld(t *testing.T) {
 	for i := range MaxHeld + 1 {
 		c.Held["PROJ-"+strconv.Itoa(i+1)] = time.Now()
 	}
-	if _, err := ParseCursor(c.Marshal()); err == nil || !strings.Contains(err.Error(), "held issues") {
+	if _, err := Parse(c.Marshal()); err == nil || !strings.Contains(err.Error(), "held issues") {
 		t.Fatalf("%d held: %v", len(c.Held), err)
 	}
 }
