@@ -9,6 +9,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 )
 
 // State is where a work item stands in one cycle. Discovery hands out
@@ -88,10 +89,10 @@ type Item struct {
 	// before Acquire; each run claims one when it starts.
 	Planned []plan.Ref
 	Refs    []plan.Ref // the runs dispatched for the item (set before Dispatched)
-	// Receipts is the item's handled-state record (polllock.Receipts), as
+	// Receipts is the item's handled-state record (receipts.Receipts), as
 	// discovery and then the verification read it; nil when the driver
 	// keeps none.
-	Receipts polllock.Receipts
+	Receipts receipts.Receipts
 	// Active is, per harness, set when a run of the harness's scope on
 	// the item is active or pending by the driver's record (a backstop
 	// whose run records are the receipts); the reconcile rule then waits.

@@ -1,5 +1,5 @@
 // Package reconcile owns the reconcile rule of scheduled discovery: given
-// an entity-source harness's record on an entity (polllock.HarnessRecord:
+// an entity-source harness's record on an entity (receipts.HarnessRecord:
 // the last success receipt and the runs tried since) and the entity's
 // current version, is a run due, to be waited for, or given up on? It
 // also gives the receipt the harness's trigger sees as entity.receipt,
@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -36,7 +36,7 @@ const (
 	// Quarantined: the version was given up on already.
 	Quarantined State = "quarantined"
 	// Unreadable: the harness's record cannot be read
-	// (polllock.HarnessRecord.Unreadable): what it says of the runs
+	// (receipts.HarnessRecord.Unreadable): what it says of the runs
 	// tried is unknown, so none is dispatched on it (that could widen the
 	// retries) until a success of the harness, or a hand, replaces it.
 	Unreadable State = "unreadable"
@@ -51,7 +51,7 @@ type Policy struct {
 // Input is what the rule is decided on.
 type Input struct {
 	Version string
-	Record  polllock.HarnessRecord
+	Record  receipts.HarnessRecord
 	// Active is set when a run of the scope is active or pending (for
 	// Jira: the item's poll lock blocks it).
 	Active bool
@@ -131,7 +131,7 @@ func BackoffAfter(base time.Duration, n int) time.Duration {
 // Exposed is the receipt a harness's trigger sees as entity.receipt: the
 // last successful run of rec (its version, end time, run, outcome and the
 // runs it took), or nil when none succeeded.
-func Exposed(rec polllock.HarnessRecord) *entity.Receipt {
+func Exposed(rec receipts.HarnessRecord) *entity.Receipt {
 	s := rec.Success
 	if s == nil {
 		return nil

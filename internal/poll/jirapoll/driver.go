@@ -27,6 +27,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 )
 
 // Name is the input driver type.
@@ -110,7 +111,7 @@ type Options struct {
 type Driver struct {
 	o                 Options
 	lockKey, checkKey string
-	receiptsKey       string // polllock.ReceiptsKey: read inline, written by ReceiptKeeper
+	receiptsKey       string // receipts.Key: read inline, written by ReceiptKeeper
 
 	cur    cursorState  // Discover's alone
 	ent    *entityStage // the entity stage (entities.go)
@@ -173,7 +174,7 @@ func New(o Options) (*Driver, error) {
 	}
 	d := &Driver{o: o, ent: newEntityStage(o)}
 	d.lockKey, d.checkKey = polllock.Keys(o.Repo)
-	d.receiptsKey = polllock.ReceiptsKey(o.Repo)
+	d.receiptsKey = receipts.Key(o.Repo)
 	d.cur.key = cursor.Key(o.Repo)
 	return d, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
@@ -193,8 +194,8 @@ func TestScheduledSuccessWritesReceipt(t *testing.T) {
 	if code := w.play(t, runs[0]); code != 0 {
 		t.Fatalf("run exit %d", code)
 	}
-	raw, ok := w.jira.Property(key, polllock.ReceiptsKey("acme/platform"))
-	rs, err := polllock.ParseReceipts(raw)
+	raw, ok := w.jira.Property(key, receipts.Key("acme/platform"))
+	rs, err := receipts.Parse(raw)
 	if !ok || err != nil || rs["triage"].Success == nil || rs["triage"].Success.Run != fmt.Sprintf("gha-dispatch/%d", runs[0].ID) {
 		t.Fatalf("receipt %s (%v)", raw, err)
 	}
@@ -278,8 +279,8 @@ func TestScheduledRunThatNeverStartedIsDispatchedAgainOnce(t *testing.T) {
 	if code := w.play(t, runs[1]); code != 0 {
 		t.Fatalf("the new run exit %d", code)
 	}
-	raw, _ := w.jira.Property(key, polllock.ReceiptsKey("acme/platform"))
-	if rs, err := polllock.ParseReceipts(raw); err != nil || rs["triage"].Success == nil || rs["triage"].Success.Attempts != 2 {
+	raw, _ := w.jira.Property(key, receipts.Key("acme/platform"))
+	if rs, err := receipts.Parse(raw); err != nil || rs["triage"].Success == nil || rs["triage"].Success.Attempts != 2 {
 		t.Fatalf("receipt %s (%v)", raw, err)
 	}
 }

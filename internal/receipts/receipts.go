@@ -1,4 +1,4 @@
-package polllock
+package receipts
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Handled-state evidence of entity-source harnesses (ARCHITECTURE.md,
@@ -18,10 +20,10 @@ import (
 // for a version not yet handled (written by the poller that dispatches
 // them, while it holds the item's lock).
 
-// ReceiptsKey returns the receipts property key for a target repo
+// Key returns the receipts property key for a target repo
 // `owner/repo`: fullsend.poll.{owner}.{repo}.receipts.
-func ReceiptsKey(repo string) string {
-	lock, _ := Keys(repo)
+func Key(repo string) string {
+	lock, _ := polllock.Keys(repo)
 	return strings.TrimSuffix(lock, ".lock") + ".receipts"
 }
 
@@ -40,7 +42,7 @@ type HarnessRecord struct {
 	// cover; nil when none was.
 	Tries *Tries `json:"tries,omitempty"`
 	// Unreadable is the record as found when it could not be read
-	// (ParseReceipts), nil otherwise: it is written back as it is (no
+	// (Parse), nil otherwise: it is written back as it is (no
 	// writer erases what it cannot read), only its harness's next success
 	// replaces it, and no scheduled run of its harness is decided on it
 	// (reconcile.Unreadable): what it said of tries and quarantine is
@@ -48,7 +50,7 @@ type HarnessRecord struct {
 	Unreadable json.RawMessage `json:"-"`
 }
 
-// unreadableAll is the key under which ParseReceipts keeps a value that
+// unreadableAll is the key under which Parse keeps a value that
 // is not a receipts object at all (no harness has an empty name).
 const unreadableAll = ""
 
@@ -72,12 +74,12 @@ type Tries struct {
 	Quarantined bool `json:"quarantined,omitempty"`
 }
 
-// MaxReceiptHarnesses bounds the harnesses a receipts value keeps: a
+// MaxHarnesses bounds the harnesses a receipts value keeps: a
 // record of a harness no longer configured is dropped first when more
 // would be written (Prune).
-const MaxReceiptHarnesses = 64
+const MaxHarnesses = 64
 
-// ParseReceipts decodes a receipts value, keeping what can be read. A
+// Parse decodes a receipts value, keeping what can be read. A
 // missing value (nil or empty) is no record. A harness's record that
 // cannot be read (not an object, wrong types, a receipt without version
 // or of a failure, tries without version or count) is kept as it is
@@ -85,7 +87,7 @@ const MaxReceiptHarnesses = 64
 // an object at all is kept whole (Unreadable): the error then says what
 // could not be read (callers log it and use the receipts returned). A
 // record under an empty name (no harness has one) is dropped.
-func ParseReceipts(raw []byte) (Receipts, error) {
+func Parse(raw []byte) (Receipts, error) {
 	if len(raw) == 0 {
 		return Receipts{}, nil
 	}
@@ -130,7 +132,7 @@ func parseRecord(raw json.RawMessage) (HarnessRecord, error) {
 }
 
 // Unreadable reports whether the value was not a receipts object at all
-// (ParseReceipts): nothing is written over it, since every harness's
+// (Parse): nothing is written over it, since every harness's
 // record in it is unknown.
 func (r Receipts) Unreadable() bool {
 	_, ok := r[unreadableAll]
@@ -232,9 +234,9 @@ func (r Receipts) Succeeded(harness, version, run string, at time.Time) Receipt 
 }
 
 // Prune drops the records of harnesses keep rejects once r holds more
-// than MaxReceiptHarnesses.
+// than MaxHarnesses.
 func (r Receipts) Prune(keep func(harness string) bool) {
-	if len(r) <= MaxReceiptHarnesses {
+	if len(r) <= MaxHarnesses {
 		return
 	}
 	for h := range r {
@@ -244,10 +246,10 @@ func (r Receipts) Prune(keep func(harness string) bool) {
 	}
 }
 
-// ReceiptsKeyOf returns the receipts property key beside a lock property
+// KeyOf returns the receipts property key beside a lock property
 // key (both built from one target repo); ok is false when lockKey is not
 // a lock key.
-func ReceiptsKeyOf(lockKey string) (key string, ok bool) {
+func KeyOf(lockKey string) (key string, ok bool) {
 	ns, ok := strings.CutSuffix(lockKey, ".lock")
 	if !ok || !strings.HasPrefix(ns, "fullsend.poll.") {
 		return "", false

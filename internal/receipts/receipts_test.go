@@ -1,4 +1,4 @@
-package polllock
+package receipts
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 )
 
 func TestReceiptsKey(t *testing.T) {
-	if got := ReceiptsKey("acme/platform"); got != "fullsend.poll.acme.platform.receipts" {
+	if got := Key("acme/platform"); got != "fullsend.poll.acme.platform.receipts" {
 		t.Errorf("got %q", got)
 	}
 }
@@ -38,7 +38,7 @@ func TestReceiptsRoundTrip(t *testing.T) {
 	if !strings.Contains(string(raw), `"at":"2026-03-01T11:02:00.123Z"`) {
 		t.Errorf("times in UTC at millisecond precision: %s", raw)
 	}
-	back, err := ParseReceipts(raw)
+	back, err := Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestParseReceipts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := ParseReceipts([]byte(tc.raw))
+			r, err := Parse([]byte(tc.raw))
 			switch {
 			case r == nil:
 				t.Fatal("a nil map")
@@ -89,7 +89,7 @@ func TestParseReceipts(t *testing.T) {
 func TestReceiptsKeepWhatCanBeRead(t *testing.T) {
 	const bad = `{"tries":{"version":"v","count":0}}`
 	raw := `{"ok":{"tries":{"version":"v","count":2,"at":"2026-01-01T00:00:00Z","lock":"l","quarantined":true}},"bad":` + bad + `}`
-	r, err := ParseReceipts([]byte(raw))
+	r, err := Parse([]byte(raw))
 	if err == nil || !strings.Contains(err.Error(), "bad:") {
 		t.Fatalf("error %v, want one naming the unreadable record", err)
 	}
@@ -103,10 +103,10 @@ func TestReceiptsKeepWhatCanBeRead(t *testing.T) {
 		t.Fatalf("written back: %s", out)
 	}
 	r.Succeeded("bad", "v", "run/1", time.Time{})
-	if back, err := ParseReceipts(r.Marshal()); err != nil || !back.Covers("bad", "v") {
+	if back, err := Parse(r.Marshal()); err != nil || !back.Covers("bad", "v") {
 		t.Fatalf("a success replaces the unreadable record: %v %s", err, r.Marshal())
 	}
-	whole, err := ParseReceipts([]byte(`["x"]`))
+	whole, err := Parse([]byte(`["x"]`))
 	if err == nil || !whole.Unreadable() || whole.Of("any").Unreadable == nil || string(whole.Marshal()) != `["x"]` {
 		t.Fatalf("a value that is not an object: %v %+v", err, whole)
 	}
@@ -114,7 +114,7 @@ func TestReceiptsKeepWhatCanBeRead(t *testing.T) {
 
 func TestReceiptsPrune(t *testing.T) {
 	r := Receipts{}
-	for i := range MaxReceiptHarnesses + 2 {
+	for i := range MaxHarnesses + 2 {
 		r.Tried(string(rune('a'+i%26))+strings.Repeat("x", i/26), "v", "l", time.Time{})
 	}
 	r.Prune(func(h string) bool { return h == "a" })
@@ -134,7 +134,7 @@ func FuzzParseReceipts(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		r, err := ParseReceipts(raw)
+		r, err := Parse(raw)
 		if r == nil {
 			t.Fatal("a nil map")
 		}
@@ -144,7 +144,7 @@ func FuzzParseReceipts(f *testing.F) {
 			}
 			return
 		}
-		back, err2 := ParseReceipts(r.Marshal())
+		back, err2 := Parse(r.Marshal())
 		if (err == nil) != (err2 == nil) || len(back) != len(r) {
 			t.Fatalf("written back, a value must read the same: %v / %v, %d / %d records", err, err2, len(r), len(back))
 		}
