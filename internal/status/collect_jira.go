@@ -14,13 +14,14 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/quarantine"
 )
 
 // keys are the three issue properties of a repository's pollers.
 type keys struct{ lock, check, quarantine string }
 
 func keysOf(repo string) keys {
-	k := keys{quarantine: polllock.QuarantineKey(repo)}
+	k := keys{quarantine: quarantine.Key(repo)}
 	k.lock, k.check = polllock.Keys(repo)
 	return k
 }
@@ -119,7 +120,7 @@ func (ji *jiraInput) read(in *Input, is jira.Issue, now time.Time) {
 		in.Locks = append(in.Locks, l)
 	}
 	if raw := is.Properties[ji.keys.quarantine]; len(raw) > 0 {
-		if q, err := polllock.ParseQuarantine(raw); err == nil {
+		if q, err := quarantine.Parse(raw); err == nil {
 			in.Quarantined = append(in.Quarantined, quarantinedOf(is.Key, q)...)
 			in.Failing = append(in.Failing, failingOf(is.Key, q)...)
 		}
@@ -161,7 +162,7 @@ func deferredOf(item string, lc lastcheck.LastCheck) []Deferred {
 	return out
 }
 
-func quarantinedOf(item string, q polllock.Quarantine) []Quarantine {
+func quarantinedOf(item string, q quarantine.Quarantine) []Quarantine {
 	var out []Quarantine
 	for _, e := range q.Entries {
 		out = append(out, Quarantine{Item: item, Change: e.Change, Harness: e.Harness, At: e.At.UTC(), TS: e.TS.UTC(),
@@ -170,7 +171,7 @@ func quarantinedOf(item string, q polllock.Quarantine) []Quarantine {
 	return out
 }
 
-func failingOf(item string, q polllock.Quarantine) []Failing {
+func failingOf(item string, q quarantine.Quarantine) []Failing {
 	var out []Failing
 	for h, a := range q.Attempts {
 		out = append(out, Failing{Item: item, Harness: h, Change: a.Change, Attempts: a.Count, TS: a.TS.UTC(), Reason: a.Reason})

@@ -11,6 +11,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/quarantine"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -61,8 +62,8 @@ func overviewWorld(t *testing.T) *world {
 	w.lock(dispatched, poller, polllock.PhaseDispatched, 40*time.Second, "gha-dispatch 9001 https://github.example/acme/platform/actions/runs/9001")
 	w.lock(running, other, polllock.PhaseRunning, 3*time.Minute, "gha-dispatch 9000 https://github.example/acme/platform/actions/runs/9000")
 	w.lock(stale, other, polllock.PhaseRunning, 20*time.Minute, "gha-dispatch 8999 https://github.example/acme/platform/actions/runs/8999")
-	var q polllock.Quarantine
-	q.Add(polllock.Entry{Change: "comment/10042", Harness: "triage", At: t0.Add(-2 * time.Hour), TS: t0.Add(-90 * time.Minute),
+	var q quarantine.Quarantine
+	q.Add(quarantine.Entry{Change: "comment/10042", Harness: "triage", At: t0.Add(-2 * time.Hour), TS: t0.Add(-90 * time.Minute),
 		Reason: "dispatch refused 3 cycles in a row: HTTP 422 inputs too large", Attempts: 3})
 	q.Fail("triage", "comment/10050", "HTTP 422 unexpected input", t0.Add(-5*time.Minute))
 	w.set(quarantined, w.keys.quarantine, q.Marshal())

@@ -12,6 +12,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/quarantine"
 	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
@@ -162,7 +163,7 @@ func TestScheduledRunRetriedThenQuarantined(t *testing.T) {
 	if n := len(runsOf(w, "triage")); n != 2 {
 		t.Fatalf("retried past max: %d runs", n)
 	}
-	qraw, ok := w.jira.Property(key, polllock.QuarantineKey("acme/platform"))
+	qraw, ok := w.jira.Property(key, quarantine.Key("acme/platform"))
 	if !ok || !strings.Contains(string(qraw), "2 runs of version") || !strings.Contains(string(qraw), `"harness":"triage"`) {
 		t.Fatalf("quarantine record %s\n%s", qraw, logs)
 	}

@@ -1,20 +1,22 @@
-package polllock
+package quarantine
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
-// MaxQuarantineEntries bounds the entries kept in a quarantine value; the
+// MaxEntries bounds the entries kept in a quarantine value; the
 // oldest are dropped first (every entry is also logged when written).
-const MaxQuarantineEntries = 20
+const MaxEntries = 20
 
-// QuarantineKey returns the property key of the quarantine record for a
+// Key returns the property key of the quarantine record for a
 // target repo `owner/repo`: fullsend.poll.{owner}.{repo}.quarantine.
-func QuarantineKey(repo string) string {
-	lock, _ := Keys(repo)
+func Key(repo string) string {
+	lock, _ := polllock.Keys(repo)
 	return strings.TrimSuffix(lock, ".lock") + ".quarantine"
 }
 
@@ -47,9 +49,9 @@ type Entry struct {
 	Attempts int       `json:"attempts,omitempty"`
 }
 
-// ParseQuarantine decodes a quarantine value; a corrupt value is an error
+// Parse decodes a quarantine value; a corrupt value is an error
 // (callers start a fresh record and log it).
-func ParseQuarantine(raw []byte) (Quarantine, error) {
+func Parse(raw []byte) (Quarantine, error) {
 	var q Quarantine
 	if err := json.Unmarshal(raw, &q); err != nil {
 		return Quarantine{}, fmt.Errorf("quarantine: not a quarantine object: %v", err)
@@ -57,11 +59,11 @@ func ParseQuarantine(raw []byte) (Quarantine, error) {
 	return q, nil
 }
 
-// Add appends e, keeping at most MaxQuarantineEntries (the newest), and
+// Add appends e, keeping at most MaxEntries (the newest), and
 // clears the harness's attempt count.
 func (q *Quarantine) Add(e Entry) {
 	q.Entries = append(q.Entries, e)
-	if n := len(q.Entries) - MaxQuarantineEntries; n > 0 {
+	if n := len(q.Entries) - MaxEntries; n > 0 {
 		q.Entries = append([]Entry(nil), q.Entries[n:]...)
 	}
 	if e.Harness != "" {

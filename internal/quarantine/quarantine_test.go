@@ -1,4 +1,4 @@
-package polllock
+package quarantine
 
 import (
 	"fmt"
@@ -7,10 +7,10 @@ import (
 )
 
 func TestQuarantineKeyAndRecord(t *testing.T) {
-	if k := QuarantineKey("acme/platform"); k != "fullsend.poll.acme.platform.quarantine" {
+	if k := Key("acme/platform"); k != "fullsend.poll.acme.platform.quarantine" {
 		t.Fatalf("key = %q", k)
 	}
-	if k := QuarantineKey("group/sub/proj"); k != "fullsend.poll.group.sub.proj.quarantine" {
+	if k := Key("group/sub/proj"); k != "fullsend.poll.group.sub.proj.quarantine" {
 		t.Fatalf("nested key = %q", k)
 	}
 	now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
@@ -31,17 +31,17 @@ func TestQuarantineKeyAndRecord(t *testing.T) {
 	if _, ok := q.Attempts["triage"]; ok || q.Attempts["review"].Count != 1 {
 		t.Fatalf("attempts after Add: %+v", q.Attempts)
 	}
-	for i := range MaxQuarantineEntries + 5 {
+	for i := range MaxEntries + 5 {
 		q.Add(Entry{Change: fmt.Sprintf("c/%d", i)})
 	}
-	if len(q.Entries) != MaxQuarantineEntries || q.Entries[len(q.Entries)-1].Change != fmt.Sprintf("c/%d", MaxQuarantineEntries+4) {
+	if len(q.Entries) != MaxEntries || q.Entries[len(q.Entries)-1].Change != fmt.Sprintf("c/%d", MaxEntries+4) {
 		t.Fatalf("entries not bounded to the newest: %d", len(q.Entries))
 	}
-	back, err := ParseQuarantine(q.Marshal())
-	if err != nil || len(back.Entries) != MaxQuarantineEntries || back.Attempts["review"].Count != 1 {
+	back, err := Parse(q.Marshal())
+	if err != nil || len(back.Entries) != MaxEntries || back.Attempts["review"].Count != 1 {
 		t.Fatalf("round trip: %+v %v", back, err)
 	}
-	if _, err := ParseQuarantine([]byte(`[1]`)); err == nil {
+	if _, err := Parse([]byte(`[1]`)); err == nil {
 		t.Fatal("corrupt value accepted")
 	}
 	if string((Quarantine{}).Marshal()) != `{"entries":[]}` {
