@@ -1,7 +1,8 @@
-package metrics
+package runreport
 
 import (
 	"bytes"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/sandbox"
 )
 
@@ -24,7 +26,7 @@ func TestRunIsolationTextfile(t *testing.T) {
 			if err := os.WriteFile(path, []byte("old content\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := WriteRunIsolationTextfile(path, mode); err != nil {
+			if err := WriteTextfile(path, mode); err != nil {
 				t.Fatal(err)
 			}
 			got, err := os.ReadFile(path)
@@ -52,19 +54,19 @@ func TestRunIsolationTextfile(t *testing.T) {
 
 func TestRunIsolationTextfileBadPath(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "missing", "fullsend.prom")
-	if err := WriteRunIsolationTextfile(path, sandbox.ModeNone); err == nil {
+	if err := WriteTextfile(path, sandbox.ModeNone); err == nil {
 		t.Fatal("no error for a textfile in a missing directory")
 	}
 }
 
 func TestRunIsolationOnThePollerRegistry(t *testing.T) {
-	m := New(time.Minute)
-	a, b := NewRunIsolation(m.Registerer()), NewRunIsolation(m.Registerer()) // a second driver reuses the counter
+	m := metrics.New(time.Minute)
+	a, b := NewIsolation(m.Registerer()), NewIsolation(m.Registerer()) // a second driver reuses the counter
 	a.Observe(sandbox.ModeUnavailable)
 	b.Observe(sandbox.ModeUnavailable)
 	a.Observe(sandbox.ModeNone)
 	a.Observe("bogus")
-	var nilCounter *RunIsolation
+	var nilCounter *Isolation
 	nilCounter.Observe(sandbox.ModeUser) // no metrics: no panic
 	for mode, want := range map[string]float64{"user": 0, "none": 1, "unavailable": 2} {
 		if got := testutil.ToFloat64(a.c.WithLabelValues(mode)); got != want {
@@ -74,12 +76,14 @@ func TestRunIsolationOnThePollerRegistry(t *testing.T) {
 	if got := testutil.CollectAndCount(a.c); got != 3 {
 		t.Errorf("%d series, want the three modes only", got)
 	}
-	_, body := scrape(t, m.Handler(), "/metrics")
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
 	if !strings.Contains(body, `fullsend_run_isolation_total{mode="unavailable"} 2`) {
 		t.Errorf("/metrics lacks the isolation counter:\n%s", body)
 	}
-	var none *Metrics
-	if none.Registerer() != nil || NewRunIsolation(nil) != nil {
+	var none *metrics.Metrics
+	if none.Registerer() != nil || NewIsolation(nil) != nil {
 		t.Error("no metrics must give a nil registerer and counter")
 	}
 }
@@ -87,13 +91,13 @@ func TestRunIsolationOnThePollerRegistry(t *testing.T) {
 func TestRunReportRoundTrip(t *testing.T) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeUser, sandbox.ModeNone, sandbox.ModeUnavailable} {
 		var buf bytes.Buffer
-		if err := WriteRunReport(&buf, mode); err != nil {
+		if err := Write(&buf, mode); err != nil {
 			t.Fatal(err)
 		}
 		if got, want := buf.String(), `{"isolation":"`+string(mode)+`"}`+"\n"; got != want {
 			t.Fatalf("report = %q, want %q", got, want)
 		}
-		r, err := ParseRunReport(buf.Bytes())
+		r, err := Parse(buf.Bytes())
 		if err != nil || r.Isolation != mode {
 			t.Fatalf("parse = %+v, %v; want %s", r, err, mode)
 		}
@@ -110,10 +114,10 @@ func TestParseRunReport(t *testing.T) {
 		{"empty mode", `{}`, "", `unknown isolation ""`},
 		{"not JSON", "isolation=user\n", "", "run report: invalid character"},
 		{"two documents", `{"isolation":"user"}{"isolation":"none"}`, "", "run report: invalid character"},
-		{"too long", `{"isolation":"user"}` + strings.Repeat(" ", MaxRunReport), "", "longer than 4096 bytes"},
+		{"too long", `{"isolation":"user"}` + strings.Repeat(" ", MaxSize), "", "longer than 4096 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := ParseRunReport([]byte(tc.in))
+			r, err := Parse([]byte(tc.in))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error = %v, want one containing %q", err, tc.err)
@@ -132,9 +136,9 @@ func FuzzParseRunReport(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := ParseRunReport(data)
+		r, err := Parse(data)
 		if err != nil {
-			if r != (RunReport{}) {
+			if r != (Report{}) {
 				t.Fatalf("error %v with a non-zero report %+v", err, r)
 			}
 			return
