@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
-	"github.com/fullsend-dev/fullsend/internal/entity/jiraentity"
+	"github.com/fullsend-dev/fullsend/internal/resolvers/jiraentity"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 

@@ -15,10 +15,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/entity/jiraentity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/resolvers/jiraentity"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 

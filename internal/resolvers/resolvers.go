@@ -13,9 +13,9 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/entity/githubentity"
-	"github.com/fullsend-dev/fullsend/internal/entity/gitlabentity"
-	"github.com/fullsend-dev/fullsend/internal/entity/jiraentity"
+	"github.com/fullsend-dev/fullsend/internal/resolvers/githubentity"
+	"github.com/fullsend-dev/fullsend/internal/resolvers/gitlabentity"
+	"github.com/fullsend-dev/fullsend/internal/resolvers/jiraentity"
 )
 
 // Builder builds a system's resolver from the configuration and the

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/entity/jiraentity"
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/resolvers/jiraentity"
 )
 
 // answers serves a fuzzed issue answer, and fixed answers for the
