@@ -12,7 +12,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/quarantine"
 )
@@ -38,7 +37,7 @@ type jiraInput struct {
 // credentials are config.Invalid.
 func (s *snapshotter) newJiraInput(i int) (*jiraInput, error) {
 	id := s.cfg.Poll.InputDrivers[i]
-	opts, err := jirapoll.ClientOptions(id, s.o.Getenv, s.o.Log)
+	opts, err := config.JiraOptions(id, s.o.Getenv, s.o.Log)
 	if err != nil {
 		return nil, err
 	}

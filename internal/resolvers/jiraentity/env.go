@@ -39,7 +39,7 @@ func Entry(cfg *config.Config) (int, error) {
 
 // FromEnv builds the Resolver of a configuration: the Jira client of its
 // jira-poll entry (Entry), connected the way `fullsend poll` connects it
-// (jira.OptionsFor: its credentials from the variables it names, its
+// (config.JiraOptions: its credentials from the variables it names, its
 // rate limit, Jira's clock read from the answers), the target
 // repository cfg.Repo, the roles of the entry's project (of each issue's
 // own project when the entries name different projects or none), and
@@ -51,7 +51,7 @@ func FromEnv(cfg *config.Config, getenv func(string) string) (*Resolver, error) 
 		return nil, err
 	}
 	id := cfg.Poll.InputDrivers[i]
-	opts, err := jira.OptionsFor(id, getenv, nil)
+	opts, err := config.JiraOptions(id, getenv, nil)
 	if err != nil {
 		return nil, err
 	}
