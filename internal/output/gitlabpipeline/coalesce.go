@@ -103,7 +103,7 @@ func allWaiting(jobs []*gitlab.Job) bool {
 func (d *Driver) listScope(ctx context.Context, rk string, status *gitlab.BuildStateValue, sort string, stop func(*gitlab.PipelineInfo) bool) ([]*gitlab.PipelineInfo, error) {
 	opt := &gitlab.ListProjectPipelinesOptions{
 		ListOptions: gitlab.ListOptions{PerPage: 100, Page: 1},
-		Name:        gitlab.Ptr(PipelineName(rk)),
+		Name:        gitlab.Ptr(glapi.PipelineName(rk)),
 		Status:      status,
 		OrderBy:     gitlab.Ptr("id"),
 		Sort:        gitlab.Ptr(sort),
@@ -112,7 +112,7 @@ func (d *Driver) listScope(ctx context.Context, rk string, status *gitlab.BuildS
 	for page := 0; page < maxListPages; page++ {
 		ps, resp, err := d.gl.Pipelines.ListProjectPipelines(d.o.Project, opt, gitlab.WithContext(ctx))
 		if err != nil {
-			return all, fmt.Errorf("list pipelines named %q in project %s: %w", PipelineName(rk), d.o.Project, err)
+			return all, fmt.Errorf("list pipelines named %q in project %s: %w", glapi.PipelineName(rk), d.o.Project, err)
 		}
 		all = append(all, ps...)
 		if slices.ContainsFunc(ps, stop) || resp.NextPage == 0 {
@@ -120,7 +120,7 @@ func (d *Driver) listScope(ctx context.Context, rk string, status *gitlab.BuildS
 		}
 		opt.Page = resp.NextPage
 	}
-	return all, fmt.Errorf("list pipelines named %q in project %s: more than %d pages", PipelineName(rk), d.o.Project, maxListPages)
+	return all, fmt.Errorf("list pipelines named %q in project %s: more than %d pages", glapi.PipelineName(rk), d.o.Project, maxListPages)
 }
 
 // ensureProcessMode switches the scope's resource group to newest_first
@@ -131,7 +131,7 @@ func (d *Driver) ensureProcessMode(ctx context.Context, rk string) {
 	if d.o.ProcessMode == ProcessModeLeave {
 		return
 	}
-	key := GroupKey(rk)
+	key := glapi.GroupKey(rk)
 	d.mu.Lock()
 	done := d.modeSet[key]
 	d.mu.Unlock()

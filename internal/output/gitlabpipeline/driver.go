@@ -132,10 +132,10 @@ func (d *Driver) dispatchOne(ctx context.Context, run plan.Run) (*plan.Ref, erro
 			run.Key, d.o.Project, d.o.Ref, errNoPipelineID, err)
 	}
 	ref := &plan.Ref{Driver: Name, ID: strconv.FormatInt(p.ID, 10), URL: p.WebURL}
-	rk := ResourceKey(run.Key)
+	rk := glapi.ResourceKey(run.Key)
 	log := d.o.Log.With("driver", Name, "project", d.o.Project, "pipeline", p.ID, "scope", string(run.Key))
 	log.Info("pipeline created", "url", p.WebURL, "harness", run.Harness)
-	l := newScopeList(d.gl, d.o.Project, PipelineName(rk))
+	l := newScopeList(d.gl, d.o.Project, glapi.PipelineName(rk))
 	me := newest.Run{ID: p.ID, Seq: p.ID, Key: run.WorkItem.IdempotencyKey}
 	if settles(run) {
 		var kept bool

@@ -27,7 +27,7 @@ func TestMalformedAnswerIsAnError(t *testing.T) {
 	run.Key = scope.KeyOf("triage", run.Event, "gitlab")
 	run.WorkItem.IdempotencyKey = changepos.KeyAt(string(run.Key), time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
 	first := dispatch1(t, d, run)
-	rk := ResourceKey(run.Key)
+	rk := glapi.ResourceKey(run.Key)
 	listings := []struct{ name, body string }{
 		{"a null pipeline", `[null]`},
 		{"a null pipeline after a good one", `[{"id":1,"status":"running"},null]`},
@@ -35,7 +35,7 @@ func TestMalformedAnswerIsAnError(t *testing.T) {
 	}
 	for _, l := range listings {
 		e.sim.InjectFault(gitlabsim.Fault{Endpoint: "list_pipelines", Status: 200, Body: l.body})
-		kept, err := Settle(ctx, d.gl, testProject, PipelineName(rk), run.WorkItem.IdempotencyKey, first+1)
+		kept, err := Settle(ctx, d.gl, testProject, glapi.PipelineName(rk), run.WorkItem.IdempotencyKey, first+1)
 		if !errors.Is(err, glapi.ErrMalformed) || !kept {
 			t.Errorf("settle, listing answered with %s: kept %v, err %v; want kept and a malformed answer", l.name, kept, err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/newest"
 )
 
@@ -68,7 +69,7 @@ func (l *scopeList) key(ctx context.Context, id int64) (string, error) {
 	}
 	k := ""
 	for _, v := range vars {
-		if v.Key == VarIdempotencyKey {
+		if v.Key == glapi.VarIdempotencyKey {
 			k = v.Value
 		}
 	}

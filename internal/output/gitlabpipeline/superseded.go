@@ -9,6 +9,7 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/newest"
 )
 
@@ -27,7 +28,7 @@ import (
 // closes the race between "a waiter acquires the resource" and "the
 // driver cancels it" (docs/gitlab.md).
 func (d *Driver) Superseded(ctx context.Context, rk string, pipelineID int64, key string) (int64, error) {
-	l := newScopeList(d.gl, d.o.Project, PipelineName(rk))
+	l := newScopeList(d.gl, d.o.Project, glapi.PipelineName(rk))
 	me := newest.Run{ID: pipelineID, Seq: pipelineID, Key: key} // its agent has not started
 	var from time.Time
 	stop := pipelineID
@@ -55,7 +56,7 @@ func (d *Driver) Superseded(ctx context.Context, rk string, pipelineID int64, ke
 // newer pipeline takes over, and the caller should exit 0 without running
 // the agent.
 func CheckSuperseded(ctx context.Context, getenv Getenv, o Options) (superseded bool, msg string, err error) {
-	rk := strings.TrimSpace(getenv(VarResourceKey))
+	rk := strings.TrimSpace(getenv(glapi.VarResourceKey))
 	idText := strings.TrimSpace(getenv("CI_PIPELINE_ID"))
 	if rk == "" || idText == "" {
 		return false, "", nil
@@ -75,7 +76,7 @@ func CheckSuperseded(ctx context.Context, getenv Getenv, o Options) (superseded 
 	if err != nil {
 		return false, "", err
 	}
-	newer, err := d.Superseded(ctx, rk, id, strings.TrimSpace(getenv(VarIdempotencyKey)))
+	newer, err := d.Superseded(ctx, rk, id, strings.TrimSpace(getenv(glapi.VarIdempotencyKey)))
 	if err != nil {
 		return false, "", fmt.Errorf("gitlab-pipeline: superseded check for pipeline %d: %w", id, err)
 	}

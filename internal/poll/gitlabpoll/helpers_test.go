@@ -98,7 +98,7 @@ func (f *fixture) count(all bool) map[string]int {
 	out := map[string]int{}
 	for _, p := range f.sim.Pipelines(project) {
 		if all || p.Status != gitlabsim.StatusCanceled {
-			out[p.Variables[gitlabpipeline.VarIdempotencyKey]]++
+			out[p.Variables[glapi.VarIdempotencyKey]]++
 		}
 	}
 	return out
@@ -135,17 +135,17 @@ func (d *pipelines) Dispatch(ctx context.Context, ev *event.Event, pos changepos
 	if done(key) {
 		return nil
 	}
-	rk := gitlabpipeline.ResourceKey(sk)
+	rk := glapi.ResourceKey(sk)
 	vars := []*gitlab.PipelineVariableOptions{
-		{Key: gitlab.Ptr(gitlabpipeline.VarResourceKey), Value: gitlab.Ptr(rk)},
-		{Key: gitlab.Ptr(gitlabpipeline.VarIdempotencyKey), Value: gitlab.Ptr(key)},
+		{Key: gitlab.Ptr(glapi.VarResourceKey), Value: gitlab.Ptr(rk)},
+		{Key: gitlab.Ptr(glapi.VarIdempotencyKey), Value: gitlab.Ptr(key)},
 	}
 	p, _, err := d.gl.Pipelines.CreatePipeline(project, &gitlab.CreatePipelineOptions{Ref: gitlab.Ptr("main"), Variables: &vars},
 		gitlab.WithContext(ctx))
 	if err != nil {
 		return err
 	}
-	_, err = gitlabpipeline.Settle(ctx, d.gl, project, gitlabpipeline.PipelineName(rk), key, p.ID)
+	_, err = gitlabpipeline.Settle(ctx, d.gl, project, glapi.PipelineName(rk), key, p.ID)
 	return err
 }
 

@@ -9,7 +9,7 @@ import (
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/fullsend-dev/fullsend/internal/changepos"
-	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
@@ -108,7 +108,7 @@ func (k *keyIndex) read(ctx context.Context, p *gitlab.PipelineInfo) error {
 	k.mu.Lock()
 	_, seen := k.byID[p.ID]
 	k.mu.Unlock()
-	if seen || !strings.HasPrefix(p.Name, gitlabpipeline.NamePrefix) {
+	if seen || !strings.HasPrefix(p.Name, glapi.NamePrefix) {
 		return nil
 	}
 	vars, _, err := k.gl.Pipelines.GetPipelineVariables(k.project, p.ID, gitlab.WithContext(ctx))
@@ -117,7 +117,7 @@ func (k *keyIndex) read(ctx context.Context, p *gitlab.PipelineInfo) error {
 	}
 	key := ""
 	for _, v := range vars {
-		if v.Key == gitlabpipeline.VarIdempotencyKey {
+		if v.Key == glapi.VarIdempotencyKey {
 			key = v.Value
 		}
 	}
