@@ -135,11 +135,11 @@ func (d *Driver) dispatchOne(ctx context.Context, run plan.Run) (*plan.Ref, erro
 	rk := glapi.ResourceKey(run.Key)
 	log := d.o.Log.With("driver", Name, "project", d.o.Project, "pipeline", p.ID, "scope", string(run.Key))
 	log.Info("pipeline created", "url", p.WebURL, "harness", run.Harness)
-	l := newScopeList(d.gl, d.o.Project, glapi.PipelineName(rk))
+	l := glapi.NewScopeList(d.gl, d.o.Project, glapi.PipelineName(rk))
 	me := newest.Run{ID: p.ID, Seq: p.ID, Key: run.WorkItem.IdempotencyKey}
 	if settles(run) {
 		var kept bool
-		kept, me, err = l.settle(ctx, run.WorkItem.IdempotencyKey, p.ID)
+		kept, me, err = settle(ctx, l, run.WorkItem.IdempotencyKey, p.ID)
 		if err != nil {
 			log.Warn("settling against the other pipelines of the scope failed; a duplicate pipeline may run", "error", err.Error())
 		}

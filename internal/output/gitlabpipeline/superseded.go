@@ -28,7 +28,7 @@ import (
 // closes the race between "a waiter acquires the resource" and "the
 // driver cancels it" (docs/gitlab.md).
 func (d *Driver) Superseded(ctx context.Context, rk string, pipelineID int64, key string) (int64, error) {
-	l := newScopeList(d.gl, d.o.Project, glapi.PipelineName(rk))
+	l := glapi.NewScopeList(d.gl, d.o.Project, glapi.PipelineName(rk))
 	me := newest.Run{ID: pipelineID, Seq: pipelineID, Key: key} // its agent has not started
 	var from time.Time
 	stop := pipelineID
@@ -36,9 +36,9 @@ func (d *Driver) Superseded(ctx context.Context, rk string, pipelineID int64, ke
 	if p, ok := newest.Change(key); ok {
 		// every pipeline of that change or a newer one was created since
 		from, stop = p.At, 0
-		withKey = func(p *gitlab.PipelineInfo) bool { return p.ID != pipelineID && live(p) }
+		withKey = func(p *gitlab.PipelineInfo) bool { return p.ID != pipelineID && glapi.Live(p) }
 	}
-	runs, err := l.list(ctx, from, stop, withKey)
+	runs, err := l.List(ctx, from, stop, withKey)
 	if err != nil {
 		return 0, err
 	}
