@@ -31,7 +31,6 @@ const (
 	DefaultRequestTimeout      = 15 * time.Second
 	DefaultRetryBudget         = 60 * time.Second
 	DefaultMaxRetries          = 4
-	DefaultHarnessTimeout      = 30 * time.Minute
 	DefaultPollGrace           = 5 * time.Minute
 )
 

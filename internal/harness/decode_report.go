@@ -1,6 +1,9 @@
-package config
+package harness
 
-import "go.yaml.in/yaml/v3"
+import (
+	"github.com/fullsend-dev/fullsend/internal/strictyaml"
+	"go.yaml.in/yaml/v3"
+)
 
 // The values of a harness's `report:` key (docs/feedback.md).
 const (
@@ -9,9 +12,9 @@ const (
 	ReportReaction = "reaction" // denied: a neutral reaction (confused)
 )
 
-// HarnessReport is a harness's `report:` key: what people see on the
+// Report is a harness's `report:` key: what people see on the
 // item about the runs the harness starts (package feedback writes it).
-type HarnessReport struct {
+type Report struct {
 	// Acknowledge: a run started by a command (a comment or note, a
 	// review, a label added) is acknowledged on that element (default true).
 	Acknowledge bool `yaml:"acknowledge"`
@@ -26,18 +29,18 @@ type HarnessReport struct {
 	Unhonoured string `yaml:"unhonoured"`
 }
 
-// DefaultHarnessReport is the `report:` of a harness that sets none.
-func DefaultHarnessReport() HarnessReport {
-	return HarnessReport{Acknowledge: true, Jira: ReportNone, Denied: ReportNone, Unhonoured: ReportComment}
+// DefaultReport is the `report:` of a harness that sets none.
+func DefaultReport() Report {
+	return Report{Acknowledge: true, Jira: ReportNone, Denied: ReportNone, Unhonoured: ReportComment}
 }
 
 // harnessReport decodes the `report:` key into r (defaults kept for
 // keys not set).
-func (d *decoder) harnessReport(n *yaml.Node, r *HarnessReport) {
-	d.fields(n, "report", map[string]func(*yaml.Node){
-		"acknowledge": func(v *yaml.Node) { d.boolean(v, "report.acknowledge", &r.Acknowledge) },
-		"jira":        func(v *yaml.Node) { d.enum(v, "report.jira", &r.Jira, ReportNone, ReportComment) },
-		"denied":      func(v *yaml.Node) { d.enum(v, "report.denied", &r.Denied, ReportNone, ReportReaction) },
-		"unhonoured":  func(v *yaml.Node) { d.enum(v, "report.unhonoured", &r.Unhonoured, ReportComment, ReportNone) },
+func harnessReport(d *strictyaml.Decoder, n *yaml.Node, r *Report) {
+	d.Fields(n, "report", map[string]func(*yaml.Node){
+		"acknowledge": func(v *yaml.Node) { d.Boolean(v, "report.acknowledge", &r.Acknowledge) },
+		"jira":        func(v *yaml.Node) { d.Enum(v, "report.jira", &r.Jira, ReportNone, ReportComment) },
+		"denied":      func(v *yaml.Node) { d.Enum(v, "report.denied", &r.Denied, ReportNone, ReportReaction) },
+		"unhonoured":  func(v *yaml.Node) { d.Enum(v, "report.unhonoured", &r.Unhonoured, ReportComment, ReportNone) },
 	})
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package config
+package harness
 
 import (
 	"path/filepath"
@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/config"
 )
 
 // A FIFO as config.yaml or as a harness file is refused at once: opening
@@ -18,9 +20,9 @@ func TestNonRegularFilesAreRefusedWithoutBlocking(t *testing.T) {
 		load func(dir string) error
 		file string
 	}{
-		{"config.yaml", func(dir string) error { _, err := Load(dir, nil); return err }, FileName},
+		{"config.yaml", func(dir string) error { _, err := config.Load(dir, nil); return err }, config.FileName},
 		{"harness file", func(dir string) error {
-			if _, probs := ReadHarnessFile(filepath.Join(dir, "h.yaml"), "h"); len(probs) > 0 {
+			if _, probs := ReadFile(filepath.Join(dir, "h.yaml"), "h"); len(probs) > 0 {
 				return probs
 			}
 			return nil
@@ -48,10 +50,10 @@ func TestNonRegularFilesAreRefusedWithoutBlocking(t *testing.T) {
 	}
 	t.Run("directory", func(t *testing.T) {
 		dir := t.TempDir()
-		if err := syscall.Mkdir(filepath.Join(dir, FileName), 0o700); err != nil {
+		if err := syscall.Mkdir(filepath.Join(dir, config.FileName), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Load(dir, nil); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		if _, err := config.Load(dir, nil); err == nil || !strings.Contains(err.Error(), "is a directory") {
 			t.Errorf("err = %v, want a directory refusal", err)
 		}
 	})

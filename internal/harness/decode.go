@@ -1,4 +1,4 @@
-package config
+package harness
 
 import (
 	"crypto/sha256"
@@ -9,15 +9,17 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/sandbox"
+	"github.com/fullsend-dev/fullsend/internal/strictyaml"
 )
 
-// ReadHarnessFile reads and decodes one harness file with the same
+// ReadFile reads and decodes one harness file with the same
 // strictness as config.yaml: unknown keys, wrong types and bad values are
 // problems at file:line:col, all returned together. It returns the
-// best-effort HarnessFile (bad values left at their defaults, the trigger
-// text kept whenever it is a string) with the problems; the HarnessFile is
+// best-effort File (bad values left at their defaults, the trigger
+// text kept whenever it is a string) with the problems; the File is
 // nil only when the file could not be read or parsed as YAML.
 //
 // agentName is the name of the agents entry that registers the file: the
@@ -29,104 +31,104 @@ import (
 // path must already have passed ResolveSource: package harness is the one
 // loader of harnesses (containment check, decoding, trigger compilation)
 // and the only caller.
-func ReadHarnessFile(path, agentName string) (*HarnessFile, Errors) {
-	src, err := readLimited(path)
+func ReadFile(path, agentName string) (*File, strictyaml.Errors) {
+	src, err := strictyaml.ReadFile(path)
 	if err != nil {
-		return nil, Errors{{File: path, Msg: err.Error()}}
+		return nil, strictyaml.Errors{{File: path, Msg: err.Error()}}
 	}
-	return ParseHarness(path, agentName, src)
+	return ParseFile(path, agentName, src)
 }
 
-// ParseHarness is ReadHarnessFile on bytes already read; path is used
+// ParseFile is ReadFile on bytes already read; path is used
 // in problem positions only.
-func ParseHarness(path, agentName string, src []byte) (*HarnessFile, Errors) {
-	d := &decoder{file: path}
-	h := &HarnessFile{File: path, Name: agentName, Revision: Revision(src), Run: HarnessRun{Timeout: DefaultHarnessTimeout, Env: []string{}},
-		Report: DefaultHarnessReport()}
-	root := d.parseDocument(src)
+func ParseFile(path, agentName string, src []byte) (*File, strictyaml.Errors) {
+	d := &strictyaml.Decoder{File: path}
+	h := &File{File: path, Name: agentName, Revision: Revision(src), Run: FileRun{Timeout: DefaultTimeout, Env: []string{}},
+		Report: DefaultReport()}
+	root := d.ParseDocument(src)
 	if root == nil {
-		return nil, d.probs
+		return nil, d.Problems
 	}
 	{
 		var nameNode, roleNode, trigNode *yaml.Node
-		d.fields(root, "harness", map[string]func(*yaml.Node){
-			"name": func(v *yaml.Node) { nameNode = v; d.str(v, "name", &h.Name) },
-			"role": func(v *yaml.Node) { roleNode = v; d.str(v, "role", &h.Role) },
+		d.Fields(root, "harness", map[string]func(*yaml.Node){
+			"name": func(v *yaml.Node) { nameNode = v; d.Str(v, "name", &h.Name) },
+			"role": func(v *yaml.Node) { roleNode = v; d.Str(v, "role", &h.Role) },
 			"trigger": func(v *yaml.Node) {
-				if d.scalar(v, "trigger", "a string holding a CEL expression", "!!str") {
+				if d.Scalar(v, "trigger", "a string holding a CEL expression", "!!str") {
 					trigNode = v
 					h.Trigger = v.Value
 				}
 			},
 			"dispatch": func(v *yaml.Node) {
-				d.fields(v, "dispatch", map[string]func(*yaml.Node){
+				d.Fields(v, "dispatch", map[string]func(*yaml.Node){
 					"workflow": func(v *yaml.Node) {
 						var s string
-						d.str(v, "dispatch.workflow", &s)
+						d.Str(v, "dispatch.workflow", &s)
 						if s == "" {
 							return
 						}
-						if err := checkWorkflow(s); err != nil {
-							d.errAt(v, "dispatch.workflow: %v", err)
+						if err := config.CheckWorkflow(s); err != nil {
+							d.ErrAt(v, "dispatch.workflow: %v", err)
 							return
 						}
 						h.Dispatch.Workflow = s
 					},
 				})
 			},
-			"run":      func(v *yaml.Node) { d.harnessRun(v, &h.Run) },
-			"entity":   func(v *yaml.Node) { h.Entity = d.harnessEntity(v) },
-			"report":   func(v *yaml.Node) { d.harnessReport(v, &h.Report) },
-			"overlays": func(v *yaml.Node) { h.Overlays = d.harnessOverlays(src, v) },
+			"run":      func(v *yaml.Node) { harnessRun(d, v, &h.Run) },
+			"entity":   func(v *yaml.Node) { h.Entity = harnessEntity(d, v) },
+			"report":   func(v *yaml.Node) { harnessReport(d, v, &h.Report) },
+			"overlays": func(v *yaml.Node) { h.Overlays = harnessOverlays(d, src, v) },
 		})
 		if root.Kind == yaml.MappingNode {
 			switch {
 			case nameNode != nil && h.Name != agentName:
-				d.errAt(nameNode, "name: %q does not match the agents entry name %q in config.yaml", h.Name, agentName)
+				d.ErrAt(nameNode, "name: %q does not match the agents entry name %q in config.yaml", h.Name, agentName)
 			case nameNode != nil:
-				if err := CheckAgentName(h.Name); err != nil {
-					d.errAt(nameNode, "%v", err)
+				if err := config.CheckAgentName(h.Name); err != nil {
+					d.ErrAt(nameNode, "%v", err)
 				}
 			}
 			switch {
 			case roleNode == nil:
-				d.errAt(root, "role: required")
+				d.ErrAt(root, "role: required")
 			case roleNode.Kind == yaml.ScalarNode && strings.TrimSpace(h.Role) == "":
-				d.errAt(roleNode, "role: must not be empty")
+				d.ErrAt(roleNode, "role: must not be empty")
 			}
 			if trigNode != nil {
 				h.setTrigger(src, trigNode)
 			}
 		}
 	}
-	d.probs.Sort()
-	return h, d.probs
+	d.Problems.Sort()
+	return h, d.Problems
 }
 
-func (d *decoder) harnessRun(n *yaml.Node, r *HarnessRun) {
-	d.fields(n, "run", map[string]func(*yaml.Node){
+func harnessRun(d *strictyaml.Decoder, n *yaml.Node, r *FileRun) {
+	d.Fields(n, "run", map[string]func(*yaml.Node){
 		"command": func(v *yaml.Node) {
-			d.strList(v, "run.command", &r.Command, nil)
+			d.StrList(v, "run.command", &r.Command, nil)
 			r.CommandLine, r.CommandCol = v.Line, v.Column
 			if v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
 				r.CommandLine, r.CommandCol = v.Content[0].Line, v.Content[0].Column
 			}
 			if v.Kind == yaml.SequenceNode && (len(v.Content) == 0 || len(r.Command) > 0 && r.Command[0] == "") {
-				d.errAt(v, "run.command: want a non-empty list whose first element is the program")
+				d.ErrAt(v, "run.command: want a non-empty list whose first element is the program")
 			}
 		},
-		"timeout": func(v *yaml.Node) { d.duration(v, "run.timeout", &r.Timeout) },
-		"env":     func(v *yaml.Node) { d.strList(v, "run.env", &r.Env, CheckEnvName) },
+		"timeout": func(v *yaml.Node) { d.Duration(v, "run.timeout", &r.Timeout) },
+		"env":     func(v *yaml.Node) { d.StrList(v, "run.env", &r.Env, config.CheckEnvName) },
 		"user": func(v *yaml.Node) {
-			d.str(v, "run.user", &r.User)
+			d.Str(v, "run.user", &r.User)
 			if err := sandbox.CheckUser(r.User); err != nil {
-				d.errAt(v, "run.user: %v", err)
+				d.ErrAt(v, "run.user: %v", err)
 			}
 		},
 		"isolation": func(v *yaml.Node) {
-			d.str(v, "run.isolation", &r.Isolation)
+			d.Str(v, "run.isolation", &r.Isolation)
 			if err := sandbox.CheckIsolation(r.Isolation); err != nil {
-				d.errAt(v, "run.isolation: %v", err)
+				d.ErrAt(v, "run.isolation: %v", err)
 			}
 		},
 	})
@@ -136,44 +138,44 @@ func (d *decoder) harnessRun(n *yaml.Node, r *HarnessRun) {
 // list of known systems without repeats), min_role (a role), every (a
 // duration of at least MinEvery) and retry (max 0..MaxRetryMax, backoff at
 // least MinRetryBackoff).
-func (d *decoder) harnessEntity(n *yaml.Node) *HarnessEntity {
-	e := &HarnessEntity{Line: n.Line, Col: n.Column, Retry: HarnessRetry{Max: DefaultRetryMax, Backoff: DefaultRetryBackoff}}
+func harnessEntity(d *strictyaml.Decoder, n *yaml.Node) *FileEntity {
+	e := &FileEntity{Line: n.Line, Col: n.Column, Retry: FileRetry{Max: DefaultRetryMax, Backoff: DefaultRetryBackoff}}
 	var sources *yaml.Node
-	d.fields(n, "entity", map[string]func(*yaml.Node){
+	d.Fields(n, "entity", map[string]func(*yaml.Node){
 		"sources": func(v *yaml.Node) {
 			sources = v
-			d.strList(v, "entity.sources", &e.Sources, checkSource)
+			d.StrList(v, "entity.sources", &e.Sources, checkSource)
 			if v.Kind != yaml.SequenceNode {
 				return
 			}
 			if len(v.Content) == 0 {
-				d.errAt(v, "entity.sources: want at least one of %s", strings.Join(entity.Systems(), ", "))
+				d.ErrAt(v, "entity.sources: want at least one of %s", strings.Join(entity.Systems(), ", "))
 			}
 			seen := map[string]bool{}
 			for i, at := range v.Content {
 				if at.Kind == yaml.ScalarNode && seen[at.Value] {
-					d.errAt(at, "entity.sources[%d]: %q is listed twice", i, at.Value)
+					d.ErrAt(at, "entity.sources[%d]: %q is listed twice", i, at.Value)
 				}
 				seen[at.Value] = true
 			}
 		},
-		"min_role": func(v *yaml.Node) { d.role(v, "entity.min_role", &e.MinRole) },
-		"every":    func(v *yaml.Node) { d.durationAtLeast(v, "entity.every", MinEvery, &e.Every) },
+		"min_role": func(v *yaml.Node) { d.Role(v, "entity.min_role", &e.MinRole) },
+		"every":    func(v *yaml.Node) { d.DurationAtLeast(v, "entity.every", MinEvery, &e.Every) },
 		"retry": func(v *yaml.Node) {
-			d.fields(v, "entity.retry", map[string]func(*yaml.Node){
+			d.Fields(v, "entity.retry", map[string]func(*yaml.Node){
 				"max": func(v *yaml.Node) {
-					d.intMin(v, "entity.retry.max", 0, &e.Retry.Max)
+					d.IntMin(v, "entity.retry.max", 0, &e.Retry.Max)
 					if e.Retry.Max > MaxRetryMax {
-						d.errAt(v, "entity.retry.max: at most %d, got %d", MaxRetryMax, e.Retry.Max)
+						d.ErrAt(v, "entity.retry.max: at most %d, got %d", MaxRetryMax, e.Retry.Max)
 						e.Retry.Max = DefaultRetryMax
 					}
 				},
-				"backoff": func(v *yaml.Node) { d.durationAtLeast(v, "entity.retry.backoff", MinRetryBackoff, &e.Retry.Backoff) },
+				"backoff": func(v *yaml.Node) { d.DurationAtLeast(v, "entity.retry.backoff", MinRetryBackoff, &e.Retry.Backoff) },
 			})
 		},
 	})
 	if n.Kind == yaml.MappingNode && sources == nil {
-		d.errAt(n, "entity.sources: required (a list of %s)", strings.Join(entity.Systems(), ", "))
+		d.ErrAt(n, "entity.sources: required (a list of %s)", strings.Join(entity.Systems(), ", "))
 	}
 	return e
 }
@@ -196,7 +198,7 @@ func checkSource(s string) error {
 // setTrigger records where the trigger expression starts in the file: the
 // scalar itself for plain and quoted styles (after the quote), the first
 // content line for block scalars (| and >).
-func (h *HarnessFile) setTrigger(src []byte, n *yaml.Node) {
+func (h *File) setTrigger(src []byte, n *yaml.Node) {
 	h.trig, h.TriggerLine, h.TriggerCol = exprSource(src, n)
 }
 
@@ -216,6 +218,6 @@ func exprSource(src []byte, n *yaml.Node) (t triggerSource, line, col int) {
 }
 
 // String describes the harness for logs.
-func (h *HarnessFile) String() string {
+func (h *File) String() string {
 	return fmt.Sprintf("harness %q (%s)", h.Name, h.File)
 }

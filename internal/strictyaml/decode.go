@@ -1,4 +1,4 @@
-package config
+package strictyaml
 
 import (
 	"bytes"
@@ -13,36 +13,38 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
-// decoder walks a yaml.Node tree, recording every problem with its
+// Decoder walks a yaml.Node tree, recording every problem with its
 // position in file. Its helpers never stop at the first problem: a bad
 // value is reported and left at its zero value.
-type decoder struct {
-	file  string
-	probs Errors
+type Decoder struct {
+	File     string
+	Problems Errors
 }
 
-func (d *decoder) errAt(n *yaml.Node, format string, args ...any) {
+func (d *Decoder) ErrAt(n *yaml.Node, format string, args ...any) {
 	line, col := 1, 1
 	if n != nil && n.Line > 0 {
 		line, col = n.Line, n.Column
 	}
-	d.probs = append(d.probs, Problem{File: d.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
+	d.Problems = append(d.Problems, Problem{File: d.File, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
 }
 
 var yamlLineRE = regexp.MustCompile(`line (\d+): (.*)`)
 
-// parseDocument parses src as exactly one YAML document and returns its
+// ParseDocument parses src as exactly one YAML document and returns its
 // root node (a mapping, a sequence or a scalar), or nil after recording
 // the problem. The yaml library reports only a line for syntax errors, so
 // those problems use column 1.
-func (d *decoder) parseDocument(src []byte) *yaml.Node {
+func (d *Decoder) ParseDocument(src []byte) *yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			d.errAt(nil, "file is empty; want a YAML mapping")
+			d.ErrAt(nil, "file is empty; want a YAML mapping")
 			return nil
 		}
 		d.syntaxErr(err, src)
@@ -50,12 +52,12 @@ func (d *decoder) parseDocument(src []byte) *yaml.Node {
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		d.errAt(&extra, "a second YAML document is not allowed")
+		d.ErrAt(&extra, "a second YAML document is not allowed")
 	} else if !errors.Is(err, io.EOF) {
 		d.syntaxErr(err, src)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		d.errAt(&doc, "file is empty; want a YAML mapping")
+		d.ErrAt(&doc, "file is empty; want a YAML mapping")
 		return nil
 	}
 	return doc.Content[0]
@@ -70,7 +72,7 @@ var parserProblems = []string{
 	"found duplicate %", "found incompatible YAML document", "found undefined tag handle",
 }
 
-func (d *decoder) syntaxErr(err error, src []byte) {
+func (d *Decoder) syntaxErr(err error, src []byte) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 1
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
@@ -92,7 +94,7 @@ func (d *decoder) syntaxErr(err error, src []byte) {
 	if strings.Contains(msg, "tab character") {
 		line, col = indentTab(src, line)
 	}
-	d.probs = append(d.probs, Problem{File: d.file, Line: line, Col: col, Msg: "invalid YAML: " + msg})
+	d.Problems = append(d.Problems, Problem{File: d.File, Line: line, Col: col, Msg: "invalid YAML: " + msg})
 }
 
 // indentTab finds the tab the yaml library complains about: it reports the
@@ -122,13 +124,13 @@ func lastContentLine(src []byte) int {
 	return 1
 }
 
-// isNull reports whether n is absent or an explicit null; such values
+// IsNull reports whether n is absent or an explicit null; such values
 // count as "not set" and keep their defaults.
-func isNull(n *yaml.Node) bool {
+func IsNull(n *yaml.Node) bool {
 	return n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null")
 }
 
-func kindName(n *yaml.Node) string {
+func KindName(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"
@@ -156,48 +158,48 @@ func kindName(n *yaml.Node) string {
 
 // noAlias rejects anchors' aliases and merge keys: they are not needed in
 // these small files and expanding them could blow up memory.
-func (d *decoder) noAlias(n *yaml.Node) bool {
+func (d *Decoder) noAlias(n *yaml.Node) bool {
 	if n.Kind == yaml.AliasNode {
-		d.errAt(n, "YAML aliases (*name) are not supported; write the value out")
+		d.ErrAt(n, "YAML aliases (*name) are not supported; write the value out")
 		return false
 	}
 	return true
 }
 
-// fields walks a mapping whose allowed keys are the keys of handlers:
+// Fields walks a mapping whose allowed keys are the keys of handlers:
 // unknown and duplicate keys are problems, and each handler is called with
 // its value node. Null values are skipped (the field keeps its default).
 // what names the object in messages, e.g. "poll.input_drivers[0]".
-func (d *decoder) fields(n *yaml.Node, what string, handlers map[string]func(*yaml.Node)) {
-	if isNull(n) || !d.noAlias(n) {
+func (d *Decoder) Fields(n *yaml.Node, what string, handlers map[string]func(*yaml.Node)) {
+	if IsNull(n) || !d.noAlias(n) {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		d.errAt(n, "%s: want a mapping, got %s", what, kindName(n))
+		d.ErrAt(n, "%s: want a mapping, got %s", what, KindName(n))
 		return
 	}
 	seen := make(map[string]bool, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			d.errAt(k, "%s: keys must be plain strings", what)
+			d.ErrAt(k, "%s: keys must be plain strings", what)
 			continue
 		}
 		if k.Tag == "!!merge" {
-			d.errAt(k, "%s: YAML merge keys (<<) are not supported", what)
+			d.ErrAt(k, "%s: YAML merge keys (<<) are not supported", what)
 			continue
 		}
 		if seen[k.Value] {
-			d.errAt(k, "%s: duplicate key %q", what, k.Value)
+			d.ErrAt(k, "%s: duplicate key %q", what, k.Value)
 			continue
 		}
 		seen[k.Value] = true
 		h, ok := handlers[k.Value]
 		if !ok {
-			d.errAt(k, "%s: unknown key %q (allowed: %s)", what, k.Value, keyList(handlers))
+			d.ErrAt(k, "%s: unknown key %q (allowed: %s)", what, k.Value, keyList(handlers))
 			continue
 		}
-		if isNull(v) || !d.noAlias(v) {
+		if IsNull(v) || !d.noAlias(v) {
 			continue
 		}
 		h(v)
@@ -213,8 +215,8 @@ func keyList(handlers map[string]func(*yaml.Node)) string {
 	return strings.Join(keys, ", ")
 }
 
-// scalar checks n is a scalar of one of the given tags.
-func (d *decoder) scalar(n *yaml.Node, what, want string, tags ...string) bool {
+// Scalar checks n is a scalar of one of the given tags.
+func (d *Decoder) Scalar(n *yaml.Node, what, want string, tags ...string) bool {
 	if n.Kind == yaml.ScalarNode {
 		for _, t := range tags {
 			if n.Tag == t {
@@ -222,22 +224,22 @@ func (d *decoder) scalar(n *yaml.Node, what, want string, tags ...string) bool {
 			}
 		}
 	}
-	d.errAt(n, "%s: want %s, got %s", what, want, kindName(n))
+	d.ErrAt(n, "%s: want %s, got %s", what, want, KindName(n))
 	return false
 }
 
-// str decodes a string. Integers are accepted as their text (workflow and
+// Str decodes a string. Integers are accepted as their text (workflow and
 // project ids may be numeric).
-func (d *decoder) str(n *yaml.Node, what string, dst *string) {
-	if d.scalar(n, what, "a string", "!!str", "!!int") {
+func (d *Decoder) Str(n *yaml.Node, what string, dst *string) {
+	if d.Scalar(n, what, "a string", "!!str", "!!int") {
 		*dst = n.Value
 	}
 }
 
-// enum decodes a string that must be one of allowed.
-func (d *decoder) enum(n *yaml.Node, what string, dst *string, allowed ...string) {
+// Enum decodes a string that must be one of allowed.
+func (d *Decoder) Enum(n *yaml.Node, what string, dst *string, allowed ...string) {
 	var s string
-	d.str(n, what, &s)
+	d.Str(n, what, &s)
 	if n.Kind != yaml.ScalarNode || (n.Tag != "!!str" && n.Tag != "!!int") {
 		return
 	}
@@ -247,14 +249,14 @@ func (d *decoder) enum(n *yaml.Node, what string, dst *string, allowed ...string
 			return
 		}
 	}
-	d.errAt(n, "%s: %q is not one of %s", what, s, strings.Join(allowed, ", "))
+	d.ErrAt(n, "%s: %q is not one of %s", what, s, strings.Join(allowed, ", "))
 }
 
-func (d *decoder) boolean(n *yaml.Node, what string, dst *bool) {
-	if d.scalar(n, what, "true or false", "!!bool") {
+func (d *Decoder) Boolean(n *yaml.Node, what string, dst *bool) {
+	if d.Scalar(n, what, "true or false", "!!bool") {
 		var b bool
 		if err := n.Decode(&b); err != nil {
-			d.errAt(n, "%s: %v", what, err)
+			d.ErrAt(n, "%s: %v", what, err)
 			return
 		}
 		*dst = b
@@ -262,94 +264,94 @@ func (d *decoder) boolean(n *yaml.Node, what string, dst *bool) {
 }
 
 // positiveInt decodes an integer >= min.
-func (d *decoder) intMin(n *yaml.Node, what string, min int, dst *int) {
-	if !d.scalar(n, what, "an integer", "!!int") {
+func (d *Decoder) IntMin(n *yaml.Node, what string, min int, dst *int) {
+	if !d.Scalar(n, what, "an integer", "!!int") {
 		return
 	}
 	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
 	if err != nil || v > math.MaxInt32 {
-		d.errAt(n, "%s: %q is not an integer in range", what, n.Value)
+		d.ErrAt(n, "%s: %q is not an integer in range", what, n.Value)
 		return
 	}
 	if v < int64(min) {
-		d.errAt(n, "%s: must be at least %d, got %d", what, min, v)
+		d.ErrAt(n, "%s: must be at least %d, got %d", what, min, v)
 		return
 	}
 	*dst = int(v)
 }
 
-// positiveFloat decodes a number > 0.
-func (d *decoder) positiveFloat(n *yaml.Node, what string, dst *float64) {
-	if !d.scalar(n, what, "a number", "!!int", "!!float") {
+// PositiveFloat decodes a number > 0.
+func (d *Decoder) PositiveFloat(n *yaml.Node, what string, dst *float64) {
+	if !d.Scalar(n, what, "a number", "!!int", "!!float") {
 		return
 	}
 	v, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		d.errAt(n, "%s: %q is not a finite number", what, n.Value)
+		d.ErrAt(n, "%s: %q is not a finite number", what, n.Value)
 		return
 	}
 	if v <= 0 {
-		d.errAt(n, "%s: must be greater than 0, got %v", what, v)
+		d.ErrAt(n, "%s: must be greater than 0, got %v", what, v)
 		return
 	}
 	*dst = v
 }
 
-// duration decodes a positive Go duration such as "900s" or "5m".
-func (d *decoder) duration(n *yaml.Node, what string, dst *time.Duration) {
-	if !d.scalar(n, what, `a duration such as "900s" or "5m"`, "!!str") {
+// Duration decodes a positive Go duration such as "900s" or "5m".
+func (d *Decoder) Duration(n *yaml.Node, what string, dst *time.Duration) {
+	if !d.Scalar(n, what, `a duration such as "900s" or "5m"`, "!!str") {
 		return
 	}
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
-		d.errAt(n, "%s: %q is not a Go duration (examples: 900s, 5m, 1h30m)", what, n.Value)
+		d.ErrAt(n, "%s: %q is not a Go duration (examples: 900s, 5m, 1h30m)", what, n.Value)
 		return
 	}
 	if v <= 0 {
-		d.errAt(n, "%s: must be greater than 0, got %s", what, n.Value)
+		d.ErrAt(n, "%s: must be greater than 0, got %s", what, n.Value)
 		return
 	}
 	*dst = v
 }
 
-// durationAtLeast decodes a duration of at least least.
-func (d *decoder) durationAtLeast(n *yaml.Node, what string, least time.Duration, dst *time.Duration) {
+// DurationAtLeast decodes a duration of at least least.
+func (d *Decoder) DurationAtLeast(n *yaml.Node, what string, least time.Duration, dst *time.Duration) {
 	var v time.Duration
-	before := len(d.probs)
-	d.duration(n, what, &v)
-	if len(d.probs) > before {
+	before := len(d.Problems)
+	d.Duration(n, what, &v)
+	if len(d.Problems) > before {
 		return
 	}
 	if v < least {
-		d.errAt(n, "%s: at least %s, got %s", what, least, n.Value)
+		d.ErrAt(n, "%s: at least %s, got %s", what, least, n.Value)
 		return
 	}
 	*dst = v
 }
 
-// durationMin0 decodes a duration that may be zero (a setting whose 0s
+// DurationMin0 decodes a duration that may be zero (a setting whose 0s
 // switches something off) but not negative.
-func (d *decoder) durationMin0(n *yaml.Node, what string, dst *time.Duration) {
-	if !d.scalar(n, what, `a duration such as "0s" or "5m"`, "!!str") {
+func (d *Decoder) DurationMin0(n *yaml.Node, what string, dst *time.Duration) {
+	if !d.Scalar(n, what, `a duration such as "0s" or "5m"`, "!!str") {
 		return
 	}
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
-		d.errAt(n, "%s: %q is not a Go duration (examples: 0s, 90s, 5m)", what, n.Value)
+		d.ErrAt(n, "%s: %q is not a Go duration (examples: 0s, 90s, 5m)", what, n.Value)
 		return
 	}
 	if v < 0 {
-		d.errAt(n, "%s: must not be negative, got %s", what, n.Value)
+		d.ErrAt(n, "%s: must not be negative, got %s", what, n.Value)
 		return
 	}
 	*dst = v
 }
 
-// strList decodes a list of strings; each element is checked by check
+// StrList decodes a list of strings; each element is checked by check
 // (which may be nil) and reported at its own position.
-func (d *decoder) strList(n *yaml.Node, what string, dst *[]string, check func(string) error) {
+func (d *Decoder) StrList(n *yaml.Node, what string, dst *[]string, check func(string) error) {
 	if n.Kind != yaml.SequenceNode {
-		d.errAt(n, "%s: want a list of strings, got %s", what, kindName(n))
+		d.ErrAt(n, "%s: want a list of strings, got %s", what, KindName(n))
 		return
 	}
 	out := make([]string, 0, len(n.Content))
@@ -359,13 +361,13 @@ func (d *decoder) strList(n *yaml.Node, what string, dst *[]string, check func(s
 			continue
 		}
 		var s string
-		if !d.scalar(e, ew, "a string", "!!str", "!!int") {
+		if !d.Scalar(e, ew, "a string", "!!str", "!!int") {
 			continue
 		}
 		s = e.Value
 		if check != nil {
 			if err := check(s); err != nil {
-				d.errAt(e, "%s: %v", ew, err)
+				d.ErrAt(e, "%s: %v", ew, err)
 				continue
 			}
 		}
@@ -374,10 +376,10 @@ func (d *decoder) strList(n *yaml.Node, what string, dst *[]string, check func(s
 	*dst = out
 }
 
-// seq calls f for each element of a list.
-func (d *decoder) seq(n *yaml.Node, what string, f func(i int, e *yaml.Node)) {
+// Seq calls f for each element of a list.
+func (d *Decoder) Seq(n *yaml.Node, what string, f func(i int, e *yaml.Node)) {
 	if n.Kind != yaml.SequenceNode {
-		d.errAt(n, "%s: want a list, got %s", what, kindName(n))
+		d.ErrAt(n, "%s: want a list, got %s", what, KindName(n))
 		return
 	}
 	for i, e := range n.Content {
@@ -385,4 +387,11 @@ func (d *decoder) seq(n *yaml.Node, what string, f func(i int, e *yaml.Node)) {
 			f(i, e)
 		}
 	}
+}
+
+// Role decodes one of the actor roles of event.Role into dst.
+func (d *Decoder) Role(n *yaml.Node, what string, dst *event.Role) {
+	s := string(*dst)
+	d.Enum(n, what, &s, event.RoleNames()...)
+	*dst = event.Role(s)
 }

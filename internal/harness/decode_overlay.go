@@ -1,4 +1,4 @@
-package config
+package harness
 
 import (
 	"fmt"
@@ -6,17 +6,20 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/strictyaml"
 )
 
-// MaxHarnessOverlays bounds a harness's `overlays:` list: every overlay's
+// MaxOverlays bounds a harness's `overlays:` list: every overlay's
 // `when` is evaluated for every run the harness starts.
-const MaxHarnessOverlays = 32
+const MaxOverlays = 32
 
-// HarnessOverlay is one entry of a harness's `overlays:` key: settings
+// FileOverlay is one entry of a harness's `overlays:` key: settings
 // that replace the harness's own for the runs whose (entity, event) the
 // `when` expression selects (docs/configuration.md, "Overlays"). A zero
 // field leaves the setting as it is.
-type HarnessOverlay struct {
+type FileOverlay struct {
 	// When is the CEL condition, over the variables of the harness's
 	// trigger; WhenLine and WhenCol locate its text in the file.
 	When              string
@@ -32,7 +35,7 @@ type HarnessOverlay struct {
 // WhenPos maps a 1-based line:col inside the `when` expression (as
 // reported by trigger.CompileError) to a 1-based line:col in the harness
 // file, as TriggerPos does for the trigger.
-func (o *HarnessOverlay) WhenPos(line, col int) (int, int) {
+func (o *FileOverlay) WhenPos(line, col int) (int, int) {
 	return o.when.pos(line, col, o.WhenLine, o.WhenCol)
 }
 
@@ -53,15 +56,15 @@ var notOverlaidRun = map[string]string{
 }
 
 // harnessOverlays decodes the `overlays:` key, a list of at most
-// MaxHarnessOverlays mappings.
-func (d *decoder) harnessOverlays(src []byte, n *yaml.Node) []HarnessOverlay {
-	if n.Kind == yaml.SequenceNode && len(n.Content) > MaxHarnessOverlays {
-		d.errAt(n, "overlays: at most %d overlays, got %d", MaxHarnessOverlays, len(n.Content))
+// MaxOverlays mappings.
+func harnessOverlays(d *strictyaml.Decoder, src []byte, n *yaml.Node) []FileOverlay {
+	if n.Kind == yaml.SequenceNode && len(n.Content) > MaxOverlays {
+		d.ErrAt(n, "overlays: at most %d overlays, got %d", MaxOverlays, len(n.Content))
 		return nil
 	}
-	var out []HarnessOverlay
-	d.seq(n, "overlays", func(i int, e *yaml.Node) {
-		if o, ok := d.harnessOverlay(src, fmt.Sprintf("overlays[%d]", i), e); ok {
+	var out []FileOverlay
+	d.Seq(n, "overlays", func(i int, e *yaml.Node) {
+		if o, ok := harnessOverlay(d, src, fmt.Sprintf("overlays[%d]", i), e); ok {
 			out = append(out, o)
 		}
 	})
@@ -69,60 +72,60 @@ func (d *decoder) harnessOverlays(src []byte, n *yaml.Node) []HarnessOverlay {
 }
 
 // harnessOverlay decodes one overlay; ok is false when it has a problem.
-func (d *decoder) harnessOverlay(src []byte, what string, n *yaml.Node) (HarnessOverlay, bool) {
-	before := len(d.probs)
-	var o HarnessOverlay
+func harnessOverlay(d *strictyaml.Decoder, src []byte, what string, n *yaml.Node) (FileOverlay, bool) {
+	before := len(d.Problems)
+	var o FileOverlay
 	var when *yaml.Node
 	sets := 0
 	handlers := map[string]func(*yaml.Node){
 		"when": func(v *yaml.Node) {
-			if d.scalar(v, what+".when", "a string holding a CEL expression", "!!str") {
+			if d.Scalar(v, what+".when", "a string holding a CEL expression", "!!str") {
 				when = v
 			}
 		},
 		"role": func(v *yaml.Node) {
 			sets++
-			d.str(v, what+".role", &o.Role)
+			d.Str(v, what+".role", &o.Role)
 			if v.Kind == yaml.ScalarNode && strings.TrimSpace(o.Role) == "" {
-				d.errAt(v, "%s.role: must not be empty", what)
+				d.ErrAt(v, "%s.role: must not be empty", what)
 			}
 		},
-		"dispatch": func(v *yaml.Node) { sets += d.overlayDispatch(what, v, &o) },
-		"run":      func(v *yaml.Node) { sets += d.overlayRun(what, v, &o) },
+		"dispatch": func(v *yaml.Node) { sets += overlayDispatch(d, what, v, &o) },
+		"run":      func(v *yaml.Node) { sets += overlayRun(d, what, v, &o) },
 	}
-	d.fields(d.refuse(n, what, notOverlaid), what, handlers)
+	d.Fields(refuse(d, n, what, notOverlaid), what, handlers)
 	if n.Kind != yaml.MappingNode {
-		if isNull(n) {
-			d.errAt(n, "%s: want a mapping with when and the settings it selects, got null", what)
+		if strictyaml.IsNull(n) {
+			d.ErrAt(n, "%s: want a mapping with when and the settings it selects, got null", what)
 		}
 		return o, false
 	}
 	switch {
 	case when == nil:
-		d.errAt(n, "%s.when: required (a CEL condition selecting the runs this overlay applies to)", what)
+		d.ErrAt(n, "%s.when: required (a CEL condition selecting the runs this overlay applies to)", what)
 	case strings.TrimSpace(when.Value) == "":
-		d.errAt(when, "%s.when: must not be empty", what)
+		d.ErrAt(when, "%s.when: must not be empty", what)
 	default:
 		o.When = when.Value
 		o.when, o.WhenLine, o.WhenCol = exprSource(src, when)
 	}
 	if sets == 0 {
-		d.errAt(n, "%s: sets nothing (give at least one of role, dispatch.workflow, run.timeout, run.env)", what)
+		d.ErrAt(n, "%s: sets nothing (give at least one of role, dispatch.workflow, run.timeout, run.env)", what)
 	}
-	return o, len(d.probs) == before
+	return o, len(d.Problems) == before
 }
 
 // overlayDispatch decodes an overlay's `dispatch:`; it returns how many
 // settings it sets.
-func (d *decoder) overlayDispatch(what string, n *yaml.Node, o *HarnessOverlay) int {
+func overlayDispatch(d *strictyaml.Decoder, what string, n *yaml.Node, o *FileOverlay) int {
 	sets := 0
-	d.fields(n, what+".dispatch", map[string]func(*yaml.Node){
+	d.Fields(n, what+".dispatch", map[string]func(*yaml.Node){
 		"workflow": func(v *yaml.Node) {
 			sets++
 			var s string
-			d.str(v, what+".dispatch.workflow", &s)
-			if err := checkWorkflow(s); err != nil && v.Kind == yaml.ScalarNode {
-				d.errAt(v, "%s.dispatch.workflow: %v", what, err)
+			d.Str(v, what+".dispatch.workflow", &s)
+			if err := config.CheckWorkflow(s); err != nil && v.Kind == yaml.ScalarNode {
+				d.ErrAt(v, "%s.dispatch.workflow: %v", what, err)
 				return
 			}
 			o.Workflow = s
@@ -133,20 +136,20 @@ func (d *decoder) overlayDispatch(what string, n *yaml.Node, o *HarnessOverlay) 
 
 // overlayRun decodes an overlay's `run:`; it returns how many settings it
 // sets.
-func (d *decoder) overlayRun(what string, n *yaml.Node, o *HarnessOverlay) int {
+func overlayRun(d *strictyaml.Decoder, what string, n *yaml.Node, o *FileOverlay) int {
 	sets := 0
 	handlers := map[string]func(*yaml.Node){
-		"timeout": func(v *yaml.Node) { sets++; d.duration(v, what+".run.timeout", &o.Timeout) },
-		"env":     func(v *yaml.Node) { sets++; d.strList(v, what+".run.env", &o.Env, CheckEnvName) },
+		"timeout": func(v *yaml.Node) { sets++; d.Duration(v, what+".run.timeout", &o.Timeout) },
+		"env":     func(v *yaml.Node) { sets++; d.StrList(v, what+".run.env", &o.Env, config.CheckEnvName) },
 	}
-	d.fields(d.refuse(n, what+".run", notOverlaidRun), what+".run", handlers)
+	d.Fields(refuse(d, n, what+".run", notOverlaidRun), what+".run", handlers)
 	return sets
 }
 
 // refuse reports each key of mapping n that is a key of why (a harness
 // key an overlay cannot set) with the reason, and returns n without them,
 // for fields to decode the rest.
-func (d *decoder) refuse(n *yaml.Node, what string, why map[string]string) *yaml.Node {
+func refuse(d *strictyaml.Decoder, n *yaml.Node, what string, why map[string]string) *yaml.Node {
 	if n.Kind != yaml.MappingNode {
 		return n
 	}
@@ -155,7 +158,7 @@ func (d *decoder) refuse(n *yaml.Node, what string, why map[string]string) *yaml
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if reason, ok := why[k.Value]; ok && k.Kind == yaml.ScalarNode {
-			d.errAt(k, "%s: %s cannot be set by an overlay: %s", what, k.Value, reason)
+			d.ErrAt(k, "%s: %s cannot be set by an overlay: %s", what, k.Value, reason)
 			continue
 		}
 		kept.Content = append(kept.Content, k, n.Content[i+1])

@@ -1,4 +1,4 @@
-package config
+package harness
 
 import (
 	"strings"
@@ -28,7 +28,7 @@ type triggerSource struct {
 // folded scalar, or tabs (counted as one column). In those cases the line
 // is right and the column may be off by the number of rewritten
 // characters before the problem.
-func (h *HarnessFile) TriggerPos(line, col int) (int, int) {
+func (h *File) TriggerPos(line, col int) (int, int) {
 	return h.trig.pos(line, col, h.TriggerLine, h.TriggerCol)
 }
 
