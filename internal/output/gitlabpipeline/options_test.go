@@ -128,21 +128,21 @@ func TestCheckSuperseded(t *testing.T) {
 	envv := map[string]string{"CI_API_V4_URL": e.opts.APIURL, "GITLAB_TOKEN": e.opts.Token, "CI_PROJECT_ID": "1",
 		"CI_COMMIT_REF_NAME": "main", "CI_PIPELINE_ID": itoa(a), glapi.VarResourceKey: glapi.ResourceKey(run.Key)}
 	get := func(k string) string { return envv[k] }
-	o := Options{Transport: e.opts.Transport, RateLimiter: e.opts.RateLimiter}
-	if sup, _, err := CheckSuperseded(context.Background(), get, o); sup || err != nil {
+	o := glapi.Options{Transport: e.opts.Transport, RateLimiter: e.opts.RateLimiter}
+	if sup, _, err := glapi.CheckSuperseded(context.Background(), get, o); sup || err != nil {
 		t.Fatalf("alone: superseded=%v err=%v", sup, err)
 	}
 	b := dispatch1(t, d, mkRun("triage", 4, "b"))
-	sup, msg, err := CheckSuperseded(context.Background(), get, o)
+	sup, msg, err := glapi.CheckSuperseded(context.Background(), get, o)
 	if !sup || err != nil || !strings.Contains(msg, itoa(b)) {
 		t.Fatalf("with newer %d: %v %q %v", b, sup, msg, err)
 	}
 	delete(envv, "CI_PIPELINE_ID")
-	if sup, _, err := CheckSuperseded(context.Background(), get, o); sup || err != nil {
+	if sup, _, err := glapi.CheckSuperseded(context.Background(), get, o); sup || err != nil {
 		t.Fatalf("outside GitLab CI: %v %v", sup, err)
 	}
 	envv["CI_PIPELINE_ID"] = "abc"
-	if _, _, err := CheckSuperseded(context.Background(), get, o); err == nil {
+	if _, _, err := glapi.CheckSuperseded(context.Background(), get, o); err == nil {
 		t.Fatal("bad CI_PIPELINE_ID accepted")
 	}
 }

@@ -101,7 +101,7 @@ func (w *gitlabWorld) runs() []forgeRun {
 	return out
 }
 
-// start is the agent job's start-up check (gitlabpipeline.CheckSuperseded):
+// start is the agent job's start-up check (glapi.CheckSuperseded):
 // false when a pipeline of a newer change of its scope is live.
 func (w *gitlabWorld) start(ctx context.Context, r forgeRun) bool {
 	newer, err := w.checks.Superseded(ctx, glapi.ResourceKey(scopeKey(r.scope)), r.id, r.key)
