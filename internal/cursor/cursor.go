@@ -8,11 +8,9 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/jirakey"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -63,8 +61,7 @@ const MaxHeld = 50
 // Key is the property key of the discovery cursor of a target repo
 // `owner/repo`: fullsend.poll.{owner}.{repo}.cursor.
 func Key(repo string) string {
-	lock, _ := polllock.Keys(repo)
-	return strings.TrimSuffix(lock, ".lock") + ".cursor"
+	return jirakey.PollProperty(repo, "cursor")
 }
 
 // Parse decodes a cursor value strictly: unknown fields, a missing

@@ -12,9 +12,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
@@ -125,8 +125,7 @@ func (l Lock) Marshal() []byte {
 // `owner/repo` (nested paths keep every segment): fullsend.poll.{owner}.{repo}.lock
 // and fullsend.poll.{owner}.{repo}.lastCheck.
 func Keys(repo string) (lock, lastCheck string) {
-	ns := "fullsend.poll." + strings.ReplaceAll(repo, "/", ".")
-	return ns + ".lock", ns + ".lastCheck"
+	return jirakey.PollProperty(repo, "lock"), jirakey.PollProperty(repo, "lastCheck")
 }
 
 // Unclaimed reports whether l lists no runs or an entry no run claimed

@@ -3,10 +3,9 @@ package quarantine
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 )
 
 // MaxEntries bounds the entries kept in a quarantine value; the
@@ -16,8 +15,7 @@ const MaxEntries = 20
 // Key returns the property key of the quarantine record for a
 // target repo `owner/repo`: fullsend.poll.{owner}.{repo}.quarantine.
 func Key(repo string) string {
-	lock, _ := polllock.Keys(repo)
-	return strings.TrimSuffix(lock, ".lock") + ".quarantine"
+	return jirakey.PollProperty(repo, "quarantine")
 }
 
 // Quarantine is the value of the quarantine property: the changes of a

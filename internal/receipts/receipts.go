@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 )
 
 // Handled-state evidence of entity-source harnesses (ARCHITECTURE.md,
@@ -23,8 +23,7 @@ import (
 // Key returns the receipts property key for a target repo
 // `owner/repo`: fullsend.poll.{owner}.{repo}.receipts.
 func Key(repo string) string {
-	lock, _ := polllock.Keys(repo)
-	return strings.TrimSuffix(lock, ".lock") + ".receipts"
+	return jirakey.PollProperty(repo, "receipts")
 }
 
 // OutcomeSucceeded is the outcome of every receipt: only a run that
@@ -251,7 +250,7 @@ func (r Receipts) Prune(keep func(harness string) bool) {
 // a lock key.
 func KeyOf(lockKey string) (key string, ok bool) {
 	ns, ok := strings.CutSuffix(lockKey, ".lock")
-	if !ok || !strings.HasPrefix(ns, "fullsend.poll.") {
+	if !ok || !strings.HasPrefix(ns, jirakey.PollPrefix) {
 		return "", false
 	}
 	return ns + ".receipts", true
