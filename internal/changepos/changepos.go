@@ -1,3 +1,8 @@
+// Package changepos is the position of a change in a work item's history
+// (its time on the tracker's clock, then the platform's id of it) and the
+// text of the idempotency key that names it: the one vocabulary the
+// webhook paths, the pollers, the runner and the newest-pending rule
+// share. It does no I/O.
 package changepos
 
 import (
@@ -53,7 +58,7 @@ func (p Pos) Prev() Pos {
 // IsZero reports whether p is the zero position (before every change).
 func (p Pos) IsZero() bool { return p.At.IsZero() && p.ID == 0 }
 
-// String is the ChangeID of p.
+// String is the ID of p.
 func (p Pos) String() string { return ID(p) }
 
 // ID identifies the change at p: its time in Unix milliseconds
@@ -87,7 +92,7 @@ func ParseID(s string) (Pos, bool) {
 	return p, true
 }
 
-// OfKey is the change position an idempotency key names (the ChangeID
+// OfKey is the change position an idempotency key names (the ID
 // after the scope key's "@"); false for a key without one (a scheduled
 // run's, keyed by an entity version) and for text that is no key.
 func OfKey(key string) (Pos, bool) {
@@ -120,7 +125,7 @@ func Key(scopeKey string, p Pos) string {
 
 // KeyAt is the key of one harness's run for one change: the
 // run's scope key (which names the harness, the repository and the work
-// item), "@" and the ChangeID of the newest change dispatched. A run
+// item), "@" and the ID of the newest change dispatched. A run
 // carries it (gha-dispatch: inside the work_item input; gitlab-pipeline:
 // the FULLSEND_IDEMPOTENCY_KEY variable) so that the platform records it.
 func KeyAt(scopeKey string, change time.Time) string {

@@ -30,15 +30,15 @@ func TestChangeIDRoundTrip(t *testing.T) {
 	for _, p := range []Pos{{At: s}, {At: s, ID: 4021}} {
 		got, ok := ParseID(ID(p))
 		if !ok || got.Compare(p) != 0 || !got.At.Equal(p.At) {
-			t.Errorf("ParseChangeID(ChangeIDAt(%v)) = %v, %v", p, got, ok)
+			t.Errorf("ParseID(ID(%v)) = %v, %v", p, got, ok)
 		}
 	}
 	if got := Key("triage:acme/p:github:work_item:7", Pos{At: s, ID: 4021}); got != "triage:acme/p:github:work_item:7@1777629600123.4021" {
-		t.Errorf("IdempotencyKeyAt = %q", got)
+		t.Errorf("Key = %q", got)
 	}
 	for _, bad := range []string{"", "sha256:ab", "12.", "12.0", "12.-3", ".5", "+12", "12.+4", "1e3"} {
 		if p, ok := ParseID(bad); ok {
-			t.Errorf("ParseChangeID(%q) = %v, true; want false", bad, p)
+			t.Errorf("ParseID(%q) = %v, true; want false", bad, p)
 		}
 	}
 }
@@ -75,7 +75,7 @@ func TestKeyPos(t *testing.T) {
 	for _, tc := range tests {
 		got, ok := OfKey(tc.key)
 		if ok != tc.ok || got.Compare(tc.want) != 0 {
-			t.Errorf("KeyPos(%q) = %v, %v; want %v, %v", tc.key, got, ok, tc.want, tc.ok)
+			t.Errorf("OfKey(%q) = %v, %v; want %v, %v", tc.key, got, ok, tc.want, tc.ok)
 		}
 	}
 }

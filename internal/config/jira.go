@@ -11,7 +11,7 @@ import (
 // JiraOptions returns the client options of a jira-poll entry of the
 // configuration: its connection (credentials read from the variables it
 // names; an empty e-mail means Bearer auth) and rate limit. A missing
-// base URL or token is config.Invalid. Everything that talks to the
+// base URL or token is Invalid. Everything that talks to the
 // entry's Jira site (`fullsend poll`, `fullsend run`, entity resolution)
 // connects with it.
 func JiraOptions(id InputDriver, getenv func(string) string, log *slog.Logger) (jira.Options, error) {

@@ -1,6 +1,8 @@
-// Package config loads `.fullsend/config.yaml` and the harness files it
-// registers (docs/configuration.md): strict decoding, file:line:col in every
-// error, defaults, and environment resolution (flag > config > environment).
+// Package config loads `.fullsend/config.yaml` (docs/configuration.md):
+// strict decoding (package strictyaml), file:line:col in every error,
+// defaults, environment resolution (flag > config > environment), and the
+// client options of a jira-poll entry (JiraOptions). The harness files it
+// registers are decoded by package harness.
 package config
 
 import (

@@ -1,3 +1,8 @@
+// Package cursor is the discovery cursor document, one per target
+// repository and shared by its pollers (ARCHITECTURE.md, "The poll-lock
+// protocol", step 6): the position up to which every candidate was
+// handled, the issues held back, the pollers seen and the pace learned
+// from 429s. It does no I/O.
 package cursor
 
 import (

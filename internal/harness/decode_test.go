@@ -72,7 +72,7 @@ func TestProblems(t *testing.T) {
 func TestReadFileMissing(t *testing.T) {
 	h, probs := ReadFile("/nonexistent/h.yaml", "a")
 	if h != nil {
-		t.Errorf("HarnessFile = %+v, want nil", h)
+		t.Errorf("File = %+v, want nil", h)
 	}
 	strictyamltest.Check(t, probs, []strictyamltest.Want{{"h.yaml", 0, 0, "file not found (looked for /nonexistent/h.yaml)"}})
 }

@@ -1,3 +1,9 @@
+// Package lastcheck is the lastCheck document pollers keep on each work
+// item beside the poll lock (ARCHITECTURE.md, "The poll-lock protocol"):
+// the item's checkpoint positions, per harness where one is behind, the
+// intents of the dispatches about to be made (intent.go), and the runs of
+// the last dispatch with the lock they were dispatched under (RunsOf). It
+// does no I/O.
 package lastcheck
 
 import (

@@ -19,7 +19,7 @@ func TestParseLastCheck(t *testing.T) {
 	}
 	for _, raw := range []string{`"yesterday"`, `{}`, `12`, `{"ts":5}`} {
 		if _, err := Parse([]byte(raw)); err == nil {
-			t.Errorf("ParseLastCheck(%s) accepted", raw)
+			t.Errorf("Parse(%s) accepted", raw)
 		}
 	}
 }

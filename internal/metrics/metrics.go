@@ -6,9 +6,9 @@
 // cycle, the Jira client's OnRequest for each API call), and this package
 // turns those reports into series. A component that produces a series
 // itself registers it on the poller's registry (Registerer): the local
-// executor counts its runs' isolation (runreport.Isolation), which each child
-// `fullsend run` reports to it (runreport.Report) and which a one-shot
-// `fullsend run` can write to a textfile instead.
+// executor counts its runs' isolation (package runreport). It sits above
+// package poll, whose cycle reports it reads; nothing below the pipelines
+// imports it.
 package metrics
 
 import (

@@ -1,9 +1,10 @@
-// Package polllock owns the poll-lock protocol that pollers (package
-// jirapoll) and runners (package runner) share: the lock and lastCheck
-// documents stored on work items, their property keys, the lock reference
-// handed to runs (ISSUE-KEY/property.key) with its issue-key and
-// property-key rules, the merge and removal of run entries, and the
-// staleness rule. It does no I/O. The protocol is described in
+// Package polllock is the poll lock that pollers (package jirapoll) and
+// runners (package runner) share: the lock document stored on a work item
+// and its property key, its two phases (phase.go), the lock reference
+// handed to runs (ISSUE-KEY/property.key, ref.go), the merge and removal
+// of run entries (runs.go), lock ids and the staleness rule. The documents
+// beside it are packages of their own: lastcheck, cursor, receipts,
+// quarantine. It does no I/O. The protocol is described in
 // ARCHITECTURE.md.
 package polllock
 

@@ -1,3 +1,6 @@
+// Package quarantine is the quarantine document of a work item: the
+// changes pollers gave up on, and the failed dispatch attempts per
+// harness that may lead there (docs/polling.md). It does no I/O.
 package quarantine
 
 import (

@@ -1,3 +1,7 @@
+// Package receipts is scheduled discovery's receipts document
+// (ARCHITECTURE.md, "Receipts and scheduled discovery"): per harness, the
+// last successful run on an entity version and the tries of a version not
+// handled yet; what cannot be read is kept as it is. It does no I/O.
 package receipts
 
 import (
@@ -69,7 +73,7 @@ type Tries struct {
 	At      time.Time `json:"at"`    // the last dispatch (the tracker's clock)
 	Lock    string    `json:"lock"`  // the lock id the last run was dispatched under
 	// Quarantined is set once the version was given up on (recorded in
-	// the quarantine property, QuarantineKey): no further run for it.
+	// the quarantine property, quarantine.Key): no further run for it.
 	Quarantined bool `json:"quarantined,omitempty"`
 }
 

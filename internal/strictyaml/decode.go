@@ -1,3 +1,8 @@
+// Package strictyaml decodes YAML files strictly: exactly one document,
+// every key known, every value of its type and range, each problem
+// recorded at file:line:col and all of them returned together (Errors).
+// The decoders of config.yaml (package config) and of harness files
+// (package harness) are built on it.
 package strictyaml
 
 import (

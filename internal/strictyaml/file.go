@@ -12,7 +12,7 @@ import (
 // MaxFileSize bounds config and harness files.
 const MaxFileSize = 1 << 20
 
-// ErrNotFound matches readLimited's error for a missing file.
+// ErrNotFound matches ReadFile's error for a missing file.
 var ErrNotFound = errors.New("file not found")
 
 // ReadFile reads a whole file of at most maxFileSize bytes. Only a

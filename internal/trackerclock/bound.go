@@ -5,7 +5,7 @@ import (
 )
 
 // ClockError bounds how far two processes' estimates of the tracker's
-// clock may differ: each known estimate is within trackerclock.MaxError of
+// clock may differ: each known estimate is within MaxError of
 // the truth (answers too slow to keep it so are not used). A judgement
 // that must agree with another process's judgement of the same lock or
 // intent allows for it.

@@ -25,7 +25,7 @@ func FuzzSplitKey(f *testing.F) {
 			t.Fatalf("splitKey(%q) = %q, %s", key, tail, pos)
 		}
 		if back, ok := changepos.OfKey(key); !ok || back.Compare(pos) != 0 {
-			t.Fatalf("splitKey(%q) = %s, KeyPos %s", key, pos, back)
+			t.Fatalf("splitKey(%q) = %s, OfKey %s", key, pos, back)
 		}
 		if !strings.HasSuffix(strings.SplitN(key, "@", 2)[0], tail) {
 			t.Fatalf("splitKey(%q): tail %q is not the key's", key, tail)
