@@ -7,6 +7,22 @@
 // driver plugs in without touching the cycle. The Controller is `fullsend
 // poll` itself: it builds the inputs and the output from the configuration
 // and runs their cycles once or on a watch interval.
+//
+// Where the cycle's stages are: the cycle itself (cycle.go): select,
+// detect, the entity stage (entitystage.go: a driver's EntityResolver,
+// when the Decider is an EntityDecider for its system), the lock plan,
+// re-read and lock, verify, decide (Decider.Decide(event, entity);
+// CoreDecider adapts the core), coalesce, dispatch, record, checkpoint,
+// quarantine, then the acknowledgments (feedback.go: FeedbackInput, and
+// the unhonoured comment on quarantine). Scheduled discovery
+// (schedule.go, schedule_dispatch.go): swept items made eligible,
+// scheduled runs planned from package reconcile, tries recorded before
+// dispatch, versions given up on quarantined and told (Schedule.Notify);
+// a driver may keep its own cadence and poller id (CadenceKeeper,
+// PollerIdentity). An input's state is saved after each cycle
+// (StateSaver) and its claim given back when Poll ends (StateReleaser).
+// CycleStats (stats.go) is the one stats type; NoLocks is the lock half
+// of the two forge backstops.
 package poll
 
 import (
