@@ -7,7 +7,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/harness"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
@@ -69,7 +69,7 @@ func TestEntityHarnessExamples(t *testing.T) {
 	}
 	// Once per episode: the run's receipt covers the version; a person's
 	// comment is a new version, and the item is fresh again.
-	rs := polllock.Receipts{}
+	rs := receipts.Receipts{}
 	rs.Succeeded("stale", info.Version, "gha-dispatch/1", day0.Add(week+2*time.Hour))
 	pol := reconcile.Policy{Max: stale.Entity.RetryMax, Backoff: stale.Entity.RetryBackoff}
 	if d := reconcile.Decide(reconcile.Input{Version: info.Version, Record: rs["stale"], Now: day0.Add(9 * 24 * time.Hour), Policy: pol}); d.State != reconcile.Handled {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 )
 
 // complete runs cobra's hidden __complete command and returns the offered
@@ -111,9 +111,9 @@ func TestHelpListsRegisteredDrivers(t *testing.T) {
 	checked := 0
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		for flag, names := range map[string][]string{"input-driver": drivers.PollInputNames(), "output-driver": drivers.OutputNames()} {
+		for flag, names := range map[string][]string{"input-driver": drivername.PollInputNames(), "output-driver": drivername.OutputNames()} {
 			if flag == "input-driver" && c.Name() == "dispatch" {
-				names = drivers.DispatchInputNames()
+				names = drivername.DispatchInputNames()
 			}
 			f := c.LocalFlags().Lookup(flag)
 			if f == nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fullsend-dev/fullsend/internal/dispatch"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
@@ -52,19 +52,19 @@ the output driver (json prints the plan).`,
 	}
 	addPrettyFlag(cmd, &o.pretty)
 	f := cmd.Flags()
-	f.StringVar(&o.inputDriver, "input-driver", "", english.Or(drivers.DispatchInputNames())+" (default: gha-event when GITHUB_EVENT_PATH is set, gitlab-event in a GitLab trigger pipeline, else json)")
+	f.StringVar(&o.inputDriver, "input-driver", "", english.Or(drivername.DispatchInputNames())+" (default: gha-event when GITHUB_EVENT_PATH is set, gitlab-event in a GitLab trigger pipeline, else json)")
 	f.StringVar(&o.inputFile, "input-file", "", "event file, or - for stdin (default: stdin; $GITHUB_EVENT_PATH for gha-event, $TRIGGER_PAYLOAD for gitlab-event)")
 	f.StringVar(&o.eventName, "event-name", "", "GitHub event name for gha-event (default $GITHUB_EVENT_NAME)")
-	f.StringVar(&o.outputDriver, "output-driver", drivers.JSON, english.Or(drivers.OutputNames()))
+	f.StringVar(&o.outputDriver, "output-driver", drivername.JSON, english.Or(drivername.OutputNames()))
 	f.StringVar(&o.repo, "repo", "", "target repository (overrides config repo)")
-	completeValues(cmd, "input-driver", drivers.DispatchInputNames()...)
-	completeValues(cmd, "output-driver", drivers.OutputNames()...)
+	completeValues(cmd, "input-driver", drivername.DispatchInputNames()...)
+	completeValues(cmd, "output-driver", drivername.OutputNames()...)
 	return cmd
 }
 
 func (app *App) runDispatch(ctx context.Context, o *dispatchOptions) error {
 	out := app.outputEnv()
-	if o.indent && drivers.PrintsPlan(o.outputDriver) {
+	if o.indent && drivername.PrintsPlan(o.outputDriver) {
 		out.Stdout = indentWriter{app.Stdout}
 	}
 	err := dispatch.Run(ctx, dispatch.Options{
@@ -84,9 +84,9 @@ func (app *App) runDispatch(ctx context.Context, o *dispatchOptions) error {
 func (app *App) dispatchReadsStdin(o *dispatchOptions) bool {
 	driver := o.inputDriver
 	if driver == "" && app.Getenv("GITHUB_EVENT_PATH") == "" {
-		driver = drivers.JSONIn
+		driver = drivername.JSONIn
 	}
-	return o.inputFile == "-" || (o.inputFile == "" && driver == drivers.JSONIn)
+	return o.inputFile == "-" || (o.inputFile == "" && driver == drivername.JSONIn)
 }
 
 // eventProblems prints the problems of an invalid event on stderr, one

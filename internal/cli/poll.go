@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/output/outputs"
@@ -24,8 +24,8 @@ import (
 var watchSleep func(ctx context.Context, d time.Duration) error
 
 // pollInputs are the poll input drivers this build knows, by type.
-var pollInputs = map[string]poll.InputFactory{drivers.JiraPoll: jirapoll.FromConfig, drivers.GitLabPoll: gitlabpoll.FromConfig,
-	drivers.GitHubPoll: githubpoll.FromConfig}
+var pollInputs = map[string]poll.InputFactory{drivername.JiraPoll: jirapoll.FromConfig, drivername.GitLabPoll: gitlabpoll.FromConfig,
+	drivername.GitHubPoll: githubpoll.FromConfig}
 
 // pollOptions are the flags of `fullsend poll` (persistent ones are shared
 // with its subcommands).
@@ -82,8 +82,8 @@ signal finishes or rolls back the issue in flight and exits 0.
 		},
 	}
 	f := cmd.Flags()
-	cmd.PersistentFlags().StringVar(&o.inputDriver, "input-driver", "", "use only the input drivers of this type ("+english.Or(drivers.PollInputNames())+"); default all configured")
-	f.StringVar(&o.outputDriver, "output-driver", "", english.Or(drivers.OutputNames())+" (default: poll.output_driver from config.yaml)")
+	cmd.PersistentFlags().StringVar(&o.inputDriver, "input-driver", "", "use only the input drivers of this type ("+english.Or(drivername.PollInputNames())+"); default all configured")
+	f.StringVar(&o.outputDriver, "output-driver", "", english.Or(drivername.OutputNames())+" (default: poll.output_driver from config.yaml)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "discover and evaluate without writing anything; print the runs that would be dispatched")
 	f.BoolVar(&o.watch, "watch", false, "repeat cycles until SIGINT/SIGTERM")
 	f.DurationVar(&o.interval, "interval", time.Minute, "wait between cycles with --watch")
@@ -91,8 +91,8 @@ signal finishes or rolls back the issue in flight and exits 0.
 	f.StringVar(&o.stateDir, "state-dir", "", "directory of the pollers' state files, which make one-shot idle cycles cheap (default $XDG_CACHE_HOME/fullsend, else the user cache directory; \"none\": keep no state)")
 	addPrettyFlag(cmd, &o.pretty)
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "with --watch: serve Prometheus /metrics, /healthz and /livez on this address (e.g. 127.0.0.1:9090)")
-	completeValues(cmd, "input-driver", drivers.PollInputNames()...)
-	completeValues(cmd, "output-driver", drivers.OutputNames()...)
+	completeValues(cmd, "input-driver", drivername.PollInputNames()...)
+	completeValues(cmd, "output-driver", drivername.OutputNames()...)
 	cmd.AddCommand(newPollSeedCmd(app, o, r.seed), newPollCancelCmd(app, o, r.cancel))
 	return cmd
 }
@@ -100,7 +100,7 @@ signal finishes or rolls back the issue in flight and exits 0.
 // controllerOptions maps the poll flags to the controller's options.
 func (app *App) controllerOptions(o *pollOptions) poll.ControllerOptions {
 	out := app.outputEnv()
-	if o.indent && (o.outputDriver == "" || o.dryRun || drivers.PrintsPlan(o.outputDriver)) {
+	if o.indent && (o.outputDriver == "" || o.dryRun || drivername.PrintsPlan(o.outputDriver)) {
 		out.Stdout = indentWriter{app.Stdout} // only whole JSON documents are indented
 	}
 	return poll.ControllerOptions{

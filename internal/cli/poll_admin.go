@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/english"
-	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
@@ -131,8 +131,8 @@ new run.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
 	}
 	cmd.Flags().StringVar(&o.issue, "issue", "", "issue key whose poll lock to remove, e.g. PROJ-123")
-	cmd.Flags().StringVar(&o.outputDriver, "output-driver", "", "output driver that started the runs: "+english.Or(drivers.OutputNames())+" (default: poll.output_driver)")
-	completeValues(cmd, "output-driver", drivers.OutputNames()...)
+	cmd.Flags().StringVar(&o.outputDriver, "output-driver", "", "output driver that started the runs: "+english.Or(drivername.OutputNames())+" (default: poll.output_driver)")
+	completeValues(cmd, "output-driver", drivername.OutputNames()...)
 	addOutputFlag(cmd, &o.format)
 	return cmd
 }
@@ -144,7 +144,7 @@ func (app *App) runPollCancel(ctx context.Context, o *pollCancelOptions) error {
 	if o.issue == "" {
 		return UserError(errors.New("--issue is required (e.g. --issue PROJ-123)"))
 	}
-	if !jira.ValidIssueKey(o.issue) {
+	if !jirakey.ValidIssue(o.issue) {
 		return UserError(fmt.Errorf("--issue %q: not a Jira issue key (want e.g. PROJ-123)", o.issue))
 	}
 	ctl, err := app.adminController(ctx, o.pollOptions)

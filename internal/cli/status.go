@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/status"
 )
@@ -53,14 +53,14 @@ dry run: nothing is written or dispatched), and its recent runs.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.inputDriver, "input-driver", "", "show only the input drivers of this type ("+english.Or(drivers.PollInputNames())+"); default all configured")
+	f.StringVar(&o.inputDriver, "input-driver", "", "show only the input drivers of this type ("+english.Or(drivername.PollInputNames())+"); default all configured")
 	f.StringVar(&o.issue, "issue", "", "also inspect this work item (a dry run of its changes), e.g. PROJ-123")
 	f.StringVarP(&o.format, "output", "o", status.FormatTable, "result format: table or json")
 	f.StringVar(&o.metricsURL, "metrics-url", "", "a poller's metrics endpoint for its last cycle, e.g. http://127.0.0.1:9090/metrics")
 	f.IntVar(&o.limit, "limit", status.DefaultLimit, "candidates the one search reads (newest-updated first, at most 100)")
 	f.BoolVar(&o.watch, "watch", false, "refresh until interrupted (in place on a terminal)")
 	f.DurationVar(&o.interval, "interval", 5*time.Second, "wait between refreshes with --watch")
-	completeValues(cmd, "input-driver", drivers.PollInputNames()...)
+	completeValues(cmd, "input-driver", drivername.PollInputNames()...)
 	completeValues(cmd, "output", status.FormatTable, status.FormatJSON)
 	return cmd
 }

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/harness"
+	"github.com/fullsend-dev/fullsend/internal/strictyaml"
 )
 
 // validateOptions are the flags of `fullsend validate`.
@@ -59,7 +59,7 @@ type problemResult struct {
 	Message string `json:"message"`
 }
 
-func problemResults(ps config.Errors) []problemResult {
+func problemResults(ps strictyaml.Errors) []problemResult {
 	out := make([]problemResult, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, problemResult{File: p.File, Line: p.Line, Col: p.Col, Message: p.Msg})

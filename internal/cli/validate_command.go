@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/harness"
+	"github.com/fullsend-dev/fullsend/internal/strictyaml"
 )
 
 // commandWarnings reports, at run.command in each harness file, a program
@@ -17,14 +17,14 @@ import (
 // install the program later.
 // When a relative program is missing here but present next to the
 // configuration directory, the warning says to run fullsend from there.
-func commandWarnings(hs []*harness.Harness, configDir string, getenv func(string) string) config.Errors {
-	var warns config.Errors
+func commandWarnings(hs []*harness.Harness, configDir string, getenv func(string) string) strictyaml.Errors {
+	var warns strictyaml.Errors
 	for _, h := range hs {
 		if len(h.Command) == 0 {
 			continue
 		}
 		if msg := findProgram(h.Command[0], getenv("PATH"), filepath.Dir(configDir)); msg != "" {
-			warns = append(warns, config.Problem{File: h.File, Line: h.CommandLine, Col: h.CommandCol,
+			warns = append(warns, strictyaml.Problem{File: h.File, Line: h.CommandLine, Col: h.CommandCol,
 				Msg: "WARNING: run.command: " + msg})
 		}
 	}

@@ -99,9 +99,9 @@ func CheckEnvName(name string) error {
 	return nil
 }
 
-// checkWorkflow validates a workflow file name or numeric id: it becomes
+// CheckWorkflow validates a workflow file name or numeric id: it becomes
 // a URL path segment, so no "/" and no leading ".".
-func checkWorkflow(w string) error {
+func CheckWorkflow(w string) error {
 	if !workflowRE.MatchString(w) {
 		return fmt.Errorf("workflow %q: want a file name such as fullsend-run.yml (letters, digits, '.', '_', '-')", w)
 	}

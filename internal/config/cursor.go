@@ -32,10 +32,10 @@ var CursorStores = []string{"user", "project", "off"}
 func (w *configWalk) cursor(v *yaml.Node, what string, d *InputDriver) *yaml.Node {
 	c := &d.Cursor
 	var storeNode *yaml.Node
-	w.fields(v, what+".cursor", map[string]func(*yaml.Node){
-		"store":      func(v *yaml.Node) { storeNode = v; w.enum(v, what+".cursor.store", &c.Store, CursorStores...) },
-		"account_id": func(v *yaml.Node) { w.str(v, what+".cursor.account_id", &c.AccountID) },
-		"margin":     func(v *yaml.Node) { w.duration(v, what+".cursor.margin", &c.Margin) },
+	w.Fields(v, what+".cursor", map[string]func(*yaml.Node){
+		"store":      func(v *yaml.Node) { storeNode = v; w.Enum(v, what+".cursor.store", &c.Store, CursorStores...) },
+		"account_id": func(v *yaml.Node) { w.Str(v, what+".cursor.account_id", &c.AccountID) },
+		"margin":     func(v *yaml.Node) { w.Duration(v, what+".cursor.margin", &c.Margin) },
 	})
 	return storeNode
 }
@@ -44,6 +44,6 @@ func (w *configWalk) cursor(v *yaml.Node, what string, d *InputDriver) *yaml.Nod
 // every key of it is decoded.
 func (w *configWalk) checkCursor(storeNode *yaml.Node, what string, d *InputDriver) {
 	if storeNode != nil && d.Cursor.Store == "project" && d.Project == "" {
-		w.errAt(storeNode, "%s.cursor.store: project needs %s.project (the project the cursor is stored on)", what, what)
+		w.ErrAt(storeNode, "%s.cursor.store: project needs %s.project (the project the cursor is stored on)", what, what)
 	}
 }

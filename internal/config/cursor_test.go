@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/strictyaml/strictyamltest"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
 )
 
@@ -30,19 +31,19 @@ func TestCursorConfig(t *testing.T) {
 func TestCursorConfigProblems(t *testing.T) {
 	cases := []struct {
 		name, yaml string
-		want       []want
+		want       []strictyamltest.Want
 	}{
-		{"bad store", cursorBase + "      cursor: {store: board}\n", []want{{"config.yaml", 6, 23, `cursor.store: "board" is not one of user, project, off`}}},
-		{"project store without project", cursorBase + "      cursor: {store: project}\n", []want{{"config.yaml", 6, 23, "cursor.store: project needs poll.input_drivers[0].project"}}},
-		{"bad margin", cursorBase + "      cursor: {margin: 0s}\n", []want{{"config.yaml", 6, 24, "cursor.margin: must be greater than 0"}}},
-		{"unknown key", cursorBase + "      cursor: {stor: user}\n", []want{{"config.yaml", 6, 16, `unknown key "stor"`}}},
-		{"not a mapping", cursorBase + "      cursor: user\n", []want{{"config.yaml", 6, 15, "want a mapping"}}},
+		{"bad store", cursorBase + "      cursor: {store: board}\n", []strictyamltest.Want{{"config.yaml", 6, 23, `cursor.store: "board" is not one of user, project, off`}}},
+		{"project store without project", cursorBase + "      cursor: {store: project}\n", []strictyamltest.Want{{"config.yaml", 6, 23, "cursor.store: project needs poll.input_drivers[0].project"}}},
+		{"bad margin", cursorBase + "      cursor: {margin: 0s}\n", []strictyamltest.Want{{"config.yaml", 6, 24, "cursor.margin: must be greater than 0"}}},
+		{"unknown key", cursorBase + "      cursor: {stor: user}\n", []strictyamltest.Want{{"config.yaml", 6, 16, `unknown key "stor"`}}},
+		{"not a mapping", cursorBase + "      cursor: user\n", []strictyamltest.Want{{"config.yaml", 6, 15, "want a mapping"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := testfs.WriteTree(t, map[string]string{"config.yaml": tc.yaml})
 			_, err := Load(dir, nil)
-			checkProblems(t, err, tc.want)
+			strictyamltest.Check(t, err, tc.want)
 		})
 	}
 }

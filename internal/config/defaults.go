@@ -3,9 +3,8 @@ package config
 import (
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/event"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Default values applied by Load to settings the file leaves out.
@@ -26,13 +25,12 @@ const (
 	DefaultWorkflow            = "fullsend-run.yml"
 	DefaultMaxParallel         = 4
 	DefaultGrace               = 30 * time.Second
-	DefaultPollOutputDriver    = drivers.GHADispatch
+	DefaultPollOutputDriver    = drivername.GHADispatch
 	DefaultEmailEnv            = "JIRA_USER_EMAIL"
 	DefaultTokenEnv            = "JIRA_TOKEN"
 	DefaultRequestTimeout      = 15 * time.Second
 	DefaultRetryBudget         = 60 * time.Second
 	DefaultMaxRetries          = 4
-	DefaultHarnessTimeout      = 30 * time.Minute
 	DefaultPollGrace           = 5 * time.Minute
 )
 
@@ -59,11 +57,17 @@ func defaultInputDriver() InputDriver {
 		Queries: []string{},
 		Lock: Lock{
 			M: DefaultLockM, N: DefaultLockN,
-			StaleThreshold: polllock.DefaultStaleThreshold, RefreshInterval: DefaultRefreshInterval,
-			PendingTTL: polllock.DefaultPendingTTL,
+			StaleThreshold: DefaultStaleThreshold, RefreshInterval: DefaultRefreshInterval,
+			PendingTTL: DefaultPendingTTL,
 			JitterMin:  DefaultJitterMin, JitterMax: DefaultJitterMax,
 		},
 		Concurrency: DefaultConcurrency,
 		RateLimit:   RateLimit{RPS: DefaultRPS, Burst: DefaultBurst},
 	}
 }
+
+// DefaultStaleThreshold applies when no lock.stale_threshold is configured.
+const DefaultStaleThreshold = 900 * time.Second
+
+// DefaultPendingTTL applies when no lock.pending_ttl is configured.
+const DefaultPendingTTL = 2 * time.Minute

@@ -1,6 +1,9 @@
 package config
 
-import "errors"
+import (
+	"errors"
+	"github.com/fullsend-dev/fullsend/internal/strictyaml"
+)
 
 // InvalidError marks an error caused by what the user gave, the
 // configuration, the environment it names or a command-line option, as
@@ -22,6 +25,6 @@ func Invalid(err error) error {
 // problems of a configuration file (Errors).
 func IsInvalid(err error) bool {
 	var ie *InvalidError
-	var es Errors
+	var es strictyaml.Errors
 	return errors.As(err, &ie) || errors.As(err, &es)
 }

@@ -2,21 +2,15 @@ package config
 
 import (
 	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"syscall"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fullsend-dev/fullsend/internal/strictyaml"
 )
 
 // FileName is the configuration file inside the config directory.
 const FileName = "config.yaml"
-
-// maxFileSize bounds config and harness files.
-const maxFileSize = 1 << 20
 
 // Load reads <dir>/config.yaml, applies defaults and resolves values from
 // the environment (getenv; nil means no environment):
@@ -48,90 +42,34 @@ func Load(dir string, getenv func(string) string) (*Config, error) {
 // defaults and agents whose source could not be resolved have an empty
 // Path. The Config is nil only when config.yaml could not be read.
 // Never use a Config that came with problems to start runs.
-func LoadLenient(dir string, getenv func(string) string) (*Config, Errors) {
+func LoadLenient(dir string, getenv func(string) string) (*Config, strictyaml.Errors) {
 	file := filepath.Join(dir, FileName)
-	src, err := readLimited(file)
+	src, err := strictyaml.ReadFile(file)
 	if err != nil {
 		msg := err.Error()
-		if errors.Is(err, errNotFound) {
+		if errors.Is(err, strictyaml.ErrNotFound) {
 			msg += "; pass --config-dir DIR (default: .fullsend in the working directory; " +
 				"the examples: --config-dir examples/.fullsend)"
 		}
-		return nil, Errors{{File: file, Msg: msg}}
+		return nil, strictyaml.Errors{{File: file, Msg: msg}}
 	}
 	return parse(dir, file, src, getenv)
 }
 
-// errNotFound matches readLimited's error for a missing file.
-var errNotFound = errors.New("file not found")
-
-// readLimited reads a whole file of at most maxFileSize bytes. Only a
-// regular file is read: a FIFO, device or socket (which could block the
-// open or the read forever, beyond any signal) is refused before it is
-// opened, and the file is opened without blocking and checked again, so a
-// path swapped for a FIFO in between cannot hang the caller either.
-func readLimited(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w (looked for %s)", errNotFound, path)
-		}
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, notRegular(path, st.Mode())
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, notRegular(path, st.Mode())
-	}
-	src, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(src) > maxFileSize {
-		return nil, fmt.Errorf("file is larger than %d bytes", maxFileSize)
-	}
-	return src, nil
-}
-
-// notRegular names what path is instead of a regular file.
-func notRegular(path string, m fs.FileMode) error {
-	kind := "not a regular file"
-	switch {
-	case m.IsDir():
-		kind = "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		kind = "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		kind = "a socket"
-	case m&fs.ModeDevice != 0:
-		kind = "a device"
-	}
-	return fmt.Errorf("%s is %s, not a regular file: refusing to read it", path, kind)
-}
-
 // parse decodes src (the contents of file, in config directory dir).
-func parse(dir, file string, src []byte, getenv func(string) string) (*Config, Errors) {
+func parse(dir, file string, src []byte, getenv func(string) string) (*Config, strictyaml.Errors) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
 	c := Default()
 	c.Dir, c.File = dir, file
-	w := &configWalk{decoder: &decoder{file: file}, c: c, baseURL: map[int]*yaml.Node{}}
-	if root := w.parseDocument(src); root != nil {
+	w := &configWalk{Decoder: &strictyaml.Decoder{File: file}, c: c, baseURL: map[int]*yaml.Node{}}
+	if root := w.ParseDocument(src); root != nil {
 		w.root(root)
 	}
 	w.resolveEnv(getenv)
-	w.probs.Sort()
-	return c, w.probs
+	w.Problems.Sort()
+	return c, w.Problems
 }
 
 // resolveEnv fills values from the environment and checks the results,
@@ -142,7 +80,7 @@ func (w *configWalk) resolveEnv(getenv func(string) string) {
 	case c.Repo != "":
 		c.RepoSource = "config"
 		if err := CheckRepo(c.Repo); err != nil && w.repoPos != nil {
-			w.errAt(w.repoPos, "%v", err)
+			w.ErrAt(w.repoPos, "%v", err)
 		}
 	case getenv("GITHUB_REPOSITORY") != "":
 		c.Repo, c.RepoSource = getenv("GITHUB_REPOSITORY"), "GITHUB_REPOSITORY"
@@ -151,14 +89,14 @@ func (w *configWalk) resolveEnv(getenv func(string) string) {
 	}
 	if c.RepoSource != "" && c.RepoSource != "config" {
 		if err := CheckRepo(c.Repo); err != nil {
-			w.probs = append(w.probs, Problem{File: "$" + c.RepoSource, Msg: err.Error()})
+			w.Problems = append(w.Problems, strictyaml.Problem{File: "$" + c.RepoSource, Msg: err.Error()})
 		}
 	}
 	for i := range c.Poll.InputDrivers {
 		conn := &c.Poll.InputDrivers[i].Connection
 		if conn.BaseURL != "" {
 			if err := CheckBaseURL(conn.BaseURL); err != nil {
-				w.errAt(w.baseURL[i], "poll.input_drivers[%d].connection.base_url: %v", i, err)
+				w.ErrAt(w.baseURL[i], "poll.input_drivers[%d].connection.base_url: %v", i, err)
 			}
 			continue
 		}
@@ -166,7 +104,7 @@ func (w *configWalk) resolveEnv(getenv func(string) string) {
 			if env := getenv(name); env != "" {
 				conn.BaseURL = env
 				if err := CheckBaseURL(env); err != nil {
-					w.probs = append(w.probs, Problem{File: "$" + name, Msg: err.Error()})
+					w.Problems = append(w.Problems, strictyaml.Problem{File: "$" + name, Msg: err.Error()})
 				}
 				break
 			}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/strictyaml"
+	"github.com/fullsend-dev/fullsend/internal/strictyaml/strictyamltest"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
 )
 
@@ -106,7 +108,7 @@ func TestEnvResolution(t *testing.T) {
 func TestEnvValuesAreChecked(t *testing.T) {
 	dir := testfs.WriteTree(t, map[string]string{"config.yaml": "version: 1\npoll:\n  input_drivers:\n    - type: jira-poll\n      queries: [q]\n"})
 	_, err := Load(dir, envOf(map[string]string{"GITHUB_REPOSITORY": "a/../b", "JIRA_BASE_URL": "http://jira.example.com"}))
-	checkProblems(t, err, []want{
+	strictyamltest.Check(t, err, []strictyamltest.Want{
 		{"$GITHUB_REPOSITORY", 0, 0, `".." segment not allowed`},
 		{"$JIRA_BASE_URL", 0, 0, "plain http is only allowed for loopback"},
 	})
@@ -125,7 +127,7 @@ func TestMissingConfig(t *testing.T) {
 }
 
 func TestOversizedConfig(t *testing.T) {
-	dir := testfs.WriteTree(t, map[string]string{"config.yaml": "version: 1\n# " + strings.Repeat("x", maxFileSize) + "\n"})
+	dir := testfs.WriteTree(t, map[string]string{"config.yaml": "version: 1\n# " + strings.Repeat("x", strictyaml.MaxFileSize) + "\n"})
 	_, err := Load(dir, nil)
 	if err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("err = %v", err)
@@ -183,7 +185,7 @@ func TestAgentSources(t *testing.T) {
 				}
 				return
 			}
-			checkProblems(t, err, []want{{"config.yaml", 4, 13, tc.msg}})
+			strictyamltest.Check(t, err, []strictyamltest.Want{{"config.yaml", 4, 13, tc.msg}})
 		})
 	}
 }

@@ -1,6 +1,6 @@
 package config
 
-import "github.com/fullsend-dev/fullsend/internal/drivers"
+import "github.com/fullsend-dev/fullsend/internal/drivername"
 
 // LockInput returns the poll.input_drivers entry whose poll locks the runs
 // maintain: the first entry of a driver that holds poll locks (jira-poll).
@@ -9,7 +9,7 @@ import "github.com/fullsend-dev/fullsend/internal/drivers"
 // when no entry holds locks.
 func (p Poll) LockInput() (index int, ok bool) {
 	for i, in := range p.InputDrivers {
-		if d, known := drivers.LookupInput(in.Type); known && d.Polls && !d.NoLocks {
+		if d, known := drivername.LookupInput(in.Type); known && d.Polls && !d.NoLocks {
 			return i, true
 		}
 	}
@@ -21,10 +21,10 @@ func (p Poll) LockInput() (index int, ok bool) {
 // $GITHUB_API_URL for github-poll,
 // $JIRA_BASE_URL otherwise.
 func baseURLEnv(typ string) []string {
-	if typ == drivers.GitLabPoll {
+	if typ == drivername.GitLabPoll {
 		return []string{"CI_API_V4_URL", "GITLAB_API_URL"}
 	}
-	if typ == drivers.GitHubPoll {
+	if typ == drivername.GitHubPoll {
 		return []string{"GITHUB_API_URL"}
 	}
 	return []string{"JIRA_BASE_URL"}

@@ -1,6 +1,8 @@
-// Package config loads `.fullsend/config.yaml` and the harness files it
-// registers (docs/configuration.md): strict decoding, file:line:col in every
-// error, defaults, and environment resolution (flag > config > environment).
+// Package config loads `.fullsend/config.yaml` (docs/configuration.md):
+// strict decoding (package strictyaml), file:line:col in every error,
+// defaults, environment resolution (flag > config > environment), and the
+// client options of a jira-poll entry (JiraOptions). The harness files it
+// registers are decoded by package harness.
 package config
 
 import (
@@ -156,84 +158,4 @@ type GitLabPipeline struct {
 type Local struct {
 	MaxParallel int           `yaml:"max_parallel"` // default 4
 	Grace       time.Duration `yaml:"grace"`        // shutdown grace period, default 30s
-}
-
-// HarnessFile is one decoded harness file, before its trigger is
-// compiled: the raw material of package harness, whose Harness is what
-// every command uses.
-type HarnessFile struct {
-	File string `yaml:"-"` // path of the harness file
-	// Revision identifies the file's content: "sha256:" and the hex
-	// digest of its bytes (the harness revision of a scheduled run's
-	// attribution record).
-	Revision string      `yaml:"-"`
-	Name     string      `yaml:"name"`
-	Role     string      `yaml:"role"`
-	Trigger  string      `yaml:"trigger"`
-	Dispatch HarnessDisp `yaml:"dispatch"`
-	Run      HarnessRun  `yaml:"run"`
-	// Entity is the entity-source opt-in (docs/triggers.md); nil for an
-	// event-only harness.
-	Entity *HarnessEntity `yaml:"entity"`
-	// Report is what people see on the item (docs/feedback.md).
-	Report HarnessReport `yaml:"report"`
-	// Overlays are the `overlays:` entries, in file order; nil when none.
-	Overlays []HarnessOverlay `yaml:"overlays"`
-	// TriggerLine and TriggerCol locate the trigger text in File, so CEL
-	// errors can be reported as file:line:col.
-	TriggerLine int `yaml:"-"`
-	TriggerCol  int `yaml:"-"`
-	// trig remembers where and how the trigger was written, for TriggerPos.
-	trig triggerSource
-}
-
-// HarnessEntity is a harness's `entity:` key: the systems whose entities
-// its trigger is evaluated on, and the least role an actor of the
-// entity's activity must hold for the element to be shown to the trigger.
-type HarnessEntity struct {
-	Sources []string   `yaml:"sources"`  // jira, github, gitlab; at least one, no repeats
-	MinRole event.Role `yaml:"min_role"` // "" = authorization.min_role
-	// Every is the least time between two scheduled evaluations of one
-	// entity for this harness; 0 means every poll cycle.
-	Every time.Duration `yaml:"every"`
-	// Retry bounds the runs of one entity version that end without
-	// success (defaults DefaultRetryMax, DefaultRetryBackoff).
-	Retry HarnessRetry `yaml:"retry"`
-	// Line and Col locate the `entity:` value in the file.
-	Line, Col int `yaml:"-"`
-}
-
-// HarnessRetry is `entity.retry`: how often and how soon a harness's run
-// on one entity version is started again after it ended without success.
-type HarnessRetry struct {
-	Max     int           `yaml:"max"`     // runs after the first, then quarantine
-	Backoff time.Duration `yaml:"backoff"` // wait before the first retry, doubled after each
-}
-
-// Defaults and least values of entity.retry and entity.every.
-const (
-	DefaultRetryMax     = 3
-	DefaultRetryBackoff = time.Minute
-	MinRetryBackoff     = time.Second
-	MaxRetryMax         = 100
-	MinEvery            = time.Second
-)
-
-// HarnessDisp holds per-harness dispatch overrides.
-type HarnessDisp struct {
-	Workflow string `yaml:"workflow"`
-}
-
-// HarnessRun says what `fullsend run` and the local executor start.
-type HarnessRun struct {
-	Command []string      `yaml:"command"`
-	Timeout time.Duration `yaml:"timeout"` // default 30m
-	Env     []string      `yaml:"env"`     // extra environment variable names passed to the agent
-	// User is the agent's identity (a user name or uid:gid; "" = the
-	// default, sandbox.DefaultUser); Isolation is "user" (default) or
-	// "none" (docs/runner.md, "The agent's identity").
-	User      string `yaml:"user"`
-	Isolation string `yaml:"isolation"`
-	// CommandLine and CommandCol locate run.command's program in the file.
-	CommandLine, CommandCol int `yaml:"-"`
 }

@@ -7,6 +7,13 @@
 // records nothing, so a poller may decide many events and keep only the
 // newest run per harness (coalescing) before calling Admit, which applies
 // the per-scope hourly circuit breaker to the runs really dispatched.
+//
+// Decide decides the event-only harnesses; DecideEntity decides (entity,
+// event) for the entity-source ones: the event's gate (with no event, the
+// scheduled-discovery policy), the activity filter per harness, then the
+// trigger; DecideWith (decidewith.go) merges both into the one decision
+// every entry point uses, with the entity denials (EntityDenial) and
+// DecidesEntities (whether a system's entities are worth resolving).
 package core
 
 import (

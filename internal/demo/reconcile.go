@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/english"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 )
 
 // reconcile is the scene of scheduled discovery: a label asks for an
@@ -25,8 +25,8 @@ func (d *demo) reconcile(ctx context.Context) error {
 	d.round(ctx, d.pollers) // quiet: the receipt covers the version
 	d.executeRuns(ctx)
 	runs := runsFor(d.dispatchedRuns(), "reconcile", issue)
-	raw, _ := w.jira.Property(issue, polllock.ReceiptsKey(repo))
-	rs, err := polllock.ParseReceipts(raw)
+	raw, _ := w.jira.Property(issue, receipts.Key(repo))
+	rs, err := receipts.Parse(raw)
 	ok := err == nil && rs["reconcile"].Success != nil && rs["reconcile"].Success.Attempts == 2
 	d.check("failed scheduled run retried once, succeeded, receipt written", first == 1 && len(runs) == 2 && ok,
 		"%s, receipt %s", english.Count(len(runs), "reconcile run"), raw)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
@@ -94,7 +94,7 @@ func (d *demo) local(ctx context.Context) error {
 	if err := os.WriteFile(evFile, []byte(r1[0].run.Inputs["normalized_event"]), 0o600); err != nil {
 		return err
 	}
-	code, _, errs := d.run(ctx, d.w.env, "dispatch", "--input-file", evFile, "--output-driver", drivers.Local)
+	code, _, errs := d.run(ctx, d.w.env, "dispatch", "--input-file", evFile, "--output-driver", drivername.Local)
 	agentLine := ""
 	for _, l := range strings.Split(errs, "\n") {
 		if strings.Contains(l, "triage agent:") {

@@ -11,9 +11,10 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/core"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/harness"
@@ -24,7 +25,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/outputs"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Options are what `fullsend dispatch` was asked to do.
@@ -84,7 +84,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	opts := core.Options{Config: cfg, Harnesses: reg, Log: log}
-	if d, _ := drivers.LookupOutput(o.OutputDriver); d.OneShotBreaker() {
+	if d, _ := drivername.LookupOutput(o.OutputDriver); d.OneShotBreaker() {
 		opts.Breaker = core.NewBreaker(cfg.Limits.RunsPerScopePerHour)
 	}
 	eng, err := core.New(opts)
@@ -162,21 +162,21 @@ func refText(r output.Result) string {
 func newInput(o Options, cfg *config.Config, log *slog.Logger) (input.Driver, error) {
 	name := o.InputDriver
 	if name == "" {
-		name = drivers.JSONIn
+		name = drivername.JSONIn
 		switch getenv := o.Output.Getenv; {
 		case getenv("GITHUB_EVENT_PATH") != "":
-			name = drivers.GHAEvent
+			name = drivername.GHAEvent
 		case getenv("CI_PIPELINE_SOURCE") == "trigger" && getenv("TRIGGER_PAYLOAD") != "":
-			name = drivers.GitLabEvent
+			name = drivername.GitLabEvent
 		}
 	}
 	switch name {
-	case drivers.JSONIn:
+	case drivername.JSONIn:
 		if o.EventName != "" {
 			return nil, config.Invalid(errors.New("--event-name is for --input-driver gha-event, but the input driver is json (a NormalizedEvent); pass --input-driver gha-event to read a GitHub Actions event"))
 		}
 		return jsonin.New(o.InputFile, o.Stdin), nil
-	case drivers.GHAEvent:
+	case drivername.GHAEvent:
 		d, err := ghaevent.NewFromEnv(ghaevent.Options{
 			EventName: o.EventName, Path: o.InputFile, Stdin: o.Stdin, Repo: cfg.Repo, Log: log,
 		}, o.Output.Getenv)
@@ -184,32 +184,32 @@ func newInput(o Options, cfg *config.Config, log *slog.Logger) (input.Driver, er
 			return nil, config.Invalid(err)
 		}
 		return d, nil
-	case drivers.GitLabEvent:
+	case drivername.GitLabEvent:
 		d, err := gitlabevent.NewFromEnv(gitlabevent.Options{Path: o.InputFile, Stdin: o.Stdin, Repo: cfg.Repo, Log: log}, "", o.Output.Getenv)
 		if err != nil {
 			return nil, config.Invalid(err)
 		}
 		return d, nil
 	}
-	return nil, config.Invalid(fmt.Errorf("--input-driver %q: want %s", name, english.Or(drivers.DispatchInputNames())))
+	return nil, config.Invalid(fmt.Errorf("--input-driver %q: want %s", name, english.Or(drivername.DispatchInputNames())))
 }
 
 // positioned is an input that knows the position of the change it read
 // (gitlab-event, gha-event: time and the platform's id of the change).
 type positioned interface {
-	ChangePos() polllock.ChangePos
+	ChangePos() changepos.Pos
 }
 
 // keyRuns gives the runs the idempotency key of the change when the input
 // knows the change's position, so that the backstops recognise the change
 // as dispatched (docs/gitlab.md, docs/github.md): the key they compute
-// for the same change (polllock.IdempotencyKeyAt).
+// for the same change (changepos.Key).
 func keyRuns(in input.Driver, runs []plan.Run) {
 	ct, ok := in.(positioned)
 	if !ok || ct.ChangePos().IsZero() {
 		return
 	}
 	for i := range runs {
-		runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKeyAt(string(runs[i].Key), ct.ChangePos())
+		runs[i].WorkItem.IdempotencyKey = changepos.Key(string(runs[i].Key), ct.ChangePos())
 	}
 }

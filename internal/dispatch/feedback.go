@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/core"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/github"
@@ -25,7 +25,7 @@ import (
 // dispatched (json, gha-matrix). It never fails the dispatch: a missing
 // token or client is logged like any failed write.
 func notify(ctx context.Context, o Options, reg *harness.Registry, in input.Driver, d core.Decision, started []plan.Run, log *slog.Logger) {
-	if out, ok := drivers.LookupOutput(o.OutputDriver); !ok || out.PrintsPlan {
+	if out, ok := drivername.LookupOutput(o.OutputDriver); !ok || out.PrintsPlan {
 		return
 	}
 	n := notifier(o, reg, in, log)
@@ -54,7 +54,7 @@ func notifier(o Options, reg *harness.Registry, in input.Driver, log *slog.Logge
 	var system string
 	getenv := o.Output.Getenv
 	switch in.Name() {
-	case drivers.GHAEvent:
+	case drivername.GHAEvent:
 		env := github.EnvOf(getenv)
 		c, err := github.NewClient(env.APIURL, env.Token, github.ClientOptions{})
 		if err != nil {
@@ -62,7 +62,7 @@ func notifier(o Options, reg *harness.Registry, in input.Driver, log *slog.Logge
 			return nil
 		}
 		w, system = &feedback.GitHub{Client: c}, event.SystemGitHub
-	case drivers.GitLabEvent:
+	case drivername.GitLabEvent:
 		env := gitlabevent.EnvOf(getenv)
 		c, err := gitlab.NewClient(gitlab.Options{APIURL: env.APIURL, Token: env.Token, Log: log})
 		if err != nil {

@@ -5,16 +5,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
-type timedInput struct{ at polllock.ChangePos }
+type timedInput struct{ at changepos.Pos }
 
 func (timedInput) Name() string                               { return "timed" }
 func (timedInput) Read(context.Context) (*event.Event, error) { return nil, nil }
-func (i timedInput) ChangePos() polllock.ChangePos            { return i.at }
+func (i timedInput) ChangePos() changepos.Pos                 { return i.at }
 
 type plainInput struct{}
 
@@ -35,8 +35,8 @@ func TestKeyRuns(t *testing.T) {
 		}
 		want string
 	}{
-		{"change time", timedInput{polllock.PosAt(at)}, "triage:acme/platform:gitlab:change_proposal:1@1796050800123"},
-		{"change time and id", timedInput{polllock.ChangePos{At: at, ID: 4021}}, "triage:acme/platform:gitlab:change_proposal:1@1796050800123.4021"},
+		{"change time", timedInput{changepos.At(at)}, "triage:acme/platform:gitlab:change_proposal:1@1796050800123"},
+		{"change time and id", timedInput{changepos.Pos{At: at, ID: 4021}}, "triage:acme/platform:gitlab:change_proposal:1@1796050800123.4021"},
 		{"zero change time", timedInput{}, ""},
 		{"no change time", plainInput{}, ""},
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/redact"
@@ -83,7 +82,7 @@ func (n *Notifier) Acknowledge(ctx context.Context, runs []Started) {
 		if t.System == event.SystemJira {
 			// Jira: comments only (a label has nowhere to reply), and only
 			// when the harness asks for a reply.
-			if h.Report.Jira != config.ReportComment || t.Comment == 0 {
+			if h.Report.Jira != harness.ReportComment || t.Comment == 0 {
 				continue
 			}
 			done[t.String()] = true
@@ -105,8 +104,8 @@ func (n *Notifier) Acknowledge(ctx context.Context, runs []Started) {
 // nothing.
 func (n *Notifier) Refuse(ctx context.Context, ev *event.Event) {
 	if n == nil || ev == nil || ev.Actor.Kind != event.ActorHuman || ev.Transition.Comment == nil ||
-		ev.Transition.Comment.Command == "" || !n.any(func(r config.HarnessReport) bool {
-		return r.Denied == config.ReportReaction
+		ev.Transition.Comment.Command == "" || !n.any(func(r harness.Report) bool {
+		return r.Denied == harness.ReportReaction
 	}) {
 		return
 	}
@@ -140,7 +139,7 @@ func (n *Notifier) Unhonoured(ctx context.Context, no Notice) {
 	if n == nil {
 		return
 	}
-	wants := func(r config.HarnessReport) bool { return r.Unhonoured != config.ReportNone }
+	wants := func(r harness.Report) bool { return r.Unhonoured != harness.ReportNone }
 	if h, ok := n.o.Harnesses.Get(no.Harness); ok && !wants(h.Report) || !ok && !n.any(wants) {
 		return
 	}
@@ -176,7 +175,7 @@ func unhonouredText(no Notice) string {
 }
 
 // any reports whether some enabled harness's report: satisfies f.
-func (n *Notifier) any(f func(config.HarnessReport) bool) bool {
+func (n *Notifier) any(f func(harness.Report) bool) bool {
 	for _, h := range n.o.Harnesses.All() {
 		if f(h.Report) {
 			return true
@@ -218,7 +217,7 @@ func (n *Notifier) record(kind string, t Target, existing bool, err error) {
 // requests.
 func Wanted(hs []*harness.Harness) bool {
 	for _, h := range hs {
-		if h.Enabled && (h.Report.Acknowledge || h.Report.Denied == config.ReportReaction) {
+		if h.Enabled && (h.Report.Acknowledge || h.Report.Denied == harness.ReportReaction) {
 			return true
 		}
 	}

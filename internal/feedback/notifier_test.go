@@ -10,7 +10,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/redact"
@@ -39,7 +38,7 @@ func (w *fakeWriter) Comment(_ context.Context, t Target, text, marker string) (
 	return false, w.fail
 }
 
-func reg(reports map[string]config.HarnessReport) *harness.Registry {
+func reg(reports map[string]harness.Report) *harness.Registry {
 	var hs []*harness.Harness
 	for _, name := range []string{"triage", "code"} {
 		if r, ok := reports[name]; ok {
@@ -51,7 +50,7 @@ func reg(reports map[string]config.HarnessReport) *harness.Registry {
 
 // wantWrites runs do on a notifier for system with the harnesses' reports
 // and checks the writes it made, in order.
-func wantWrites(t *testing.T, system string, reports map[string]config.HarnessReport, want []string, do func(*Notifier)) {
+func wantWrites(t *testing.T, system string, reports map[string]harness.Report, want []string, do func(*Notifier)) {
 	t.Helper()
 	w := &fakeWriter{}
 	do(New(Options{Writer: w, System: system, Harnesses: reg(reports)}))
@@ -84,11 +83,11 @@ func jiraLabel() *event.Event {
 }
 
 func TestAcknowledge(t *testing.T) {
-	def := config.DefaultHarnessReport()
+	def := harness.DefaultReport()
 	off := def
 	off.Acknowledge = false
 	jiraOn := def
-	jiraOn.Jira = config.ReportComment
+	jiraOn.Jira = harness.ReportComment
 	label := ghComment("x", "")
 	label.Transition = event.Transition{Kind: event.LabelChanged, Label: &event.Label{Name: "triage", Action: "added"}}
 	removed := ghComment("x", "")
@@ -104,34 +103,34 @@ func TestAcknowledge(t *testing.T) {
 	mr.Entity.ID, mr.Entity.LinkedChangeProposal = 3, &event.LinkedChangeProposal{ID: 3, URL: mr.Entity.URL}
 	cases := []struct {
 		name    string
-		reports map[string]config.HarnessReport
+		reports map[string]harness.Report
 		runs    []Started
 		want    []string
 	}{
-		{"one reaction for two harnesses on one comment", map[string]config.HarnessReport{"triage": def, "code": def},
+		{"one reaction for two harnesses on one comment", map[string]harness.Report{"triage": def, "code": def},
 			[]Started{{Harness: "triage", Event: ghComment("/fs-triage", "901")}, {Harness: "code", Event: ghComment("/fs-triage", "901")}},
 			[]string{"react github:acme/app#7/comment/901 eyes"}},
-		{"acknowledge false", map[string]config.HarnessReport{"triage": off},
+		{"acknowledge false", map[string]harness.Report{"triage": off},
 			[]Started{{Harness: "triage", Event: ghComment("/fs-triage", "901")}}, nil},
-		{"a comment without a command", map[string]config.HarnessReport{"triage": def},
+		{"a comment without a command", map[string]harness.Report{"triage": def},
 			[]Started{{Harness: "triage", Event: ghComment("please look", "901")}}, nil},
-		{"a label added: on the item", map[string]config.HarnessReport{"triage": def},
+		{"a label added: on the item", map[string]harness.Report{"triage": def},
 			[]Started{{Harness: "triage", Event: label}}, []string{"react github:acme/app#7 eyes"}},
-		{"a label removed: nothing", map[string]config.HarnessReport{"triage": def},
+		{"a label removed: nothing", map[string]harness.Report{"triage": def},
 			[]Started{{Harness: "triage", Event: removed}}, nil},
-		{"a review: on the pull request", map[string]config.HarnessReport{"triage": def},
+		{"a review: on the pull request", map[string]harness.Report{"triage": def},
 			[]Started{{Harness: "triage", Event: review}}, []string{"react github:acme/app#8 eyes"}},
-		{"a dismissed review: nothing", map[string]config.HarnessReport{"triage": def},
+		{"a dismissed review: nothing", map[string]harness.Report{"triage": def},
 			[]Started{{Harness: "triage", Event: dismissed}}, nil},
-		{"a GitLab note on a merge request", map[string]config.HarnessReport{"triage": def},
+		{"a GitLab note on a merge request", map[string]harness.Report{"triage": def},
 			[]Started{{Harness: "triage", Event: mr}}, []string{"react gitlab:g/sub/p!3/comment/55 eyes"}},
-		{"jira by default: nothing", map[string]config.HarnessReport{"triage": def},
+		{"jira by default: nothing", map[string]harness.Report{"triage": def},
 			[]Started{{Harness: "triage", Event: jiraComment("10001")}}, nil},
-		{"jira comment", map[string]config.HarnessReport{"triage": jiraOn},
+		{"jira comment", map[string]harness.Report{"triage": jiraOn},
 			[]Started{{Harness: "triage", Event: jiraComment("10001")}}, []string{"comment jira:PROJ-1/comment/10001 [fullsend:acknowledge comment/10001]"}},
-		{"jira label added: nothing to reply to", map[string]config.HarnessReport{"triage": jiraOn},
+		{"jira label added: nothing to reply to", map[string]harness.Report{"triage": jiraOn},
 			[]Started{{Harness: "triage", Event: jiraLabel()}}, nil},
-		{"an unknown harness", map[string]config.HarnessReport{"triage": def},
+		{"an unknown harness", map[string]harness.Report{"triage": def},
 			[]Started{{Harness: "gone", Event: ghComment("/fs-triage", "901")}}, nil},
 	}
 	for _, tc := range cases {
@@ -147,23 +146,23 @@ func TestAcknowledge(t *testing.T) {
 }
 
 func TestRefuse(t *testing.T) {
-	def := config.DefaultHarnessReport()
+	def := harness.DefaultReport()
 	on := def
-	on.Denied = config.ReportReaction
+	on.Denied = harness.ReportReaction
 	bot := ghComment("/fs-triage", "901")
 	bot.Actor.Kind = event.ActorBot
 	cases := []struct {
 		name    string
-		reports map[string]config.HarnessReport
+		reports map[string]harness.Report
 		ev      *event.Event
 		want    []string
 	}{
-		{"denied: reaction", map[string]config.HarnessReport{"triage": def, "code": on}, ghComment("/fs-triage", "901"),
+		{"denied: reaction", map[string]harness.Report{"triage": def, "code": on}, ghComment("/fs-triage", "901"),
 			[]string{"react github:acme/app#7/comment/901 confused"}},
-		{"default: nothing", map[string]config.HarnessReport{"triage": def}, ghComment("/fs-triage", "901"), nil},
-		{"not a command", map[string]config.HarnessReport{"triage": on}, ghComment("hello", "901"), nil},
-		{"a bot", map[string]config.HarnessReport{"triage": on}, bot, nil},
-		{"jira has no reactions", map[string]config.HarnessReport{"triage": on}, jiraComment("10001"), nil},
+		{"default: nothing", map[string]harness.Report{"triage": def}, ghComment("/fs-triage", "901"), nil},
+		{"not a command", map[string]harness.Report{"triage": on}, ghComment("hello", "901"), nil},
+		{"a bot", map[string]harness.Report{"triage": on}, bot, nil},
+		{"jira has no reactions", map[string]harness.Report{"triage": on}, jiraComment("10001"), nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,27 +172,27 @@ func TestRefuse(t *testing.T) {
 }
 
 func TestUnhonoured(t *testing.T) {
-	def := config.DefaultHarnessReport()
+	def := harness.DefaultReport()
 	off := def
-	off.Unhonoured = config.ReportNone
+	off.Unhonoured = harness.ReportNone
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	cases := []struct {
 		name    string
-		reports map[string]config.HarnessReport
+		reports map[string]harness.Report
 		no      Notice
 		want    []string
 	}{
-		{"a quarantined jira change", map[string]config.HarnessReport{"triage": def},
+		{"a quarantined jira change", map[string]harness.Report{"triage": def},
 			Notice{Item: "PROJ-1", Harness: "triage", Change: "comment/10001", At: at, Reason: "inputs too large"},
 			[]string{"comment jira:PROJ-1 [fullsend:unhonoured comment/10001]"}},
-		{"unhonoured none", map[string]config.HarnessReport{"triage": off},
+		{"unhonoured none", map[string]harness.Report{"triage": off},
 			Notice{Item: "PROJ-1", Harness: "triage", Change: "comment/10001", Reason: "x"}, nil},
-		{"an invalid event, one harness wants it", map[string]config.HarnessReport{"triage": off, "code": def},
+		{"an invalid event, one harness wants it", map[string]harness.Report{"triage": off, "code": def},
 			Notice{Item: "PROJ-1", Change: "comment/10001", Reason: "invalid"},
 			[]string{"comment jira:PROJ-1 [fullsend:unhonoured comment/10001]"}},
-		{"an invalid event, none wants it", map[string]config.HarnessReport{"triage": off},
+		{"an invalid event, none wants it", map[string]harness.Report{"triage": off},
 			Notice{Item: "PROJ-1", Change: "comment/10001", Reason: "invalid"}, nil},
-		{"on the github item of its event", map[string]config.HarnessReport{"triage": def},
+		{"on the github item of its event", map[string]harness.Report{"triage": def},
 			Notice{Item: "x", Harness: "triage", Change: "comment/901", Reason: "r", Event: ghComment("/fs-triage", "901")},
 			[]string{"comment github:acme/app#7 [fullsend:unhonoured comment/901]"}},
 	}
@@ -207,7 +206,7 @@ func TestUnhonoured(t *testing.T) {
 func TestUnhonouredTextRedactsAndShortens(t *testing.T) {
 	const secret = "s3cr3t-token-value-xyz"
 	w := &fakeWriter{}
-	n := New(Options{Writer: w, System: "jira", Harnesses: reg(map[string]config.HarnessReport{"triage": config.DefaultHarnessReport()})})
+	n := New(Options{Writer: w, System: "jira", Harnesses: reg(map[string]harness.Report{"triage": harness.DefaultReport()})})
 	redact.Add(secret)
 	n.Unhonoured(context.Background(), Notice{Item: "PROJ-1", Harness: "triage", Change: "comment/1",
 		Reason: "refused with " + secret + " " + strings.Repeat("very long ", 100)})
@@ -230,7 +229,7 @@ func TestFailuresCounted(t *testing.T) {
 		t.Error("a second registration made a second counter")
 	}
 	w := &fakeWriter{fail: errors.New("HTTP 500")}
-	n := New(Options{Writer: w, System: "github", Metrics: m, Harnesses: reg(map[string]config.HarnessReport{"triage": config.DefaultHarnessReport()})})
+	n := New(Options{Writer: w, System: "github", Metrics: m, Harnesses: reg(map[string]harness.Report{"triage": harness.DefaultReport()})})
 	n.Acknowledge(context.Background(), []Started{{Harness: "triage", Event: ghComment("/fs-triage", "901")}})
 	if got := m.Value("github", KindAcknowledge, ResultFailed); got != 1 {
 		t.Errorf("failed count %v, want 1", got)

@@ -1,7 +1,13 @@
 // Package gitlab builds the GitLab API clients (client-go) on the shared
 // HTTP stack and owns GitLab's retry policy: which requests may be
 // repeated, and how long GitLab asks to wait. Every GitLab caller
-// (gitlab-event, gitlab-poll, gitlab-pipeline) gets its client here.
+// (gitlab-event, gitlab-poll, gitlab-pipeline, the agent job's check)
+// gets its client here. It also holds fullsend's conventions on GitLab
+// that more than one layer reads: the pipeline variables and the names of
+// a scope's pipelines and resource group (pipelines.go), the listing of a
+// scope's pipelines for the newest-pending rule (scope.go), and the agent
+// job's start-up check that its pipeline is not superseded
+// (superseded.go), which `fullsend run` calls.
 package gitlab
 
 import (

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
 
@@ -26,7 +25,7 @@ func TestDocumentedTriggersCompile(t *testing.T) {
 		if !strings.Contains(blk, "role:") {
 			blk = "role: r\n" + blk
 		}
-		h, probs := config.ParseHarness("triggers.md", "a", []byte(blk))
+		h, probs := ParseFile("triggers.md", "a", []byte(blk))
 		if len(probs) > 0 {
 			t.Errorf("example %d: %v", i, probs)
 			continue
@@ -59,7 +58,7 @@ func TestDocumentedOverlaysLoad(t *testing.T) {
 				continue
 			}
 			n++
-			h, probs := config.ParseHarness(doc, "a", []byte(blk))
+			h, probs := ParseFile(doc, "a", []byte(blk))
 			if len(probs) > 0 {
 				t.Errorf("%s: %v", doc, probs)
 				continue

@@ -1,15 +1,15 @@
-// Package harness is the one loader of harness files: it turns the agents
-// registered in config.yaml into harnesses with compiled triggers, keeping
-// every file inside the config directory (docs/configuration.md). Loading reports
-// every problem of every file at once, as config.Errors with file:line:col
-// positions.
+// Package harness is the one loader of harness files: it decodes each
+// file the agents of config.yaml register (decode*.go: File, as strictly
+// as config.yaml) and turns it into a harness with a compiled trigger and
+// overlays, keeping every file inside the config directory
+// (docs/configuration.md). Loading reports every problem of every file at
+// once, as strictyaml.Errors with file:line:col positions.
 package harness
 
 import (
 	"slices"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
@@ -20,7 +20,7 @@ type Harness struct {
 	Name string // agents entry name (equal to the file's name, if set)
 	Role string // passed to the agent as the `role` dispatch input
 	File string // path of the harness file
-	// Revision identifies the file's content (config.Revision).
+	// Revision identifies the file's content (Revision).
 	Revision string
 	// Trigger is the compiled trigger; nil means the harness runs only
 	// manually (empty trigger text).
@@ -42,8 +42,8 @@ type Harness struct {
 	// TriggerLine and TriggerCol locate the trigger text in File.
 	TriggerLine, TriggerCol int
 	// Report is what people see on the item about its runs (package
-	// feedback; config.DefaultHarnessReport when the file sets none).
-	Report config.HarnessReport
+	// feedback; DefaultReport when the file sets none).
+	Report Report
 	// Overlays are the compiled `overlays:` entries, in file order; nil
 	// when none (SettingsFor applies them).
 	Overlays []Overlay

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/strictyaml"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
@@ -117,7 +118,7 @@ func TestLoadDirReportsEverything(t *testing.T) {
 		"c.yaml":      "role: r\ntrigger: 'nope'\n",
 	})
 	_, _, err := LoadDir(dir, nil)
-	es, ok := err.(config.Errors)
+	es, ok := err.(strictyaml.Errors)
 	if !ok {
 		t.Fatalf("err = %T %v", err, err)
 	}

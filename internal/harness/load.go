@@ -7,6 +7,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/strictyaml"
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
 
@@ -31,11 +32,11 @@ func LoadDir(dir string, getenv func(string) string) (*config.Config, *Registry,
 // ones too, as `fullsend validate` does: it returns the best-effort
 // Config (nil only when config.yaml could not be read), the harnesses that
 // loaded, in configuration order, and every problem (config.yaml first).
-func Check(dir string, getenv func(string) string) (*config.Config, []*Harness, config.Errors) {
+func Check(dir string, getenv func(string) string) (*config.Config, []*Harness, strictyaml.Errors) {
 	return load(dir, getenv, true)
 }
 
-func load(dir string, getenv func(string) string, all bool) (*config.Config, []*Harness, config.Errors) {
+func load(dir string, getenv func(string) string, all bool) (*config.Config, []*Harness, strictyaml.Errors) {
 	cfg, probs := config.LoadLenient(dir, getenv)
 	if cfg == nil {
 		return nil, nil, probs
@@ -48,7 +49,7 @@ func load(dir string, getenv func(string) string, all bool) (*config.Config, []*
 
 // Load loads the harness file of every enabled agent in cfg and compiles
 // its trigger. All problems of all files are returned together as
-// config.Errors; trigger compile errors read
+// strictyaml.Errors; trigger compile errors read
 // "harnessfile:line:col: trigger: msg" with the position mapped from the
 // expression into the file.
 func Load(cfg *config.Config) (*Registry, error) {
@@ -72,7 +73,7 @@ func LoadAll(cfg *config.Config) ([]*Harness, error) {
 // Find loads the one enabled harness registered as name in cfg, as
 // `fullsend run` needs it: the other harness files are not read. An
 // unknown or disabled harness is an error naming config.yaml; a file with
-// problems returns them as config.Errors (file:line:col).
+// problems returns them as strictyaml.Errors (file:line:col).
 func Find(cfg *config.Config, name string) (*Harness, error) {
 	for _, a := range cfg.Agents {
 		if a.Name != name {
@@ -92,9 +93,9 @@ func Find(cfg *config.Config, name string) (*Harness, error) {
 
 // loadAgents loads the agents of cfg (only enabled ones unless all) and
 // collects every problem.
-func loadAgents(cfg *config.Config, all, resolve bool) ([]*Harness, config.Errors) {
+func loadAgents(cfg *config.Config, all, resolve bool) ([]*Harness, strictyaml.Errors) {
 	var out []*Harness
-	var probs config.Errors
+	var probs strictyaml.Errors
 	lim := TriggerLimits(cfg.Limits)
 	for _, a := range cfg.Agents {
 		if !all && !a.IsEnabled() {
@@ -123,14 +124,14 @@ func TriggerLimits(l config.Limits) trigger.Limits {
 // Config); a refused source is a problem at the agents entry in
 // config.yaml. Without resolve such an agent is skipped: the config
 // loader has already reported its source.
-func loadAgent(cfg *config.Config, a config.Agent, resolve bool, lim trigger.Limits) (*Harness, config.Errors) {
+func loadAgent(cfg *config.Config, a config.Agent, resolve bool, lim trigger.Limits) (*Harness, strictyaml.Errors) {
 	if a.Path == "" {
 		if !resolve {
 			return nil, nil
 		}
 		p, err := config.ResolveSource(cfg.Dir, a.Source)
 		if err != nil {
-			return nil, config.Errors{{File: cfg.File, Line: a.Line, Col: a.Col,
+			return nil, strictyaml.Errors{{File: cfg.File, Line: a.Line, Col: a.Col,
 				Msg: fmt.Sprintf("agent %q: source: %v", a.Name, err)}}
 		}
 		a.Path = p
@@ -142,8 +143,8 @@ func loadAgent(cfg *config.Config, a config.Agent, resolve bool, lim trigger.Lim
 // its overlays' `when` under lim: over `event` alone, or, for a harness
 // with an `entity:` key, over `entity` and a nullable `event` (its
 // min_role defaulting to defaultMin, authorization.min_role).
-func loadOne(a config.Agent, lim trigger.Limits, defaultMin event.Role) (*Harness, config.Errors) {
-	ch, probs := config.ReadHarnessFile(a.Path, a.Name)
+func loadOne(a config.Agent, lim trigger.Limits, defaultMin event.Role) (*Harness, strictyaml.Errors) {
+	ch, probs := ReadFile(a.Path, a.Name)
 	if ch == nil {
 		return nil, probs
 	}
@@ -168,10 +169,10 @@ func loadOne(a config.Agent, lim trigger.Limits, defaultMin event.Role) (*Harnes
 	case errors.As(err, &ce):
 		for _, p := range ce.All() {
 			line, col := ch.TriggerPos(p.Line, p.Col)
-			probs = append(probs, config.Problem{File: ch.File, Line: line, Col: col, Msg: "trigger: " + p.Msg})
+			probs = append(probs, strictyaml.Problem{File: ch.File, Line: line, Col: col, Msg: "trigger: " + p.Msg})
 		}
 	default:
-		probs = append(probs, config.Problem{File: ch.File, Line: ch.TriggerLine, Col: ch.TriggerCol, Msg: "trigger: " + err.Error()})
+		probs = append(probs, strictyaml.Problem{File: ch.File, Line: ch.TriggerLine, Col: ch.TriggerCol, Msg: "trigger: " + err.Error()})
 	}
 	ovs, oprobs := compileOverlays(ch, compile, lim)
 	h.Overlays, probs = ovs, append(probs, oprobs...)
@@ -186,11 +187,11 @@ func loadOne(a config.Agent, lim trigger.Limits, defaultMin event.Role) (*Harnes
 // harnesses' triggers: an entity-source harness whose trigger can never
 // match without an event (trigger.Trigger.NeverWithoutEvent) will never
 // fire from scheduled discovery.
-func Warnings(hs []*Harness) config.Errors {
-	var out config.Errors
+func Warnings(hs []*Harness) strictyaml.Errors {
+	var out strictyaml.Errors
 	for _, h := range hs {
 		if h.Entity != nil && h.Trigger != nil && h.Trigger.NeverWithoutEvent() {
-			out = append(out, config.Problem{File: h.File, Line: h.TriggerLine, Col: h.TriggerCol,
+			out = append(out, strictyaml.Problem{File: h.File, Line: h.TriggerLine, Col: h.TriggerCol,
 				Msg: "WARNING: trigger: never matches when event is null, so it will never fire from scheduled discovery " +
 					"(add a condition on the entity's state, docs/triggers.md)"})
 		}

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/strictyaml"
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
 
@@ -106,10 +106,10 @@ func (h *Harness) SettingsFor(in *trigger.Input) (Settings, error) {
 
 // compileOverlays compiles the `when` of every overlay of ch with compile
 // (the trigger's compiler) under lim; problems are positioned in the file.
-func compileOverlays(ch *config.HarnessFile, compile func(string, trigger.Limits) (*trigger.Trigger, error),
-	lim trigger.Limits) ([]Overlay, config.Errors) {
+func compileOverlays(ch *File, compile func(string, trigger.Limits) (*trigger.Trigger, error),
+	lim trigger.Limits) ([]Overlay, strictyaml.Errors) {
 	var out []Overlay
-	var probs config.Errors
+	var probs strictyaml.Errors
 	for i := range ch.Overlays {
 		co := &ch.Overlays[i]
 		what := fmt.Sprintf("overlays[%d].when: ", i)
@@ -119,10 +119,10 @@ func compileOverlays(ch *config.HarnessFile, compile func(string, trigger.Limits
 		case errors.As(err, &ce):
 			for _, p := range ce.All() {
 				line, col := co.WhenPos(p.Line, p.Col)
-				probs = append(probs, config.Problem{File: ch.File, Line: line, Col: col, Msg: what + p.Msg})
+				probs = append(probs, strictyaml.Problem{File: ch.File, Line: line, Col: col, Msg: what + p.Msg})
 			}
 		case err != nil:
-			probs = append(probs, config.Problem{File: ch.File, Line: co.WhenLine, Col: co.WhenCol, Msg: what + err.Error()})
+			probs = append(probs, strictyaml.Problem{File: ch.File, Line: co.WhenLine, Col: co.WhenCol, Msg: what + err.Error()})
 		default:
 			out = append(out, Overlay{When: t, Role: co.Role, Workflow: co.Workflow, Timeout: co.Timeout, Env: co.Env,
 				Line: co.WhenLine, Col: co.WhenCol})

@@ -107,7 +107,7 @@ func TestOverlayProblems(t *testing.T) {
 	}
 }
 
-// An overlay list longer than MaxHarnessOverlays is refused.
+// An overlay list longer than MaxOverlays is refused.
 func TestOverlaysBounded(t *testing.T) {
 	body := "role: r\noverlays:\n" + strings.Repeat("  - {when: 'true', role: a}\n", 33)
 	dir := entityConfig(t, map[string]string{"many": body})

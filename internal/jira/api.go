@@ -5,6 +5,14 @@
 // classification. Requests go through the shared httpx stack (URL policy,
 // timeouts, size caps, same-origin redirects, Retry-After, redaction); this
 // package adds Jira's auth, rate limiting and per-endpoint call counting.
+//
+// ReadIssue reads one issue with its comments and changelog (entity
+// resolution). Pacing follows the rate-limit headers (pacing.go,
+// budgetshare.go) and the 429s themselves (an AIMD ceiling, aimd.go). A
+// call's gate (gate.go, WithGate) lets no attempt of a write leave after
+// its caller's deadline: ErrNotSent when nothing Jira could apply was
+// sent; SentAt is when a read's last attempt left. Every listing is
+// bounded (1,000 pages).
 package jira
 
 import (

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 )
 
 var projectKeyRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,254}$`)
@@ -16,10 +16,6 @@ var projectKeyRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,254}$`)
 // letters, digits or underscores (Jira Cloud asks for two characters at
 // least; Jira Data Center's configurable pattern can allow one).
 func ValidProjectKey(s string) bool { return projectKeyRe.MatchString(s) }
-
-// ValidIssueKey reports whether s looks like PROJ-123 (the one issue-key
-// rule is polllock.ValidIssueKey).
-func ValidIssueKey(s string) bool { return polllock.ValidIssueKey(s) }
 
 // Quote returns s as a JQL string literal: double quotes, with backslash,
 // quote and control characters escaped, so a value can never end the
@@ -62,7 +58,7 @@ func ProjectIn(keys []string) (string, error) {
 
 // KeyIn is `key in ("A-1", "B-2")` after validating every issue key.
 func KeyIn(keys []string) (string, error) {
-	return inList("key in", "issue key", ValidIssueKey, keys)
+	return inList("key in", "issue key", jirakey.ValidIssue, keys)
 }
 
 // NotKeyIn is `NOT key in ("A-1", "B-2")` after validating every issue

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"unicode/utf8"
+
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 )
 
 // Owner names the non-issue entity an entity property is stored on: the
@@ -33,8 +35,8 @@ const (
 // ownerCall builds the call of method on property of o, or an error for a
 // bad owner or key.
 func ownerCall(method string, o Owner, property string) (call, error) {
-	if property == "" || utf8.RuneCountInString(property) > MaxPropertyKeyChars {
-		return call{}, fmt.Errorf("jira property on %s: key must have 1 to %d characters", o, MaxPropertyKeyChars)
+	if property == "" || utf8.RuneCountInString(property) > jirakey.MaxPropertyChars {
+		return call{}, fmt.Errorf("jira property on %s: key must have 1 to %d characters", o, jirakey.MaxPropertyChars)
 	}
 	switch o.Kind {
 	case OwnerUser:

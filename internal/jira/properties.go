@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 )
 
 // Issue entity property limits (Jira Cloud).
 const (
 	MaxPropertyValueChars = 32768
-	MaxPropertyKeyChars   = 255
 )
 
 const propertyTemplate = "/rest/api/3/issue/{issueIdOrKey}/properties/{propertyKey}"
@@ -29,8 +30,8 @@ func checkPropertyArgs(issueKey, property string) error {
 	if issueKey == "" {
 		return fmt.Errorf("jira property %q: empty issue key", property)
 	}
-	if property == "" || utf8.RuneCountInString(property) > MaxPropertyKeyChars {
-		return fmt.Errorf("jira property on %s: key must have 1 to %d characters", issueKey, MaxPropertyKeyChars)
+	if property == "" || utf8.RuneCountInString(property) > jirakey.MaxPropertyChars {
+		return fmt.Errorf("jira property on %s: key must have 1 to %d characters", issueKey, jirakey.MaxPropertyChars)
 	}
 	return nil
 }

@@ -6,9 +6,9 @@
 // cycle, the Jira client's OnRequest for each API call), and this package
 // turns those reports into series. A component that produces a series
 // itself registers it on the poller's registry (Registerer): the local
-// executor counts its runs' isolation (RunIsolation), which each child
-// `fullsend run` reports to it (RunReport) and which a one-shot
-// `fullsend run` can write to a textfile instead.
+// executor counts its runs' isolation (package runreport). It sits above
+// package poll, whose cycle reports it reads; nothing below the pipelines
+// imports it.
 package metrics
 
 import (
@@ -73,4 +73,14 @@ func histogram(reg prometheus.Registerer, name, help string, start float64, labe
 		Buckets: prometheus.ExponentialBuckets(start, 2, 12)}, labels)
 	reg.MustRegister(h)
 	return h
+}
+
+// Registerer is the poller's registry, on which components that produce
+// their own series register them (an output driver through
+// output.Env.Metrics). nil when m is nil.
+func (m *Metrics) Registerer() prometheus.Registerer {
+	if m == nil {
+		return nil
+	}
+	return m.reg
 }

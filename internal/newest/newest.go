@@ -1,7 +1,7 @@
 // Package newest is the newest-pending rule over the runs of one scope
 // (docs/scheduling.md): whoever dispatched last, the run that waits for
 // a scope carries the newest change dispatched for it, by the change's
-// position (polllock.ChangePos: its time on the tracker's clock, then
+// position (changepos.Pos: its time on the tracker's clock, then
 // the platform's change id), never by the order the runs were created
 // in. A change older than one a run of its scope carries is covered by
 // that run: every run reconciles the subject's current state, which
@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 )
 
 // State is a run's state as the platform lists it.
@@ -64,12 +64,12 @@ func (r Run) started() bool { return r.State == Started || r.State == Finished }
 // Change is the position of the change an idempotency key names
 // ("scope@<unix ms>" or "scope@<unix ms>.<change id>"); false for a key
 // that names none, such as a scheduled run's entity version.
-func Change(key string) (polllock.ChangePos, bool) {
+func Change(key string) (changepos.Pos, bool) {
 	i := strings.LastIndexByte(key, '@')
 	if i < 0 {
-		return polllock.ChangePos{}, false
+		return changepos.Pos{}, false
 	}
-	return polllock.ParseChangeID(key[i+1:])
+	return changepos.ParseID(key[i+1:])
 }
 
 // Scope is the scope key an idempotency key starts with (before "@").
@@ -125,7 +125,7 @@ func Survivor(runs []Run) (id int64, ok bool) {
 // Survivor of that change); ok is false when no live run carries one.
 func Newest(runs []Run) (Run, bool) {
 	var best Run
-	var bestPos polllock.ChangePos
+	var bestPos changepos.Pos
 	found := false
 	for _, r := range runs {
 		p, isChange := Change(r.Key)

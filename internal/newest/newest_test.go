@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 )
 
 const sk = "triage:acme/platform:github:work_item:7"
@@ -14,7 +14,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 // key is the idempotency key of the change made s seconds after t0 with
 // change id id (0: none).
 func key(s int, id int64) string {
-	return polllock.IdempotencyKeyAt(sk, polllock.ChangePos{At: t0.Add(time.Duration(s) * time.Second), ID: id})
+	return changepos.Key(sk, changepos.Pos{At: t0.Add(time.Duration(s) * time.Second), ID: id})
 }
 
 // run is a waiting run of id created c seconds after t0.

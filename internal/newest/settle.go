@@ -3,7 +3,7 @@ package newest
 import (
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 )
 
 // Verdict is what a dispatcher does with its run after reading the
@@ -76,9 +76,9 @@ func Settle(ours Run, runs []Run, since time.Time) Verdict {
 // dropped is the cancelled run of the newest change after floor among
 // runs, when no live run carries that change or a newer one and it was
 // cancelled at or after since (to the second, GitHub's precision).
-func dropped(floor polllock.ChangePos, runs []Run, since time.Time) (Run, bool) {
+func dropped(floor changepos.Pos, runs []Run, since time.Time) (Run, bool) {
 	var best Run
-	var bestPos polllock.ChangePos
+	var bestPos changepos.Pos
 	found := false
 	if since.IsZero() {
 		return best, false
@@ -98,7 +98,7 @@ func dropped(floor polllock.ChangePos, runs []Run, since time.Time) (Run, bool) 
 
 // covered reports whether a live run of runs carries the change at p or
 // a newer one.
-func covered(p polllock.ChangePos, runs []Run) bool {
+func covered(p changepos.Pos, runs []Run) bool {
 	for _, r := range runs {
 		if q, ok := Change(r.Key); ok && r.live() && q.Compare(p) >= 0 {
 			return true
@@ -125,8 +125,8 @@ func without(runs []Run, id int64) []Run {
 // backstop dispatches such a change again. Runs created in one second
 // are taken as queued after one another either way (GitHub's times have
 // one-second resolution).
-func Displaced(runs []Run) []polllock.ChangePos {
-	var out []polllock.ChangePos
+func Displaced(runs []Run) []changepos.Pos {
+	var out []changepos.Pos
 	seen := map[string]bool{}
 	for _, r := range runs {
 		p, ok := Change(r.Key)

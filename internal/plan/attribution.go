@@ -16,7 +16,7 @@ type Attribution struct {
 	// and the harness's min_role.
 	Policy  AttributionPolicy `json:"policy"`
 	Harness string            `json:"harness"`
-	// Revision is the harness file's revision (config.Revision).
+	// Revision is the harness file's revision (harness.Revision).
 	Revision string `json:"harness_revision"`
 	// Entity is the entity's identity (system:repo:kind:id) and Key its
 	// Jira key, if any; Version the entity version the run is for.

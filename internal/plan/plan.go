@@ -36,7 +36,7 @@ type WorkItem struct {
 	Source string `json:"source"`
 	Key    string `json:"key"`
 	// IdempotencyKey is set on runs a poller dispatches
-	// (polllock.IdempotencyKey), so that the platform records it.
+	// (changepos.KeyAt), so that the platform records it.
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 	// Attribution is set on scheduled runs (no event prompted them).
 	Attribution *Attribution `json:"attribution,omitempty"`

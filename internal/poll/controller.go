@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/output"
@@ -146,8 +146,8 @@ type Controller struct {
 // anything is read: all are config.Invalid.
 func CheckOptions(o ControllerOptions) error {
 	switch {
-	case o.InputDriver != "" && !slices.Contains(drivers.PollInputNames(), o.InputDriver):
-		return config.Invalid(fmt.Errorf("--input-driver %q: want %s", o.InputDriver, strings.Join(drivers.PollInputNames(), ", ")))
+	case o.InputDriver != "" && !slices.Contains(drivername.PollInputNames(), o.InputDriver):
+		return config.Invalid(fmt.Errorf("--input-driver %q: want %s", o.InputDriver, strings.Join(drivername.PollInputNames(), ", ")))
 	case o.Watch && o.Interval <= 0:
 		return config.Invalid(fmt.Errorf("--interval %s: must be positive", o.Interval))
 	case o.CycleTimeout < 0:
@@ -157,8 +157,8 @@ func CheckOptions(o ControllerOptions) error {
 	case o.MetricsAddr != "" && !o.Watch:
 		return config.Invalid(errors.New("--metrics-addr needs --watch"))
 	case o.OutputDriver != "":
-		if _, ok := drivers.LookupOutput(o.OutputDriver); !ok {
-			return config.Invalid(fmt.Errorf("--output-driver %q: want one of %v", o.OutputDriver, drivers.OutputNames()))
+		if _, ok := drivername.LookupOutput(o.OutputDriver); !ok {
+			return config.Invalid(fmt.Errorf("--output-driver %q: want one of %v", o.OutputDriver, drivername.OutputNames()))
 		}
 	}
 	return nil
@@ -208,7 +208,7 @@ func (c *Controller) wanted() string {
 	if c.o.InputDriver != "" {
 		return c.o.InputDriver
 	}
-	return drivers.JiraPoll
+	return drivername.JiraPoll
 }
 
 // Config is the loaded configuration.
@@ -226,7 +226,7 @@ func (c *Controller) LockInput() Input { return c.lockInput }
 func (c *Controller) OutputName() string {
 	switch {
 	case c.o.DryRun:
-		return drivers.JSON
+		return drivername.JSON
 	case c.o.OutputDriver != "":
 		return c.o.OutputDriver
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/core"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
@@ -38,7 +38,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	// A plan printer writes its document when closed: each cycle gets its
 	// own, so that every cycle prints one array ([] when empty) as it ends
 	// instead of all plans at exit.
-	perCycle := drivers.PrintsPlan(name)
+	perCycle := drivername.PrintsPlan(name)
 	var out output.Driver
 	var err error
 	if !perCycle {

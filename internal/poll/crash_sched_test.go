@@ -10,6 +10,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	receiptspkg "github.com/fullsend-dev/fullsend/internal/receipts"
 )
 
 // schedPoller is a world poller whose item has no change to decide but
@@ -18,7 +19,7 @@ import (
 // receipts, which it keeps (poll.ReceiptKeeper).
 type schedPoller struct {
 	*poller
-	receipts *polllock.Receipts
+	receipts *receiptspkg.Receipts
 	res      *entity.Resolution
 }
 
@@ -29,7 +30,7 @@ func (p *schedPoller) Discover(context.Context) (*poll.Discovery, error) {
 	if w.lockID != "" && !w.stale {
 		return &poll.Discovery{Candidates: 1}, nil
 	}
-	rs := polllock.Receipts{}
+	rs := receiptspkg.Receipts{}
 	for h, r := range *p.receipts {
 		rs[h] = r
 	}
@@ -44,7 +45,7 @@ func (p *schedPoller) Verify(ctx context.Context, items []*poll.Item) error {
 	p.w.mu.Lock()
 	defer p.w.mu.Unlock()
 	for _, it := range items {
-		rs := polllock.Receipts{}
+		rs := receiptspkg.Receipts{}
 		for h, r := range *p.receipts {
 			rs[h] = r
 		}
@@ -78,7 +79,7 @@ func TestScheduledCrashAtEachPointDispatchesOnce(t *testing.T) {
 		t.Run(crash, func(t *testing.T) {
 			w := &world{check: poll.Checkpoint{At: t0.Add(time.Minute)}, changes: []poll.Change{comment(time.Second, "old")}}
 			res := schedEntity("needs-triage")
-			receipts := &polllock.Receipts{}
+			receipts := &receiptspkg.Receipts{}
 			ended := 0
 			cycle := func(id, crash string) {
 				p := &schedPoller{poller: &poller{w: w, id: id, crash: crash, find: true}, receipts: receipts, res: res}

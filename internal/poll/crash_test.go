@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/jsonout"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // world is one work item as pollers and a platform see it: its lock, its
@@ -424,7 +425,7 @@ func TestIntentFailuresLeaveTheItem(t *testing.T) {
 		setup func(w *world, p *poller) (poll.Driver, output.Driver)
 	}{
 		{"platform lookup fails", func(w *world, p *poller) (poll.Driver, output.Driver) {
-			w.check.Intents = map[string]polllock.Intent{"a": {Key: "k", Change: t0.Add(time.Second), TS: t0}}
+			w.check.Intents = map[string]lastcheck.Intent{"a": {Key: "k", Change: t0.Add(time.Second), TS: t0}}
 			return p, failingFinder{platform{p}}
 		}},
 		{"intent write fails", func(w *world, p *poller) (poll.Driver, output.Driver) {
@@ -525,7 +526,7 @@ func TestTakeoverLooksUpIntentsOfEarlierLocks(t *testing.T) {
 // An intent whose ts lies in the future (anyone who can edit the item's
 // checkpoint can write one) is not believed: it would keep the item out
 // of every cycle until that time came. Only what two pollers' estimates
-// of the tracker's clock may differ (polllock.ClockError) is allowed:
+// of the tracker's clock may differ (trackerclock.ClockError) is allowed:
 // such an intent is a young one, and waits to settle.
 func TestIntentFromTheFutureIsNotBelieved(t *testing.T) {
 	for _, tc := range []struct {
@@ -535,12 +536,12 @@ func TestIntentFromTheFutureIsNotBelieved(t *testing.T) {
 	}{
 		{"an hour ahead", time.Hour, 2},
 		{"a year ahead", 365 * 24 * time.Hour, 2},
-		{"within the clocks' error", polllock.ClockError / 2, 0},
+		{"within the clocks' error", trackerclock.ClockError / 2, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			now := t0.Add(time.Hour + 15*time.Minute) // the first cycle's (world.cycle)
 			w := &world{changes: []poll.Change{comment(time.Second, "/run both")}, check: poll.Checkpoint{At: t0,
-				Intents: map[string]polllock.Intent{"a": {Key: "a:P-1@forged", Change: t0.Add(time.Second), TS: now.Add(tc.ahead)}}}}
+				Intents: map[string]lastcheck.Intent{"a": {Key: "a:P-1@forged", Change: t0.Add(time.Second), TS: now.Add(tc.ahead)}}}}
 			st := w.cycle(t, &poller{w: w, id: "A", find: true})
 			if len(w.runs) != tc.runs {
 				t.Fatalf("%d runs started (stats %+v), want %d", len(w.runs), st, tc.runs)

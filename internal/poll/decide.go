@@ -4,10 +4,11 @@ import (
 	"log/slog"
 	"slices"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Verdicts of a Decision (the same words as package core).
@@ -76,11 +77,11 @@ type EntityDecider interface {
 // itemPlan is what the core decided for one item.
 type itemPlan struct {
 	it     *Item
-	runs   []plan.Run           // newest matching event per harness, harness order of first match
-	pos    []polllock.ChangePos // pos[i] is the position of the change runs[i] is for
-	killed bool                 // the kill switch is on: leave the item untouched
-	newAt  polllock.ChangePos   // the checkpoint every handled harness advances to
-	poison []Poison             // invalid events: quarantined, never offered to the core
+	runs   []plan.Run      // newest matching event per harness, harness order of first match
+	pos    []changepos.Pos // pos[i] is the position of the change runs[i] is for
+	killed bool            // the kill switch is on: leave the item untouched
+	newAt  changepos.Pos   // the checkpoint every handled harness advances to
+	poison []Poison        // invalid events: quarantined, never offered to the core
 	// undecided lists, per harness, the changes its trigger could not
 	// decide; held is set by the dispatch stage for the harnesses left for
 	// a later cycle because of them (undecided.go).
@@ -88,10 +89,10 @@ type itemPlan struct {
 	held      map[string]bool
 
 	// Filled in by the dispatch stage (intent.go).
-	blocked bool                       // leave the item untouched (a platform lookup or intent write failed)
-	found   int                        // runs of stale intents the platform already had
-	intents map[string]polllock.Intent // intents written this cycle, by harness
-	sched   scheduled                  // scheduled runs and give-ups (schedule.go)
+	blocked bool                        // leave the item untouched (a platform lookup or intent write failed)
+	found   int                         // runs of stale intents the platform already had
+	intents map[string]lastcheck.Intent // intents written this cycle, by harness
+	sched   scheduled                   // scheduled runs and give-ups (schedule.go)
 }
 
 // addPoison records an invalid event once per change: the events one
@@ -113,7 +114,7 @@ func (p *itemPlan) addPoison(ps Poison) {
 // to st.
 func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slog.Logger, st *CycleStats) itemPlan {
 	p := itemPlan{it: it, newAt: it.Base.PosAt()}
-	if cut := polllock.PosAt(it.Cutoff); cut.After(p.newAt) {
+	if cut := changepos.At(it.Cutoff); cut.After(p.newAt) {
 		p.newAt = cut
 	}
 	changes := it.Window()

@@ -7,6 +7,22 @@
 // driver plugs in without touching the cycle. The Controller is `fullsend
 // poll` itself: it builds the inputs and the output from the configuration
 // and runs their cycles once or on a watch interval.
+//
+// Where the cycle's stages are: the cycle itself (cycle.go): select,
+// detect, the entity stage (entitystage.go: a driver's EntityResolver,
+// when the Decider is an EntityDecider for its system), the lock plan,
+// re-read and lock, verify, decide (Decider.Decide(event, entity);
+// CoreDecider adapts the core), coalesce, dispatch, record, checkpoint,
+// quarantine, then the acknowledgments (feedback.go: FeedbackInput, and
+// the unhonoured comment on quarantine). Scheduled discovery
+// (schedule.go, schedule_dispatch.go): swept items made eligible,
+// scheduled runs planned from package reconcile, tries recorded before
+// dispatch, versions given up on quarantined and told (Schedule.Notify);
+// a driver may keep its own cadence and poller id (CadenceKeeper,
+// PollerIdentity). An input's state is saved after each cycle
+// (StateSaver) and its claim given back when Poll ends (StateReleaser).
+// CycleStats (stats.go) is the one stats type; NoLocks is the lock half
+// of the two forge backstops.
 package poll
 
 import (
@@ -16,8 +32,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Driver is a poll input driver as the cycle uses it: one interface per
@@ -197,7 +214,7 @@ type Checkpoint struct {
 	At      time.Time
 	ID      int64
 	Retry   map[string]time.Time
-	Intents map[string]polllock.Intent
+	Intents map[string]lastcheck.Intent
 	Runs    []plan.Ref
 }
 
@@ -221,21 +238,21 @@ func (c Checkpoint) Min() time.Time {
 }
 
 // PosAt is the checkpoint's position (At, then ID).
-func (c Checkpoint) PosAt() polllock.ChangePos { return polllock.ChangePos{At: c.At, ID: c.ID} }
+func (c Checkpoint) PosAt() changepos.Pos { return changepos.Pos{At: c.At, ID: c.ID} }
 
 // PosOf is harness h's position: its Retry time when that is older than
 // At (a retry position names no id), else PosAt.
-func (c Checkpoint) PosOf(h string) polllock.ChangePos {
+func (c Checkpoint) PosOf(h string) changepos.Pos {
 	if t, ok := c.Retry[h]; ok && t.Before(c.At) {
-		return polllock.PosAt(t)
+		return changepos.At(t)
 	}
 	return c.PosAt()
 }
 
 // MinPos is the oldest position of any harness: detection starts after it.
-func (c Checkpoint) MinPos() polllock.ChangePos {
+func (c Checkpoint) MinPos() changepos.Pos {
 	if m := c.Min(); m.Before(c.At) {
-		return polllock.PosAt(m)
+		return changepos.At(m)
 	}
 	return c.PosAt()
 }
@@ -245,7 +262,7 @@ func (c Checkpoint) MinPos() polllock.ChangePos {
 // (Intents: the cycle also calls Advance to record intents before
 // dispatching, and to clear those of refused dispatches), at or after
 // newest. A backstop takes its item as handled only then.
-func (c Checkpoint) Covers(newest polllock.ChangePos) bool {
+func (c Checkpoint) Covers(newest changepos.Pos) bool {
 	return !c.Pending() && len(c.Intents) == 0 && !newest.After(c.PosAt())
 }
 

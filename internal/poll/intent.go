@@ -11,8 +11,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -50,7 +51,7 @@ type PlatformClock interface {
 // clock estimates involved, each within trackerclock.MaxError (the
 // tracker's clock of the poller that wrote the intent, and this poller's
 // estimates of the tracker's and of the platform's clocks).
-const ClockMargin = polllock.ClockError + trackerclock.MaxError
+const ClockMargin = trackerclock.ClockError + trackerclock.MaxError
 
 // lookupSince maps an intent's time, on the tracker's clock, onto the
 // output platform's clock when the output knows it, less ClockMargin; else
@@ -98,7 +99,7 @@ func (c *cycle) recoverIntents(ctx context.Context, plans []itemPlan) {
 
 func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) {
 	var runs []plan.Run
-	var pos []polllock.ChangePos
+	var pos []changepos.Pos
 	for i, r := range p.runs {
 		in, ok := p.it.Base.Intents[r.Harness]
 		if ok && in.Future(c.o.Now()) {
@@ -151,11 +152,11 @@ func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) 
 
 // intentPos is the position of the change an intent's run was dispatched
 // for: the one its key names, else (a key without one) its change time.
-func intentPos(in polllock.Intent) polllock.ChangePos {
-	if pos, ok := polllock.KeyPos(in.Key); ok {
+func intentPos(in lastcheck.Intent) changepos.Pos {
+	if pos, ok := changepos.OfKey(in.Key); ok {
 		return pos
 	}
-	return polllock.PosAt(in.Change)
+	return changepos.At(in.Change)
 }
 
 // settled returns the items that are not waiting out the settle time of
@@ -182,14 +183,14 @@ func (c *cycle) settled(items []*Item) []*Item {
 }
 
 // youngIntent reports whether it has an intent younger than IntentSettle;
-// one from the future (polllock.Intent.Future) is not believed.
-func (c *cycle) youngIntent(it *Item, now time.Time) (bool, polllock.Intent) {
+// one from the future (lastcheck.Intent.Future) is not believed.
+func (c *cycle) youngIntent(it *Item, now time.Time) (bool, lastcheck.Intent) {
 	for _, in := range it.Base.Intents {
 		if !in.Future(now) && now.Sub(in.TS) < c.o.IntentSettle {
 			return true, in
 		}
 	}
-	return false, polllock.Intent{}
+	return false, lastcheck.Intent{}
 }
 
 // keyRuns gives every run the idempotency key of its change when the
@@ -202,7 +203,7 @@ func (c *cycle) keyRuns(p *itemPlan) {
 		if _, ok := p.sched.runs[p.runs[i].Harness]; ok {
 			continue // keyed by its entity version (addScheduledRun)
 		}
-		p.runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKeyAt(string(p.runs[i].Key), p.pos[i])
+		p.runs[i].WorkItem.IdempotencyKey = changepos.Key(string(p.runs[i].Key), p.pos[i])
 	}
 }
 
@@ -219,10 +220,10 @@ func (c *cycle) writeIntents(ctx context.Context, plans []itemPlan, runs []plan.
 	for k, r := range runs {
 		p := &plans[owner[k]]
 		if p.intents == nil {
-			p.intents = map[string]polllock.Intent{}
+			p.intents = map[string]lastcheck.Intent{}
 			items = append(items, owner[k])
 		}
-		p.intents[r.Harness] = polllock.Intent{Key: r.WorkItem.IdempotencyKey, Change: p.changeAt(r.Harness), TS: now,
+		p.intents[r.Harness] = lastcheck.Intent{Key: r.WorkItem.IdempotencyKey, Change: p.changeAt(r.Harness), TS: now,
 			Lock: c.lockID(p.it)}
 	}
 	Each(c.o.Concurrency, items, func(i int) {
@@ -231,7 +232,7 @@ func (c *cycle) writeIntents(ctx context.Context, plans []itemPlan, runs []plan.
 		// found must still cover its harness if this poller dies too.
 		cp := p.it.Base.Clone()
 		if cp.Intents == nil {
-			cp.Intents = map[string]polllock.Intent{}
+			cp.Intents = map[string]lastcheck.Intent{}
 		}
 		maps.Copy(cp.Intents, p.intents)
 		if err := c.o.Driver.Advance(ctx, p.it, cp); err != nil {
@@ -269,7 +270,7 @@ func (c *cycle) forgetUnsent(ctx context.Context, p itemPlan, o outcome) {
 	}
 	cp := p.it.Base.Clone()
 	if cp.Intents == nil {
-		cp.Intents = map[string]polllock.Intent{}
+		cp.Intents = map[string]lastcheck.Intent{}
 	}
 	maps.Copy(cp.Intents, p.intents)
 	for h := range o.unsent {
@@ -304,15 +305,15 @@ func (c *cycle) flush(ctx context.Context, results []outputResult) {
 // outcome, since a failure after the request was sent may have started
 // the run; the next holder asks the platform. A dispatch that certainly
 // started nothing (o.unsent) leaves no intent.
-func checkpointIntents(p itemPlan, o outcome) map[string]polllock.Intent {
-	var out map[string]polllock.Intent
+func checkpointIntents(p itemPlan, o outcome) map[string]lastcheck.Intent {
+	var out map[string]lastcheck.Intent
 	for h := range o.failed {
 		if o.unsent[h] {
 			continue
 		}
 		if in, ok := p.intents[h]; ok {
 			if out == nil {
-				out = map[string]polllock.Intent{}
+				out = map[string]lastcheck.Intent{}
 			}
 			out[h] = in
 		}

@@ -4,10 +4,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 )
 
 // State is where a work item stands in one cycle. Discovery hands out
@@ -87,10 +89,10 @@ type Item struct {
 	// before Acquire; each run claims one when it starts.
 	Planned []plan.Ref
 	Refs    []plan.Ref // the runs dispatched for the item (set before Dispatched)
-	// Receipts is the item's handled-state record (polllock.Receipts), as
+	// Receipts is the item's handled-state record (receipts.Receipts), as
 	// discovery and then the verification read it; nil when the driver
 	// keeps none.
-	Receipts polllock.Receipts
+	Receipts receipts.Receipts
 	// Active is, per harness, set when a run of the harness's scope on
 	// the item is active or pending by the driver's record (a backstop
 	// whose run records are the receipts); the reconcile rule then waits.
@@ -142,7 +144,7 @@ type WindowFilter struct {
 func (it *Item) Filter() *WindowFilter { return &WindowFilter{it: it} }
 
 // Keep reports whether the change at pos is in the item's window.
-func (f *WindowFilter) Keep(pos polllock.ChangePos) bool {
+func (f *WindowFilter) Keep(pos changepos.Pos) bool {
 	c := Change{At: pos.At, ID: pos.ID}
 	in := f.it.InWindow(c)
 	f.later = f.later || !in && pos.After(f.it.Base.MinPos())
@@ -192,16 +194,16 @@ func (it *Item) released() {
 // the platform's id of the change when it has one, and the
 // NormalizedEvent it maps to. Its position (Pos: time, then id) orders it
 // among the item's changes and against the checkpoint, and keys its run
-// (polllock.IdempotencyKeyAt): changes stamped with one instant (GitHub
+// (changepos.Key): changes stamped with one instant (GitHub
 // and GitLab stamp at the second) are told apart by their ids.
 type Change struct {
 	At time.Time
 	// ID is the platform's id of the change (a comment, note, review or
-	// label event id, as polllock.ChangePos); 0 without one (an opening,
+	// label event id, as changepos.Pos); 0 without one (an opening,
 	// a Jira change).
 	ID    int64
 	Event *event.Event
 }
 
 // Pos is the change's position.
-func (c Change) Pos() polllock.ChangePos { return polllock.ChangePos{At: c.At, ID: c.ID} }
+func (c Change) Pos() changepos.Pos { return changepos.Pos{At: c.At, ID: c.ID} }

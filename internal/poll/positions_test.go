@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // TestCheckpointPositions: a checkpoint's position is its time, then its
@@ -19,17 +20,17 @@ func TestCheckpointPositions(t *testing.T) {
 	tests := []struct {
 		name   string
 		cp     poll.Checkpoint
-		posOfA polllock.ChangePos
-		min    polllock.ChangePos
+		posOfA changepos.Pos
+		min    changepos.Pos
 	}{
-		{"time only", poll.Checkpoint{At: t0}, polllock.PosAt(t0), polllock.PosAt(t0)},
-		{"time and id", poll.Checkpoint{At: t0, ID: 7}, polllock.ChangePos{At: t0, ID: 7}, polllock.ChangePos{At: t0, ID: 7}},
+		{"time only", poll.Checkpoint{At: t0}, changepos.At(t0), changepos.At(t0)},
+		{"time and id", poll.Checkpoint{At: t0, ID: 7}, changepos.Pos{At: t0, ID: 7}, changepos.Pos{At: t0, ID: 7}},
 		{"another harness retries", poll.Checkpoint{At: t0, ID: 7, Retry: map[string]time.Time{"b": older}},
-			polllock.ChangePos{At: t0, ID: 7}, polllock.PosAt(older)},
+			changepos.Pos{At: t0, ID: 7}, changepos.At(older)},
 		{"this harness retries", poll.Checkpoint{At: t0, ID: 7, Retry: map[string]time.Time{"a": older}},
-			polllock.PosAt(older), polllock.PosAt(older)},
+			changepos.At(older), changepos.At(older)},
 		{"a retry not older is no retry", poll.Checkpoint{At: t0, ID: 7, Retry: map[string]time.Time{"a": t0}},
-			polllock.ChangePos{At: t0, ID: 7}, polllock.ChangePos{At: t0, ID: 7}},
+			changepos.Pos{At: t0, ID: 7}, changepos.Pos{At: t0, ID: 7}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,22 +54,22 @@ func TestWindowByPosition(t *testing.T) {
 		name   string
 		base   poll.Checkpoint
 		cutoff time.Time
-		want   []polllock.ChangePos
+		want   []changepos.Pos
 	}{
 		{"after the id in the checkpoint's second", poll.Checkpoint{At: t0, ID: 5}, t0.Add(time.Second),
-			[]polllock.ChangePos{{At: t0, ID: 6}, {At: t0.Add(time.Second), ID: 1}}},
+			[]changepos.Pos{{At: t0, ID: 6}, {At: t0.Add(time.Second), ID: 1}}},
 		{"a bare time covers no id of its second", poll.Checkpoint{At: t0}, t0,
-			[]polllock.ChangePos{{At: t0, ID: 3}, {At: t0, ID: 5}, {At: t0, ID: 6}}},
+			[]changepos.Pos{{At: t0, ID: 3}, {At: t0, ID: 5}, {At: t0, ID: 6}}},
 		{"the cutoff's second is in, every id", poll.Checkpoint{At: t0.Add(-time.Minute)}, t0,
-			[]polllock.ChangePos{{At: t0.Add(-time.Second), ID: 9}, polllock.PosAt(t0), {At: t0, ID: 3}, {At: t0, ID: 5}, {At: t0, ID: 6}}},
+			[]changepos.Pos{{At: t0.Add(-time.Second), ID: 9}, changepos.At(t0), {At: t0, ID: 3}, {At: t0, ID: 5}, {At: t0, ID: 6}}},
 		{"a retry position rewinds the window", poll.Checkpoint{At: t0, ID: 6, Retry: map[string]time.Time{"b": t0.Add(-time.Minute)}}, t0,
-			[]polllock.ChangePos{{At: t0.Add(-time.Second), ID: 9}, polllock.PosAt(t0), {At: t0, ID: 3}, {At: t0, ID: 5}, {At: t0, ID: 6}}},
+			[]changepos.Pos{{At: t0.Add(-time.Second), ID: 9}, changepos.At(t0), {At: t0, ID: 3}, {At: t0, ID: 5}, {At: t0, ID: 6}}},
 		{"nothing after the newest", poll.Checkpoint{At: t0.Add(time.Second), ID: 1}, t0.Add(time.Second), nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			it := &poll.Item{ID: "I-1", Base: tc.base, Cutoff: tc.cutoff, Changes: changes}
-			var got []polllock.ChangePos
+			var got []changepos.Pos
 			for _, c := range it.Window() {
 				got = append(got, c.Pos())
 			}
@@ -116,8 +117,8 @@ func TestCycleKeysByPosition(t *testing.T) {
 		it.Base, it.Cutoff = poll.Checkpoint{At: t0.Add(-time.Minute)}, t0
 		return it
 	}
-	intent := func(key string) map[string]polllock.Intent {
-		return map[string]polllock.Intent{"a": {Key: key, Change: t0, TS: t0.Add(-time.Hour)}}
+	intent := func(key string) map[string]lastcheck.Intent {
+		return map[string]lastcheck.Intent{"a": {Key: key, Change: t0, TS: t0.Add(-time.Hour)}}
 	}
 	key := func(suffix string) string { return "a:acme/platform:jira:work_item:1@" + suffix }
 	tests := []struct {
@@ -164,8 +165,8 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // TestCheckpointCovers: a checkpoint covers an item's changes up to its
 // newest only past it, with nothing to retry and no intent left.
 func TestCheckpointCovers(t *testing.T) {
-	newest := polllock.ChangePos{At: t0, ID: 6}
-	intents := map[string]polllock.Intent{"a": {Key: "k", Change: t0, TS: t0}}
+	newest := changepos.Pos{At: t0, ID: 6}
+	intents := map[string]lastcheck.Intent{"a": {Key: "k", Change: t0, TS: t0}}
 	tests := []struct {
 		name string
 		cp   poll.Checkpoint
@@ -191,14 +192,14 @@ func TestCheckpointCovers(t *testing.T) {
 func TestWindowFilter(t *testing.T) {
 	it := &poll.Item{ID: "I-1", Base: poll.Checkpoint{At: t0, ID: 5}, Cutoff: t0.Add(time.Second)}
 	tests := []struct {
-		pos   polllock.ChangePos
+		pos   changepos.Pos
 		keep  bool
 		later bool // after this and the ones before
 	}{
-		{polllock.ChangePos{At: t0, ID: 5}, false, false},
-		{polllock.ChangePos{At: t0, ID: 6}, true, false},
-		{polllock.PosAt(t0.Add(time.Second)), true, false},
-		{polllock.ChangePos{At: t0.Add(2 * time.Second), ID: 1}, false, true},
+		{changepos.Pos{At: t0, ID: 5}, false, false},
+		{changepos.Pos{At: t0, ID: 6}, true, false},
+		{changepos.At(t0.Add(time.Second)), true, false},
+		{changepos.Pos{At: t0.Add(2 * time.Second), ID: 1}, false, true},
 	}
 	f := it.Filter()
 	for _, tc := range tests {

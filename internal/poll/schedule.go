@@ -84,11 +84,11 @@ type Sweeper interface {
 }
 
 // ReceiptKeeper is implemented by drivers that keep the receipts record
-// on their items (polllock.Receipts). The cycle holds the item's lock
+// on their items (receipts.Receipts). The cycle holds the item's lock
 // when it calls them.
 type ReceiptKeeper interface {
 	// Tried records, per harness, one more run dispatched for the entity
-	// version of runs (polllock.Receipts.Tried), before they are dispatched.
+	// version of runs (receipts.Receipts.Tried), before they are dispatched.
 	Tried(ctx context.Context, it *Item, runs map[string]polllock.EntityRun) error
 	// GaveUp marks harness's tries of version as quarantined.
 	GaveUp(ctx context.Context, it *Item, harness, version string) error

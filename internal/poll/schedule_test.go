@@ -12,6 +12,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
@@ -21,7 +22,7 @@ import (
 type schedDriver struct {
 	fakeDriver
 	mu          sync.Mutex
-	receipts    map[string]polllock.Receipts
+	receipts    map[string]receipts.Receipts
 	quarantined []poll.Poison
 	locks       map[string]map[string]polllock.EntityRun
 	now         func() time.Time
@@ -33,7 +34,7 @@ func (d *schedDriver) Discover(context.Context) (*poll.Discovery, error) {
 	var out []*poll.Item
 	for _, it := range d.items {
 		c := &poll.Item{ID: it.ID, Base: it.Base, Cutoff: it.Cutoff, Entity: it.Entity,
-			Receipts: polllock.Receipts{}}
+			Receipts: receipts.Receipts{}}
 		for h, r := range d.receipts[it.ID] {
 			c.Receipts[h] = r
 		}
@@ -56,7 +57,7 @@ func (d *schedDriver) Tried(_ context.Context, it *poll.Item, runs map[string]po
 	defer d.mu.Unlock()
 	rs := d.receipts[it.ID]
 	if rs == nil {
-		rs = polllock.Receipts{}
+		rs = receipts.Receipts{}
 		d.receipts[it.ID] = rs
 	}
 	for h, er := range runs {
@@ -125,7 +126,7 @@ func schedOpts(d *schedDriver, out *fakeOut, clk *fakeclock.Clock, policy string
 // then a quarantine with the reason, told once; a success ends the runs.
 func TestScheduledCycles(t *testing.T) {
 	clk := fakeclock.New(t0)
-	d := &schedDriver{receipts: map[string]polllock.Receipts{}, locks: map[string]map[string]polllock.EntityRun{}, now: clk.Now}
+	d := &schedDriver{receipts: map[string]receipts.Receipts{}, locks: map[string]map[string]polllock.EntityRun{}, now: clk.Now}
 	it := item("PROJ-7")
 	it.Entity = schedEntity("needs-triage")
 	d.items = []*poll.Item{it}
@@ -196,7 +197,7 @@ func TestScheduledCycles(t *testing.T) {
 func TestScheduledDeniedByPolicy(t *testing.T) {
 	for _, policy := range []string{"", "deny"} {
 		clk := fakeclock.New(t0)
-		d := &schedDriver{receipts: map[string]polllock.Receipts{}, locks: map[string]map[string]polllock.EntityRun{}, now: clk.Now}
+		d := &schedDriver{receipts: map[string]receipts.Receipts{}, locks: map[string]map[string]polllock.EntityRun{}, now: clk.Now}
 		it := item("PROJ-7")
 		it.Entity = schedEntity("needs-triage")
 		d.items = []*poll.Item{it}
@@ -231,7 +232,7 @@ func (c entityCore) Decide(ev *event.Event, res *entity.Resolution) poll.Decisio
 // as a try of that version; it keeps its change-time idempotency key.
 func TestEventBackedEntityRunsNamedInTheLock(t *testing.T) {
 	clk := fakeclock.New(t0)
-	d := &schedDriver{receipts: map[string]polllock.Receipts{}, locks: map[string]map[string]polllock.EntityRun{}, now: clk.Now}
+	d := &schedDriver{receipts: map[string]receipts.Receipts{}, locks: map[string]map[string]polllock.EntityRun{}, now: clk.Now}
 	it := item("PROJ-7", "/run")
 	it.Entity = schedEntity()
 	d.fakeDriver.items = []*poll.Item{it}

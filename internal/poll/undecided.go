@@ -3,7 +3,7 @@ package poll
 import (
 	"context"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 )
 
 // A trigger that could not decide a change (its cost limit stopped it) is
@@ -81,7 +81,7 @@ func (c *cycle) quarantineAll(ctx context.Context, q Quarantiner, p *itemPlan, p
 // drop removes harness h's run from p.
 func (p *itemPlan) drop(h string) {
 	var runs = p.runs[:0:0]
-	var pos []polllock.ChangePos
+	var pos []changepos.Pos
 	for i, r := range p.runs {
 		if r.Harness != h {
 			runs = append(runs, r)

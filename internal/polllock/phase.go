@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"strings"
 	"time"
-
-	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // The two phases of a lock's life (ARCHITECTURE.md, "The poll-lock
@@ -23,9 +21,6 @@ import (
 // and dispatches their changes again from From. That is the give-back.
 // It happens when the item has a new change and the lock is past its
 // PendingTTL, or when the lock is stale.
-
-// DefaultPendingTTL applies when no lock.pending_ttl is configured.
-const DefaultPendingTTL = 2 * time.Minute
 
 // ClaimWait is how long a run waits between its claim of a lock that went
 // past its PendingTTL (a write) and the re-read that confirms the claim
@@ -46,13 +41,6 @@ const ClaimWait = 3 * time.Second
 // its read is not trusted: it may have landed after the other side's
 // re-read.
 func ClaimSendWithin(threshold time.Duration) time.Duration { return ClaimWaitFor(threshold) / 2 }
-
-// ClockError bounds how far two processes' estimates of the tracker's
-// clock may differ: each known estimate is within trackerclock.MaxError of
-// the truth (answers too slow to keep it so are not used). A judgement
-// that must agree with another process's judgement of the same lock or
-// intent allows for it.
-const ClockError = 2 * trackerclock.MaxError
 
 // ClaimWaitFor is the claim wait under stale threshold threshold:
 // ClaimWait, at most a quarter of the threshold (a poller's own lock must

@@ -1,19 +1,21 @@
-// Package polllock owns the poll-lock protocol that pollers (package
-// jirapoll) and runners (package runner) share: the lock and lastCheck
-// documents stored on work items, their property keys, the lock reference
-// handed to runs (ISSUE-KEY/property.key) with its issue-key and
-// property-key rules, the merge and removal of run entries, and the
-// staleness rule. It does no I/O. The protocol is described in
+// Package polllock is the poll lock that pollers (package jirapoll) and
+// runners (package runner) share: the lock document stored on a work item
+// and its property key, its two phases (phase.go), the lock reference
+// handed to runs (ISSUE-KEY/property.key, ref.go), the merge and removal
+// of run entries (runs.go), lock ids and the staleness rule. The documents
+// beside it are packages of their own: lastcheck, cursor, receipts,
+// quarantine. It does no I/O. The protocol is described in
 // ARCHITECTURE.md.
 package polllock
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
@@ -70,9 +72,6 @@ func (l Lock) Superseding() []string {
 	return g
 }
 
-// DefaultStaleThreshold applies when no lock.stale_threshold is configured.
-const DefaultStaleThreshold = 900 * time.Second
-
 // HeldBy reports whether the lock carries id and is not stale at now.
 func (l Lock) HeldBy(id string, now time.Time, threshold time.Duration) bool {
 	return l.ID == id && !l.Stale(now, threshold)
@@ -110,7 +109,10 @@ func Parse(raw []byte) (Lock, error) {
 func (l Lock) Marshal() []byte {
 	l.TS = l.TS.UTC().Truncate(time.Millisecond)
 	if l.From != nil {
-		f := Position{TS: l.From.TS.UTC(), Harness: utcTimes(l.From.Harness)}
+		f := Position{TS: l.From.TS.UTC(), Harness: maps.Clone(l.From.Harness)}
+		for h, t := range f.Harness {
+			f.Harness[h] = t.UTC()
+		}
 		l.From = &f
 	}
 	if l.Runs == nil {
@@ -124,24 +126,7 @@ func (l Lock) Marshal() []byte {
 // `owner/repo` (nested paths keep every segment): fullsend.poll.{owner}.{repo}.lock
 // and fullsend.poll.{owner}.{repo}.lastCheck.
 func Keys(repo string) (lock, lastCheck string) {
-	ns := "fullsend.poll." + strings.ReplaceAll(repo, "/", ".")
-	return ns + ".lock", ns + ".lastCheck"
-}
-
-// LastCheck is the value of the lastCheck property: the timestamp of the
-// last successfully dispatched change, plus per-harness progress so that a
-// partially failed multi-harness dispatch retries only what failed, plus
-// the dispatches about to be made (per harness, see Intent).
-type LastCheck struct {
-	TS      time.Time            `json:"ts"`
-	Harness map[string]time.Time `json:"harness,omitempty"`
-	Intents map[string]Intent    `json:"intents,omitempty"`
-	// Runs are the runs of the item's last dispatch, and Lock the id of
-	// the poll lock they were dispatched under. The lock lists only
-	// placeholders for them (Placeholders) until each claims one when it
-	// starts, so until then this is where they are found (RunsOf).
-	Runs []plan.Ref `json:"runs,omitempty"`
-	Lock string     `json:"lock,omitempty"`
+	return jirakey.PollProperty(repo, "lock"), jirakey.PollProperty(repo, "lastCheck")
 }
 
 // Unclaimed reports whether l lists no runs or an entry no run claimed
@@ -149,45 +134,4 @@ type LastCheck struct {
 // (RunsOf).
 func (l Lock) Unclaimed() bool {
 	return len(l.Runs) == 0 || slices.ContainsFunc(l.Runs, func(r plan.Ref) bool { return r.ID == "" })
-}
-
-// RunsOf is the runs of lock l: the entries runs claimed (with an id),
-// plus, while an entry is still unclaimed (a placeholder, see
-// Placeholders) or l lists none, the runs of the last dispatch under l's
-// id, which lastCheck lc records.
-func (lc LastCheck) RunsOf(l Lock) []plan.Ref {
-	if !l.Unclaimed() || lc.Lock == "" || lc.Lock != l.ID {
-		return l.Runs
-	}
-	out := slices.DeleteFunc(slices.Clone(l.Runs), func(r plan.Ref) bool { return r.ID == "" })
-	for _, r := range lc.Runs {
-		if !slices.ContainsFunc(out, func(o plan.Ref) bool { return same(o, r) }) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// ParseLastCheck decodes a lastCheck value. A bare JSON string timestamp is
-// accepted too. A corrupt value is an error; callers fall back to the
-// issue's creation as the baseline and log it.
-func ParseLastCheck(raw []byte) (LastCheck, error) {
-	var lc LastCheck
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return LastCheck{}, fmt.Errorf("lastCheck: %q is not an RFC 3339 time", s)
-		}
-		return LastCheck{TS: t}, nil
-	}
-	if err := json.Unmarshal(raw, &lc); err != nil {
-		return LastCheck{}, fmt.Errorf("lastCheck: not a lastCheck object: %v", err)
-	}
-	if lc.TS.IsZero() && len(lc.Intents) == 0 {
-		// A zero ts is valid only with intents: the first dispatch of an
-		// item that has no checkpoint yet.
-		return LastCheck{}, fmt.Errorf("lastCheck: missing ts")
-	}
-	return lc, nil
 }

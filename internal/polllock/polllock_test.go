@@ -48,22 +48,6 @@ func TestParseRejectsCorrupt(t *testing.T) {
 	}
 }
 
-func TestParseLastCheck(t *testing.T) {
-	lc, err := ParseLastCheck([]byte(`"2026-01-01T00:00:00Z"`))
-	if err != nil || lc.TS.Year() != 2026 {
-		t.Fatalf("bare string: %+v %v", lc, err)
-	}
-	lc, err = ParseLastCheck([]byte(`{"ts":"2026-01-01T00:00:00Z","harness":{"triage":"2026-01-02T00:00:00Z"}}`))
-	if err != nil || lc.Harness["triage"].Day() != 2 {
-		t.Fatalf("object: %+v %v", lc, err)
-	}
-	for _, raw := range []string{`"yesterday"`, `{}`, `12`, `{"ts":5}`} {
-		if _, err := ParseLastCheck([]byte(raw)); err == nil {
-			t.Errorf("ParseLastCheck(%s) accepted", raw)
-		}
-	}
-}
-
 func TestLockPhases(t *testing.T) {
 	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	from := &Position{TS: now.Add(-time.Hour)}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
@@ -120,8 +121,8 @@ func TestRef(t *testing.T) {
 		{in: "PROJ-12/", wantErr: `"" is not a property key`},
 		{in: "PROJ-12/a/b", wantErr: `"a/b" is not a property key`},
 		{in: "PROJ-12/a b", wantErr: `"a b" is not a property key`},
-		{in: "PROJ-12/" + strings.Repeat("x", MaxPropertyKeyChars), key: "PROJ-12", prop: strings.Repeat("x", MaxPropertyKeyChars)},
-		{in: "PROJ-12/" + strings.Repeat("x", MaxPropertyKeyChars+1), wantErr: "is not a property key"},
+		{in: "PROJ-12/" + strings.Repeat("x", jirakey.MaxPropertyChars), key: "PROJ-12", prop: strings.Repeat("x", jirakey.MaxPropertyChars)},
+		{in: "PROJ-12/" + strings.Repeat("x", jirakey.MaxPropertyChars+1), wantErr: "is not a property key"},
 	}
 	for _, tc := range tests {
 		k, p, err := ParseRef(tc.in)
@@ -165,37 +166,11 @@ func FuzzParseRef(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !ValidIssueKey(k) || !ValidPropertyKey(p) || strings.Contains(p, "/") {
+		if !jirakey.ValidIssue(k) || !jirakey.ValidProperty(p) || strings.Contains(p, "/") {
 			t.Fatalf("accepted %q as %q + %q", s, k, p)
 		}
 		if FormatRef(k, p) != s {
 			t.Fatalf("round trip of %q gave %q", s, FormatRef(k, p))
 		}
 	})
-}
-
-// TestRunsOf: a lock's runs are the entries runs claimed; while an entry
-// is a placeholder (or there is none), lastCheck's runs of the last
-// dispatch under the lock's id fill in, never those of another lock.
-func TestRunsOf(t *testing.T) {
-	gha := func(id string) plan.Ref { return plan.Ref{Driver: "gha-dispatch", ID: id} }
-	lc := LastCheck{Lock: "p1", Runs: []plan.Ref{gha("7"), gha("8")}}
-	tests := []struct {
-		name string
-		lock Lock
-		lc   LastCheck
-		want []plan.Ref
-	}{
-		{"placeholders resolved through lastCheck", Lock{ID: "p1", Runs: Placeholders("gha-dispatch", 2)}, lc, []plan.Ref{gha("7"), gha("8")}},
-		{"a claimed entry is kept once", Lock{ID: "p1", Runs: []plan.Ref{gha(""), gha("8")}}, lc, []plan.Ref{gha("8"), gha("7")}},
-		{"no entries: lastCheck's", Lock{ID: "p1"}, lc, []plan.Ref{gha("7"), gha("8")}},
-		{"all claimed: the lock's", Lock{ID: "p1", Runs: []plan.Ref{gha("9")}}, lc, []plan.Ref{gha("9")}},
-		{"another lock's runs are not taken", Lock{ID: "p2", Runs: Placeholders("gha-dispatch", 1)}, lc, Placeholders("gha-dispatch", 1)},
-		{"lastCheck without a lock id", Lock{ID: "p1"}, LastCheck{Runs: lc.Runs}, nil},
-	}
-	for _, tc := range tests {
-		if got := tc.lc.RunsOf(tc.lock); !slices.Equal(got, tc.want) {
-			t.Errorf("%s: RunsOf = %v, want %v", tc.name, got, tc.want)
-		}
-	}
 }

@@ -3,7 +3,7 @@ package polllock
 import (
 	"slices"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
@@ -109,7 +109,7 @@ func Fits(runs, started []plan.Ref) bool {
 // PlanOnly reports whether driver only prints a plan (json, gha-matrix):
 // its references are plan entries, not runs that will release the lock.
 // Current pollers do not record them; older lock values may carry them.
-func PlanOnly(driver string) bool { return drivers.PrintsPlan(driver) }
+func PlanOnly(driver string) bool { return drivername.PrintsPlan(driver) }
 
 // Record is the poller's correction of a lock whose runs took it over
 // already (have: the entries it was written with, some claimed by runs

@@ -1,5 +1,5 @@
 // Package reconcile owns the reconcile rule of scheduled discovery: given
-// an entity-source harness's record on an entity (polllock.HarnessRecord:
+// an entity-source harness's record on an entity (receipts.HarnessRecord:
 // the last success receipt and the runs tried since) and the entity's
 // current version, is a run due, to be waited for, or given up on? It
 // also gives the receipt the harness's trigger sees as entity.receipt,
@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // State says what the rule concluded.
@@ -35,7 +36,7 @@ const (
 	// Quarantined: the version was given up on already.
 	Quarantined State = "quarantined"
 	// Unreadable: the harness's record cannot be read
-	// (polllock.HarnessRecord.Unreadable): what it says of the runs
+	// (receipts.HarnessRecord.Unreadable): what it says of the runs
 	// tried is unknown, so none is dispatched on it (that could widen the
 	// retries) until a success of the harness, or a hand, replaces it.
 	Unreadable State = "unreadable"
@@ -50,7 +51,7 @@ type Policy struct {
 // Input is what the rule is decided on.
 type Input struct {
 	Version string
-	Record  polllock.HarnessRecord
+	Record  receipts.HarnessRecord
 	// Active is set when a run of the scope is active or pending (for
 	// Jira: the item's poll lock blocks it).
 	Active bool
@@ -76,7 +77,7 @@ type Decision struct {
 // (Policy.Backoff, doubled after each run), at most Policy.Max times,
 // then given up on (GiveUp, then Quarantined); any other version is Due.
 // An unreadable record decides nothing (Unreadable).
-// A try's time in the future (polllock.Ahead) is not believed: no backoff.
+// A try's time in the future (trackerclock.Ahead) is not believed: no backoff.
 func Decide(in Input) Decision {
 	rec := in.Record
 	switch {
@@ -98,8 +99,8 @@ func Decide(in Input) Decision {
 		return Decision{State: GiveUp, Attempt: t.Count,
 			Reason: fmt.Sprintf("%d runs of version %s ended without success (entity.retry.max %d)", t.Count, in.Version, in.Policy.Max)}
 	}
-	if polllock.Ahead(t.At, in.Now) {
-		// A time no poller wrote (polllock.Ahead) would hold the retry
+	if trackerclock.Ahead(t.At, in.Now) {
+		// A time no poller wrote (trackerclock.Ahead) would hold the retry
 		// back until it came; the count still bounds the runs.
 		return Decision{State: Due, Attempt: t.Count + 1,
 			Reason: fmt.Sprintf("retry %d of %d: run %d of version %s ended without success, its time (%s) lies in the future: no backoff",
@@ -130,7 +131,7 @@ func BackoffAfter(base time.Duration, n int) time.Duration {
 // Exposed is the receipt a harness's trigger sees as entity.receipt: the
 // last successful run of rec (its version, end time, run, outcome and the
 // runs it took), or nil when none succeeded.
-func Exposed(rec polllock.HarnessRecord) *entity.Receipt {
+func Exposed(rec receipts.HarnessRecord) *entity.Receipt {
 	s := rec.Success
 	if s == nil {
 		return nil

@@ -7,47 +7,48 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/fakeclock"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func TestDecide(t *testing.T) {
 	pol := Policy{Max: 3, Backoff: time.Minute}
-	success := func(v string) *polllock.Receipt {
-		return &polllock.Receipt{Version: v, At: t0, Run: "gha-dispatch/7", Outcome: polllock.OutcomeSucceeded, Attempts: 1}
+	success := func(v string) *receipts.Receipt {
+		return &receipts.Receipt{Version: v, At: t0, Run: "gha-dispatch/7", Outcome: receipts.OutcomeSucceeded, Attempts: 1}
 	}
-	tries := func(v string, n int, at time.Time) *polllock.Tries {
-		return &polllock.Tries{Version: v, Count: n, At: at, Lock: "p.1"}
+	tries := func(v string, n int, at time.Time) *receipts.Tries {
+		return &receipts.Tries{Version: v, Count: n, At: at, Lock: "p.1"}
 	}
 	cases := []struct {
 		name    string
-		rec     polllock.HarnessRecord
+		rec     receipts.HarnessRecord
 		active  bool
 		now     time.Time
 		want    State
 		attempt int
 		reason  string
 	}{
-		{"no record", polllock.HarnessRecord{}, false, t0, Due, 1, "no successful run covers version v2"},
-		{"receipt covers the version", polllock.HarnessRecord{Success: success("v2")}, false, t0, Handled, 0, "gha-dispatch/7"},
-		{"receipt covers even while active", polllock.HarnessRecord{Success: success("v2")}, true, t0, Handled, 0, ""},
-		{"receipt of an older version", polllock.HarnessRecord{Success: success("v1")}, false, t0, Due, 1, ""},
-		{"a run is active", polllock.HarnessRecord{}, true, t0, Active, 0, "active or pending"},
-		{"a try is active", polllock.HarnessRecord{Tries: tries("v2", 1, t0)}, true, t0.Add(time.Hour), Active, 0, ""},
-		{"first try ended, within backoff", polllock.HarnessRecord{Tries: tries("v2", 1, t0)}, false, t0.Add(59 * time.Second), Backoff, 2, "retry 1 waits"},
-		{"first try ended, backoff over", polllock.HarnessRecord{Tries: tries("v2", 1, t0)}, false, t0.Add(time.Minute), Due, 2, "retry 1 of 3"},
-		{"second try, backoff doubled", polllock.HarnessRecord{Tries: tries("v2", 2, t0)}, false, t0.Add(119 * time.Second), Backoff, 3, ""},
-		{"second try, doubled backoff over", polllock.HarnessRecord{Tries: tries("v2", 2, t0)}, false, t0.Add(2 * time.Minute), Due, 3, "retry 2 of 3"},
-		{"third try, quadrupled backoff over", polllock.HarnessRecord{Tries: tries("v2", 3, t0)}, false, t0.Add(4 * time.Minute), Due, 4, "retry 3 of 3"},
-		{"max retries spent", polllock.HarnessRecord{Tries: tries("v2", 4, t0)}, false, t0.Add(time.Hour), GiveUp, 4, "4 runs of version v2 ended without success (entity.retry.max 3)"},
-		{"already quarantined", polllock.HarnessRecord{Tries: &polllock.Tries{Version: "v2", Count: 4, At: t0, Quarantined: true}}, false, t0.Add(time.Hour), Quarantined, 4, ""},
-		{"tries of an older version", polllock.HarnessRecord{Tries: &polllock.Tries{Version: "v1", Count: 4, At: t0, Quarantined: true}}, false, t0, Due, 1, ""},
-		{"success then failing tries of a new version", polllock.HarnessRecord{Success: success("v1"), Tries: tries("v2", 1, t0)}, false, t0, Backoff, 2, ""},
+		{"no record", receipts.HarnessRecord{}, false, t0, Due, 1, "no successful run covers version v2"},
+		{"receipt covers the version", receipts.HarnessRecord{Success: success("v2")}, false, t0, Handled, 0, "gha-dispatch/7"},
+		{"receipt covers even while active", receipts.HarnessRecord{Success: success("v2")}, true, t0, Handled, 0, ""},
+		{"receipt of an older version", receipts.HarnessRecord{Success: success("v1")}, false, t0, Due, 1, ""},
+		{"a run is active", receipts.HarnessRecord{}, true, t0, Active, 0, "active or pending"},
+		{"a try is active", receipts.HarnessRecord{Tries: tries("v2", 1, t0)}, true, t0.Add(time.Hour), Active, 0, ""},
+		{"first try ended, within backoff", receipts.HarnessRecord{Tries: tries("v2", 1, t0)}, false, t0.Add(59 * time.Second), Backoff, 2, "retry 1 waits"},
+		{"first try ended, backoff over", receipts.HarnessRecord{Tries: tries("v2", 1, t0)}, false, t0.Add(time.Minute), Due, 2, "retry 1 of 3"},
+		{"second try, backoff doubled", receipts.HarnessRecord{Tries: tries("v2", 2, t0)}, false, t0.Add(119 * time.Second), Backoff, 3, ""},
+		{"second try, doubled backoff over", receipts.HarnessRecord{Tries: tries("v2", 2, t0)}, false, t0.Add(2 * time.Minute), Due, 3, "retry 2 of 3"},
+		{"third try, quadrupled backoff over", receipts.HarnessRecord{Tries: tries("v2", 3, t0)}, false, t0.Add(4 * time.Minute), Due, 4, "retry 3 of 3"},
+		{"max retries spent", receipts.HarnessRecord{Tries: tries("v2", 4, t0)}, false, t0.Add(time.Hour), GiveUp, 4, "4 runs of version v2 ended without success (entity.retry.max 3)"},
+		{"already quarantined", receipts.HarnessRecord{Tries: &receipts.Tries{Version: "v2", Count: 4, At: t0, Quarantined: true}}, false, t0.Add(time.Hour), Quarantined, 4, ""},
+		{"tries of an older version", receipts.HarnessRecord{Tries: &receipts.Tries{Version: "v1", Count: 4, At: t0, Quarantined: true}}, false, t0, Due, 1, ""},
+		{"success then failing tries of a new version", receipts.HarnessRecord{Success: success("v1"), Tries: tries("v2", 1, t0)}, false, t0, Backoff, 2, ""},
 		// a try's time from the future would hold the retry back until it came
-		{"a try from the future", polllock.HarnessRecord{Tries: tries("v2", 1, t0.Add(365*24*time.Hour))}, false, t0, Due, 2, "lies in the future"},
-		{"a try within the clocks' error", polllock.HarnessRecord{Tries: tries("v2", 1, t0.Add(polllock.ClockError))}, false, t0, Backoff, 2, ""},
-		{"max retries spent, from the future", polllock.HarnessRecord{Tries: tries("v2", 4, t0.Add(time.Hour))}, false, t0, GiveUp, 4, ""},
+		{"a try from the future", receipts.HarnessRecord{Tries: tries("v2", 1, t0.Add(365*24*time.Hour))}, false, t0, Due, 2, "lies in the future"},
+		{"a try within the clocks' error", receipts.HarnessRecord{Tries: tries("v2", 1, t0.Add(trackerclock.ClockError))}, false, t0, Backoff, 2, ""},
+		{"max retries spent, from the future", receipts.HarnessRecord{Tries: tries("v2", 4, t0.Add(time.Hour))}, false, t0, GiveUp, 4, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,7 +64,7 @@ func TestDecide(t *testing.T) {
 }
 
 func TestDecideWithoutRetries(t *testing.T) {
-	rec := polllock.HarnessRecord{Tries: &polllock.Tries{Version: "v", Count: 1, At: t0}}
+	rec := receipts.HarnessRecord{Tries: &receipts.Tries{Version: "v", Count: 1, At: t0}}
 	if d := Decide(Input{Version: "v", Record: rec, Now: t0.Add(time.Hour), Policy: Policy{Max: 0, Backoff: time.Second}}); d.State != GiveUp {
 		t.Errorf("max 0 gives up after the first run: %+v", d)
 	}
@@ -75,7 +76,7 @@ func TestDecideWithoutRetries(t *testing.T) {
 func TestRetriesFollowTheClock(t *testing.T) {
 	clk := fakeclock.New(t0)
 	pol := Policy{Max: 3, Backoff: time.Second}
-	rec := polllock.Receipts{}
+	rec := receipts.Receipts{}
 	var runs []time.Duration
 	for range 600 { // ten minutes in one-second cycles
 		now := clk.Now()
@@ -121,10 +122,10 @@ func TestBackoffAfter(t *testing.T) {
 }
 
 func TestExposed(t *testing.T) {
-	if Exposed(polllock.HarnessRecord{Tries: &polllock.Tries{Version: "v", Count: 2}}) != nil {
+	if Exposed(receipts.HarnessRecord{Tries: &receipts.Tries{Version: "v", Count: 2}}) != nil {
 		t.Error("tries alone are no receipt")
 	}
-	rec := polllock.Receipts{}
+	rec := receipts.Receipts{}
 	rec.Tried("h", "v", "l", t0)
 	rec.Tried("h", "v", "l", t0)
 	rec.Succeeded("h", "v", "gha-dispatch/3", t0.Add(time.Minute))

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 )
 
 // Records from run records: where a forge keeps no property of ours on
@@ -31,11 +32,11 @@ type Attempt struct {
 // any version: entity.receipt), the tries of version that ended without
 // success (Quarantined: quarantined), and whether an attempt has not
 // ended (active). ref names a run in the receipt.
-func RecordOf(version string, as []Attempt, quarantined bool, ref func(id int64) string) (rec polllock.HarnessRecord, active bool) {
+func RecordOf(version string, as []Attempt, quarantined bool, ref func(id int64) string) (rec receipts.HarnessRecord, active bool) {
 	carrying := 0
 	seen := map[int64]bool{}
-	var tries *polllock.Tries
-	var newest *polllock.Receipt
+	var tries *receipts.Tries
+	var newest *receipts.Receipt
 	for _, a := range as {
 		if seen[a.ID] {
 			continue
@@ -49,7 +50,7 @@ func RecordOf(version string, as []Attempt, quarantined bool, ref func(id int64)
 			continue
 		}
 		if _, isTime := ChangeTime(a.Suffix); a.Succeeded && !isTime && (newest == nil || a.At.After(newest.At)) {
-			newest = &polllock.Receipt{Version: a.Suffix, At: a.At, Run: ref(a.ID), Outcome: polllock.OutcomeSucceeded}
+			newest = &receipts.Receipt{Version: a.Suffix, At: a.At, Run: ref(a.ID), Outcome: receipts.OutcomeSucceeded}
 		}
 		if a.Suffix != version {
 			continue
@@ -57,12 +58,12 @@ func RecordOf(version string, as []Attempt, quarantined bool, ref func(id int64)
 		carrying++
 		if a.Succeeded {
 			if rec.Success == nil || a.At.After(rec.Success.At) {
-				rec.Success = &polllock.Receipt{Version: version, At: a.At, Run: ref(a.ID), Outcome: polllock.OutcomeSucceeded}
+				rec.Success = &receipts.Receipt{Version: version, At: a.At, Run: ref(a.ID), Outcome: receipts.OutcomeSucceeded}
 			}
 			continue
 		}
 		if tries == nil {
-			tries = &polllock.Tries{Version: version}
+			tries = &receipts.Tries{Version: version}
 		}
 		tries.Count++
 		if a.At.After(tries.At) {
@@ -93,10 +94,10 @@ func SplitScoped(key string) (harness, tail, suffix string, ok bool) {
 }
 
 // ChangeTime is the change time a key's suffix names (Unix milliseconds,
-// with the change's id when it has one: polllock.ParseChangeID); false for
+// with the change's id when it has one: changepos.ParseID); false for
 // an entity version.
 func ChangeTime(suffix string) (time.Time, bool) {
-	p, ok := polllock.ParseChangeID(suffix)
+	p, ok := changepos.ParseID(suffix)
 	return p.At, ok
 }
 

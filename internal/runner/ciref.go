@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
@@ -30,10 +30,10 @@ const LocalRunIDEnv = "FULLSEND_LOCAL_RUN_ID"
 // recorded is updated rather than duplicated, and removed at release.
 func CIRun(getenv func(string) string, pid int) plan.Ref {
 	if id := strings.TrimSpace(getenv(LocalRunIDEnv)); id != "" {
-		return plan.Ref{Driver: drivers.Local, ID: id}
+		return plan.Ref{Driver: drivername.Local, ID: id}
 	}
 	if id := strings.TrimSpace(getenv("GITHUB_RUN_ID")); id != "" {
-		ref := plan.Ref{Driver: drivers.GHADispatch, ID: id}
+		ref := plan.Ref{Driver: drivername.GHADispatch, ID: id}
 		server, repo := strings.TrimRight(getenv("GITHUB_SERVER_URL"), "/"), getenv("GITHUB_REPOSITORY")
 		if server == "" {
 			server = "https://github.com"
@@ -44,7 +44,7 @@ func CIRun(getenv func(string) string, pid int) plan.Ref {
 		return ref
 	}
 	if id := strings.TrimSpace(getenv("CI_PIPELINE_ID")); id != "" {
-		return plan.Ref{Driver: drivers.GitLabPipeline, ID: id, URL: getenv("CI_PIPELINE_URL")}
+		return plan.Ref{Driver: drivername.GitLabPipeline, ID: id, URL: getenv("CI_PIPELINE_URL")}
 	}
-	return plan.Ref{Driver: drivers.Local, ID: "local-" + strconv.Itoa(pid)}
+	return plan.Ref{Driver: drivername.Local, ID: "local-" + strconv.Itoa(pid)}
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
@@ -135,8 +135,8 @@ func TestResolveAndDecodeEntity(t *testing.T) {
 
 // The GitLab pipeline variable of the entity is the one fullsend run reads.
 func TestEntityVariableMatchesGitLab(t *testing.T) {
-	if gitlabpipeline.VarEntity != EnvEntityBase64 {
-		t.Fatalf("the pipeline sets %s, fullsend run reads %s", gitlabpipeline.VarEntity, EnvEntityBase64)
+	if glapi.VarEntity != EnvEntityBase64 {
+		t.Fatalf("the pipeline sets %s, fullsend run reads %s", glapi.VarEntity, EnvEntityBase64)
 	}
 	if plan.EnvVar(plan.InNormalizedEntity) != EnvNormalizedEntity {
 		t.Fatalf("the workflow sets %s, fullsend run reads %s", plan.EnvVar(plan.InNormalizedEntity), EnvNormalizedEntity)

@@ -8,6 +8,15 @@
 // forwarding, timeout) and releases the lock at teardown. It never polls and
 // never starts another run.
 //
+// The files: the inputs, an entity-source harness's entity checked
+// against the event (inputs.go, setup.go); run.timeout and run.env with
+// the harness's overlays applied (overlay.go); the lock's takeover,
+// refresh and release (lock.go), the agent's environment, with
+// $FULLSEND_ATTRIBUTION from the claimed lock (env.go); the success
+// receipt at teardown (receipt.go); the GitLab start-up check and the
+// agent's process (execute.go, process*.go); the isolation report
+// (report.go).
+//
 // Errors that are the user's input are *InputError (exit 2); a poll lock that
 // is no longer ours before the agent starts is *LostLockError (exit 3).
 package runner

@@ -8,8 +8,8 @@ import (
 	"os"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/harness"
-	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/sandbox"
 )
 
@@ -110,7 +110,7 @@ func Execute(ctx context.Context, r Request) (Outcome, error) {
 // and the run proceeds: running an older event once more is harmless,
 // skipping the only run would not be. Outside GitLab it returns false.
 func supersededOnGitLab(ctx context.Context, r Request) bool {
-	sup, msg, err := gitlabpipeline.CheckSuperseded(ctx, gitlabpipeline.Getenv(r.Getenv), gitlabpipeline.Options{Log: r.Log})
+	sup, msg, err := glapi.CheckSuperseded(ctx, r.Getenv, glapi.Options{Log: r.Log})
 	if err != nil {
 		r.Log.Warn("superseded check failed; running the agent", "error", err.Error())
 		return false

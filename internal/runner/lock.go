@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // LockStore reads and writes the raw poll-lock value on a work item. The
@@ -50,17 +52,17 @@ type Locker struct {
 func (l *Locker) Claimed() polllock.Lock { return l.claimed }
 
 // NewLocker builds a Locker for the reference pl. stale <= 0 means
-// polllock.DefaultStaleThreshold.
+// config.DefaultStaleThreshold.
 func NewLocker(store LockStore, pl *plan.PollLock, stale time.Duration, run plan.Ref) (*Locker, error) {
 	issue, prop, err := SplitProperty(pl.Property)
 	if err != nil {
 		return nil, err
 	}
 	if stale <= 0 {
-		stale = polllock.DefaultStaleThreshold
+		stale = config.DefaultStaleThreshold
 	}
 	return &Locker{Store: store, Issue: issue, Property: prop, ID: pl.ID,
-		StaleThreshold: stale, PendingTTL: polllock.DefaultPendingTTL, Run: run, Now: time.Now, Sleep: sleep}, nil
+		StaleThreshold: stale, PendingTTL: config.DefaultPendingTTL, Run: run, Now: time.Now, Sleep: sleep}, nil
 }
 
 // sleep waits d or until ctx ends.
@@ -179,12 +181,12 @@ func (l *Locker) within(ctx context.Context, deadline time.Time) context.Context
 
 // confirm is the rest of Acquire once the claim of lk was answered: a
 // lock that is not late (a poller may judge it expired up to
-// polllock.ClockError earlier than this run's clock says, and the
+// trackerclock.ClockError earlier than this run's clock says, and the
 // verification's wait later) is the run's; a late one's claim must have
 // been answered by deadline (the claim window) and still be there after
 // the wait.
 func (l *Locker) confirm(ctx context.Context, lk polllock.Lock, deadline time.Time, wait time.Duration) error {
-	if !lk.Expired(l.Now().Add(wait+polllock.ClockError), l.PendingTTL, l.StaleThreshold) {
+	if !lk.Expired(l.Now().Add(wait+trackerclock.ClockError), l.PendingTTL, l.StaleThreshold) {
 		return nil
 	}
 	if l.Now().After(deadline) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
@@ -369,8 +370,8 @@ func TestLockerLateClaimIsVerified(t *testing.T) {
 		{name: "past the pending ttl", age: 5 * time.Minute, phase: polllock.PhasePending, waits: 1},
 		// By this run's clock the lock is still within its pending TTL after
 		// the wait, but a poller's estimate of Jira's clock may be up to
-		// polllock.ClockError ahead: it may be taking the lock over.
-		{name: "within a clock error of the pending ttl", age: polllock.DefaultPendingTTL - polllock.ClaimWait - time.Second,
+		// trackerclock.ClockError ahead: it may be taking the lock over.
+		{name: "within a clock error of the pending ttl", age: config.DefaultPendingTTL - polllock.ClaimWait - time.Second,
 			phase: polllock.PhasePending, waits: 1},
 		{name: "stale", age: time.Hour, phase: polllock.PhaseDispatched, waits: 1},
 		{name: "claimed and fresh", age: 5 * time.Minute, phase: polllock.PhaseRunning},

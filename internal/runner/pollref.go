@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // DriverJiraPoll is the only poll-lock driver this runner knows.
-const DriverJiraPoll = drivers.JiraPoll
+const DriverJiraPoll = drivername.JiraPoll
 
 // ParsePollLock decodes the `poll_lock` dispatch input
 // (`{"id","driver","property"}`). Empty or blank text means the run did not

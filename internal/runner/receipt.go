@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 )
 
 // receiptTries bounds the rewrites of a success receipt lost to another
@@ -12,7 +13,7 @@ import (
 const receiptTries = 3
 
 // RecordSuccess writes the success receipt of harness's run on the
-// lock's item (polllock.ReceiptsKeyOf, polllock.Receipts.Succeeded): the
+// lock's item (receipts.KeyOf, receipts.Receipts.Succeeded): the
 // entity version the poller dispatched the run for, as the lock records
 // it (Lock.Entity), this run's reference and the tracker's time. It is
 // called at teardown, before the lock is released, and only when the
@@ -26,18 +27,18 @@ const receiptTries = 3
 // confirmed after polllock.ClaimWaitFor (each writer writes within that
 // time of its read, so a lost write is seen) and made again on a fresh
 // read when it was lost.
-func (l *Locker) RecordSuccess(ctx context.Context, harness string) (r polllock.Receipt, written bool, err error) {
+func (l *Locker) RecordSuccess(ctx context.Context, harness string) (r receipts.Receipt, written bool, err error) {
 	o, err := l.read(ctx)
 	if err != nil || !o.ours {
-		return polllock.Receipt{}, false, err
+		return receipts.Receipt{}, false, err
 	}
 	er, ok := o.lock.Entity[harness]
 	if !ok || er.Version == "" {
-		return polllock.Receipt{}, false, nil
+		return receipts.Receipt{}, false, nil
 	}
-	prop, ok := polllock.ReceiptsKeyOf(l.Property)
+	prop, ok := receipts.KeyOf(l.Property)
 	if !ok {
-		return polllock.Receipt{}, false, fmt.Errorf("poll lock property %s: not a lock key, no receipts beside it", l.Property)
+		return receipts.Receipt{}, false, fmt.Errorf("poll lock property %s: not a lock key, no receipts beside it", l.Property)
 	}
 	shared := len(polllock.Others(o.lock.Runs, l.Run)) > 0
 	for range receiptTries {
@@ -62,13 +63,13 @@ func (l *Locker) RecordSuccess(ctx context.Context, harness string) (r polllock.
 }
 
 // writeReceipt reads the receipts, records the success and writes them.
-func (l *Locker) writeReceipt(ctx context.Context, prop, harness, version string) (polllock.Receipt, error) {
+func (l *Locker) writeReceipt(ctx context.Context, prop, harness, version string) (receipts.Receipt, error) {
 	rs, err := l.readReceipts(ctx, prop)
 	if err != nil {
-		return polllock.Receipt{}, err
+		return receipts.Receipt{}, err
 	}
 	if rs.Unreadable() {
-		return polllock.Receipt{}, fmt.Errorf("%s on %s is not a receipts object: not overwritten (it may hold other harnesses' tries)", prop, l.Issue)
+		return receipts.Receipt{}, fmt.Errorf("%s on %s is not a receipts object: not overwritten (it may hold other harnesses' tries)", prop, l.Issue)
 	}
 	r := rs.Succeeded(harness, version, runName(l.Run.Driver, l.Run.ID), l.Now())
 	if err := l.Store.Put(ctx, l.Issue, prop, rs.Marshal()); err != nil {
@@ -78,17 +79,17 @@ func (l *Locker) writeReceipt(ctx context.Context, prop, harness, version string
 }
 
 // readReceipts reads the receipts property; a missing one is empty. What
-// cannot be read is kept as it is (polllock.ParseReceipts), so that
+// cannot be read is kept as it is (receipts.Parse), so that
 // writing this run's receipt erases no other harness's record.
-func (l *Locker) readReceipts(ctx context.Context, prop string) (polllock.Receipts, error) {
+func (l *Locker) readReceipts(ctx context.Context, prop string) (receipts.Receipts, error) {
 	raw, found, err := l.Store.Get(ctx, l.Issue, prop)
 	if err != nil {
 		return nil, fmt.Errorf("read %s on %s: %w", prop, l.Issue, err)
 	}
 	if !found {
-		return polllock.Receipts{}, nil
+		return receipts.Receipts{}, nil
 	}
-	rs, _ := polllock.ParseReceipts(raw)
+	rs, _ := receipts.Parse(raw)
 	return rs, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
 
@@ -27,7 +28,7 @@ func entityLockedStore(t *testing.T, runs ...plan.Ref) *memStore {
 	}
 	s.set(testKey, polllock.Lock{ID: testID, TS: time.Now(), Phase: polllock.PhaseDispatched, Runs: runs,
 		Entity: map[string]polllock.EntityRun{"triage": {Version: "v1:abc", Attempt: 2}}})
-	rs := polllock.Receipts{}
+	rs := receipts.Receipts{}
 	rs.Tried("triage", "v1:abc", testID, testNow)
 	rs.Tried("triage", "v1:abc", testID, testNow)
 	rs.Tried("other", "v1:zzz", testID, testNow)
@@ -35,10 +36,10 @@ func entityLockedStore(t *testing.T, runs ...plan.Ref) *memStore {
 	return s
 }
 
-func receiptsOf(t *testing.T, s *memStore) polllock.Receipts {
+func receiptsOf(t *testing.T, s *memStore) receipts.Receipts {
 	t.Helper()
 	raw, _ := s.value(testReceipts)
-	rs, err := polllock.ParseReceipts(raw)
+	rs, err := receipts.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func (r *racingStore) Put(ctx context.Context, issue, prop string, raw []byte) e
 
 func TestRecordSuccessSharedLockSurvivesARace(t *testing.T) {
 	s := entityLockedStore(t, plan.Ref{Driver: "gha-dispatch", ID: "42"}, plan.Ref{Driver: "gha-dispatch", ID: "7"})
-	other := polllock.Receipts{}
+	other := receipts.Receipts{}
 	other.Succeeded("other", "v1:zzz", "gha-dispatch/7", testNow)
 	rs := &racingStore{memStore: s, stale: other.Marshal()}
 	l := testLocker(rs)
@@ -229,7 +230,7 @@ func TestRunHandsTheAttributionToTheAgent(t *testing.T) {
 // is (nothing the run cannot read is erased, so no retry is widened). A
 // value that is not a receipts object at all is not overwritten.
 func TestRecordSuccessKeepsWhatItCannotRead(t *testing.T) {
-	quarantined := polllock.Receipts{}
+	quarantined := receipts.Receipts{}
 	quarantined.Tried("other", "v1:zzz", testID, testNow)
 	quarantined.Quarantined("other", "v1:zzz")
 	good := string(quarantined.Marshal())
@@ -256,7 +257,7 @@ func TestRecordSuccessKeepsWhatItCannotRead(t *testing.T) {
 				}
 				return
 			}
-			rs, _ := polllock.ParseReceipts(raw)
+			rs, _ := receipts.Parse(raw)
 			if !rs.Covers("triage", "v1:abc") {
 				t.Errorf("no receipt of triage: %s", raw)
 			}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fullsend-dev/fullsend/internal/metrics"
+	"github.com/fullsend-dev/fullsend/internal/runreport"
 	"github.com/fullsend-dev/fullsend/internal/sandbox"
 )
 
@@ -24,11 +24,11 @@ func reportIsolation(r Request, mode sandbox.Mode) error {
 		path = r.Getenv(EnvMetricsTextfile)
 	}
 	if path != "" {
-		if err := metrics.WriteRunIsolationTextfile(path, mode); err != nil {
+		if err := runreport.WriteTextfile(path, mode); err != nil {
 			return inputErr("--metrics-textfile %s: %v", path, err)
 		}
 	}
-	fd := strings.TrimSpace(r.Getenv(metrics.RunReportFDEnv))
+	fd := strings.TrimSpace(r.Getenv(runreport.FDEnv))
 	if fd == "" {
 		return nil
 	}
@@ -37,15 +37,15 @@ func reportIsolation(r Request, mode sandbox.Mode) error {
 		f = reportFile(n)
 	}
 	if f == nil {
-		r.Log.Warn("ignoring a run report descriptor that is not an open file", "var", metrics.RunReportFDEnv, "value", fd)
+		r.Log.Warn("ignoring a run report descriptor that is not an open file", "var", runreport.FDEnv, "value", fd)
 		return nil
 	}
-	err := metrics.WriteRunReport(f, mode)
+	err := runreport.Write(f, mode)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		r.Log.Warn("writing the run report", "var", metrics.RunReportFDEnv, "error", err.Error())
+		r.Log.Warn("writing the run report", "var", runreport.FDEnv, "error", err.Error())
 	}
 	return nil
 }

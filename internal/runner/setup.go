@@ -10,7 +10,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -66,7 +65,7 @@ func LockerFor(cfg *config.Config, pl *plan.PollLock, getenv func(string) string
 		return nil, 0, inputErr("the run holds a %s poll lock but %s has no poll.input_drivers entry of type %s", DriverJiraPoll, cfg.File, DriverJiraPoll)
 	}
 	drv := cfg.Poll.InputDrivers[i]
-	opts, err := jirapoll.ClientOptions(drv, getenv, log)
+	opts, err := config.JiraOptions(drv, getenv, log)
 	if err != nil {
 		return nil, 0, &InputError{Err: err}
 	}

@@ -3,6 +3,16 @@
 // drop to it (no supplementary groups, no_new_privs, no capabilities), and
 // the hand-over of its workspace (the checkout, a fresh HOME and TMPDIR)
 // and back. Package runner decides when; this package does it.
+//
+// Decide settles run.user and run.isolation against fullsend's euid;
+// Starter starts the agent as that uid and gid; NewPipes gives it output
+// pipes it owns. Reaper reaps what the agent leaves outside its process
+// group: its cgroup and cgroup.kill where the kernel offers them, else
+// the subreaper's loop, bounded by time. Hand and Lease.Return hand the
+// workspace over and back with a descriptor-based walk that never chowns
+// a file with several links; what concurrent runs share (the checkout's
+// owner, the widened directories' modes) is kept in root-only record
+// files under locks.
 package sandbox
 
 import (

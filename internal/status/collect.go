@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 )
 
 // Notes on the drivers that keep no state on the work items.
@@ -21,15 +21,15 @@ func (s *snapshotter) collect(ctx context.Context, i int, m *scrape, rep *Report
 		Locks: []Lock{}, Quarantined: []Quarantine{}, Failing: []Failing{}, Deferred: []Deferred{}}
 	in.Poller, in.PollerNote = m.poller(id.Type, rep.At)
 	switch id.Type {
-	case drivers.JiraPoll:
+	case drivername.JiraPoll:
 		return s.collectJira(ctx, i, in, rep)
-	case drivers.GitLabPoll:
+	case drivername.GitLabPoll:
 		in.Note = noteGitLab
 	default:
 		in.Note = noteNoLock
 	}
 	if s.o.Issue != "" && rep.Issue == nil {
-		return in, 0, fmt.Errorf("--issue %s: only a %s input records work items", s.o.Issue, drivers.JiraPoll)
+		return in, 0, fmt.Errorf("--issue %s: only a %s input records work items", s.o.Issue, drivername.JiraPoll)
 	}
 	return in, 0, nil
 }

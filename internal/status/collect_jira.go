@@ -10,16 +10,17 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/quarantine"
 )
 
 // keys are the three issue properties of a repository's pollers.
 type keys struct{ lock, check, quarantine string }
 
 func keysOf(repo string) keys {
-	k := keys{quarantine: polllock.QuarantineKey(repo)}
+	k := keys{quarantine: quarantine.Key(repo)}
 	k.lock, k.check = polllock.Keys(repo)
 	return k
 }
@@ -36,7 +37,7 @@ type jiraInput struct {
 // credentials are config.Invalid.
 func (s *snapshotter) newJiraInput(i int) (*jiraInput, error) {
 	id := s.cfg.Poll.InputDrivers[i]
-	opts, err := jirapoll.ClientOptions(id, s.o.Getenv, s.o.Log)
+	opts, err := config.JiraOptions(id, s.o.Getenv, s.o.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func (s *snapshotter) newJiraInput(i int) (*jiraInput, error) {
 	}
 	stale := id.Lock.StaleThreshold
 	if stale <= 0 {
-		stale = polllock.DefaultStaleThreshold
+		stale = config.DefaultStaleThreshold
 	}
 	return &jiraInput{id: id, client: client, keys: keysOf(s.cfg.Repo), stale: stale}, nil
 }
@@ -107,10 +108,10 @@ func anyOf(queries []string) string {
 
 // read adds what issue is carries to in.
 func (ji *jiraInput) read(in *Input, is jira.Issue, now time.Time) {
-	var lc polllock.LastCheck
+	var lc lastcheck.LastCheck
 	if raw := is.Properties[ji.keys.check]; len(raw) > 0 {
 		var err error
-		if lc, err = polllock.ParseLastCheck(raw); err == nil {
+		if lc, err = lastcheck.Parse(raw); err == nil {
 			in.Deferred = append(in.Deferred, deferredOf(is.Key, lc)...)
 		}
 	}
@@ -118,7 +119,7 @@ func (ji *jiraInput) read(in *Input, is jira.Issue, now time.Time) {
 		in.Locks = append(in.Locks, l)
 	}
 	if raw := is.Properties[ji.keys.quarantine]; len(raw) > 0 {
-		if q, err := polllock.ParseQuarantine(raw); err == nil {
+		if q, err := quarantine.Parse(raw); err == nil {
 			in.Quarantined = append(in.Quarantined, quarantinedOf(is.Key, q)...)
 			in.Failing = append(in.Failing, failingOf(is.Key, q)...)
 		}
@@ -127,7 +128,7 @@ func (ji *jiraInput) read(in *Input, is jira.Issue, now time.Time) {
 
 // lockOf reads a lock value (ok false: none); its runs are those it
 // records, else those lastCheck lc records under its id.
-func (ji *jiraInput) lockOf(item string, raw json.RawMessage, lc polllock.LastCheck, now time.Time) (Lock, bool) {
+func (ji *jiraInput) lockOf(item string, raw json.RawMessage, lc lastcheck.LastCheck, now time.Time) (Lock, bool) {
 	if len(raw) == 0 {
 		return Lock{}, false
 	}
@@ -144,7 +145,7 @@ func (ji *jiraInput) lockOf(item string, raw json.RawMessage, lc polllock.LastCh
 }
 
 // deferredOf lists the retry positions and intents of a lastCheck.
-func deferredOf(item string, lc polllock.LastCheck) []Deferred {
+func deferredOf(item string, lc lastcheck.LastCheck) []Deferred {
 	var out []Deferred
 	for h, t := range lc.Harness {
 		if t.Before(lc.TS) {
@@ -160,7 +161,7 @@ func deferredOf(item string, lc polllock.LastCheck) []Deferred {
 	return out
 }
 
-func quarantinedOf(item string, q polllock.Quarantine) []Quarantine {
+func quarantinedOf(item string, q quarantine.Quarantine) []Quarantine {
 	var out []Quarantine
 	for _, e := range q.Entries {
 		out = append(out, Quarantine{Item: item, Change: e.Change, Harness: e.Harness, At: e.At.UTC(), TS: e.TS.UTC(),
@@ -169,7 +170,7 @@ func quarantinedOf(item string, q polllock.Quarantine) []Quarantine {
 	return out
 }
 
-func failingOf(item string, q polllock.Quarantine) []Failing {
+func failingOf(item string, q quarantine.Quarantine) []Failing {
 	var out []Failing
 	for h, a := range q.Attempts {
 		out = append(out, Failing{Item: item, Harness: h, Change: a.Change, Attempts: a.Count, TS: a.TS.UTC(), Reason: a.Reason})

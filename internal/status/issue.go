@@ -9,10 +9,10 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // statusPollerID stands in for a poller id in the read-only driver that
@@ -99,7 +99,7 @@ func (s *snapshotter) issueState(ji *jiraInput, is jira.Issue, now time.Time) *I
 		}
 	}
 	if raw := is.Properties[ji.keys.check]; len(raw) > 0 {
-		lc, err := polllock.ParseLastCheck(raw)
+		lc, err := lastcheck.Parse(raw)
 		r.LastCheck = &LastCheck{TS: lc.TS.UTC()}
 		if err != nil {
 			r.LastCheck.Corrupt = err.Error()

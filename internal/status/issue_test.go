@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
@@ -21,7 +22,7 @@ func issueWorld(t *testing.T) *world {
 	w.sim.AddUser(jirasim.User{AccountID: dev, DisplayName: "Dana"})
 	w.sim.AddUser(jirasim.User{AccountID: outsider, DisplayName: "Oscar"})
 	key := w.issue("Importer drops rows")
-	w.set(key, w.keys.check, polllock.LastCheck{TS: w.clk.Now()})
+	w.set(key, w.keys.check, lastcheck.LastCheck{TS: w.clk.Now()})
 	for _, c := range []struct{ who, text string }{
 		{dev, "/fs-triage what is missing?"},
 		{outsider, "/fs-triage do it for me"},

@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/metrics"
 )
 
@@ -114,9 +114,9 @@ func (s *snapshotter) get(ctx context.Context, u string) (io.Reader, int, error)
 // systemOf is the API system label of a poll input driver's calls.
 func systemOf(driver string) string {
 	switch driver {
-	case drivers.GitLabPoll:
+	case drivername.GitLabPoll:
 		return "gitlab"
-	case drivers.JiraPoll:
+	case drivername.JiraPoll:
 		return "jira"
 	}
 	return "github"

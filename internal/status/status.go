@@ -20,9 +20,10 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 )
 
 // Formats of Options.Format.
@@ -102,10 +103,10 @@ func (o *Options) defaults() error {
 	default:
 		return config.Invalid(fmt.Errorf("--output %q: want table or json", o.Format))
 	}
-	if o.InputDriver != "" && !slices.Contains(drivers.PollInputNames(), o.InputDriver) {
-		return config.Invalid(fmt.Errorf("--input-driver %q: want %s", o.InputDriver, strings.Join(drivers.PollInputNames(), ", ")))
+	if o.InputDriver != "" && !slices.Contains(drivername.PollInputNames(), o.InputDriver) {
+		return config.Invalid(fmt.Errorf("--input-driver %q: want %s", o.InputDriver, strings.Join(drivername.PollInputNames(), ", ")))
 	}
-	if o.Issue != "" && !jira.ValidIssueKey(o.Issue) {
+	if o.Issue != "" && !jirakey.ValidIssue(o.Issue) {
 		return config.Invalid(fmt.Errorf("--issue %q: not a Jira issue key (want e.g. PROJ-123)", o.Issue))
 	}
 	if o.MetricsURL != "" {

@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/quarantine"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -54,19 +57,19 @@ func overviewWorld(t *testing.T) *world {
 	// A run queued on GitHub has not claimed its placeholder: its
 	// reference comes from lastCheck, recorded under the lock's id.
 	w.lock(waiting, poller, polllock.PhasePending, 20*time.Second, "gha-dispatch")
-	w.set(waiting, w.keys.check, polllock.LastCheck{TS: t0.Add(-25 * time.Second), Lock: poller,
+	w.set(waiting, w.keys.check, lastcheck.LastCheck{TS: t0.Add(-25 * time.Second), Lock: poller,
 		Runs: []plan.Ref{planRef("gha-dispatch 9002 https://github.example/acme/platform/actions/runs/9002")}})
 	w.lock(dispatched, poller, polllock.PhaseDispatched, 40*time.Second, "gha-dispatch 9001 https://github.example/acme/platform/actions/runs/9001")
 	w.lock(running, other, polllock.PhaseRunning, 3*time.Minute, "gha-dispatch 9000 https://github.example/acme/platform/actions/runs/9000")
 	w.lock(stale, other, polllock.PhaseRunning, 20*time.Minute, "gha-dispatch 8999 https://github.example/acme/platform/actions/runs/8999")
-	var q polllock.Quarantine
-	q.Add(polllock.Entry{Change: "comment/10042", Harness: "triage", At: t0.Add(-2 * time.Hour), TS: t0.Add(-90 * time.Minute),
+	var q quarantine.Quarantine
+	q.Add(quarantine.Entry{Change: "comment/10042", Harness: "triage", At: t0.Add(-2 * time.Hour), TS: t0.Add(-90 * time.Minute),
 		Reason: "dispatch refused 3 cycles in a row: HTTP 422 inputs too large", Attempts: 3})
 	q.Fail("triage", "comment/10050", "HTTP 422 unexpected input", t0.Add(-5*time.Minute))
 	w.set(quarantined, w.keys.quarantine, q.Marshal())
-	w.set(deferred, w.keys.check, polllock.LastCheck{TS: t0.Add(-10 * time.Minute),
+	w.set(deferred, w.keys.check, lastcheck.LastCheck{TS: t0.Add(-10 * time.Minute),
 		Harness: map[string]time.Time{"triage": t0.Add(-25 * time.Minute)},
-		Intents: map[string]polllock.Intent{"review": {Key: "review:acme/platform:jira:work_item:PROJ-7@1772624700000",
+		Intents: map[string]lastcheck.Intent{"review": {Key: "review:acme/platform:jira:work_item:PROJ-7@1772624700000",
 			Change: t0.Add(-15 * time.Minute), TS: t0.Add(-14 * time.Minute)}}})
 	return w
 }
@@ -81,7 +84,7 @@ func TestOverviewGolden(t *testing.T) {
 		{"the cursor the pollers wrote", "overview_cursor.golden", func(*Options) {
 			doc := `{"at":"2026-03-04T11:57:00Z","by":"` + poller + `","ts":"2026-03-04T11:59:30Z",` +
 				`"pollers":{"` + poller + `":"2026-03-04T11:59:30Z"},"held":{"PROJ-7":"2026-03-04T11:35:00Z"}}`
-			w.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, botAcct, polllock.CursorKey(repo), json.RawMessage(doc))
+			w.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, botAcct, cursor.Key(repo), json.RawMessage(doc))
 		}},
 		{"metrics and cursor lag", "overview_metrics_cursor.golden", func(o *Options) {
 			o.MetricsURL = metricsServer(t, pollerMetrics, pollerHealth, 200)
@@ -109,7 +112,7 @@ func TestOverviewGolden(t *testing.T) {
 			if calls := w.sim.Calls(); !onlyReads(calls) {
 				t.Errorf("Jira calls %v, want one search and at most one cursor read", calls)
 			}
-			w.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, botAcct, polllock.CursorKey(repo), nil)
+			w.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, botAcct, cursor.Key(repo), nil)
 			if wr := w.writes(); len(wr) != 0 {
 				t.Errorf("status wrote to Jira: %v", wr)
 			}

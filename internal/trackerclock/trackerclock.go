@@ -34,7 +34,7 @@
 // true offset by at most half the interval's width. Either way the
 // estimate is within MaxError of the service's clock (at the last answer;
 // MaxDrift of the time since may add to it), so that two processes'
-// estimates differ by at most 2*MaxError (polllock.ClockError). Before any
+// estimates differ by at most 2*MaxError (ClockError). Before any
 // answer the offset is zero.
 package trackerclock
 

@@ -130,7 +130,7 @@ func (w *world) play(ctx context.Context, o Options, m *metrics.Metrics, pollers
 // as jirapoll.FromConfig does, on the scenario's clock.
 func (w *world) poller(cfg *config.Config, i int, m *metrics.Metrics, d poll.Decider) (poll.Options, error) {
 	id := cfg.Poll.InputDrivers[0]
-	jo, err := jirapoll.ClientOptions(id, w.getenv, nil)
+	jo, err := config.JiraOptions(id, w.getenv, nil)
 	if err != nil {
 		return poll.Options{}, err
 	}

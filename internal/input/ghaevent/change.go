@@ -8,16 +8,16 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // ChangePos is the position on GitHub's clock of the change the last
 // Read mapped, which both paths key a run by
-// (polllock.IdempotencyKeyAt; docs/github.md, "Backstop: github-poll"):
+// (changepos.Key; docs/github.md, "Backstop: github-poll"):
 // see PosOf. Zero for other actions and before a successful Read: such
 // runs carry no idempotency key.
-func (d *Driver) ChangePos() polllock.ChangePos { return d.pos }
+func (d *Driver) ChangePos() changepos.Pos { return d.pos }
 
 // Mapper maps webhook event structs that were not read from a payload
 // (the github-poll backstop builds them from API listings) with the rules
@@ -39,22 +39,22 @@ func NewMapper(o Options) *Mapper {
 // PullRequestEvent or PullRequestReviewEvent of event eventName, exactly as
 // Read maps the same payload, validates the result and returns it with
 // its change position (PosOf).
-func (m *Mapper) Map(ctx context.Context, eventName string, payload any) (*event.Event, polllock.ChangePos, error) {
+func (m *Mapper) Map(ctx context.Context, eventName string, payload any) (*event.Event, changepos.Pos, error) {
 	if !supportedEvent(eventName) {
-		return nil, polllock.ChangePos{}, fmt.Errorf("gha-event: unsupported event %q: gha-event handles %s", eventName, supportedList())
+		return nil, changepos.Pos{}, fmt.Errorf("gha-event: unsupported event %q: gha-event handles %s", eventName, supportedList())
 	}
 	o := m.o
 	o.EventName = eventName
 	d := &Driver{o: o, log: o.Log}
 	ev, err := d.mapParsed(ctx, payload)
 	if err != nil {
-		return nil, polllock.ChangePos{}, fmt.Errorf("gha-event %s: %w", eventName, err)
+		return nil, changepos.Pos{}, fmt.Errorf("gha-event %s: %w", eventName, err)
 	}
 	if ev == nil {
-		return nil, polllock.ChangePos{}, errors.New("gha-event: nothing mapped")
+		return nil, changepos.Pos{}, errors.New("gha-event: nothing mapped")
 	}
 	if err := ev.Validate(); err != nil {
-		return nil, polllock.ChangePos{}, fmt.Errorf("gha-event %s: the mapped event is invalid: %w", eventName, err)
+		return nil, changepos.Pos{}, fmt.Errorf("gha-event %s: the mapped event is invalid: %w", eventName, err)
 	}
 	return ev, PosOf(payload), nil
 }
@@ -68,7 +68,7 @@ func (m *Mapper) Map(ctx context.Context, eventName string, payload any) (*event
 // stamps at the second: the ids tell apart the comments and reviews of
 // one second. Zero for other actions: their runs carry no idempotency
 // key.
-func PosOf(parsed any) polllock.ChangePos {
+func PosOf(parsed any) changepos.Pos {
 	var ts *gogithub.Timestamp
 	var id int64
 	switch p := parsed.(type) {
@@ -93,9 +93,9 @@ func PosOf(parsed any) polllock.ChangePos {
 		}
 	}
 	if ts == nil {
-		return polllock.ChangePos{}
+		return changepos.Pos{}
 	}
-	return polllock.ChangePos{At: ts.UTC(), ID: max(id, 0)}
+	return changepos.Pos{At: ts.UTC(), ID: max(id, 0)}
 }
 
 func pullChangeTime(action string, pr *gogithub.PullRequest) *gogithub.Timestamp {

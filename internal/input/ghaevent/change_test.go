@@ -10,7 +10,7 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 )
 
 // TestChangePos: openings, comments, label changes and reviews carry
@@ -50,7 +50,7 @@ func TestChangePos(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want polllock.ChangePos
+			var want changepos.Pos
 			var p payload
 			_ = json.Unmarshal(data, &p) // "action" is not an object: skipped
 			if tc.field != nil {

@@ -23,14 +23,14 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/changepos"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Name is the driver name.
-const Name = drivers.GHAEvent
+const Name = drivername.GHAEvent
 
 // MaxPayloadBytes bounds the payload read (GitHub caps webhooks at 25 MB).
 const MaxPayloadBytes = 25 << 20
@@ -59,7 +59,7 @@ type Options struct {
 type Driver struct {
 	o   Options
 	log *slog.Logger
-	pos polllock.ChangePos // the change position of the last event read (ChangePos)
+	pos changepos.Pos // the change position of the last event read (ChangePos)
 }
 
 var _ input.Driver = (*Driver)(nil)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
@@ -18,7 +18,7 @@ func TestChangePos(t *testing.T) {
 	is, _, err := f.sim.CreateIssue("acme/platform", f.alice.ID, "t", "d", nil)
 	must(t, err)
 	var noteID int64
-	labelEvent := func(i int) polllock.ChangePos {
+	labelEvent := func(i int) changepos.Pos {
 		les, err := f.api.LabelEvents(ctx, "acme/platform", NoteableIssue, is.IID)
 		must(t, err)
 		return LabelEventPos(les[i])
@@ -26,19 +26,19 @@ func TestChangePos(t *testing.T) {
 	tests := []struct {
 		name   string
 		change func() []byte
-		want   func() polllock.ChangePos
+		want   func() changepos.Pos
 	}{
-		{"opening", func() []byte { return f.hooks["issue_open"] }, func() polllock.ChangePos {
+		{"opening", func() []byte { return f.hooks["issue_open"] }, func() changepos.Pos {
 			first, err := f.api.Issue(ctx, "acme/platform", 1)
 			must(t, err)
-			return polllock.PosAt(first.CreatedAt.UTC())
+			return changepos.At(first.CreatedAt.UTC())
 		}},
 		{"note", func() []byte {
 			n, body, err := f.sim.AddNote("acme/platform", gitlabsim.NoteableIssue, is.IID, f.alice.ID, "/fs-triage")
 			must(t, err)
 			noteID = n.ID
 			return body
-		}, func() polllock.ChangePos {
+		}, func() changepos.Pos {
 			n, err := f.api.Note(ctx, "acme/platform", NoteableIssue, is.IID, noteID)
 			must(t, err)
 			if n.ID != noteID || noteID <= 0 {
@@ -50,20 +50,20 @@ func TestChangePos(t *testing.T) {
 			body, err := f.sim.ChangeLabels("acme/platform", gitlabsim.NoteableIssue, is.IID, f.alice.ID, []string{"a"}, nil)
 			must(t, err)
 			return body
-		}, func() polllock.ChangePos { return labelEvent(0) }},
+		}, func() changepos.Pos { return labelEvent(0) }},
 		{"two labels: the newest event", func() []byte {
 			body, err := f.sim.ChangeLabels("acme/platform", gitlabsim.NoteableIssue, is.IID, f.alice.ID, []string{"b", "c"}, nil)
 			must(t, err)
 			return body
-		}, func() polllock.ChangePos { return labelEvent(2) }},
+		}, func() changepos.Pos { return labelEvent(2) }},
 		{"closed: the last update", func() []byte {
 			body, err := f.sim.SetState("acme/platform", gitlabsim.NoteableMergeRequest, 1, f.alice.ID, "close")
 			must(t, err)
 			return body
-		}, func() polllock.ChangePos {
+		}, func() changepos.Pos {
 			mr, err := f.api.MergeRequest(ctx, "acme/platform", 1)
 			must(t, err)
-			return polllock.PosAt(mr.UpdatedAt.UTC())
+			return changepos.At(mr.UpdatedAt.UTC())
 		}},
 	}
 	for _, tc := range tests {

@@ -29,14 +29,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/changepos"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Name is the driver name.
-const Name = drivers.GitLabEvent
+const Name = drivername.GitLabEvent
 
 // MaxPayloadBytes bounds the payload read (GitLab caps webhook bodies at
 // 25 MB by default).
@@ -66,7 +66,7 @@ type Options struct {
 type Driver struct {
 	o   Options
 	log *slog.Logger
-	pos polllock.ChangePos // the confirmed change's position (ChangePos)
+	pos changepos.Pos // the confirmed change's position (ChangePos)
 }
 
 // ChangePos is the position on GitLab's clock of the change the last Read
@@ -75,7 +75,7 @@ type Driver struct {
 // detects the same position for the same change (NotePos,
 // LabelEventPos), so that runs carry the same idempotency key on both
 // paths (docs/gitlab.md, "Backstop: gitlab-poll").
-func (d *Driver) ChangePos() polllock.ChangePos { return d.pos }
+func (d *Driver) ChangePos() changepos.Pos { return d.pos }
 
 var _ input.Driver = (*Driver)(nil)
 

@@ -10,9 +10,9 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // API is what the driver reads from GitLab to confirm a webhook body.
@@ -58,7 +58,7 @@ type verified struct {
 	// pos is the change's position on GitLab's clock, the one a poller
 	// detects for it too: a note's or label event's creation and id, an
 	// opening's creation, else the subject's last update (no id).
-	pos polllock.ChangePos
+	pos changepos.Pos
 }
 
 // verify re-reads the subject, the note and the acting user and compares
@@ -235,12 +235,12 @@ func checkReopened(ctx context.Context, api API, project string, c *Claim) error
 // event by the acting user.
 // It returns the position (time, then id) of the newest event confirming
 // a change.
-func checkLabelEvents(ctx context.Context, api API, project string, c *Claim) (polllock.ChangePos, error) {
+func checkLabelEvents(ctx context.Context, api API, project string, c *Claim) (changepos.Pos, error) {
 	evs, err := api.LabelEvents(ctx, project, c.Noteable, c.IID)
 	if err != nil {
-		return polllock.ChangePos{}, unavailable(fmt.Sprintf("label events of %s %d", c.Noteable, c.IID), err)
+		return changepos.Pos{}, unavailable(fmt.Sprintf("label events of %s %d", c.Noteable, c.IID), err)
 	}
-	var at polllock.ChangePos
+	var at changepos.Pos
 	for _, l := range c.LabelChanges {
 		act := map[string]string{"added": "add", "removed": "remove"}[l.Action]
 		// The newest matching event is the one this webhook reports.
@@ -248,7 +248,7 @@ func checkLabelEvents(ctx context.Context, api API, project string, c *Claim) (p
 			return e.Action == act && e.Label.Name == l.Name && e.User.ID == c.UserID
 		})
 		if i < 0 {
-			return polllock.ChangePos{}, mismatch("changes.labels", "GitLab has no event of user %d that %s label %q", c.UserID, l.Action, l.Name)
+			return changepos.Pos{}, mismatch("changes.labels", "GitLab has no event of user %d that %s label %q", c.UserID, l.Action, l.Name)
 		}
 		for j := len(evs) - 1; j >= i; j-- {
 			if e := evs[j]; e.Action == act && e.Label.Name == l.Name && e.User.ID == c.UserID {
@@ -270,13 +270,13 @@ func sameSet(a []string, b gitlab.Labels) bool {
 }
 
 // LabelEventPos is a label event's position: its creation and id.
-func LabelEventPos(e *gitlab.LabelEvent) polllock.ChangePos {
-	return polllock.ChangePos{At: timeOf(e.CreatedAt), ID: max(e.ID, 0)}
+func LabelEventPos(e *gitlab.LabelEvent) changepos.Pos {
+	return changepos.Pos{At: timeOf(e.CreatedAt), ID: max(e.ID, 0)}
 }
 
 // NotePos is a note's position: its creation and id.
-func NotePos(n *gitlab.Note) polllock.ChangePos {
-	return polllock.ChangePos{At: timeOf(n.CreatedAt), ID: max(n.ID, 0)}
+func NotePos(n *gitlab.Note) changepos.Pos {
+	return changepos.Pos{At: timeOf(n.CreatedAt), ID: max(n.ID, 0)}
 }
 
 func timeOf(t *time.Time) time.Time {
@@ -287,7 +287,7 @@ func timeOf(t *time.Time) time.Time {
 }
 
 // changePos is the change's position (see verified.pos).
-func (v *verified) changePos(c *Claim) polllock.ChangePos {
+func (v *verified) changePos(c *Claim) changepos.Pos {
 	var created, updated *time.Time
 	if mr := v.subject.MergeRequest; mr != nil {
 		created, updated = mr.CreatedAt, mr.UpdatedAt
@@ -300,9 +300,9 @@ func (v *verified) changePos(c *Claim) polllock.ChangePos {
 	case c.Transition == event.LabelChanged && !v.pos.IsZero():
 		return v.pos
 	case c.Transition == event.Opened && created != nil:
-		return polllock.PosAt(created.UTC())
+		return changepos.At(created.UTC())
 	case updated != nil:
-		return polllock.PosAt(updated.UTC())
+		return changepos.At(updated.UTC())
 	}
-	return polllock.ChangePos{}
+	return changepos.Pos{}
 }

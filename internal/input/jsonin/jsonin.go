@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
@@ -27,7 +27,7 @@ func New(path string, stdin io.Reader) *Driver {
 }
 
 // Name implements input.Driver.
-func (d *Driver) Name() string { return drivers.JSONIn }
+func (d *Driver) Name() string { return drivername.JSONIn }
 
 // Read implements input.Driver. Errors name the file (or "stdin").
 func (d *Driver) Read(context.Context) (*event.Event, error) {

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
@@ -50,7 +50,7 @@ func TestSettleUnlistedOnGitHubsClock(t *testing.T) {
 	sk := scope.KeyOf("triage", ev, "github")
 	keyed := func(at time.Time) plan.Run {
 		return plan.Run{Harness: "triage", Event: ev, Key: sk,
-			WorkItem: plan.WorkItem{IdempotencyKey: polllock.IdempotencyKey(string(sk), at)}}
+			WorkItem: plan.WorkItem{IdempotencyKey: changepos.KeyAt(string(sk), at)}}
 	}
 	change := time.Now().Add(time.Hour - time.Minute) // on GitHub's clock
 	listed := keyed(change)
@@ -61,7 +61,7 @@ func TestSettleUnlistedOnGitHubsClock(t *testing.T) {
 	// scope lacks it.
 	other := keyed(change)
 	other.Key = scope.KeyOf("triage", &event.Event{Repo: "acme/platform", Entity: event.Entity{Kind: event.KindWorkItem, ID: 8}}, "github")
-	other.WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(other.Key), change)
+	other.WorkItem.IdempotencyKey = changepos.KeyAt(string(other.Key), change)
 	res := d.Dispatch(context.Background(), []plan.Run{other})
 	if res[0].Err != nil {
 		t.Fatal(res[0].Err)

@@ -26,7 +26,7 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -34,7 +34,7 @@ import (
 )
 
 // Name is the driver name.
-const Name = drivers.GHADispatch
+const Name = drivername.GHADispatch
 
 // MaxInputChars is GitHub's limit on the workflow_dispatch inputs payload
 // ("The maximum payload for inputs is 65,535 characters"), counted here

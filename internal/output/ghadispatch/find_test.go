@@ -10,9 +10,9 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
@@ -30,7 +30,7 @@ func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 // keyed is run with its idempotency key for a change at changeAt.
 func keyed(run plan.Run, changeAt time.Time) plan.Run {
-	run.WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(run.Key), changeAt)
+	run.WorkItem.IdempotencyKey = changepos.KeyAt(string(run.Key), changeAt)
 	return run
 }
 

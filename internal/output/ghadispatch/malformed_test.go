@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/github"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
 
@@ -36,7 +36,7 @@ func TestMalformedRunListIsAnError(t *testing.T) {
 	d := e.driver(t, func(o *Options) { o.HTTPClient = &http.Client{Transport: nullRuns{tr}} })
 	run := jiraRun(t)
 	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
-	run.WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(run.Key), at)
+	run.WorkItem.IdempotencyKey = changepos.KeyAt(string(run.Key), at)
 	_, found, err := d.FindDispatched(context.Background(), run, at)
 	var me *github.MalformedError
 	if found || !errors.As(err, &me) {

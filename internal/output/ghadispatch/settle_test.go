@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/internal/workflows/ghactions"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
@@ -23,7 +23,7 @@ func TestDispatchSettles(t *testing.T) {
 	ev := &event.Event{Repo: "acme/platform", Entity: event.Entity{Kind: event.KindWorkItem, ID: 7}}
 	sk := scope.KeyOf("triage", ev, "github")
 	run := plan.Run{Harness: "triage", Event: ev, Key: sk,
-		WorkItem: plan.WorkItem{IdempotencyKey: polllock.IdempotencyKey(string(sk), time.Now().Add(-time.Minute))}}
+		WorkItem: plan.WorkItem{IdempotencyKey: changepos.KeyAt(string(sk), time.Now().Add(-time.Minute))}}
 	dispatch := func(r plan.Run) int64 { return dispatchID(t, d, r) }
 	status := func(id int64) string {
 		r, _ := e.sim.Run(id)
@@ -39,7 +39,7 @@ func TestDispatchSettles(t *testing.T) {
 	}
 	jira := run
 	jira.Key = "triage:acme/platform:jira:work_item:7"
-	jira.WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(jira.Key), time.Now())
+	jira.WorkItem.IdempotencyKey = changepos.KeyAt(string(jira.Key), time.Now())
 	a, b := dispatch(jira), dispatch(jira)
 	if status(a) != "" || status(b) != "" {
 		t.Fatalf("Jira key runs %q, %q: want both left alone", status(a), status(b))
@@ -85,7 +85,7 @@ func groupEnv(t *testing.T) (e *env, webhook, poller *Driver) {
 // one covers it). Changes of one second are told apart by their ids.
 func TestOlderChangeDispatchedLast(t *testing.T) {
 	at := time.Now().Add(-time.Minute).Truncate(time.Second)
-	older, newer := polllock.ChangePos{At: at, ID: 100}, polllock.ChangePos{At: at, ID: 200}
+	older, newer := changepos.Pos{At: at, ID: 100}, changepos.Pos{At: at, ID: 200}
 	cases := []struct {
 		name   string
 		active bool // a run of the scope is in progress when both are dispatched
@@ -98,13 +98,13 @@ func TestOlderChangeDispatchedLast(t *testing.T) {
 			e, webhook, poller := groupEnv(t)
 			ev := &event.Event{Repo: "acme/platform", Entity: event.Entity{Kind: event.KindWorkItem, ID: 7}}
 			sk := scope.KeyOf("triage", ev, "github")
-			runOf := func(p polllock.ChangePos) plan.Run {
+			runOf := func(p changepos.Pos) plan.Run {
 				return plan.Run{Harness: "triage", Event: ev, Key: sk,
-					WorkItem: plan.WorkItem{IdempotencyKey: polllock.IdempotencyKeyAt(string(sk), p)}}
+					WorkItem: plan.WorkItem{IdempotencyKey: changepos.Key(string(sk), p)}}
 			}
 			dispatch := func(d *Driver, r plan.Run) int64 { return dispatchID(t, d, r) }
 			if tc.active {
-				must(t, e.sim.StartRun(dispatch(webhook, runOf(polllock.ChangePos{At: at.Add(-time.Minute)}))))
+				must(t, e.sim.StartRun(dispatch(webhook, runOf(changepos.Pos{At: at.Add(-time.Minute)}))))
 			}
 			b := dispatch(webhook, runOf(newer))
 			a := dispatch(poller, runOf(older))

@@ -14,9 +14,6 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/newest"
 )
 
-// maxListPages bounds pagination of one pipelines list.
-const maxListPages = 50
-
 // CoalesceResult says what coalescing did for one scope.
 type CoalesceResult struct {
 	Cancelled []int64 // older pipelines that were still waiting, now cancelled
@@ -29,7 +26,7 @@ type CoalesceResult struct {
 // those created before it. l reads (once) the keys of the candidates.
 // Each candidate's jobs are read immediately before its cancel; one job
 // that is not created or waiting_for_resource keeps the pipeline alive.
-func (d *Driver) coalesce(ctx context.Context, rk string, me newest.Run, l *scopeList) (CoalesceResult, error) {
+func (d *Driver) coalesce(ctx context.Context, rk string, me newest.Run, l *glapi.ScopeList) (CoalesceResult, error) {
 	var res CoalesceResult
 	_, byChange := newest.Change(me.Key)
 	var cands []newest.Run
@@ -42,9 +39,9 @@ func (d *Driver) coalesce(ctx context.Context, rk string, me newest.Run, l *scop
 			if p.ID == me.ID {
 				continue
 			}
-			c := runOf(p)
+			c := glapi.RunOf(p)
 			if byChange {
-				if c.Key, err = l.key(ctx, p.ID); err != nil {
+				if c.Key, err = l.Key(ctx, p.ID); err != nil {
 					return res, err
 				}
 			}
@@ -103,16 +100,16 @@ func allWaiting(jobs []*gitlab.Job) bool {
 func (d *Driver) listScope(ctx context.Context, rk string, status *gitlab.BuildStateValue, sort string, stop func(*gitlab.PipelineInfo) bool) ([]*gitlab.PipelineInfo, error) {
 	opt := &gitlab.ListProjectPipelinesOptions{
 		ListOptions: gitlab.ListOptions{PerPage: 100, Page: 1},
-		Name:        gitlab.Ptr(PipelineName(rk)),
+		Name:        gitlab.Ptr(glapi.PipelineName(rk)),
 		Status:      status,
 		OrderBy:     gitlab.Ptr("id"),
 		Sort:        gitlab.Ptr(sort),
 	}
 	var all []*gitlab.PipelineInfo
-	for page := 0; page < maxListPages; page++ {
+	for page := 0; page < glapi.MaxListPages; page++ {
 		ps, resp, err := d.gl.Pipelines.ListProjectPipelines(d.o.Project, opt, gitlab.WithContext(ctx))
 		if err != nil {
-			return all, fmt.Errorf("list pipelines named %q in project %s: %w", PipelineName(rk), d.o.Project, err)
+			return all, fmt.Errorf("list pipelines named %q in project %s: %w", glapi.PipelineName(rk), d.o.Project, err)
 		}
 		all = append(all, ps...)
 		if slices.ContainsFunc(ps, stop) || resp.NextPage == 0 {
@@ -120,7 +117,7 @@ func (d *Driver) listScope(ctx context.Context, rk string, status *gitlab.BuildS
 		}
 		opt.Page = resp.NextPage
 	}
-	return all, fmt.Errorf("list pipelines named %q in project %s: more than %d pages", PipelineName(rk), d.o.Project, maxListPages)
+	return all, fmt.Errorf("list pipelines named %q in project %s: more than %d pages", glapi.PipelineName(rk), d.o.Project, glapi.MaxListPages)
 }
 
 // ensureProcessMode switches the scope's resource group to newest_first
@@ -131,7 +128,7 @@ func (d *Driver) ensureProcessMode(ctx context.Context, rk string) {
 	if d.o.ProcessMode == ProcessModeLeave {
 		return
 	}
-	key := GroupKey(rk)
+	key := glapi.GroupKey(rk)
 	d.mu.Lock()
 	done := d.modeSet[key]
 	d.mu.Unlock()

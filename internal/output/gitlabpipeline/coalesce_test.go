@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
@@ -50,7 +51,7 @@ func TestBurstLeavesOneNewestWaiter(t *testing.T) {
 	if got := eventBody(t, survivor); got != "event 10" {
 		t.Errorf("survivor carries %q, want the newest event", got)
 	}
-	if g, _ := e.sim.Group(testProject, GroupKey(ResourceKey(first.Key))); g.ProcessMode != gitlabsim.ModeNewestFirst {
+	if g, _ := e.sim.Group(testProject, glapi.GroupKey(glapi.ResourceKey(first.Key))); g.ProcessMode != gitlabsim.ModeNewestFirst {
 		t.Errorf("process mode = %q, want newest_first", g.ProcessMode)
 	}
 	if n := e.sim.Calls("edit_resource_group"); n != 1 {
@@ -62,7 +63,7 @@ func TestBurstLeavesOneNewestWaiter(t *testing.T) {
 	if s, _ := e.sim.Pipeline(last); s.Status != gitlabsim.StatusPending {
 		t.Fatalf("survivor is %s after the active run finished, want pending (holding the resource)", s.Status)
 	}
-	if newer, err := d.Superseded(context.Background(), ResourceKey(first.Key), last, ""); err != nil || newer != 0 {
+	if newer, err := d.Superseded(context.Background(), glapi.ResourceKey(first.Key), last, ""); err != nil || newer != 0 {
 		t.Errorf("Superseded(survivor) = %d, %v; want 0", newer, err)
 	}
 }
@@ -161,8 +162,8 @@ func raceCase(t *testing.T, mode, at string, start bool) {
 	e.opts.ProcessMode = mode
 	d := e.driver(t)
 	run := mkRun("triage", 9, "A")
-	rk := ResourceKey(run.Key)
-	group := GroupKey(rk)
+	rk := glapi.ResourceKey(run.Key)
+	group := glapi.GroupKey(rk)
 	rn := &runner{e: e, d: d, rk: rk}
 	a := dispatch1(t, d, run)
 	if !rn.acquireNext(t, group) {

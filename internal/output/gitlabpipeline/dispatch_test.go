@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
@@ -38,19 +39,19 @@ func TestDispatchVariablesAndRef(t *testing.T) {
 	if res[0].Ref.Driver != Name || res[0].Ref.URL != wantURL {
 		t.Errorf("ref = %+v, want driver %s url %s", *res[0].Ref, Name, wantURL)
 	}
-	rk := ResourceKey(run.Key)
+	rk := glapi.ResourceKey(run.Key)
 	want := map[string]string{
-		VarAgent: "triage", VarRole: "triage", VarSourceRepo: "acme/platform", VarEventType: event.CommentAdded,
-		VarSerializationKey: string(run.Key), VarResourceKey: rk,
-		VarWorkItemURL: run.Event.Entity.URL, VarWorkItemSource: event.SystemGitHub, VarWorkItemKey: "PROJ-1",
-		VarPollLockID: "lock-1", VarPollLockDriver: "jira-poll", VarPollLockProperty: run.PollLock.Property,
+		glapi.VarAgent: "triage", glapi.VarRole: "triage", glapi.VarSourceRepo: "acme/platform", glapi.VarEventType: event.CommentAdded,
+		glapi.VarSerializationKey: string(run.Key), glapi.VarResourceKey: rk,
+		glapi.VarWorkItemURL: run.Event.Entity.URL, glapi.VarWorkItemSource: event.SystemGitHub, glapi.VarWorkItemKey: "PROJ-1",
+		glapi.VarPollLockID: "lock-1", glapi.VarPollLockDriver: "jira-poll", glapi.VarPollLockProperty: run.PollLock.Property,
 	}
 	for k, v := range want {
 		if p.Variables[k] != v {
 			t.Errorf("variable %s = %q, want %q", k, p.Variables[k], v)
 		}
 	}
-	raw, _ := base64.StdEncoding.DecodeString(p.Variables[VarEvent])
+	raw, _ := base64.StdEncoding.DecodeString(p.Variables[glapi.VarEvent])
 	var ev event.Event
 	if err := json.Unmarshal(raw, &ev); err != nil || ev.Entity.Key != "PROJ-1" || ev.Transition.Comment.Body != "hello" {
 		t.Errorf("FULLSEND_EVENT decodes to %+v, %v", ev, err)
@@ -149,7 +150,7 @@ func TestReadsAreRetriedAndCoalescingFailureIsNotADispatchFailure(t *testing.T) 
 	if w := byStatus(e, run, gitlabsim.StatusWaitingForResource); len(w) != 2 {
 		t.Fatalf("waiting = %d, want 2 (cancel failed)", len(w))
 	}
-	if newer, err := d.Superseded(context.Background(), ResourceKey(run.Key), last, ""); err != nil || newer != newest {
+	if newer, err := d.Superseded(context.Background(), glapi.ResourceKey(run.Key), last, ""); err != nil || newer != newest {
 		t.Fatalf("Superseded(%d) = %d, %v; want %d", last, newer, err, newest)
 	}
 }

@@ -31,7 +31,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/newest"
 	"github.com/fullsend-dev/fullsend/internal/output"
@@ -41,7 +41,7 @@ import (
 )
 
 // Name is the driver name used in config and plan.Ref.Driver.
-const Name = drivers.GitLabPipeline
+const Name = drivername.GitLabPipeline
 
 // Driver creates pipelines and coalesces waiting ones. It is safe for
 // concurrent use.
@@ -132,14 +132,14 @@ func (d *Driver) dispatchOne(ctx context.Context, run plan.Run) (*plan.Ref, erro
 			run.Key, d.o.Project, d.o.Ref, errNoPipelineID, err)
 	}
 	ref := &plan.Ref{Driver: Name, ID: strconv.FormatInt(p.ID, 10), URL: p.WebURL}
-	rk := ResourceKey(run.Key)
+	rk := glapi.ResourceKey(run.Key)
 	log := d.o.Log.With("driver", Name, "project", d.o.Project, "pipeline", p.ID, "scope", string(run.Key))
 	log.Info("pipeline created", "url", p.WebURL, "harness", run.Harness)
-	l := newScopeList(d.gl, d.o.Project, PipelineName(rk))
+	l := glapi.NewScopeList(d.gl, d.o.Project, glapi.PipelineName(rk))
 	me := newest.Run{ID: p.ID, Seq: p.ID, Key: run.WorkItem.IdempotencyKey}
 	if settles(run) {
 		var kept bool
-		kept, me, err = l.settle(ctx, run.WorkItem.IdempotencyKey, p.ID)
+		kept, me, err = settle(ctx, l, run.WorkItem.IdempotencyKey, p.ID)
 		if err != nil {
 			log.Warn("settling against the other pipelines of the scope failed; a duplicate pipeline may run", "error", err.Error())
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/entity/entitytest"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 )
 
 // FULLSEND_ENTITY carries the entity of a run of an entity-source harness
@@ -18,12 +19,12 @@ func TestVariablesCarryTheEntity(t *testing.T) {
 	plain := Variables(run)
 	run.Entity = entitytest.WorkItem(t)
 	with := Variables(run)
-	if len(with) != len(plain)+1 || !reflect.DeepEqual(with[:len(plain)], plain) || with[len(plain)][0] != VarEntity {
+	if len(with) != len(plain)+1 || !reflect.DeepEqual(with[:len(plain)], plain) || with[len(plain)][0] != glapi.VarEntity {
 		t.Fatalf("variables %v", with)
 	}
 	for _, v := range plain {
-		if v[0] == VarEntity {
-			t.Fatalf("an event-only run has %s", VarEntity)
+		if v[0] == glapi.VarEntity {
+			t.Fatalf("an event-only run has %s", glapi.VarEntity)
 		}
 	}
 	raw, err := base64.StdEncoding.DecodeString(with[len(plain)][1])

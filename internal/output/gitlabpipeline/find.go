@@ -8,6 +8,7 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
@@ -24,7 +25,7 @@ func (d *Driver) FindDispatched(ctx context.Context, run plan.Run, since time.Ti
 	}
 	from := since.UTC().Truncate(time.Second)
 	older := func(p *gitlab.PipelineInfo) bool { return p.CreatedAt != nil && p.CreatedAt.Before(from) }
-	ps, err := d.listScope(ctx, ResourceKey(run.Key), nil, "desc", older)
+	ps, err := d.listScope(ctx, glapi.ResourceKey(run.Key), nil, "desc", older)
 	if err != nil {
 		return nil, false, fmt.Errorf("gitlab-pipeline: looking for the pipeline of %s: %w", key, err)
 	}
@@ -37,7 +38,7 @@ func (d *Driver) FindDispatched(ctx context.Context, run plan.Run, since time.Ti
 			return nil, false, fmt.Errorf("gitlab-pipeline: reading the variables of pipeline %d in project %s: %w", p.ID, d.o.Project, err)
 		}
 		for _, v := range vars {
-			if v.Key == VarIdempotencyKey && v.Value == key {
+			if v.Key == glapi.VarIdempotencyKey && v.Value == key {
 				return &plan.Ref{Driver: Name, ID: strconv.FormatInt(p.ID, 10), URL: p.WebURL}, true, nil
 			}
 		}

@@ -7,16 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
 var _ poll.DispatchFinder = (*Driver)(nil)
 
 func withKey(r plan.Run, at time.Time) plan.Run {
-	r.WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(r.Key), at)
+	r.WorkItem.IdempotencyKey = changepos.KeyAt(string(r.Key), at)
 	return r
 }
 

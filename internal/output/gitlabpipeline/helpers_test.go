@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
@@ -88,7 +89,7 @@ func dispatch1(t *testing.T, d *Driver, run plan.Run) int64 {
 // eventBody decodes FULLSEND_EVENT of a pipeline and returns its comment body.
 func eventBody(t *testing.T, p gitlabsim.Pipeline) string {
 	t.Helper()
-	raw, err := base64.StdEncoding.DecodeString(p.Variables[VarEvent])
+	raw, err := base64.StdEncoding.DecodeString(p.Variables[glapi.VarEvent])
 	if err != nil {
 		t.Fatalf("pipeline %d: FULLSEND_EVENT is not base64: %v", p.ID, err)
 	}
@@ -103,7 +104,7 @@ func eventBody(t *testing.T, p gitlabsim.Pipeline) string {
 func byStatus(e *env, run plan.Run, status string) []gitlabsim.Pipeline {
 	var out []gitlabsim.Pipeline
 	for _, p := range e.sim.Pipelines(testProject) {
-		if p.Name == PipelineName(ResourceKey(run.Key)) && p.Status == status {
+		if p.Name == glapi.PipelineName(glapi.ResourceKey(run.Key)) && p.Status == status {
 			out = append(out, p)
 		}
 	}

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
@@ -25,9 +25,9 @@ func TestMalformedAnswerIsAnError(t *testing.T) {
 	d := e.driver(t)
 	run := mkRun("triage", 7, "/fs-triage")
 	run.Key = scope.KeyOf("triage", run.Event, "gitlab")
-	run.WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(run.Key), time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
+	run.WorkItem.IdempotencyKey = changepos.KeyAt(string(run.Key), time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
 	first := dispatch1(t, d, run)
-	rk := ResourceKey(run.Key)
+	rk := glapi.ResourceKey(run.Key)
 	listings := []struct{ name, body string }{
 		{"a null pipeline", `[null]`},
 		{"a null pipeline after a good one", `[{"id":1,"status":"running"},null]`},
@@ -35,7 +35,7 @@ func TestMalformedAnswerIsAnError(t *testing.T) {
 	}
 	for _, l := range listings {
 		e.sim.InjectFault(gitlabsim.Fault{Endpoint: "list_pipelines", Status: 200, Body: l.body})
-		kept, err := Settle(ctx, d.gl, testProject, PipelineName(rk), run.WorkItem.IdempotencyKey, first+1)
+		kept, err := Settle(ctx, d.gl, testProject, glapi.PipelineName(rk), run.WorkItem.IdempotencyKey, first+1)
 		if !errors.Is(err, glapi.ErrMalformed) || !kept {
 			t.Errorf("settle, listing answered with %s: kept %v, err %v; want kept and a malformed answer", l.name, kept, err)
 		}

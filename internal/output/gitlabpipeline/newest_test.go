@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
@@ -26,7 +27,7 @@ func noteRun(n int64, at time.Time) plan.Run {
 		Source:     event.Source{System: event.SystemGitLab, RawType: "Note Hook"},
 	}
 	r := plan.Run{Harness: "triage", Role: "triage", Event: ev, Key: scope.KeyOf("triage", ev, "gitlab"), WorkItem: plan.WorkItemOf(ev)}
-	r.WorkItem.IdempotencyKey = polllock.IdempotencyKeyAt(string(r.Key), polllock.ChangePos{At: at, ID: n})
+	r.WorkItem.IdempotencyKey = changepos.Key(string(r.Key), changepos.Pos{At: at, ID: n})
 	return r
 }
 
@@ -84,14 +85,14 @@ func TestWebhookAndPollersRace(t *testing.T) {
 // exactly one pipeline waits, carrying newest's key.
 func checkNewestWaits(t *testing.T, e *env, newest plan.Run, holder int64) {
 	t.Helper()
-	rk := ResourceKey(newest.Key)
+	rk := glapi.ResourceKey(newest.Key)
 	if p, _ := e.sim.Pipeline(holder); p.Status != gitlabsim.StatusPending {
 		t.Errorf("the active pipeline %d is %s, want pending (never cancelled)", holder, p.Status)
 	}
-	w := e.sim.Waiting(testProject, GroupKey(rk))
+	w := e.sim.Waiting(testProject, glapi.GroupKey(rk))
 	var keys []string
 	for _, p := range w {
-		keys = append(keys, p.Variables[VarIdempotencyKey])
+		keys = append(keys, p.Variables[glapi.VarIdempotencyKey])
 	}
 	if len(w) != 1 || keys[0] != newest.WorkItem.IdempotencyKey {
 		t.Fatalf("waiting pipelines carry %q; want exactly one, carrying the newest note %s", keys, newest.WorkItem.IdempotencyKey)
@@ -107,7 +108,7 @@ func TestSupersededByChange(t *testing.T) {
 	e := newEnv(t, gitlabsim.Options{})
 	d := e.driver(t)
 	older, newer := noteRun(101, at), noteRun(102, at)
-	rk := ResourceKey(newer.Key)
+	rk := glapi.ResourceKey(newer.Key)
 	create := func(r plan.Run) int64 { // as a dispatcher that died before settling would leave it
 		t.Helper()
 		vars := map[string]string{}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
@@ -64,14 +65,14 @@ func TestFromEnv(t *testing.T) {
 
 func TestResourceKey(t *testing.T) {
 	short := scope.Key("triage:acme/platform:jira:work_item:10042")
-	if got := ResourceKey(short); got != scope.ResourceName(short) {
+	if got := glapi.ResourceKey(short); got != scope.ResourceName(short) {
 		t.Errorf("short key changed: %q", got)
 	}
 	long1 := scope.Key("h:" + strings.Repeat("a/", 130) + "x:github:work_item:1")
 	long2 := scope.Key("h:" + strings.Repeat("a/", 130) + "x:github:work_item:2")
-	r1, r2 := ResourceKey(long1), ResourceKey(long2)
-	if len(GroupKey(r1)) > 255 || len(GroupKey(r2)) > 255 || r1 == r2 {
-		t.Errorf("long keys: %d %d bytes, equal=%v", len(GroupKey(r1)), len(GroupKey(r2)), r1 == r2)
+	r1, r2 := glapi.ResourceKey(long1), glapi.ResourceKey(long2)
+	if len(glapi.GroupKey(r1)) > 255 || len(glapi.GroupKey(r2)) > 255 || r1 == r2 {
+		t.Errorf("long keys: %d %d bytes, equal=%v", len(glapi.GroupKey(r1)), len(glapi.GroupKey(r2)), r1 == r2)
 	}
 }
 
@@ -84,7 +85,7 @@ func TestCancel(t *testing.T) {
 	if err := e.sim.FinishJob(p.JobID, gitlabsim.StatusSuccess); err != nil {
 		t.Fatal(err)
 	}
-	other, _ := e.sim.CreatePipeline("other/group/proj", "main", map[string]string{VarResourceKey: "k"})
+	other, _ := e.sim.CreatePipeline("other/group/proj", "main", map[string]string{glapi.VarResourceKey: "k"})
 	web := strings.TrimSuffix(e.opts.APIURL, "/api/v4")
 	tests := []struct {
 		name    string
@@ -125,23 +126,23 @@ func TestCheckSuperseded(t *testing.T) {
 	run := mkRun("triage", 4, "a")
 	a := dispatch1(t, d, run)
 	envv := map[string]string{"CI_API_V4_URL": e.opts.APIURL, "GITLAB_TOKEN": e.opts.Token, "CI_PROJECT_ID": "1",
-		"CI_COMMIT_REF_NAME": "main", "CI_PIPELINE_ID": itoa(a), VarResourceKey: ResourceKey(run.Key)}
+		"CI_COMMIT_REF_NAME": "main", "CI_PIPELINE_ID": itoa(a), glapi.VarResourceKey: glapi.ResourceKey(run.Key)}
 	get := func(k string) string { return envv[k] }
-	o := Options{Transport: e.opts.Transport, RateLimiter: e.opts.RateLimiter}
-	if sup, _, err := CheckSuperseded(context.Background(), get, o); sup || err != nil {
+	o := glapi.Options{Transport: e.opts.Transport, RateLimiter: e.opts.RateLimiter}
+	if sup, _, err := glapi.CheckSuperseded(context.Background(), get, o); sup || err != nil {
 		t.Fatalf("alone: superseded=%v err=%v", sup, err)
 	}
 	b := dispatch1(t, d, mkRun("triage", 4, "b"))
-	sup, msg, err := CheckSuperseded(context.Background(), get, o)
+	sup, msg, err := glapi.CheckSuperseded(context.Background(), get, o)
 	if !sup || err != nil || !strings.Contains(msg, itoa(b)) {
 		t.Fatalf("with newer %d: %v %q %v", b, sup, msg, err)
 	}
 	delete(envv, "CI_PIPELINE_ID")
-	if sup, _, err := CheckSuperseded(context.Background(), get, o); sup || err != nil {
+	if sup, _, err := glapi.CheckSuperseded(context.Background(), get, o); sup || err != nil {
 		t.Fatalf("outside GitLab CI: %v %v", sup, err)
 	}
 	envv["CI_PIPELINE_ID"] = "abc"
-	if _, _, err := CheckSuperseded(context.Background(), get, o); err == nil {
+	if _, _, err := glapi.CheckSuperseded(context.Background(), get, o); err == nil {
 		t.Fatal("bad CI_PIPELINE_ID accepted")
 	}
 }

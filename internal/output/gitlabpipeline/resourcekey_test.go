@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
@@ -12,14 +13,14 @@ import (
 // key with a dot in the URL path (the emulator does too), so the driver's
 // keys never hold one, and distinct dotted keys stay distinct.
 func TestResourceKeyHasNoDot(t *testing.T) {
-	a := ResourceKey(scope.Key("triage.v2:acme/web.app:github:work_item:7"))
-	b := ResourceKey(scope.Key("triage-v2:acme/web-app:github:work_item:7"))
+	a := glapi.ResourceKey(scope.Key("triage.v2:acme/web.app:github:work_item:7"))
+	b := glapi.ResourceKey(scope.Key("triage-v2:acme/web-app:github:work_item:7"))
 	if strings.ContainsAny(a, ".") || a == b {
 		t.Fatalf("keys %q and %q", a, b)
 	}
-	long := ResourceKey(scope.Key("h:" + strings.Repeat("a.", 200) + ":github:work_item:1"))
-	if strings.Contains(long, ".") || len(GroupKey(long)) > 255 {
-		t.Fatalf("long dotted key %q (%d bytes)", long, len(GroupKey(long)))
+	long := glapi.ResourceKey(scope.Key("h:" + strings.Repeat("a.", 200) + ":github:work_item:1"))
+	if strings.Contains(long, ".") || len(glapi.GroupKey(long)) > 255 {
+		t.Fatalf("long dotted key %q (%d bytes)", long, len(glapi.GroupKey(long)))
 	}
 }
 
@@ -33,7 +34,7 @@ func TestDottedScopeFindsItsResourceGroup(t *testing.T) {
 		t.Fatalf("key %q has no dot", run.Key)
 	}
 	dispatch1(t, d, run)
-	g, ok := e.sim.Group(testProject, GroupKey(ResourceKey(run.Key)))
+	g, ok := e.sim.Group(testProject, glapi.GroupKey(glapi.ResourceKey(run.Key)))
 	if !ok || g.ProcessMode != gitlabsim.ModeNewestFirst {
 		t.Fatalf("group %+v (found %v), want newest_first", g, ok)
 	}

@@ -42,20 +42,20 @@ func settles(run plan.Run) bool {
 // every attempt of the version: a pipeline that finished is an earlier
 // attempt, not a duplicate, and is not read (Finished).
 func Settle(ctx context.Context, gl *gitlab.Client, project, name, key string, ours int64) (kept bool, err error) {
-	kept, _, err = newScopeList(gl, project, name).settle(ctx, key, ours)
+	kept, _, err = settle(ctx, glapi.NewScopeList(gl, project, name), key, ours)
 	return kept, err
 }
 
 // settle is Settle over l; me is ours as the rule saw it.
-func (l *scopeList) settle(ctx context.Context, key string, ours int64) (kept bool, me newest.Run, err error) {
+func settle(ctx context.Context, l *glapi.ScopeList, key string, ours int64) (kept bool, me newest.Run, err error) {
 	var from time.Time
-	withKey := live
+	withKey := glapi.Live
 	if p, isChange := newest.Change(key); isChange {
 		from = p.At
 	} else {
 		withKey = func(p *gitlab.PipelineInfo) bool { return !Finished(p.Status) }
 	}
-	runs, err := l.list(ctx, from, 0, func(p *gitlab.PipelineInfo) bool { return p.ID != ours && withKey(p) })
+	runs, err := l.List(ctx, from, 0, func(p *gitlab.PipelineInfo) bool { return p.ID != ours && withKey(p) })
 	me = newest.Run{ID: ours, Seq: ours, Key: key}
 	if err != nil {
 		return true, me, fmt.Errorf("gitlab-pipeline: settling: %w", err)
@@ -67,7 +67,7 @@ func (l *scopeList) settle(ctx context.Context, key string, ours int64) (kept bo
 	if v.Keep {
 		return true, me, nil
 	}
-	if _, _, err := l.gl.Pipelines.CancelPipelineBuild(l.project, ours, gitlab.WithContext(glapi.WriteCtx(ctx))); err != nil {
+	if _, _, err := l.Client.Pipelines.CancelPipelineBuild(l.Project, ours, gitlab.WithContext(glapi.WriteCtx(ctx))); err != nil {
 		return true, me, fmt.Errorf("gitlab-pipeline: canceling pipeline %d, which pipeline %d makes redundant: %w", ours, v.Over, err)
 	}
 	return false, me, nil

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
@@ -32,7 +32,7 @@ func TestSettleOnCreate(t *testing.T) {
 			run := mkRun("triage", 7, "/fs-triage")
 			run.Key = scope.KeyOf("triage", run.Event, tc.forge)
 			if tc.key {
-				run.WorkItem.IdempotencyKey = polllock.IdempotencyKey(string(run.Key), at)
+				run.WorkItem.IdempotencyKey = changepos.KeyAt(string(run.Key), at)
 			}
 			first := dispatch1(t, d, run)
 			second := dispatch1(t, d, run)

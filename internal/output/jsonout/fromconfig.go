@@ -5,8 +5,8 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output"
 )
 
-// FromConfig returns the plan printer called name (drivers.JSON or
-// drivers.GHAMatrix) writing to env.Stdout.
+// FromConfig returns the plan printer called name (drivername.JSON or
+// drivername.GHAMatrix) writing to env.Stdout.
 func FromConfig(name string, env output.Env) (*Driver, error) {
 	d, err := New(name, env.Stdout)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
@@ -60,7 +60,7 @@ type Driver struct {
 
 // New returns the driver named name ("json" or "gha-matrix") writing to w.
 func New(name string, w io.Writer) (*Driver, error) {
-	if !drivers.PrintsPlan(name) {
+	if !drivername.PrintsPlan(name) {
 		return nil, fmt.Errorf("jsonout: unknown driver %q", name)
 	}
 	return &Driver{name: name, w: w, plan: []Entry{}}, nil
@@ -98,7 +98,7 @@ func (d *Driver) Close(context.Context) error {
 	}
 	d.closed = true
 	var doc any = d.plan
-	if d.name == drivers.GHAMatrix {
+	if d.name == drivername.GHAMatrix {
 		doc = map[string][]Entry{"include": d.plan}
 	}
 	b, err := json.Marshal(doc)

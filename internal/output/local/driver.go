@@ -19,14 +19,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/fullsend-dev/fullsend/internal/coalesce"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
 // DriverName is the name of this driver (`--output-driver local`).
-const DriverName = drivers.Local
+const DriverName = drivername.Local
 
 // Defaults for Options.
 const (

@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/procgroup"
+	"github.com/fullsend-dev/fullsend/internal/runreport"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
 
@@ -40,7 +40,7 @@ type processLauncher struct {
 	log       *slog.Logger
 	logFlags  []string                             // --log-format, --log-level as the parent's
 	after     func(time.Duration) <-chan time.Time // nil: time.After
-	isolation *metrics.RunIsolation                // nil: no run report asked for
+	isolation *runreport.Isolation                 // nil: no run report asked for
 }
 
 // newProcessLauncher builds the launcher of New; o already carries New's
@@ -55,7 +55,7 @@ func newProcessLauncher(o Options) (*processLauncher, error) {
 	}
 	p := &processLauncher{exe: exe, configDir: o.ConfigDir, tempDir: o.TempDir,
 		killDelay: o.KillDelay, teardown: o.Teardown, log: o.Log, after: o.After,
-		isolation: metrics.NewRunIsolation(o.Metrics)}
+		isolation: runreport.NewIsolation(o.Metrics)}
 	if o.LogFormat != "" {
 		p.logFlags = append(p.logFlags, "--log-format", o.LogFormat)
 	}
@@ -220,7 +220,7 @@ func isDispatchInput(name string) bool {
 	}
 	switch name {
 	case "FULLSEND_EVENT", "FULLSEND_ENTITY", "FULLSEND_POLL_LOCK_ID", "FULLSEND_POLL_LOCK_DRIVER", "FULLSEND_POLL_LOCK_PROPERTY", RunIDEnv,
-		metrics.RunReportFDEnv:
+		runreport.FDEnv:
 		return true
 	}
 	return false

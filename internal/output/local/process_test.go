@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
-	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/procgroup/procgrouptest"
 	"github.com/fullsend-dev/fullsend/internal/runner"
+	"github.com/fullsend-dev/fullsend/internal/runreport"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
 
@@ -81,7 +81,7 @@ func helperMain() bool {
 		os.Getenv("FULLSEND_SERIALIZATION_KEY"), os.Getenv("FULLSEND_NORMALIZED_EVENT"))
 	fmt.Printf("run_id=%q\n", os.Getenv(RunIDEnv))
 	fmt.Printf("log=%s/%s\n", flags["--log-format"], flags["--log-level"])
-	fmt.Printf("report_fd=%q\n", os.Getenv(metrics.RunReportFDEnv))
+	fmt.Printf("report_fd=%q\n", os.Getenv(runreport.FDEnv))
 	fmt.Fprint(os.Stderr, "no newline at the end")
 	os.Exit(0)
 	return true

@@ -7,7 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 
-	"github.com/fullsend-dev/fullsend/internal/metrics"
+	"github.com/fullsend-dev/fullsend/internal/runreport"
 )
 
 // reportFD is the report file's descriptor in the child: the first of
@@ -34,7 +34,7 @@ func (p *processLauncher) askReport(cmd *exec.Cmd) (*os.File, error) {
 		return nil, fmt.Errorf("run report: %w", err)
 	}
 	cmd.ExtraFiles = []*os.File{f}
-	cmd.Env = append(cmd.Env, metrics.RunReportFDEnv+"="+strconv.Itoa(reportFD))
+	cmd.Env = append(cmd.Env, runreport.FDEnv+"="+strconv.Itoa(reportFD))
 	return f, nil
 }
 
@@ -45,10 +45,10 @@ func (p *processLauncher) countReport(f *os.File, seq uint64) {
 	if f == nil {
 		return
 	}
-	data, err := io.ReadAll(io.NewSectionReader(f, 0, metrics.MaxRunReport+1))
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, runreport.MaxSize+1))
 	if err == nil {
-		var r metrics.RunReport
-		if r, err = metrics.ParseRunReport(data); err == nil {
+		var r runreport.Report
+		if r, err = runreport.Parse(data); err == nil {
 			p.isolation.Observe(r.Isolation)
 			return
 		}

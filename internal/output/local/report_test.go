@@ -13,8 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/runreport"
 	"github.com/fullsend-dev/fullsend/internal/sandbox"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
@@ -23,7 +23,7 @@ import (
 // run` writes it, package runner): "silent" reports nothing, "garbage" a
 // bad report, "fail" reports none and exits 1, any other mode itself.
 func reportIsolation(mode string) int {
-	fd, err := strconv.Atoi(os.Getenv(metrics.RunReportFDEnv))
+	fd, err := strconv.Atoi(os.Getenv(runreport.FDEnv))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "no report descriptor:", err)
 		return 9
@@ -41,7 +41,7 @@ func reportIsolation(mode string) int {
 	if mode == "fail" {
 		mode, code = string(sandbox.ModeNone), 1
 	}
-	if err := metrics.WriteRunReport(f, sandbox.Mode(mode)); err != nil {
+	if err := runreport.Write(f, sandbox.Mode(mode)); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 9
 	}
@@ -56,7 +56,7 @@ func TestProcessRunCountsIsolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(metrics.RunReportFDEnv, "1") // inherited: replaced by the run's own
+	t.Setenv(runreport.FDEnv, "1") // inherited: replaced by the run's own
 	var runs []plan.Run
 	for i, h := range []string{"isolation-none", "isolation-unavailable", "isolation-unavailable",
 		"isolation-silent", "isolation-garbage", "isolation-fail"} {
@@ -88,7 +88,7 @@ fullsend_run_isolation_total{mode="user"} 0
 // does not reach the child.
 func TestProcessRunWithoutMetricsAsksNoReport(t *testing.T) {
 	d, out, _, _ := newProcessDriver(t, time.Second)
-	t.Setenv(metrics.RunReportFDEnv, "3")
+	t.Setenv(runreport.FDEnv, "3")
 	if res := d.Dispatch(context.Background(), []plan.Run{mkRun("ok", 1, "x")}); res[0].Err != nil {
 		t.Fatal(res[0].Err)
 	}

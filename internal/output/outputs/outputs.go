@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
@@ -20,13 +20,13 @@ import (
 // setting is config.Invalid.
 func New(name string, cfg *config.Config, env output.Env) (output.Driver, error) {
 	switch name {
-	case drivers.JSON, drivers.GHAMatrix:
+	case drivername.JSON, drivername.GHAMatrix:
 		return driver(jsonout.FromConfig(name, env))
-	case drivers.GHADispatch:
+	case drivername.GHADispatch:
 		return driver(ghadispatch.FromConfig(cfg, env))
-	case drivers.GitLabPipeline:
+	case drivername.GitLabPipeline:
 		return driver(gitlabpipeline.FromConfig(cfg, env))
-	case drivers.Local:
+	case drivername.Local:
 		return driver(local.FromConfig(cfg, env))
 	}
 	return nil, Check(name)
@@ -44,8 +44,8 @@ func driver[D output.Driver](d D, err error) (output.Driver, error) {
 // Check reports, as config.Invalid, whether name is an output driver,
 // without building it.
 func Check(name string) error {
-	if _, ok := drivers.LookupOutput(name); !ok {
-		return config.Invalid(fmt.Errorf("--output-driver %q: want one of %v", name, drivers.OutputNames()))
+	if _, ok := drivername.LookupOutput(name); !ok {
+		return config.Invalid(fmt.Errorf("--output-driver %q: want one of %v", name, drivername.OutputNames()))
 	}
 	return nil
 }

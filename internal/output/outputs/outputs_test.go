@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/output"
 )
 
@@ -19,11 +19,11 @@ func TestNew(t *testing.T) {
 		name    string
 		invalid bool // the user's error
 	}{
-		{drivers.JSON, false},
-		{drivers.GHAMatrix, false},
-		{drivers.Local, false},
-		{drivers.GHADispatch, true},    // no token in the environment
-		{drivers.GitLabPipeline, true}, // no token in the environment
+		{drivername.JSON, false},
+		{drivername.GHAMatrix, false},
+		{drivername.Local, false},
+		{drivername.GHADispatch, true},    // no token in the environment
+		{drivername.GitLabPipeline, true}, // no token in the environment
 		{"carrier-pigeon", true},
 	}
 	for _, tc := range cases {

@@ -25,8 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/newest"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 var (
@@ -197,7 +197,7 @@ func (c *forgeCounts) begun(r forgeRun, all []forgeRun) {
 func (c *forgeCounts) sample(rs []forgeRun) {
 	type live struct {
 		active, waiting  int
-		waits, kept, cut polllock.ChangePos // newest change waiting; started or holding; cancelled unstarted
+		waits, kept, cut changepos.Pos // newest change waiting; started or holding; cancelled unstarted
 	}
 	by := map[string]*live{}
 	c.mu.Lock()
@@ -233,7 +233,7 @@ func (c *forgeCounts) sample(rs []forgeRun) {
 	}
 }
 
-func later(a, b polllock.ChangePos) polllock.ChangePos {
+func later(a, b changepos.Pos) changepos.Pos {
 	if b.After(a) {
 		return b
 	}
@@ -271,7 +271,7 @@ func reportForge(b *testing.B, w world, c *forgeCounts) {
 		subject int
 		harness string
 	}
-	newestRun := map[hs]polllock.ChangePos{}
+	newestRun := map[hs]changepos.Pos{}
 	perChange := map[string][]int64{}
 	for _, r := range c.started {
 		if r.comment == 0 {
@@ -280,7 +280,7 @@ func reportForge(b *testing.B, w world, c *forgeCounts) {
 		k := hs{c.commentOf[r.comment], harnessOf(r.scope)}
 		ch := fmt.Sprintf("%s comment %d", r.scope, r.comment)
 		perChange[ch] = append(perChange[ch], r.id)
-		if p := (polllock.ChangePos{At: c.commentAt[r.comment], ID: r.comment}); p.After(newestRun[k]) {
+		if p := (changepos.Pos{At: c.commentAt[r.comment], ID: r.comment}); p.After(newestRun[k]) {
 			newestRun[k] = p
 		}
 	}
@@ -300,7 +300,7 @@ func reportForge(b *testing.B, w world, c *forgeCounts) {
 	for _, id := range ids {
 		for _, h := range harnesses {
 			k := hs{c.commentOf[id], h}
-			if !(polllock.ChangePos{At: c.commentAt[id], ID: id}).After(newestRun[k]) {
+			if !(changepos.Pos{At: c.commentAt[id], ID: id}).After(newestRun[k]) {
 				continue
 			}
 			if sameSecond(c, id) {

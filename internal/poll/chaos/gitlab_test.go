@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
@@ -86,10 +87,10 @@ func (w *gitlabWorld) deliver(hook []byte) error {
 func (w *gitlabWorld) runs() []forgeRun {
 	var out []forgeRun
 	for _, p := range w.gs.Pipelines(ghRepo) {
-		fr := forgeRun{id: p.ID, scope: p.Variables[gitlabpipeline.VarSerializationKey], key: p.Variables[gitlabpipeline.VarIdempotencyKey],
+		fr := forgeRun{id: p.ID, scope: p.Variables[glapi.VarSerializationKey], key: p.Variables[glapi.VarIdempotencyKey],
 			waiting:  p.Status == gitlabsim.StatusWaitingForResource || p.Status == gitlabsim.StatusCreated,
 			admitted: p.Status == gitlabsim.StatusPending, active: p.Status == gitlabsim.StatusRunning}
-		if raw, err := base64.StdEncoding.DecodeString(p.Variables[gitlabpipeline.VarEvent]); err == nil {
+		if raw, err := base64.StdEncoding.DecodeString(p.Variables[glapi.VarEvent]); err == nil {
 			var ev event.Event
 			if json.Unmarshal(raw, &ev) == nil && ev.Transition.Comment != nil {
 				fr.comment, _ = strconv.ParseInt(ev.Transition.Comment.ID, 10, 64)
@@ -100,10 +101,10 @@ func (w *gitlabWorld) runs() []forgeRun {
 	return out
 }
 
-// start is the agent job's start-up check (gitlabpipeline.CheckSuperseded):
+// start is the agent job's start-up check (glapi.CheckSuperseded):
 // false when a pipeline of a newer change of its scope is live.
 func (w *gitlabWorld) start(ctx context.Context, r forgeRun) bool {
-	newer, err := w.checks.Superseded(ctx, gitlabpipeline.ResourceKey(scopeKey(r.scope)), r.id, r.key)
+	newer, err := w.checks.Superseded(ctx, glapi.ResourceKey(scopeKey(r.scope)), r.id, r.key)
 	return err != nil || newer == 0
 }
 

@@ -9,9 +9,9 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/input/ghaevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // payload is a webhook event struct built from listings, as GitHub would
@@ -29,7 +29,7 @@ type payload struct {
 // the actor's role up, so a change keep refuses costs nothing more.
 // Edits, pushes (synchronize), closing and reopening are left to the
 // event workflow (docs/github.md, "Backstop: github-poll").
-func (p *Poller) changes(ctx context.Context, lk *lookups, s subject, floor time.Time, keep func(polllock.ChangePos) bool) ([]poll.Change, error) {
+func (p *Poller) changes(ctx context.Context, lk *lookups, s subject, floor time.Time, keep func(changepos.Pos) bool) ([]poll.Change, error) {
 	pls, err := p.payloads(ctx, lk, s, floor)
 	if err != nil {
 		return nil, err

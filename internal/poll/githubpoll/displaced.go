@@ -1,9 +1,9 @@
 package githubpoll
 
 import (
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/newest"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // undisplace lowers the newest change recorded for a scope tail below
@@ -13,7 +13,7 @@ import (
 // newer one (ghadispatch.Settle), but one that died first leaves it
 // unhandled, and the item's next cycle dispatches it again. by is the
 // run index's runs by tail and harness.
-func undisplace(newestAt map[string]polllock.ChangePos, by map[string]map[string][]runInfo) {
+func undisplace(newestAt map[string]changepos.Pos, by map[string]map[string][]runInfo) {
 	for tail, hs := range by {
 		for h, rs := range hs {
 			runs := make([]newest.Run, 0, len(rs))

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Driver runs a Poller in the poll cycle (poll.Driver). GitHub offers no
@@ -28,7 +28,7 @@ type Driver struct {
 	// newest is, per item, the position of its newest change in the
 	// cycle's window (Detect): Advance takes the item as handled only
 	// for a checkpoint at or after it.
-	newest           map[string]polllock.ChangePos
+	newest           map[string]changepos.Pos
 	floor            time.Time
 	lk               *lookups
 	own              ownAccounts // the entity stage's (entity.go)
@@ -87,9 +87,9 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	}
 	d.mu.Lock()
 	d.floor, d.items, d.lk = floor, map[string]subject{}, newLookups(p.o.Client)
-	d.newest = map[string]polllock.ChangePos{}
+	d.newest = map[string]changepos.Pos{}
 	for _, s := range todo {
-		base := polllock.PosAt(floor)
+		base := changepos.At(floor)
 		if pos := p.keys.newest(s.tail(p.o.Repo)); pos.After(base) {
 			base = pos
 		}

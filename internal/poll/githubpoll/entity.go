@@ -10,8 +10,8 @@ import (
 	gogithub "github.com/google/go-github/v90/github"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/entity/githubentity"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/resolvers/githubentity"
 )
 
 // The entity stage (poll.EntityResolver): each item's entity resolved by

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/fakeclock"
@@ -16,8 +17,8 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
 
@@ -75,8 +76,8 @@ func (f *fixture) poller(t *testing.T) *Poller {
 
 // settle moves the clock past the second of the last change and the
 // clock's error, so that a cycle takes that second as complete
-// (polllock.LastComplete) and may dispatch its changes.
-func (f *fixture) settle() { f.clk.Advance(polllock.ClockError + Resolution) }
+// (changepos.LastComplete) and may dispatch its changes.
+func (f *fixture) settle() { f.clk.Advance(trackerclock.ClockError + Resolution) }
 
 // cycle runs one poll cycle of d through the gha-dispatch output.
 func (f *fixture) cycle(t *testing.T, d *Driver) poll.CycleStats {
@@ -108,7 +109,7 @@ func (f *fixture) webhook(ctx context.Context, d githubsim.Delivery) error {
 	runs := dec.Runs
 	for i := range runs {
 		if pos := drv.ChangePos(); !pos.IsZero() {
-			runs[i].WorkItem.IdempotencyKey = polllock.IdempotencyKeyAt(string(runs[i].Key), pos)
+			runs[i].WorkItem.IdempotencyKey = changepos.Key(string(runs[i].Key), pos)
 		}
 	}
 	for _, r := range f.out.Dispatch(ctx, runs) {

@@ -24,17 +24,17 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/config"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // Name is the driver name.
-const Name = drivers.GitHubPoll
+const Name = drivername.GitHubPoll
 
 // DefaultLookback is how far back a poller that starts reads activity.
 const DefaultLookback = 2 * time.Hour
@@ -60,7 +60,7 @@ type Options struct {
 	// Grace leaves changes younger than it to the event workflow (zero:
 	// none; FromConfig: the entry's grace). Whatever it is, a change is
 	// taken only once its second is complete on GitHub's clock
-	// (polllock.LastComplete).
+	// (changepos.LastComplete).
 	Grace time.Duration
 	// Now is GitHub's clock (a trackerclock.Clock's Now; nil: time.Now):
 	// the window and the grace cutoff are compared with GitHub's times.
@@ -128,7 +128,7 @@ const Resolution = time.Second
 
 // window returns the floor of this cycle's window and the cutoff: the
 // grace period's, and never within the second GitHub's clock is in
-// (polllock.LastComplete), whose changes are not all made yet.
+// (changepos.LastComplete), whose changes are not all made yet.
 // The floor moves only when the window has grown to twice Lookback.
 func (p *Poller) window() (floor, cutoff time.Time) {
 	now := p.o.Now().UTC()
@@ -143,5 +143,5 @@ func (p *Poller) window() (floor, cutoff time.Time) {
 			delete(p.handled, n)
 		}
 	}
-	return p.floor, minTime(now.Add(-p.o.Grace), polllock.LastComplete(now, Resolution))
+	return p.floor, minTime(now.Add(-p.o.Grace), changepos.LastComplete(now, Resolution))
 }

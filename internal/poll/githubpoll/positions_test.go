@@ -6,9 +6,10 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // TestRunIndexNewestPosition: a scope's checkpoint is the newest change
@@ -23,17 +24,17 @@ func TestRunIndexNewestPosition(t *testing.T) {
 	tests := []struct {
 		name   string
 		titles []string
-		want   polllock.ChangePos
+		want   changepos.Pos
 	}{
 		{"ids of one second", []string{title("triage", fmtMs(ms, 5)), title("review", fmtMs(ms, 9)), title("triage", fmtMs(ms, 7))},
-			polllock.ChangePos{At: s, ID: 9}},
+			changepos.Pos{At: s, ID: 9}},
 		{"a bare time before the ids of its second", []string{title("triage", fmtMs(ms, 0)), title("triage", fmtMs(ms, 2))},
-			polllock.ChangePos{At: s, ID: 2}},
+			changepos.Pos{At: s, ID: 2}},
 		{"a later second first", []string{title("triage", fmtMs(ms+1000, 0)), title("triage", fmtMs(ms, 99))},
-			polllock.PosAt(s.Add(time.Second))},
+			changepos.At(s.Add(time.Second))},
 		{"a version names no change", []string{title("triage", "v1:sha256:ab"), title("triage", fmtMs(ms, 3))},
-			polllock.ChangePos{At: s, ID: 3}},
-		{"no key", []string{"fullsend triage triage:" + tail}, polllock.ChangePos{}},
+			changepos.Pos{At: s, ID: 3}},
+		{"no key", []string{"fullsend triage triage:" + tail}, changepos.Pos{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,7 +53,7 @@ func TestRunIndexNewestPosition(t *testing.T) {
 }
 
 func fmtMs(ms, id int64) string {
-	return polllock.ChangeIDAt(polllock.ChangePos{At: time.UnixMilli(ms), ID: id})
+	return changepos.ID(changepos.Pos{At: time.UnixMilli(ms), ID: id})
 }
 
 // TestAdvanceHandled: the driver takes an item as handled (skipped until
@@ -61,8 +62,8 @@ func fmtMs(ms, id int64) string {
 // only when no change of it is left for later.
 func TestAdvanceHandled(t *testing.T) {
 	s := time.Date(2026, 11, 30, 12, 0, 7, 0, time.UTC)
-	newest := polllock.ChangePos{At: s, ID: 6}
-	intents := map[string]polllock.Intent{"triage": {Key: "k", Change: s, TS: s}}
+	newest := changepos.Pos{At: s, ID: 6}
+	intents := map[string]lastcheck.Intent{"triage": {Key: "k", Change: s, TS: s}}
 	tests := []struct {
 		name    string
 		cp      poll.Checkpoint
@@ -82,7 +83,7 @@ func TestAdvanceHandled(t *testing.T) {
 			p := &Poller{handled: map[int]time.Time{}}
 			d := NewDriver(p, nil)
 			d.items = map[string]subject{"#1": {issue: &gogithub.Issue{Number: gogithub.Ptr(1)}, updated: s}}
-			d.newest = map[string]polllock.ChangePos{"#1": newest}
+			d.newest = map[string]changepos.Pos{"#1": newest}
 			it := &poll.Item{ID: "#1", Cutoff: minTime(s, tc.cutoff)}
 			if err := d.Advance(t.Context(), it, tc.cp); err != nil {
 				t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
@@ -83,7 +84,7 @@ func (d *Driver) fillRecords(it *poll.Item, s subject) {
 	for h, rs := range older {
 		all[h] = append(all[h], rs...)
 	}
-	it.Receipts, it.Active = polllock.Receipts{}, map[string]bool{}
+	it.Receipts, it.Active = receipts.Receipts{}, map[string]bool{}
 	for h, rs := range all {
 		rec, active := d.recordOf(h, tail, version, rs)
 		it.Receipts[h] = rec
@@ -96,7 +97,7 @@ func (d *Driver) fillRecords(it *poll.Item, s subject) {
 // recordOf is harness h's record on the scope tail for version, from
 // its runs (reconcile.RecordOf), and whether a run of the scope is not
 // completed.
-func (d *Driver) recordOf(h, tail, version string, rs []runInfo) (polllock.HarnessRecord, bool) {
+func (d *Driver) recordOf(h, tail, version string, rs []runInfo) (receipts.HarnessRecord, bool) {
 	as := make([]reconcile.Attempt, 0, len(rs))
 	for _, r := range rs {
 		as = append(as, reconcile.Attempt{ID: r.id, Suffix: r.suffix, Done: r.status == statusCompleted,

@@ -13,13 +13,13 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/github"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // runIndex is what the run workflow's runs record: per scope, the newest
-// change position (time, then id: polllock.ChangePos) of the idempotency
+// change position (time, then id: changepos.Pos) of the idempotency
 // keys their titles carry ("fullsend <harness> <scope key>@<ms>.<id>", or
 // "@<ms>" for a change without an id), cancelled
 // runs included (a change whose run was cancelled, by a person or by
@@ -28,7 +28,7 @@ import (
 type runIndex struct {
 	p       *Poller
 	mu      sync.Mutex
-	newestP map[string]polllock.ChangePos // scope key without harness → newest change
+	newestP map[string]changepos.Pos // scope key without harness → newest change
 	byTail  map[string]map[string][]runInfo
 	read    bool // a listing was read or restored
 	pending bool // some run was not completed when it was read
@@ -47,7 +47,7 @@ type runInfo struct {
 }
 
 func newRunIndex(p *Poller) *runIndex {
-	return &runIndex{p: p, newestP: map[string]polllock.ChangePos{}, byTail: map[string]map[string][]runInfo{}}
+	return &runIndex{p: p, newestP: map[string]changepos.Pos{}, byTail: map[string]map[string][]runInfo{}}
 }
 
 // runsURL is the listing of the runs created at or after floor.
@@ -108,7 +108,7 @@ func (p *Poller) readRuns(ctx context.Context, u string, pages int) ([]*gogithub
 
 // index replaces the index with runs.
 func (k *runIndex) index(runs []*gogithub.WorkflowRun) {
-	newest := map[string]polllock.ChangePos{}
+	newest := map[string]changepos.Pos{}
 	by := map[string]map[string][]runInfo{}
 	pending := false
 	for _, r := range runs {
@@ -139,7 +139,7 @@ func (k *runIndex) index(runs []*gogithub.WorkflowRun) {
 				}
 			}
 			for _, r := range rs {
-				if _, isChange := polllock.ParseChangeID(r.suffix); !isChange && !ok[r.suffix] && r.status == statusCompleted {
+				if _, isChange := changepos.ParseID(r.suffix); !isChange && !ok[r.suffix] && r.status == statusCompleted {
 					open[h+":"+tail+"@"+r.suffix] = true
 				}
 			}
@@ -191,21 +191,21 @@ var splitScoped = reconcile.SplitScoped
 
 // splitKey splits an idempotency key "<harness>:<repo>:<system>:<kind>:<id>@<change id>"
 // into the scope key without its harness and the change's position.
-func splitKey(key string) (tail string, pos polllock.ChangePos, ok bool) {
+func splitKey(key string) (tail string, pos changepos.Pos, ok bool) {
 	_, tail, suffix, ok := splitScoped(key)
 	if !ok {
-		return "", polllock.ChangePos{}, false
+		return "", changepos.Pos{}, false
 	}
-	pos, ok = polllock.ParseChangeID(suffix)
+	pos, ok = changepos.ParseID(suffix)
 	if !ok {
-		return "", polllock.ChangePos{}, false
+		return "", changepos.Pos{}, false
 	}
 	return tail, pos, true
 }
 
 // newest is the newest change position a run records for the scope tail
 // (zero when none).
-func (k *runIndex) newest(tail string) polllock.ChangePos {
+func (k *runIndex) newest(tail string) changepos.Pos {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.newestP[tail]

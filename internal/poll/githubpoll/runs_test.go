@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 )
 
 // FuzzSplitKey: any run title word either is not a key or splits into a
@@ -24,8 +24,8 @@ func FuzzSplitKey(f *testing.F) {
 		if strings.Count(tail, ":") != 3 || pos.At.Location() != time.UTC {
 			t.Fatalf("splitKey(%q) = %q, %s", key, tail, pos)
 		}
-		if back, ok := polllock.KeyPos(key); !ok || back.Compare(pos) != 0 {
-			t.Fatalf("splitKey(%q) = %s, KeyPos %s", key, pos, back)
+		if back, ok := changepos.OfKey(key); !ok || back.Compare(pos) != 0 {
+			t.Fatalf("splitKey(%q) = %s, OfKey %s", key, pos, back)
 		}
 		if !strings.HasSuffix(strings.SplitN(key, "@", 2)[0], tail) {
 			t.Fatalf("splitKey(%q): tail %q is not the key's", key, tail)

@@ -10,9 +10,9 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Scheduled discovery's candidates (docs/github.md, "Scheduled discovery
@@ -162,7 +162,7 @@ func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, er
 // second is complete on GitHub's clock: a change made later in the same
 // second leaves updated_at where it is, and the entity kept would miss it.
 func (p *Poller) remember(s subject, e *entity.Entity) {
-	if s.updated.After(polllock.LastComplete(p.o.Now(), Resolution)) {
+	if s.updated.After(changepos.LastComplete(p.o.Now(), Resolution)) {
 		return
 	}
 	p.mu.Lock()

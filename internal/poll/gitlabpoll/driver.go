@@ -6,10 +6,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
@@ -31,7 +31,7 @@ type Driver struct {
 	// newest is, per item, the position of its newest change in the
 	// cycle's window (Detect): Advance takes the item as handled only
 	// for a checkpoint at or after it.
-	newest           map[string]polllock.ChangePos
+	newest           map[string]changepos.Pos
 	since            time.Time
 	poll.SweepSwitch // scheduled discovery (Sweeper)
 }
@@ -79,9 +79,9 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		}
 	}
 	d.mu.Lock()
-	d.since, d.items, d.newest = since, map[string]subject{}, map[string]polllock.ChangePos{}
+	d.since, d.items, d.newest = since, map[string]subject{}, map[string]changepos.Pos{}
 	for _, s := range todo {
-		base := polllock.PosAt(since)
+		base := changepos.At(since)
 		if pos := p.keys.newest(p.scopeTail(s)); pos.After(base) {
 			base = pos
 		}
@@ -189,7 +189,7 @@ func (p *Poller) markHandled(key string, s subject, cutoff time.Time) {
 
 // position is the newest change position of subject key this poller
 // handled (zero: none).
-func (p *Poller) position(key string) polllock.ChangePos {
+func (p *Poller) position(key string) changepos.Pos {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.done[key]

@@ -10,13 +10,14 @@ import (
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 	"go.uber.org/goleak"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
@@ -57,8 +58,8 @@ func newFixture(t *testing.T) *fixture {
 
 // settle moves the clock past the second of the last change and the
 // clock's error, so that a cycle takes that second as complete
-// (polllock.LastComplete) and may dispatch its changes.
-func (f *fixture) settle() { f.clk.Advance(polllock.ClockError + Resolution) }
+// (changepos.LastComplete) and may dispatch its changes.
+func (f *fixture) settle() { f.clk.Advance(trackerclock.ClockError + Resolution) }
 
 func (f *fixture) poller(t *testing.T) *Poller {
 	t.Helper()
@@ -97,7 +98,7 @@ func (f *fixture) count(all bool) map[string]int {
 	out := map[string]int{}
 	for _, p := range f.sim.Pipelines(project) {
 		if all || p.Status != gitlabsim.StatusCanceled {
-			out[p.Variables[gitlabpipeline.VarIdempotencyKey]]++
+			out[p.Variables[glapi.VarIdempotencyKey]]++
 		}
 	}
 	return out
@@ -116,12 +117,12 @@ type pipelines struct {
 
 const harness = "triage"
 
-func keyOf(ev *event.Event, pos polllock.ChangePos) (scope.Key, string) {
+func keyOf(ev *event.Event, pos changepos.Pos) (scope.Key, string) {
 	sk := scope.KeyOf(harness, ev, "gitlab")
-	return sk, polllock.IdempotencyKeyAt(string(sk), pos)
+	return sk, changepos.Key(string(sk), pos)
 }
 
-func (d *pipelines) Dispatch(ctx context.Context, ev *event.Event, pos polllock.ChangePos, done func(string) bool) error {
+func (d *pipelines) Dispatch(ctx context.Context, ev *event.Event, pos changepos.Pos, done func(string) bool) error {
 	sk, key := keyOf(ev, pos)
 	if done(key) && !d.skipDone {
 		return nil
@@ -134,17 +135,17 @@ func (d *pipelines) Dispatch(ctx context.Context, ev *event.Event, pos polllock.
 	if done(key) {
 		return nil
 	}
-	rk := gitlabpipeline.ResourceKey(sk)
+	rk := glapi.ResourceKey(sk)
 	vars := []*gitlab.PipelineVariableOptions{
-		{Key: gitlab.Ptr(gitlabpipeline.VarResourceKey), Value: gitlab.Ptr(rk)},
-		{Key: gitlab.Ptr(gitlabpipeline.VarIdempotencyKey), Value: gitlab.Ptr(key)},
+		{Key: gitlab.Ptr(glapi.VarResourceKey), Value: gitlab.Ptr(rk)},
+		{Key: gitlab.Ptr(glapi.VarIdempotencyKey), Value: gitlab.Ptr(key)},
 	}
 	p, _, err := d.gl.Pipelines.CreatePipeline(project, &gitlab.CreatePipelineOptions{Ref: gitlab.Ptr("main"), Variables: &vars},
 		gitlab.WithContext(ctx))
 	if err != nil {
 		return err
 	}
-	_, err = gitlabpipeline.Settle(ctx, d.gl, project, gitlabpipeline.PipelineName(rk), key, p.ID)
+	_, err = gitlabpipeline.Settle(ctx, d.gl, project, glapi.PipelineName(rk), key, p.ID)
 	return err
 }
 

@@ -8,8 +8,8 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
-	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/changepos"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
@@ -22,7 +22,7 @@ type keyIndex struct {
 	mu      sync.Mutex
 	byID    map[int64]string // pipeline id → key ("" when it has none)
 	keys    map[string]bool
-	newestP map[string]polllock.ChangePos // scope key without harness → newest change
+	newestP map[string]changepos.Pos // scope key without harness → newest change
 	// pipes: the pipelines of the last listing that carry a scoped key,
 	// with their status, for scheduled discovery's records (records.go)
 	pipes   map[int64]pipe
@@ -39,7 +39,7 @@ type pipe struct {
 
 func newKeyIndex(gl *gitlab.Client, project string) *keyIndex {
 	return &keyIndex{gl: gl, project: project, byID: map[int64]string{}, keys: map[string]bool{},
-		newestP: map[string]polllock.ChangePos{}, pipes: map[int64]pipe{}}
+		newestP: map[string]changepos.Pos{}, pipes: map[int64]pipe{}}
 }
 
 // refresh reads the pipelines created at or after since (newest first,
@@ -108,7 +108,7 @@ func (k *keyIndex) read(ctx context.Context, p *gitlab.PipelineInfo) error {
 	k.mu.Lock()
 	_, seen := k.byID[p.ID]
 	k.mu.Unlock()
-	if seen || !strings.HasPrefix(p.Name, gitlabpipeline.NamePrefix) {
+	if seen || !strings.HasPrefix(p.Name, glapi.NamePrefix) {
 		return nil
 	}
 	vars, _, err := k.gl.Pipelines.GetPipelineVariables(k.project, p.ID, gitlab.WithContext(ctx))
@@ -117,7 +117,7 @@ func (k *keyIndex) read(ctx context.Context, p *gitlab.PipelineInfo) error {
 	}
 	key := ""
 	for _, v := range vars {
-		if v.Key == gitlabpipeline.VarIdempotencyKey {
+		if v.Key == glapi.VarIdempotencyKey {
 			key = v.Value
 		}
 	}
@@ -133,20 +133,20 @@ func (k *keyIndex) read(ctx context.Context, p *gitlab.PipelineInfo) error {
 
 // note records the change position of key (scope key "@" Unix
 // milliseconds, and "." the change's id when it has one:
-// polllock.ParseChangeID) under the scope key without its harness.
+// changepos.ParseID) under the scope key without its harness.
 func (k *keyIndex) note(key string) {
 	_, tail, suffix, ok := reconcile.SplitScoped(key)
 	if !ok {
 		return
 	}
-	if pos, ok := polllock.ParseChangeID(suffix); ok && pos.After(k.newestP[tail]) {
+	if pos, ok := changepos.ParseID(suffix); ok && pos.After(k.newestP[tail]) {
 		k.newestP[tail] = pos
 	}
 }
 
 // newest is the newest change position a pipeline records for the scope
 // tail (zero when none).
-func (k *keyIndex) newest(tail string) polllock.ChangePos {
+func (k *keyIndex) newest(tail string) changepos.Pos {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.newestP[tail]

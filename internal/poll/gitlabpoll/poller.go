@@ -21,11 +21,11 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
@@ -40,17 +40,17 @@ const DefaultLookback = 2 * time.Hour
 const DefaultGrace = config.DefaultPollGrace
 
 // Dispatcher plans an event and starts its runs. Each run carries
-// polllock.IdempotencyKeyAt(scope key, pos), pos being the change's
+// changepos.Key(scope key, pos), pos being the change's
 // position (time, then the note's or label event's id); a run whose key
 // done reports is already dispatched and must be skipped.
 type Dispatcher interface {
-	Dispatch(ctx context.Context, ev *event.Event, pos polllock.ChangePos, done func(key string) bool) error
+	Dispatch(ctx context.Context, ev *event.Event, pos changepos.Pos, done func(key string) bool) error
 }
 
 // Resolution is the precision of GitLab's timestamps as its API
 // documentation gives them (ISO 8601 to the second; its answers carry
 // milliseconds): a cycle takes a change only once its second is complete
-// on GitLab's clock (polllock.LastComplete), so that a change made later
+// on GitLab's clock (changepos.LastComplete), so that a change made later
 // in the same second is never skipped, whichever precision GitLab
 // answers with.
 const Resolution = time.Second
@@ -58,7 +58,7 @@ const Resolution = time.Second
 // cutoff is the newest change time a cycle at now takes: older than
 // grace, and in a second complete on GitLab's clock.
 func (p *Poller) cutoff(now time.Time) time.Time {
-	return minTime(now.Add(-p.o.Grace), polllock.LastComplete(now, Resolution)).UTC()
+	return minTime(now.Add(-p.o.Grace), changepos.LastComplete(now, Resolution)).UTC()
 }
 
 // Options configures New.
@@ -87,11 +87,11 @@ type Poller struct {
 	o       Options
 	api     *gitlabevent.Lookup
 	keys    *keyIndex
-	seen    seen                          // the cycle's reads, for the entity stage (entity.go)
-	mu      sync.Mutex                    // guards the maps below against SaveState
-	handled map[string]time.Time          // subject → updated_at fully handled
-	done    map[string]polllock.ChangePos // subject → newest change position handled (Driver)
-	account *pollstate.Account            // the tool's own, as a credential showed it
+	seen    seen                     // the cycle's reads, for the entity stage (entity.go)
+	mu      sync.Mutex               // guards the maps below against SaveState
+	handled map[string]time.Time     // subject → updated_at fully handled
+	done    map[string]changepos.Pos // subject → newest change position handled (Driver)
+	account *pollstate.Account       // the tool's own, as a credential showed it
 	// scheduled discovery (records.go, sweep.go)
 	own         []string                  // the tool's own usernames
 	quarantined reconcile.GiveUps         // the versions given up on
@@ -121,7 +121,7 @@ func New(o Options) (*Poller, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	p := &Poller{o: o, api: &gitlabevent.Lookup{Client: o.Client}, handled: map[string]time.Time{},
-		done: map[string]polllock.ChangePos{}, keys: newKeyIndex(o.Client, o.Project),
+		done: map[string]changepos.Pos{}, keys: newKeyIndex(o.Client, o.Project),
 		older: map[string]olderPipelines{}, ents: map[string]cachedEntity{}}
 	p.restore()
 	return p, nil
@@ -240,7 +240,7 @@ func (p *Poller) handle(ctx context.Context, s subject, since, cutoff time.Time,
 // a position keep accepts (nil: all) with gitlab-event's mapping, oldest
 // first by position (time, then id). Mapping reads the actor's user and
 // membership, so a change keep refuses costs nothing more.
-func (p *Poller) events(ctx context.Context, s subject, since time.Time, keep func(polllock.ChangePos) bool) ([]poll.Change, error) {
+func (p *Poller) events(ctx context.Context, s subject, since time.Time, keep func(changepos.Pos) bool) ([]poll.Change, error) {
 	all, err := p.changes(ctx, s, since)
 	if err != nil {
 		return nil, err

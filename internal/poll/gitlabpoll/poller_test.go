@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/newest"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
@@ -57,8 +57,8 @@ func TestWebhookThenPoll(t *testing.T) {
 	g.settle()
 	_, err = g.poller(t).Cycle(ctx)
 	must(t, err)
-	_, key := keyOf(webhookEv[firstKey(webhookEv)], polllock.ChangePos{At: n.CreatedAt, ID: n.ID})
-	_, gkey := keyOf(g.disp.events[firstKey(g.disp.events)], polllock.ChangePos{At: gn.CreatedAt, ID: gn.ID})
+	_, key := keyOf(webhookEv[firstKey(webhookEv)], changepos.Pos{At: n.CreatedAt, ID: n.ID})
+	_, gkey := keyOf(g.disp.events[firstKey(g.disp.events)], changepos.Pos{At: gn.CreatedAt, ID: gn.ID})
 	if key != gkey || !reflect.DeepEqual(webhookEv[key], g.disp.events[gkey]) {
 		t.Fatalf("events differ:\nwebhook %+v\npoller  %+v", webhookEv[key], g.disp.events[gkey])
 	}
@@ -149,7 +149,7 @@ func TestRace(t *testing.T) {
 		must(t, err)
 	}
 	live := f.live()
-	newestLive := map[string]polllock.ChangePos{} // scope → newest note with a live pipeline
+	newestLive := map[string]changepos.Pos{} // scope → newest note with a live pipeline
 	dups := 0
 	for key, n := range live {
 		dups += n - 1

@@ -6,10 +6,11 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // TestKeyIndexNewestPosition: a scope's checkpoint is the newest change
@@ -19,21 +20,21 @@ import (
 func TestKeyIndexNewestPosition(t *testing.T) {
 	s := time.Date(2026, 11, 30, 12, 0, 7, 0, time.UTC)
 	tail := project + ":gitlab:change_proposal:1"
-	key := func(h string, p polllock.ChangePos) string { return polllock.IdempotencyKeyAt(h+":"+tail, p) }
+	key := func(h string, p changepos.Pos) string { return changepos.Key(h+":"+tail, p) }
 	tests := []struct {
 		name string
 		keys []string
-		want polllock.ChangePos
+		want changepos.Pos
 	}{
-		{"note ids of one second", []string{key("triage", polllock.ChangePos{At: s, ID: 5}), key("review", polllock.ChangePos{At: s, ID: 9})},
-			polllock.ChangePos{At: s, ID: 9}},
-		{"a bare time before the ids of its second", []string{key("triage", polllock.ChangePos{At: s, ID: 2}), key("triage", polllock.PosAt(s))},
-			polllock.ChangePos{At: s, ID: 2}},
-		{"a later second", []string{key("triage", polllock.PosAt(s.Add(time.Second))), key("triage", polllock.ChangePos{At: s, ID: 99})},
-			polllock.PosAt(s.Add(time.Second))},
-		{"a version names no change", []string{"triage:" + tail + "@v1:sha256:ab", key("triage", polllock.ChangePos{At: s, ID: 3})},
-			polllock.ChangePos{At: s, ID: 3}},
-		{"not a scoped key", []string{"triage@" + polllock.ChangeIDAt(polllock.PosAt(s))}, polllock.ChangePos{}},
+		{"note ids of one second", []string{key("triage", changepos.Pos{At: s, ID: 5}), key("review", changepos.Pos{At: s, ID: 9})},
+			changepos.Pos{At: s, ID: 9}},
+		{"a bare time before the ids of its second", []string{key("triage", changepos.Pos{At: s, ID: 2}), key("triage", changepos.At(s))},
+			changepos.Pos{At: s, ID: 2}},
+		{"a later second", []string{key("triage", changepos.At(s.Add(time.Second))), key("triage", changepos.Pos{At: s, ID: 99})},
+			changepos.At(s.Add(time.Second))},
+		{"a version names no change", []string{"triage:" + tail + "@v1:sha256:ab", key("triage", changepos.Pos{At: s, ID: 3})},
+			changepos.Pos{At: s, ID: 3}},
+		{"not a scoped key", []string{"triage@" + changepos.ID(changepos.At(s))}, changepos.Pos{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,28 +55,28 @@ func TestKeyIndexNewestPosition(t *testing.T) {
 // unknown outcome; handled only when no change of it is left for later.
 func TestAdvanceHandled(t *testing.T) {
 	s := time.Date(2026, 11, 30, 12, 0, 7, 0, time.UTC)
-	newest := polllock.ChangePos{At: s, ID: 6}
-	intents := map[string]polllock.Intent{"triage": {Key: "k", Change: s, TS: s}}
+	newest := changepos.Pos{At: s, ID: 6}
+	intents := map[string]lastcheck.Intent{"triage": {Key: "k", Change: s, TS: s}}
 	tests := []struct {
 		name    string
 		cp      poll.Checkpoint
 		cutoff  time.Time
 		handled bool
-		done    polllock.ChangePos
+		done    changepos.Pos
 	}{
 		{"past the newest change", poll.Checkpoint{At: s, ID: 6}, s, true, newest},
-		{"the intent written before dispatching", poll.Checkpoint{At: s, ID: 2, Intents: intents}, s, false, polllock.ChangePos{}},
-		{"an intent left by a dispatch of unknown outcome", poll.Checkpoint{At: s, ID: 6, Intents: intents}, s, false, polllock.ChangePos{}},
-		{"the checkpoint before the newest change", poll.Checkpoint{At: s, ID: 5}, s, false, polllock.ChangePos{}},
-		{"a harness to retry", poll.Checkpoint{At: s, ID: 6, Retry: map[string]time.Time{"triage": s.Add(-time.Minute)}}, s, false, polllock.ChangePos{}},
+		{"the intent written before dispatching", poll.Checkpoint{At: s, ID: 2, Intents: intents}, s, false, changepos.Pos{}},
+		{"an intent left by a dispatch of unknown outcome", poll.Checkpoint{At: s, ID: 6, Intents: intents}, s, false, changepos.Pos{}},
+		{"the checkpoint before the newest change", poll.Checkpoint{At: s, ID: 5}, s, false, changepos.Pos{}},
+		{"a harness to retry", poll.Checkpoint{At: s, ID: 6, Retry: map[string]time.Time{"triage": s.Add(-time.Minute)}}, s, false, changepos.Pos{}},
 		{"changes left for later", poll.Checkpoint{At: s, ID: 6}, s.Add(-time.Second), false, newest},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &Poller{handled: map[string]time.Time{}, done: map[string]polllock.ChangePos{}}
+			p := &Poller{handled: map[string]time.Time{}, done: map[string]changepos.Pos{}}
 			d := NewDriver(p, nil)
 			d.items = map[string]subject{"!1": {updated: s}}
-			d.newest = map[string]polllock.ChangePos{"!1": newest}
+			d.newest = map[string]changepos.Pos{"!1": newest}
 			it := &poll.Item{ID: "!1", Cutoff: minTime(s, tc.cutoff)}
 			if err := d.Advance(t.Context(), it, tc.cp); err != nil {
 				t.Fatal(err)

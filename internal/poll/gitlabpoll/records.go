@@ -12,6 +12,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
@@ -82,7 +83,7 @@ func (d *Driver) fillRecords(it *poll.Item, s subject) {
 		all[h] = append(all[h], as...)
 	}
 	p.mu.Unlock()
-	it.Receipts, it.Active = polllock.Receipts{}, map[string]bool{}
+	it.Receipts, it.Active = receipts.Receipts{}, map[string]bool{}
 	for h, as := range all {
 		rec, active := reconcile.RecordOf(version, as, p.isQuarantined(h+":"+tail+"@"+version), pipelineRef)
 		it.Receipts[h] = rec

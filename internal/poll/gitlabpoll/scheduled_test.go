@@ -13,6 +13,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -87,7 +88,7 @@ func (f *schedFixture) scheduled(t *testing.T, d *Driver, log *bytes.Buffer, all
 func (f *schedFixture) agentPipelines() []gitlabsim.Pipeline {
 	var out []gitlabsim.Pipeline
 	for _, p := range f.sim.Pipelines(project) {
-		if strings.HasPrefix(p.Variables[gitlabpipeline.VarIdempotencyKey], "agent:") {
+		if strings.HasPrefix(p.Variables[glapi.VarIdempotencyKey], "agent:") {
 			out = append(out, p)
 		}
 	}
@@ -119,7 +120,7 @@ func TestScheduledPipelineRetriedThenGivenUp(t *testing.T) {
 	if len(ps) != 1 {
 		t.Fatalf("agent pipelines = %d, want 1\n%s", len(ps), log.String())
 	}
-	if key := ps[0].Variables[gitlabpipeline.VarIdempotencyKey]; !strings.Contains(key, "agent:acme/platform:gitlab:work_item:1@v1:") {
+	if key := ps[0].Variables[glapi.VarIdempotencyKey]; !strings.Contains(key, "agent:acme/platform:gitlab:work_item:1@v1:") {
 		t.Fatalf("key %q is not scope key @ entity version", key)
 	}
 	f.clk.Advance(2 * time.Minute) // past the backoff: only the running pipeline holds it back

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/output"
-	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/polltest"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
@@ -47,7 +47,7 @@ func (w *world) Live() map[string]int {
 	out := map[string]int{}
 	for _, p := range w.sim.Pipelines(project) {
 		if p.Status != gitlabsim.StatusCanceled {
-			out[p.Variables[gitlabpipeline.VarAgent]]++
+			out[p.Variables[glapi.VarAgent]]++
 		}
 	}
 	return out

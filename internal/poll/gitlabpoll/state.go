@@ -4,7 +4,7 @@ import (
 	"maps"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
@@ -47,7 +47,7 @@ type mark struct {
 	AtID    int64     `json:"at_id,omitempty"`
 }
 
-func (m mark) pos() polllock.ChangePos { return polllock.ChangePos{At: m.At, ID: max(m.AtID, 0)} }
+func (m mark) pos() changepos.Pos { return changepos.Pos{At: m.At, ID: max(m.AtID, 0)} }
 
 // maxSkew is how far in the future a saved time may lie before it is not
 // believed.

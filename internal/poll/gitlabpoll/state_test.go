@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/output/jsonout"
@@ -57,7 +57,7 @@ func newStateFixture(t *testing.T) *fixture {
 func (f *fixture) printed(t *testing.T, dir string, log *slog.Logger) []string {
 	t.Helper()
 	var buf bytes.Buffer
-	out, err := jsonout.New(drivers.JSON, &buf)
+	out, err := jsonout.New(drivername.JSON, &buf)
 	must(t, err)
 	f.oneShot(t, dir, DefaultGrace, out, log)
 	must(t, out.Close(context.Background()))

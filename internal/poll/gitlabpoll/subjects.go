@@ -7,9 +7,9 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // maxPages bounds every listing (100 per page).
@@ -50,7 +50,7 @@ func (s subject) noteable() (string, int64) {
 // change) and the acting user.
 type change struct {
 	gitlabevent.Change
-	pos  polllock.ChangePos
+	pos  changepos.Pos
 	user int64
 }
 
@@ -96,7 +96,7 @@ func (p *Poller) changes(ctx context.Context, s subject, since time.Time) ([]cha
 	raw := map[string]string{gitlabevent.NoteableIssue: "issue", gitlabevent.NoteableMergeRequest: "merge_request"}[noteable]
 	var out []change
 	if created := createdAt(s); created != nil && created.After(since) {
-		out = append(out, change{gitlabevent.Change{Kind: event.Opened, RawType: raw, RawAction: "open"}, polllock.PosAt(created.UTC()), s.authorID()})
+		out = append(out, change{gitlabevent.Change{Kind: event.Opened, RawType: raw, RawAction: "open"}, changepos.At(created.UTC()), s.authorID()})
 	}
 	notes, err := p.notes(ctx, noteable, iid)
 	if err != nil {

@@ -8,10 +8,10 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
+	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Scheduled discovery's candidates (docs/gitlab.md, "Scheduled discovery
@@ -160,7 +160,7 @@ func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, er
 // second may leave updated_at where it is, and the entity kept would miss
 // it.
 func (p *Poller) remember(s subject, e *entity.Entity) {
-	if s.updated.After(polllock.LastComplete(p.o.Now(), Resolution)) {
+	if s.updated.After(changepos.LastComplete(p.o.Now(), Resolution)) {
 		return
 	}
 	p.mu.Lock()

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
@@ -107,7 +109,7 @@ type Canceller func(ctx context.Context, ref plan.Ref) (string, error)
 // starts a new run. Unknown issue: ErrNoIssue; no lock: ErrNoLock.
 func (d *Driver) Cancel(ctx context.Context, issueKey string, cancel Canceller) (CancelReport, error) {
 	rep := CancelReport{Issue: issueKey, Property: d.lockKey}
-	if !polllock.ValidIssueKey(issueKey) {
+	if !jirakey.ValidIssue(issueKey) {
 		return rep, fmt.Errorf("--issue %q: not a Jira issue key (want e.g. PROJ-123)", issueKey)
 	}
 	raw, found, err := d.o.API.GetProperty(ctx, issueKey, d.lockKey)
@@ -145,7 +147,7 @@ func (d *Driver) Cancel(ctx context.Context, issueKey string, cancel Canceller) 
 	return rep, nil
 }
 
-// runsOf is the runs of lock l on issueKey (polllock.LastCheck.RunsOf):
+// runsOf is the runs of lock l on issueKey (lastcheck.LastCheck.RunsOf):
 // the entries runs claimed, and while one is unclaimed, those lastCheck
 // records under its id. A corrupt lastCheck records none.
 func (d *Driver) runsOf(ctx context.Context, issueKey string, l polllock.Lock) ([]plan.Ref, error) {
@@ -159,7 +161,7 @@ func (d *Driver) runsOf(ctx context.Context, issueKey string, l polllock.Lock) (
 	if !found {
 		return nil, nil
 	}
-	lc, err := polllock.ParseLastCheck(raw)
+	lc, err := lastcheck.Parse(raw)
 	if err != nil {
 		return nil, nil
 	}

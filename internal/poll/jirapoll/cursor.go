@@ -10,14 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // The shared discovery cursor (docs/polling.md, "Discovery cursor").
 //
-// A position is an update time, then an issue id (polllock.CursorPos):
+// A position is an update time, then an issue id (cursor.Pos):
 // discovery reads in that order, so a plateau (more issues updated in one
 // instant than a search reads) is walked through, never stuck at. Where
 // Jira does not compare issue ids as numbers, a position has no id
@@ -103,7 +103,7 @@ type cursorState struct {
 
 // rememberPollers merges the poller entries of c into known and returns
 // the merged list.
-func (d *Driver) rememberPollers(c polllock.Cursor) map[string]time.Time {
+func (d *Driver) rememberPollers(c cursor.Cursor) map[string]time.Time {
 	if d.cur.known == nil {
 		d.cur.known = map[string]time.Time{}
 	}
@@ -170,7 +170,7 @@ func (d *Driver) resolveOwner(ctx context.Context) error {
 // readCursor reads the cursor. It returns the document (nil when absent,
 // corrupt or unusable) and the report state; "fallback" means discovery
 // runs as without a cursor this cycle.
-func (d *Driver) readCursor(ctx context.Context) (*polllock.Cursor, string) {
+func (d *Driver) readCursor(ctx context.Context) (*cursor.Cursor, string) {
 	if err := d.resolveOwner(ctx); err != nil {
 		d.warnOnce("owner", "discovery cursor: could not read the poller's own account; discovering without the cursor", "error", err.Error())
 		return nil, cursorFallback
@@ -186,7 +186,7 @@ func (d *Driver) readCursor(ctx context.Context) (*polllock.Cursor, string) {
 	case !found:
 		return nil, cursorAbsent
 	}
-	c, err := polllock.ParseCursor(raw)
+	c, err := cursor.Parse(raw)
 	if err == nil && c.Future(d.o.Now()) {
 		err = fmt.Errorf("discovery cursor: its position %s is in the future", c.At.UTC().Format(time.RFC3339))
 	}
@@ -201,20 +201,20 @@ func (d *Driver) readCursor(ctx context.Context) (*polllock.Cursor, string) {
 
 // tally is what a discovery saw that bounds the cursor's next position.
 type tally struct {
-	unhandled []heldItem         // candidates not handled yet
-	bound     polllock.CursorPos // earliest last position of a full page where a pass stopped
-	maxSeen   polllock.CursorPos // newest position seen
+	unhandled []heldItem // candidates not handled yet
+	bound     cursor.Pos // earliest last position of a full page where a pass stopped
+	maxSeen   cursor.Pos // newest position seen
 	seen      bool
 	count     int // candidates seen
 }
 
 type heldItem struct {
 	key string
-	pos polllock.CursorPos
+	pos cursor.Pos
 }
 
 // earlier is the earlier of two positions, a zero one standing for none.
-func earlier(a, b polllock.CursorPos) polllock.CursorPos {
+func earlier(a, b cursor.Pos) cursor.Pos {
 	if a.At.IsZero() || (!b.At.IsZero() && b.Compare(a) < 0) {
 		return b
 	}
@@ -223,7 +223,7 @@ func earlier(a, b polllock.CursorPos) polllock.CursorPos {
 
 // note records one candidate at position p (its id 0 when Jira gave
 // none, or where ids do not compare as numbers).
-func (t *tally) note(key string, p polllock.CursorPos, handled bool) {
+func (t *tally) note(key string, p cursor.Pos, handled bool) {
 	t.seen = true
 	t.count++
 	if p.Compare(t.maxSeen) > 0 {
@@ -237,11 +237,11 @@ func (t *tally) note(key string, p polllock.CursorPos, handled bool) {
 // justBefore is the last position before p: (p.At, p.ID-1), or a
 // nanosecond before p.At when p has no id (then every issue at p.At is
 // after it).
-func justBefore(p polllock.CursorPos) polllock.CursorPos {
+func justBefore(p cursor.Pos) cursor.Pos {
 	if p.ID > 0 {
-		return polllock.CursorPos{At: p.At, ID: p.ID - 1}
+		return cursor.Pos{At: p.At, ID: p.ID - 1}
 	}
-	return polllock.CursorPos{At: p.At.Add(-time.Nanosecond)}
+	return cursor.Pos{At: p.At.Add(-time.Nanosecond)}
 }
 
 // proposal is the cursor position the discovery that started at start
@@ -249,9 +249,9 @@ func justBefore(p polllock.CursorPos) polllock.CursorPos {
 // maxHeld: the cursor stays just before the oldest one beyond); ok is
 // false when nothing was seen. idless says positions carry no issue id
 // (the site does not compare ids as numbers, keyset.go).
-func (t *tally) proposal(start time.Time, margin time.Duration, maxHeld int, idless bool) (at polllock.CursorPos, held map[string]time.Time, ok bool) {
+func (t *tally) proposal(start time.Time, margin time.Duration, maxHeld int, idless bool) (at cursor.Pos, held map[string]time.Time, ok bool) {
 	if !t.seen {
-		return polllock.CursorPos{}, nil, false
+		return cursor.Pos{}, nil, false
 	}
 	// The newest issue seen stays after the cursor (unhandled, it is not
 	// held: the search reads it anyway). Without ids that would keep its
@@ -260,10 +260,10 @@ func (t *tally) proposal(start time.Time, margin time.Duration, maxHeld int, idl
 	// them were seen, or a full page's bound is before it).
 	newest := justBefore(t.maxSeen)
 	if idless && !slices.ContainsFunc(t.unhandled, func(u heldItem) bool { return u.pos.At.Equal(t.maxSeen.At) }) {
-		newest = polllock.CursorPos{At: t.maxSeen.At.Add(time.Millisecond)}
+		newest = cursor.Pos{At: t.maxSeen.At.Add(time.Millisecond)}
 	}
-	at = polllock.CursorPos{At: start.Add(-margin)}
-	for _, b := range []polllock.CursorPos{t.bound, newest} {
+	at = cursor.Pos{At: start.Add(-margin)}
+	for _, b := range []cursor.Pos{t.bound, newest} {
 		if !b.At.IsZero() && b.Compare(at) < 0 {
 			at = b
 		}
@@ -292,7 +292,7 @@ func (t *tally) proposal(start time.Time, margin time.Duration, maxHeld int, idl
 
 // maxHeld is how many held issues the cursor may list: few enough that
 // they take at most half of the first page.
-func (d *Driver) maxHeld() int { return min(polllock.MaxHeld, d.o.M/2) }
+func (d *Driver) maxHeld() int { return min(cursor.MaxHeld, d.o.M/2) }
 
 // advance writes the cursor when the proposal moves it forward and the
 // search read at least half a page (a cursor whose search fits in one page
@@ -300,12 +300,12 @@ func (d *Driver) maxHeld() int { return min(polllock.MaxHeld, d.o.M/2) }
 // this poller's entry in the pollers list needs refreshing while there is
 // work to share (an idle cycle writes nothing). A write is verified by a
 // re-read; a concurrent writer may win (see the package comment above).
-func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, start time.Time, disc *poll.Discovery) {
+func (d *Driver) advance(ctx context.Context, cur *cursor.Cursor, t *tally, start time.Time, disc *poll.Discovery) {
 	if poll.IsDryRun(ctx) {
 		return // a dry run writes nothing, and the cursor is shared
 	}
 	now := d.o.Now()
-	next := polllock.Cursor{}
+	next := cursor.Cursor{}
 	if cur != nil {
 		next = *cur
 	}
@@ -348,7 +348,7 @@ func (d *Driver) advance(ctx context.Context, cur *polllock.Cursor, t *tally, st
 // two), or when nobody moved it for twice the margin (the chosen poller is
 // gone); else only the poller that rendezvous hashing of the cursor's key
 // prefers among the pollers cur lists.
-func (d *Driver) mover(cur *polllock.Cursor, t *tally, now time.Time) bool {
+func (d *Driver) mover(cur *cursor.Cursor, t *tally, now time.Time) bool {
 	pollers := cur.Listed(now, d.pollerTTL())
 	if !d.member() || !slices.Contains(pollers, d.o.PollerID) || len(pollers) < 2 {
 		return true
@@ -358,7 +358,7 @@ func (d *Driver) mover(cur *polllock.Cursor, t *tally, now time.Time) bool {
 
 // verifyCursor re-reads the cursor after a write: another poller's write
 // may have replaced it (last writer wins), which is logged, not retried.
-func (d *Driver) verifyCursor(ctx context.Context, wrote polllock.Cursor) {
+func (d *Driver) verifyCursor(ctx context.Context, wrote cursor.Cursor) {
 	raw, found, err := d.o.CursorAPI.GetOwnerProperty(ctx, d.cur.owner, d.cur.key)
 	if err != nil || !found {
 		if err == nil {
@@ -367,7 +367,7 @@ func (d *Driver) verifyCursor(ctx context.Context, wrote polllock.Cursor) {
 		d.warnOnce("verify", "discovery cursor could not be re-read after a write", "error", err.Error())
 		return
 	}
-	got, err := polllock.ParseCursor(raw)
+	got, err := cursor.Parse(raw)
 	if err == nil && (got.By != wrote.By || !got.TS.Equal(wrote.TS)) {
 		d.o.Log.Debug("discovery cursor replaced by another poller's write", "by", got.By, "at", got.At)
 	}
@@ -380,11 +380,11 @@ func (d *Driver) verifyCursor(ctx context.Context, wrote polllock.Cursor) {
 // stay wrong), and in a cycle with work (work) when the document lacks
 // this poller's entry or it is older than half the TTL, so that idle
 // cycles of a settled fleet stay at their two calls.
-func (d *Driver) heartbeatDue(cur *polllock.Cursor, now time.Time, work bool) bool {
+func (d *Driver) heartbeatDue(cur *cursor.Cursor, now time.Time, work bool) bool {
 	if cur == nil {
 		return true
 	}
-	for _, id := range (polllock.Cursor{Pollers: d.cur.known}).Listed(now, d.pollerTTL()) {
+	for _, id := range (cursor.Cursor{Pollers: d.cur.known}).Listed(now, d.pollerTTL()) {
 		if _, listed := cur.Pollers[id]; !listed {
 			return true
 		}
@@ -400,17 +400,17 @@ func (d *Driver) pollerTTL() time.Duration { return d.o.StaleThreshold }
 // ReadCursor reads the discovery cursor without using it (for `fullsend
 // status`: its position and Lag). found is false when there is none or the
 // cursor is off; a corrupt value is an error naming the problem.
-func (d *Driver) ReadCursor(ctx context.Context) (c polllock.Cursor, found bool, err error) {
+func (d *Driver) ReadCursor(ctx context.Context) (c cursor.Cursor, found bool, err error) {
 	if d.o.CursorAPI == nil || d.o.CursorMode == CursorOff {
-		return polllock.Cursor{}, false, nil
+		return cursor.Cursor{}, false, nil
 	}
 	if err := d.resolveOwner(ctx); err != nil {
-		return polllock.Cursor{}, false, err
+		return cursor.Cursor{}, false, err
 	}
 	raw, found, err := d.o.CursorAPI.GetOwnerProperty(ctx, d.cur.owner, d.cur.key)
 	if err != nil || !found {
-		return polllock.Cursor{}, false, err
+		return cursor.Cursor{}, false, err
 	}
-	c, err = polllock.ParseCursor(raw)
+	c, err = cursor.Parse(raw)
 	return c, err == nil, err
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
@@ -31,7 +32,7 @@ func TestCursorPlateau(t *testing.T) {
 		{"no cursor", func(*env, time.Time) {}},
 		{"old-format cursor at the plateau", func(e *env, at time.Time) {
 			old := `{"at":"` + at.UTC().Format(time.RFC3339Nano) + `","by":"old","ts":"` + e.clock.Now().UTC().Format(time.RFC3339Nano) + `"}`
-			e.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, me, polllock.CursorKey(repo), json.RawMessage(old))
+			e.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, me, cursor.Key(repo), json.RawMessage(old))
 		}},
 	}
 	for _, tc := range cases {
@@ -86,7 +87,7 @@ func TestCursorIDRefused(t *testing.T) {
 	keys := e.plateau(20)
 	e.clock.Advance(10 * time.Minute)
 	id, _ := strconv.ParseInt(e.sim.IssueID(keys[9]), 10, 64)
-	e.putCursor(polllock.Cursor{At: at, AtID: id, By: "other", TS: e.clock.Now()})
+	e.putCursor(cursor.Cursor{At: at, AtID: id, By: "other", TS: e.clock.Now()})
 	e.sim.AddComment(keys[15], alice, "/fs-triage")
 	e.clock.Advance(time.Second)
 	e.sim.InjectFault(jirasim.Fault{Endpoint: searchCall, Status: 400, Times: 1})
@@ -125,7 +126,7 @@ func TestCursorPlateauHeld(t *testing.T) {
 	p.mustCycle()
 	c, _ := e.cursor()
 	sixth, _ := strconv.ParseInt(e.sim.IssueID(keys[m/2]), 10, 64)
-	if len(c.Held) != m/2 || c.Pos() != (polllock.CursorPos{At: at, ID: sixth - 1}) {
+	if len(c.Held) != m/2 || c.Pos() != (cursor.Pos{At: at, ID: sixth - 1}) {
 		t.Fatalf("cursor at (%s, %d) holding %v: want %d held and the position just before %s (%d)", c.At, c.AtID, c.Held, m/2, keys[m/2], sixth)
 	}
 	for _, k := range keys {
@@ -146,7 +147,7 @@ func TestCursorPlateauHeld(t *testing.T) {
 			t.Fatalf("an idle cycle cost more than 2 calls again: %v", e.sim.Calls())
 		}
 	}
-	if c, _ := e.cursor(); idle < 3 || c.Pos().Compare(polllock.CursorPos{At: at, ID: sixth}) <= 0 {
+	if c, _ := e.cursor(); idle < 3 || c.Pos().Compare(cursor.Pos{At: at, ID: sixth}) <= 0 {
 		t.Fatalf("%d idle cycles, cursor at (%s, %d): want 3 and the cursor further into the plateau", idle, c.At, c.AtID)
 	}
 }

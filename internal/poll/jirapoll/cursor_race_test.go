@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
@@ -69,7 +70,7 @@ func interleavedRounds(w *world, keys []string) int {
 	next, regressed := 0, 0
 	for r := range 10 {
 		slow, fast := hooks[r%2], w.pollers[1-r%2]
-		var between polllock.CursorPos
+		var between cursor.Pos
 		slow.armed = func() {
 			w.comment(keys[next], r)
 			next++

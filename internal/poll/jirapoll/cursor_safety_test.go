@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
@@ -199,4 +199,4 @@ func TestCursorNoChangeLost(t *testing.T) {
 	}
 }
 
-func cursorKey() string { return polllock.CursorKey(repo) }
+func cursorKey() string { return cursor.Key(repo) }

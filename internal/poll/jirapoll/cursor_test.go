@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
@@ -25,21 +26,21 @@ const (
 	searchCall  = "POST /rest/api/3/search/jql"
 )
 
-func (e *env) cursor() (polllock.Cursor, bool) {
+func (e *env) cursor() (cursor.Cursor, bool) {
 	e.t.Helper()
-	raw, ok := e.sim.OwnerProperty(jirasim.OwnerUser, me, polllock.CursorKey(repo))
+	raw, ok := e.sim.OwnerProperty(jirasim.OwnerUser, me, cursor.Key(repo))
 	if !ok {
-		return polllock.Cursor{}, false
+		return cursor.Cursor{}, false
 	}
-	c, err := polllock.ParseCursor(raw)
+	c, err := cursor.Parse(raw)
 	if err != nil {
 		e.t.Fatalf("cursor: %v", err)
 	}
 	return c, true
 }
 
-func (e *env) putCursor(c polllock.Cursor) {
-	e.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, me, polllock.CursorKey(repo), c.Marshal())
+func (e *env) putCursor(c cursor.Cursor) {
+	e.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, me, cursor.Key(repo), c.Marshal())
 }
 
 // idleCalls runs one cycle of p and returns the Jira calls it made.
@@ -60,7 +61,7 @@ func TestCursorIdleCycle(t *testing.T) {
 			keys := e.issues(n, seeded, "")
 			e.clock.Advance(10 * time.Minute)
 			// The fleet has been polling: the cursor is a minute behind.
-			e.putCursor(polllock.Cursor{At: e.clock.Now().Add(-time.Minute), By: "other", TS: e.clock.Now()})
+			e.putCursor(cursor.Cursor{At: e.clock.Now().Add(-time.Minute), By: "other", TS: e.clock.Now()})
 			out := &recorder{}
 			out.after = e.release
 			p := e.poller(pollerOpts{cursor: jirapoll.CursorUser, stale: 10 * time.Minute, out: out})
@@ -106,7 +107,7 @@ func TestCursorStuckChange(t *testing.T) {
 	e := newEnv(t, jirasim.Options{})
 	keys := e.issues(700, seeded, "")
 	e.clock.Advance(10 * time.Minute)
-	e.putCursor(polllock.Cursor{At: e.clock.Now(), By: "other", TS: e.clock.Now()})
+	e.putCursor(cursor.Cursor{At: e.clock.Now(), By: "other", TS: e.clock.Now()})
 	stuck, fresh := keys[0], keys[699]
 	e.sim.AddComment(stuck, alice, "/fs-triage")
 	held := polllock.Lock{ID: "other", TS: e.clock.Now(), Phase: polllock.PhaseRunning}.Marshal()
@@ -192,12 +193,12 @@ func TestReadCursor(t *testing.T) {
 		t.Fatalf("no cursor yet: found %v, %v", found, err)
 	}
 	at := e.clock.Now().Add(-time.Hour)
-	e.putCursor(polllock.Cursor{At: at, By: "p1", TS: e.clock.Now()})
+	e.putCursor(cursor.Cursor{At: at, By: "p1", TS: e.clock.Now()})
 	c, found, err := p.drv.ReadCursor(ctx)
 	if !found || err != nil || !c.At.Equal(at) || c.Lag(e.clock.Now()) < time.Hour {
 		t.Fatalf("ReadCursor = %+v, %v, %v", c, found, err)
 	}
-	e.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, me, polllock.CursorKey(repo), json.RawMessage(`{"at":1}`))
+	e.sim.SetOwnerPropertyDirect(jirasim.OwnerUser, me, cursor.Key(repo), json.RawMessage(`{"at":1}`))
 	if _, _, err := p.drv.ReadCursor(ctx); err == nil || !strings.Contains(err.Error(), "poll cursor") {
 		t.Fatalf("corrupt cursor: %v", err)
 	}
@@ -219,7 +220,7 @@ func TestCursorHeldIssueDeleted(t *testing.T) {
 	e.sim.AddComment(keys[1], alice, "/fs-triage")
 	second := e.clock.Now().Truncate(time.Millisecond)
 	e.clock.Advance(10 * time.Minute)
-	e.putCursor(polllock.Cursor{At: e.clock.Now().Add(-5 * time.Minute), By: "other", TS: e.clock.Now(),
+	e.putCursor(cursor.Cursor{At: e.clock.Now().Add(-5 * time.Minute), By: "other", TS: e.clock.Now(),
 		Held: map[string]time.Time{keys[0]: first, keys[1]: second}})
 	e.sim.DeleteIssue(keys[0])
 	out := &recorder{after: e.release} // each run claims its lock and ends
@@ -252,7 +253,7 @@ func TestCursorFromTheFuture(t *testing.T) {
 	keys := e.issues(3, seeded, "")
 	e.clock.Advance(time.Minute)
 	future := e.clock.Now().Add(365 * 24 * time.Hour)
-	e.putCursor(polllock.Cursor{At: future, By: "other", TS: e.clock.Now()})
+	e.putCursor(cursor.Cursor{At: future, By: "other", TS: e.clock.Now()})
 	e.sim.AddComment(keys[1], alice, "/fs-triage")
 	out := &recorder{}
 	out.after = e.release

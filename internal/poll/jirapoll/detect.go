@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Detect implements poll.Driver. Its cost is one bulk changelog call for
@@ -58,12 +58,12 @@ func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 }
 
 // handleable fails the items whose key is not an issue key the poller can
-// name in JQL and lock (polllock.ValidIssueKey) and returns the others:
+// name in JQL and lock (jirakey.ValidIssue) and returns the others:
 // such an item fails alone, every cycle, never the batch it came with.
 func handleable(items []*poll.Item) []*poll.Item {
 	out := items[:0:0]
 	for _, it := range items {
-		if !polllock.ValidIssueKey(it.ID) {
+		if !jirakey.ValidIssue(it.ID) {
 			it.Fail(fmt.Errorf("issue key %q is not a Jira issue key the poller can handle (a letter, letters, digits or underscores, a dash and a number)", it.ID))
 			continue
 		}

@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
@@ -82,7 +84,7 @@ func (d *Driver) discover(ctx context.Context) (*poll.Discovery, error) {
 	if state == cursorFallback {
 		return disc, d.discoverNewest(ctx, start, disc, seen)
 	}
-	var since polllock.CursorPos
+	var since cursor.Pos
 	var held map[string]time.Time
 	if cur != nil {
 		since, held = cur.Pos(), cur.Held
@@ -151,7 +153,7 @@ func (d *Driver) passFrom(ctx context.Context, ps passSpec, held map[string]time
 			d.o.Log.Info("a held issue no longer exists; discovery starts at the oldest held change", "error", err.Error())
 		}
 		for _, at := range held {
-			ps.since = earlier(ps.since, polllock.CursorPos{At: at})
+			ps.since = earlier(ps.since, cursor.Pos{At: at})
 		}
 	}
 	return d.pass(ctx, ps, now, disc, seen, t)
@@ -165,7 +167,7 @@ type passSpec struct {
 	q, where string
 	order    string
 	asc      bool
-	since    polllock.CursorPos
+	since    cursor.Pos
 	held     string // a `key in (…)` clause the first page reads along
 }
 
@@ -293,7 +295,7 @@ func (d *Driver) checkpoint(key string, raw json.RawMessage, now time.Time) (cp 
 	if len(raw) == 0 {
 		return poll.Checkpoint{}, false
 	}
-	lc, err := polllock.ParseLastCheck(raw)
+	lc, err := lastcheck.Parse(raw)
 	if err == nil && lc.TS.After(now.Add(d.o.StaleThreshold)) {
 		err = fmt.Errorf("lastCheck: %s is in the future", lc.TS.UTC().Format(time.RFC3339))
 	}
@@ -316,7 +318,7 @@ func (d *Driver) checkpoint(key string, raw json.RawMessage, now time.Time) (cp 
 // lastCheckValue encodes a checkpoint as a lastCheck value; its runs are
 // recorded as dispatched under the lock id lockID.
 func lastCheckValue(cp poll.Checkpoint, lockID string) json.RawMessage {
-	lc := polllock.LastCheck{TS: cp.At.UTC(), Intents: polllock.UTCIntents(cp.Intents), Runs: cp.Runs}
+	lc := lastcheck.LastCheck{TS: cp.At.UTC(), Intents: lastcheck.UTCIntents(cp.Intents), Runs: cp.Runs}
 	if len(cp.Runs) > 0 {
 		lc.Lock = lockID
 	}

@@ -20,15 +20,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/cursor"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 )
 
 // Name is the input driver type.
-const Name = drivers.JiraPoll
+const Name = drivername.JiraPoll
 
 // Defaults used when an Options field is zero.
 const (
@@ -61,10 +64,10 @@ type Options struct {
 	// N is the number of issues locked per cycle (sizes the page rule).
 	N int
 	// StaleThreshold: a lock older than this is abandoned (0:
-	// polllock.DefaultStaleThreshold).
+	// config.DefaultStaleThreshold).
 	StaleThreshold time.Duration
 	// PendingTTL: an unclaimed lock older than this no longer blocks the
-	// issue (0: polllock.DefaultPendingTTL; at most StaleThreshold).
+	// issue (0: config.DefaultPendingTTL; at most StaleThreshold).
 	PendingTTL time.Duration
 	// Concurrency bounds per-issue calls made in parallel.
 	Concurrency int
@@ -108,7 +111,7 @@ type Options struct {
 type Driver struct {
 	o                 Options
 	lockKey, checkKey string
-	receiptsKey       string // polllock.ReceiptsKey: read inline, written by ReceiptKeeper
+	receiptsKey       string // receipts.Key: read inline, written by ReceiptKeeper
 
 	cur    cursorState  // Discover's alone
 	ent    *entityStage // the entity stage (entities.go)
@@ -151,10 +154,10 @@ func New(o Options) (*Driver, error) {
 		o.N = poll.DefaultN
 	}
 	if o.StaleThreshold <= 0 {
-		o.StaleThreshold = polllock.DefaultStaleThreshold
+		o.StaleThreshold = config.DefaultStaleThreshold
 	}
 	if o.PendingTTL <= 0 {
-		o.PendingTTL = polllock.DefaultPendingTTL
+		o.PendingTTL = config.DefaultPendingTTL
 	}
 	o.PendingTTL = min(o.PendingTTL, o.StaleThreshold)
 	if o.Concurrency <= 0 {
@@ -171,8 +174,8 @@ func New(o Options) (*Driver, error) {
 	}
 	d := &Driver{o: o, ent: newEntityStage(o)}
 	d.lockKey, d.checkKey = polllock.Keys(o.Repo)
-	d.receiptsKey = polllock.ReceiptsKey(o.Repo)
-	d.cur.key = polllock.CursorKey(o.Repo)
+	d.receiptsKey = receipts.Key(o.Repo)
+	d.cur.key = cursor.Key(o.Repo)
 	return d, nil
 }
 

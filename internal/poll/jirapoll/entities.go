@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/entity/jiraentity"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/resolvers/jiraentity"
 )
 
 // entityFields are the fields discovery reads besides searchFields once

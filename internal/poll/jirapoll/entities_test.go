@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/entity/jiraentity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/resolvers/jiraentity"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 

@@ -15,6 +15,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
@@ -233,7 +234,7 @@ func laggingWorld(t testing.TB) (e *env, a, b string) {
 
 // seed marks everything on key so far as handled.
 func (e *env) seed(key string) {
-	lc := polllock.LastCheck{TS: e.siteNow()}
+	lc := lastcheck.LastCheck{TS: e.siteNow()}
 	b, _ := json.Marshal(lc)
 	e.sim.SetPropertyDirect(key, lockKey(), nil)
 	e.sim.SetPropertyDirect(key, checkKey(), b)
@@ -458,12 +459,12 @@ func (e *env) releaseAll(keys []string) {
 	}
 }
 
-func (e *env) lastCheck(key string) (polllock.LastCheck, bool) {
+func (e *env) lastCheck(key string) (lastcheck.LastCheck, bool) {
 	raw, ok := e.sim.Property(key, checkKey())
 	if !ok {
-		return polllock.LastCheck{}, false
+		return lastcheck.LastCheck{}, false
 	}
-	lc, err := polllock.ParseLastCheck(raw)
+	lc, err := lastcheck.Parse(raw)
 	if err != nil {
 		e.t.Fatalf("lastCheck on %s: %v", key, err)
 	}

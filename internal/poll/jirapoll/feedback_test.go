@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/harness"
@@ -45,7 +44,7 @@ func TestQuarantinedChangeCommentedOnce(t *testing.T) {
 				}
 				return nil
 			}
-			def := config.DefaultHarnessReport()
+			def := harness.DefaultReport()
 			p.o.Feedback = feedback.New(feedback.Options{Writer: &feedback.Jira{Client: p.client}, System: event.SystemJira,
 				Harnesses: harness.NewRegistry(&harness.Harness{Name: "triage", Enabled: true, Report: def},
 					&harness.Harness{Name: "audit", Enabled: true, Report: def})})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
@@ -61,14 +60,6 @@ func (in *Input) credentials() string {
 	return fmt.Sprintf("$%s/$%s", c.EmailEnv, c.TokenEnv)
 }
 
-// ClientOptions returns the Jira client options of a jira-poll entry: its
-// connection (credentials read from the variables it names; an empty
-// e-mail means Bearer auth) and rate limit. A missing base URL or token is
-// config.Invalid. `fullsend poll` and `fullsend run` both connect with it.
-func ClientOptions(id config.InputDriver, getenv func(string) string, log *slog.Logger) (jira.Options, error) {
-	return jira.OptionsFor(id, getenv, log)
-}
-
 // FromConfig builds the input of cfg.Poll.InputDrivers[index]; it is the
 // poll.InputFactory of jira-poll. Bad settings are config.Invalid.
 func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.InputEnv) (poll.Input, error) {
@@ -79,7 +70,7 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 	if len(id.Queries) == 0 {
 		return nil, config.Invalid(errors.New("jira-poll: no queries configured"))
 	}
-	opts, err := ClientOptions(id, env.Getenv, env.Log)
+	opts, err := config.JiraOptions(id, env.Getenv, env.Log)
 	if err != nil {
 		return nil, err
 	}

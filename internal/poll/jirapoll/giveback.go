@@ -12,6 +12,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
 // lockView is what one read of a lock value says.
@@ -53,13 +54,13 @@ func (d *Driver) lockView(key string, raw json.RawMessage, now time.Time) lockVi
 }
 
 // aheadFrom reports whether a position of from lies in the future
-// (polllock.Ahead).
+// (trackerclock.Ahead).
 func aheadFrom(from polllock.Position, now time.Time) bool {
-	if polllock.Ahead(from.TS, now) {
+	if trackerclock.Ahead(from.TS, now) {
 		return true
 	}
 	for _, t := range from.Harness {
-		if polllock.Ahead(t, now) {
+		if trackerclock.Ahead(t, now) {
 			return true
 		}
 	}

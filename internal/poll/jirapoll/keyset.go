@@ -7,8 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/jira"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/jirakey"
 )
 
 // How discovery pages through issues updated in one instant (docs/jira.md,
@@ -88,8 +89,8 @@ func (d *Driver) noteStuck(w *walk) {
 // the issues it read at that issue's instant.
 type walk struct {
 	asc  bool
-	pos  polllock.CursorPos // zero: the pass starts unbounded
-	keys []string           // the issues read at pos.At, in reading order
+	pos  cursor.Pos // zero: the pass starts unbounded
+	keys []string   // the issues read at pos.At, in reading order
 }
 
 // follow moves w to the last issue of page (a full page, in pass order).
@@ -100,7 +101,7 @@ func (w *walk) follow(page []jira.Issue) {
 		w.keys = w.keys[:0]
 	}
 	for _, is := range page {
-		if is.Fields.Updated.Time.Equal(at) && jira.ValidIssueKey(is.Key) {
+		if is.Fields.Updated.Time.Equal(at) && jirakey.ValidIssue(is.Key) {
 			w.keys = append(w.keys, is.Key)
 		}
 	}
@@ -189,17 +190,17 @@ func (d *Driver) page(ctx context.Context, ps passSpec, w *walk, held, order str
 }
 
 // issuePos is an issue's position (its id 0 when Jira gave none).
-func issuePos(is jira.Issue) polllock.CursorPos {
+func issuePos(is jira.Issue) cursor.Pos {
 	id, _ := strconv.ParseInt(is.ID, 10, 64)
-	return polllock.CursorPos{At: is.Fields.Updated.Time, ID: max(id, 0)}
+	return cursor.Pos{At: is.Fields.Updated.Time, ID: max(id, 0)}
 }
 
 // tallied is the position the tally notes for an issue updated at at with
 // id: without the id where the site does not compare ids as numbers (a
 // cursor position inside an instant could not be searched from).
-func (d *Driver) tallied(at time.Time, id int64) polllock.CursorPos {
+func (d *Driver) tallied(at time.Time, id int64) cursor.Pos {
 	if !d.numericIDs() {
 		id = 0
 	}
-	return polllock.CursorPos{At: at, ID: id}
+	return cursor.Pos{At: at, ID: id}
 }

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
@@ -143,7 +143,7 @@ func TestInvalidQueryWithCursorID(t *testing.T) {
 			keys := e.plateau(3)
 			e.clock.Advance(10 * time.Minute)
 			id, _ := strconv.ParseInt(e.sim.IssueID(keys[1]), 10, 64)
-			e.putCursor(polllock.Cursor{At: e.siteNow().Add(-5 * time.Minute), AtID: id, By: "other", TS: e.clock.Now()})
+			e.putCursor(cursor.Cursor{At: e.siteNow().Add(-5 * time.Minute), AtID: id, By: "other", TS: e.clock.Now()})
 			p := e.poller(pollerOpts{cursor: jirapoll.CursorUser, queries: []string{"project = NOPE"}})
 			_, err := p.cycle(context.Background())
 			if !errors.Is(err, poll.ErrQuery) || !strings.Contains(err.Error(), "'NOPE'") {

@@ -3,8 +3,8 @@ package jirapoll
 import (
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/jira"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // sharedPacer is a client whose 429-learned rate the pollers of a site
@@ -20,7 +20,7 @@ type sharedPacer interface {
 // poller that joins or restarts does not learn the burst limit again by
 // its own 429s. The client only ever lowers its rate with it, and ignores
 // a pace older than jira.PaceMemory.
-func (d *Driver) adoptPace(c polllock.Cursor) {
+func (d *Driver) adoptPace(c cursor.Cursor) {
 	sp, ok := d.o.API.(sharedPacer)
 	if !ok || c.Pace == nil {
 		return
@@ -32,12 +32,12 @@ func (d *Driver) adoptPace(c polllock.Cursor) {
 // when a 429 taught it one and it is below the pace read (or that one is
 // older than jira.PaceMemory), else the pace read while it is fresh. A
 // write that carries nothing fresh drops it.
-func (d *Driver) pace(read *polllock.CursorPace, now time.Time) *polllock.CursorPace {
+func (d *Driver) pace(read *cursor.Pace, now time.Time) *cursor.Pace {
 	fresh := read != nil && now.Sub(read.At) >= 0 && now.Sub(read.At) < jira.PaceMemory
 	sp, ok := d.o.API.(sharedPacer)
 	if ok {
 		if r, learned := sp.SharedRate(); learned && (!fresh || r < read.Rate) {
-			return &polllock.CursorPace{Rate: r, At: now}
+			return &cursor.Pace{Rate: r, At: now}
 		}
 	}
 	if fresh {
@@ -51,7 +51,7 @@ func (d *Driver) pace(read *polllock.CursorPace, now time.Time) *polllock.Cursor
 // a 429, when the cursor read carries no fresh pace or one more than a
 // third above that rate. A settled fleet (rates back at the configured
 // one) writes nothing for it, so idle cycles stay at their two calls.
-func (d *Driver) paceDue(cur *polllock.Cursor, now time.Time) bool {
+func (d *Driver) paceDue(cur *cursor.Cursor, now time.Time) bool {
 	sp, ok := d.o.API.(sharedPacer)
 	if !ok || cur == nil {
 		return false

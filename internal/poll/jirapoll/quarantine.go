@@ -6,13 +6,13 @@ import (
 	"fmt"
 
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/quarantine"
 )
 
 var _ poll.Quarantiner = (*Driver)(nil)
 
 // Failed implements poll.Quarantiner: the attempt count lives in the
-// issue's quarantine property (polllock.QuarantineKey), so it survives
+// issue's quarantine property (quarantine.Key), so it survives
 // the poller and is shared by every poller of the repo. The caller holds
 // the issue's lock, so the read-modify-write does not race another poller.
 func (d *Driver) Failed(ctx context.Context, it *poll.Item, p poll.Poison) (int, error) {
@@ -31,32 +31,32 @@ func (d *Driver) Quarantine(ctx context.Context, it *poll.Item, p poll.Poison, a
 	if err != nil {
 		return err
 	}
-	q.Add(polllock.Entry{Change: p.Change, Harness: p.Harness, At: p.At.UTC(), TS: d.o.Now().UTC(),
+	q.Add(quarantine.Entry{Change: p.Change, Harness: p.Harness, At: p.At.UTC(), TS: d.o.Now().UTC(),
 		Reason: p.Reason, Attempts: attempts})
 	return d.writeQuarantine(ctx, it.ID, q)
 }
 
 // readQuarantine reads the issue's quarantine record; a missing one is
 // empty and a corrupt one is logged and started afresh.
-func (d *Driver) readQuarantine(ctx context.Context, key string) (polllock.Quarantine, error) {
-	prop := polllock.QuarantineKey(d.o.Repo)
+func (d *Driver) readQuarantine(ctx context.Context, key string) (quarantine.Quarantine, error) {
+	prop := quarantine.Key(d.o.Repo)
 	raw, found, err := d.o.API.GetProperty(ctx, key, prop)
 	if err != nil {
-		return polllock.Quarantine{}, fmt.Errorf("reading %s on %s: %w", prop, key, err)
+		return quarantine.Quarantine{}, fmt.Errorf("reading %s on %s: %w", prop, key, err)
 	}
 	if !found {
-		return polllock.Quarantine{}, nil
+		return quarantine.Quarantine{}, nil
 	}
-	q, err := polllock.ParseQuarantine(raw)
+	q, err := quarantine.Parse(raw)
 	if err != nil {
 		d.o.Log.Warn("corrupt quarantine value; starting a new record", "issue", key, "property", prop, "error", err.Error())
-		return polllock.Quarantine{}, nil
+		return quarantine.Quarantine{}, nil
 	}
 	return q, nil
 }
 
-func (d *Driver) writeQuarantine(ctx context.Context, key string, q polllock.Quarantine) error {
-	prop := polllock.QuarantineKey(d.o.Repo)
+func (d *Driver) writeQuarantine(ctx context.Context, key string, q quarantine.Quarantine) error {
+	prop := quarantine.Key(d.o.Repo)
 	if err := d.o.API.SetProperty(ctx, key, prop, json.RawMessage(q.Marshal())); err != nil {
 		return fmt.Errorf("writing %s on %s: %w", prop, key, err)
 	}

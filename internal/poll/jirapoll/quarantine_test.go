@@ -9,7 +9,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/quarantine"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -33,11 +33,11 @@ func TestInvalidEventQuarantinedOnTheIssue(t *testing.T) {
 	if !errors.Is(err, poll.ErrItemsFailed) || res.Stats.ChangesQuarantined != 1 {
 		t.Fatalf("err %v quarantined %d, want ErrItemsFailed and 1", err, res.Stats.ChangesQuarantined)
 	}
-	raw, ok := e.sim.Property(k, polllock.QuarantineKey(repo))
+	raw, ok := e.sim.Property(k, quarantine.Key(repo))
 	if !ok {
 		t.Fatal("no quarantine property on the issue")
 	}
-	q, err := polllock.ParseQuarantine(raw)
+	q, err := quarantine.Parse(raw)
 	if err != nil || len(q.Entries) != 1 {
 		t.Fatalf("quarantine %s: %v", raw, err)
 	}
@@ -68,8 +68,8 @@ func TestFailedDispatchesCountedOnTheIssue(t *testing.T) {
 			t.Fatalf("attempt %d: %d %v, want %d", i, n, err, want)
 		}
 	}
-	raw, _ := e.sim.Property(k, polllock.QuarantineKey(repo))
-	q, err := polllock.ParseQuarantine(raw)
+	raw, _ := e.sim.Property(k, quarantine.Key(repo))
+	q, err := quarantine.Parse(raw)
 	if err != nil || q.Attempts["triage"].Change != "comment/2" || q.Attempts["triage"].Reason != "HTTP 422" {
 		t.Fatalf("quarantine %s: %v", raw, err)
 	}

@@ -8,16 +8,17 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 )
 
 var _ poll.ReceiptKeeper = (*Driver)(nil)
 
-// receiptsOf decodes an issue's receipts property (polllock.Receipts); a
+// receiptsOf decodes an issue's receipts property (receipts.Receipts); a
 // missing one is empty. What cannot be read is logged and kept as it is
-// (polllock.ParseReceipts): its harnesses get no scheduled run until it
+// (receipts.Parse): its harnesses get no scheduled run until it
 // is replaced, and no write erases it.
-func (d *Driver) receiptsOf(key string, raw json.RawMessage) polllock.Receipts {
-	rs, err := polllock.ParseReceipts(raw)
+func (d *Driver) receiptsOf(key string, raw json.RawMessage) receipts.Receipts {
+	rs, err := receipts.Parse(raw)
 	if err != nil {
 		d.o.Log.Warn("corrupt receipts value; what can be read is used, the rest kept as it is", "issue", key,
 			"property", d.receiptsKey, "error", err.Error())
@@ -40,7 +41,7 @@ func (d *Driver) rereadReceipts(ctx context.Context, it *poll.Item, stop *firstE
 // property, the caller holding the issue's lock (so no poller races it,
 // and no run of the issue writes it meanwhile).
 func (d *Driver) Tried(ctx context.Context, it *poll.Item, runs map[string]polllock.EntityRun) error {
-	return d.updateReceipts(ctx, it, func(rs polllock.Receipts) {
+	return d.updateReceipts(ctx, it, func(rs receipts.Receipts) {
 		lock := d.issue(it.ID).lockID
 		for h, er := range runs {
 			rs.Tried(h, er.Version, lock, d.o.Now())
@@ -50,14 +51,14 @@ func (d *Driver) Tried(ctx context.Context, it *poll.Item, runs map[string]polll
 
 // GaveUp implements poll.ReceiptKeeper.
 func (d *Driver) GaveUp(ctx context.Context, it *poll.Item, harness, version string) error {
-	return d.updateReceipts(ctx, it, func(rs polllock.Receipts) { rs.Quarantined(harness, version) })
+	return d.updateReceipts(ctx, it, func(rs receipts.Receipts) { rs.Quarantined(harness, version) })
 }
 
 // updateReceipts changes and writes the issue's receipts, from the value
 // the verification read consistently (Item.Receipts: the caller holds
 // the lock since, so no poller or run wrote them), else from a read; the
 // new value is kept on the item.
-func (d *Driver) updateReceipts(ctx context.Context, it *poll.Item, change func(polllock.Receipts)) error {
+func (d *Driver) updateReceipts(ctx context.Context, it *poll.Item, change func(receipts.Receipts)) error {
 	rs := it.Receipts
 	if rs == nil {
 		raw, _, err := d.o.API.GetProperty(ctx, it.ID, d.receiptsKey)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -16,7 +16,7 @@ import (
 // tries and quarantine are unknown: counting from nothing would widen its
 // retries), and a value that is not an object at all is left as it is.
 func TestCorruptReceiptsKeepWhatCanBeRead(t *testing.T) {
-	quarantined := polllock.Receipts{}
+	quarantined := receipts.Receipts{}
 	quarantined.Tried("other", "v1:zzz", "p.1", epoch)
 	quarantined.Quarantined("other", "v1:zzz")
 	good := string(quarantined.Marshal())
@@ -32,20 +32,20 @@ func TestCorruptReceiptsKeepWhatCanBeRead(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, jirasim.Options{})
 			key := e.labelled(1, true)[0]
-			e.sim.SetPropertyDirect(key, polllock.ReceiptsKey(repo), []byte(tc.stored))
+			e.sim.SetPropertyDirect(key, receipts.Key(repo), []byte(tc.stored))
 			out := &recorder{}
 			e.scheduledOneShot(nil, "p-1", &sweepDecider{}, out)
 			if n := len(out.all()); n != tc.dispatched {
 				t.Fatalf("%d scheduled runs dispatched, want %d", n, tc.dispatched)
 			}
-			raw, _ := e.sim.Property(key, polllock.ReceiptsKey(repo))
+			raw, _ := e.sim.Property(key, receipts.Key(repo))
 			if tc.dispatched == 0 {
 				if string(raw) != tc.stored {
 					t.Errorf("receipts %s, want them left as they were", raw)
 				}
 				return
 			}
-			rs, _ := polllock.ParseReceipts(raw)
+			rs, _ := receipts.Parse(raw)
 			if tr := rs["label"].Tries; tr == nil || tr.Count != 1 {
 				t.Errorf("the dispatched run's try is not recorded: %s", raw)
 			}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Sharing work between pollers (docs/polling.md): from its second
@@ -31,7 +31,7 @@ import (
 // The others are counted in Discovery.Cursor.Shared.
 
 // share filters disc.Eligible to this poller's share (see above).
-func (d *Driver) share(cur *polllock.Cursor, disc *poll.Discovery, now time.Time) {
+func (d *Driver) share(cur *cursor.Cursor, disc *poll.Discovery, now time.Time) {
 	d.cur.rounds++
 	prev := d.cur.streak
 	d.cur.streak = make(map[string]streak, len(disc.Eligible))

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/cursor"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // TestCursorStarvationFree: more changes arrive every cycle than the
@@ -55,7 +55,7 @@ func TestCursorShareDisjoint(t *testing.T) {
 	w, keys := newWorld(t, 40)
 	ids := []string{"p1", "p2", "p3", "p4"}
 	now := w.clock.Now()
-	doc := polllock.Cursor{At: now.Add(-time.Minute), By: "p1", TS: now, Pollers: map[string]time.Time{}}
+	doc := cursor.Cursor{At: now.Add(-time.Minute), By: "p1", TS: now, Pollers: map[string]time.Time{}}
 	for _, id := range ids {
 		doc.Pollers[id] = now
 	}

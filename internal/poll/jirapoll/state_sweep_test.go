@@ -15,6 +15,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
@@ -97,14 +98,14 @@ func (e *env) succeed(run plan.Run) {
 		e.t.Errorf("run carries a bad poll lock: %v", err)
 		return
 	}
-	raw, _ := e.sim.Property(key, polllock.ReceiptsKey(repo))
-	rs, err := polllock.ParseReceipts(raw)
+	raw, _ := e.sim.Property(key, receipts.Key(repo))
+	rs, err := receipts.Parse(raw)
 	if err != nil {
 		e.t.Errorf("receipts of %s: %v", key, err)
 		return
 	}
 	rs.Succeeded(run.Harness, run.Entity.Version, "recorder/"+key, e.siteNow())
-	e.sim.SetPropertyDirect(key, polllock.ReceiptsKey(repo), rs.Marshal())
+	e.sim.SetPropertyDirect(key, receipts.Key(repo), rs.Marshal())
 	e.release(run)
 }
 

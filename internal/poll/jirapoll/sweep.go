@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/entity/jiraentity"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
+	"github.com/fullsend-dev/fullsend/internal/resolvers/jiraentity"
 )
 
 // sweepState is the sweep's position, its resolver and the cadence of

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -22,10 +23,10 @@ func TestSweepPagesAndWraps(t *testing.T) {
 	keys := e.issues(5, seeded, "")
 	locked := polllock.Lock{ID: "other.1", TS: e.siteNow(), Phase: polllock.PhaseRunning}
 	e.sim.SetPropertyDirect(keys[1], lockKey(), locked.Marshal())
-	rs := polllock.Receipts{}
+	rs := receipts.Receipts{}
 	rs.Tried("triage", "v1:x", "l", e.siteNow())
 	raw, _ := json.Marshal(rs)
-	e.sim.SetPropertyDirect(keys[2], polllock.ReceiptsKey(repo), raw)
+	e.sim.SetPropertyDirect(keys[2], receipts.Key(repo), raw)
 	changed := e.issue() // a change, no checkpoint: eligible, never swept
 	p := e.poller(pollerOpts{m: 2})
 	ctx := context.Background()

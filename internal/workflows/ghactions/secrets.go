@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
-	"github.com/fullsend-dev/fullsend/internal/drivers"
+	"github.com/fullsend-dev/fullsend/internal/drivername"
 )
 
 // secretName is what GitHub accepts as a secret name (letters, digits and
@@ -30,7 +30,7 @@ func SecretsFor(c *config.Config) []string {
 		}
 	}
 	for _, in := range c.Poll.InputDrivers {
-		if in.Type != drivers.JiraPoll {
+		if in.Type != drivername.JiraPoll {
 			continue
 		}
 		if in.Connection.BaseURL == "" {

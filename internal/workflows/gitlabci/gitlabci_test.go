@@ -9,7 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/workflows/release"
 )
 
@@ -53,12 +53,12 @@ func TestGenerateGolden(t *testing.T) {
 // lookups in step.
 func TestGeneratedNamesMatchDriver(t *testing.T) {
 	rk := "$FULLSEND_RESOURCE_KEY"
-	if gitlabpipeline.PipelineName(rk) != PipelineName || gitlabpipeline.GroupKey(rk) != ResourceGroup {
-		t.Fatalf("driver names %q %q, generator %q %q", gitlabpipeline.PipelineName(rk), gitlabpipeline.GroupKey(rk), PipelineName, ResourceGroup)
+	if glapi.PipelineName(rk) != PipelineName || glapi.GroupKey(rk) != ResourceGroup {
+		t.Fatalf("driver names %q %q, generator %q %q", glapi.PipelineName(rk), glapi.GroupKey(rk), PipelineName, ResourceGroup)
 	}
 	files, _ := Generate(Options{Install: testPin})
 	for _, want := range []string{"name: \"" + PipelineName + "\"", "resource_group: " + ResourceGroup,
-		"$" + gitlabpipeline.VarAgent, "on_new_commit: none", "interruptible: false"} {
+		"$" + glapi.VarAgent, "on_new_commit: none", "interruptible: false"} {
 		if !strings.Contains(string(files[FileName]), want) {
 			t.Errorf("generated file lacks %q", want)
 		}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/cli"
 	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
@@ -124,7 +125,7 @@ func (w *world) commentAfterLastCheck(t *testing.T, summary, text string) (key, 
 	t.Helper()
 	key = w.jira.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: summary, Reporter: alice})
 	lockProp, checkProp = polllock.Keys("acme/platform")
-	seeded, err := json.Marshal(polllock.LastCheck{TS: w.clock.now().UTC()})
+	seeded, err := json.Marshal(lastcheck.LastCheck{TS: w.clock.now().UTC()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestPollDispatchesToGitHubAndCancel(t *testing.T) {
 		t.Errorf("lock = %+v, want pending with one placeholder and id %s", lock, pl.ID)
 	}
 	checkBefore, _ := w.jira.Property(key, checkProp)
-	lc, err := polllock.ParseLastCheck(checkBefore)
+	lc, err := lastcheck.Parse(checkBefore)
 	if err != nil || lc.Lock != pl.ID || len(lc.Runs) != 1 || lc.Runs[0] != wantRef {
 		t.Errorf("lastCheck = %s (%v), want the run %+v under lock id %s", checkBefore, err, wantRef, pl.ID)
 	}
@@ -266,8 +267,8 @@ dispatch:
 	// again at once, without waiting out the settle time (docs/polling.md,
 	// "Delivery contract").
 	after, _ := w.jira.Property(key, checkProp)
-	before, _ := polllock.ParseLastCheck(seeded)
-	lc, err := polllock.ParseLastCheck(after)
+	before, _ := lastcheck.Parse(seeded)
+	lc, err := lastcheck.Parse(after)
 	if err != nil || !lc.TS.Equal(before.TS) || len(lc.Harness) != len(before.Harness) {
 		t.Errorf("lastCheck advanced after a failed dispatch: %s → %s (%v)", seeded, after, err)
 	}

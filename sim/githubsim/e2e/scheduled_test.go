@@ -9,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/quarantine"
+	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
@@ -160,7 +163,7 @@ func TestScheduledRunRetriedThenQuarantined(t *testing.T) {
 	if n := len(runsOf(w, "triage")); n != 2 {
 		t.Fatalf("retried past max: %d runs", n)
 	}
-	qraw, ok := w.jira.Property(key, polllock.QuarantineKey("acme/platform"))
+	qraw, ok := w.jira.Property(key, quarantine.Key("acme/platform"))
 	if !ok || !strings.Contains(string(qraw), "2 runs of version") || !strings.Contains(string(qraw), `"harness":"triage"`) {
 		t.Fatalf("quarantine record %s\n%s", qraw, logs)
 	}
@@ -192,8 +195,8 @@ func TestScheduledSuccessWritesReceipt(t *testing.T) {
 	if code := w.play(t, runs[0]); code != 0 {
 		t.Fatalf("run exit %d", code)
 	}
-	raw, ok := w.jira.Property(key, polllock.ReceiptsKey("acme/platform"))
-	rs, err := polllock.ParseReceipts(raw)
+	raw, ok := w.jira.Property(key, receipts.Key("acme/platform"))
+	rs, err := receipts.Parse(raw)
 	if !ok || err != nil || rs["triage"].Success == nil || rs["triage"].Success.Run != fmt.Sprintf("gha-dispatch/%d", runs[0].ID) {
 		t.Fatalf("receipt %s (%v)", raw, err)
 	}
@@ -228,7 +231,7 @@ func TestScheduledDeniedWithoutPolicy(t *testing.T) {
 	w, _ := scheduledWorld(t, "allow", "true")
 	key := w.jira.AddIssue(jirasim.IssueSpec{Project: "PROJ", Summary: "x", Reporter: alice})
 	_, checkProp := polllock.Keys("acme/platform")
-	seeded, _ := json.Marshal(polllock.LastCheck{TS: w.clock.now().UTC()})
+	seeded, _ := json.Marshal(lastcheck.LastCheck{TS: w.clock.now().UTC()})
 	w.jira.SetPropertyDirect(key, checkProp, seeded) // handled: no change to decide
 	w.advance(t, 5*time.Second)
 	for range 2 {
@@ -277,8 +280,8 @@ func TestScheduledRunThatNeverStartedIsDispatchedAgainOnce(t *testing.T) {
 	if code := w.play(t, runs[1]); code != 0 {
 		t.Fatalf("the new run exit %d", code)
 	}
-	raw, _ := w.jira.Property(key, polllock.ReceiptsKey("acme/platform"))
-	if rs, err := polllock.ParseReceipts(raw); err != nil || rs["triage"].Success == nil || rs["triage"].Success.Attempts != 2 {
+	raw, _ := w.jira.Property(key, receipts.Key("acme/platform"))
+	if rs, err := receipts.Parse(raw); err != nil || rs["triage"].Success == nil || rs["triage"].Success.Attempts != 2 {
 		t.Fatalf("receipt %s (%v)", raw, err)
 	}
 }

@@ -1,0 +1,97 @@
+package gitlab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	gl "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/newest"
+)
+
+// Superseded reports whether a live (not cancelled or skipped) pipeline
+// of the scope rk in project supersedes pipeline pipelineID, which
+// carries the idempotency key key (newest.Supersedes: a newer change, or
+// the same change with a lower id; when either carries no change, a
+// pipeline created after it), and returns the newest such pipeline id (0
+// when none). A pipeline created after ours that carries an older change
+// does not supersede it: its own dispatcher cancels it.
+//
+// The agent job calls it (through CheckSuperseded) before doing any work:
+// a pipeline that acquired its resource while a pipeline of a newer
+// change of its scope was there carries an outdated event, and must exit
+// without running the agent; the newer pipeline will run next. This
+// closes the race between "a waiter acquires the resource" and "the
+// driver cancels it" (docs/gitlab.md).
+func Superseded(ctx context.Context, c *gl.Client, project, rk string, pipelineID int64, key string) (int64, error) {
+	l := NewScopeList(c, project, PipelineName(rk))
+	me := newest.Run{ID: pipelineID, Seq: pipelineID, Key: key} // its agent has not started
+	var from time.Time
+	stop := pipelineID
+	withKey := func(*gl.PipelineInfo) bool { return false }
+	if p, ok := newest.Change(key); ok {
+		// every pipeline of that change or a newer one was created since
+		from, stop = p.At, 0
+		withKey = func(p *gl.PipelineInfo) bool { return p.ID != pipelineID && Live(p) }
+	}
+	runs, err := l.List(ctx, from, stop, withKey)
+	if err != nil {
+		return 0, err
+	}
+	if r, ok := newest.Superseded(me, runs); ok {
+		return r.ID, nil
+	}
+	return 0, nil
+}
+
+// CheckSuperseded is the agent job's start-up check inside GitLab CI. It
+// reads CI_PIPELINE_ID, FULLSEND_RESOURCE_KEY, FULLSEND_IDEMPOTENCY_KEY,
+// CI_PROJECT_ID (or CI_PROJECT_PATH), and, where o leaves them unset,
+// GITLAB_API_URL (or CI_API_V4_URL) and GITLAB_TOKEN. Outside a fullsend
+// GitLab pipeline (no CI_PIPELINE_ID or no resource key) it returns false
+// and no error. When it returns true, msg says which newer pipeline takes
+// over, and the caller should exit 0 without running the agent.
+func CheckSuperseded(ctx context.Context, getenv func(string) string, o Options) (superseded bool, msg string, err error) {
+	rk := strings.TrimSpace(getenv(VarResourceKey))
+	idText := strings.TrimSpace(getenv("CI_PIPELINE_ID"))
+	if rk == "" || idText == "" {
+		return false, "", nil
+	}
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil || id < 1 {
+		return false, "", fmt.Errorf("gitlab-pipeline: CI_PIPELINE_ID %q is not a pipeline id", idText)
+	}
+	env := func(cur string, names ...string) string {
+		for _, n := range names {
+			if cur == "" {
+				cur = strings.TrimSpace(getenv(n))
+			}
+		}
+		return cur
+	}
+	o.APIURL = env(o.APIURL, "GITLAB_API_URL", "CI_API_V4_URL")
+	o.Token = env(o.Token, "GITLAB_TOKEN")
+	project := strings.Trim(env("", "CI_PROJECT_ID", "CI_PROJECT_PATH"), "/")
+	if project == "" || strings.Contains(project, "..") {
+		return false, "", fmt.Errorf("gitlab-pipeline: superseded check for pipeline %d: %w", id, errNoProject)
+	}
+	c, err := NewClient(o)
+	if err != nil {
+		return false, "", fmt.Errorf("gitlab-pipeline: superseded check for pipeline %d: %w", id, err)
+	}
+	newer, err := Superseded(ctx, c, project, rk, id, strings.TrimSpace(getenv(VarIdempotencyKey)))
+	if err != nil {
+		return false, "", fmt.Errorf("gitlab-pipeline: superseded check for pipeline %d: %w", id, err)
+	}
+	if newer == 0 {
+		return false, "", nil
+	}
+	return true, fmt.Sprintf("pipeline %d is superseded by pipeline %d of the same scope (a newer change, or a later run); exiting without running the agent", id, newer), nil
+}
+
+// errNoProject is CheckSuperseded's error when the job names no project.
+var errNoProject = errors.New("no project: CI_PROJECT_ID and CI_PROJECT_PATH name none (or one with '..')")
