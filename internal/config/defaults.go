@@ -34,6 +34,10 @@ const (
 	DefaultMaxRetries          = 4
 	DefaultHarnessTimeout      = 30 * time.Minute
 	DefaultPollGrace           = 5 * time.Minute
+	// DefaultRequestsPerCycle is a forge poller's requests_per_cycle: a
+	// fifth of GitHub's hourly REST quota for a token, half of
+	// GitLab.com's per-minute one.
+	DefaultRequestsPerCycle = 1000
 )
 
 // Default returns a Config holding every default and nothing else.
