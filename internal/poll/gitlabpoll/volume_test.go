@@ -1,0 +1,88 @@
+package gitlabpoll
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/polltest"
+	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
+)
+
+// TestEveryDueItemInOneCycle: gitlab-poll holds no lock, so a cycle
+// decides every changed item before taking any and dispatches every
+// command the API budget allows, whatever lock.n: notes that start
+// nothing (an outsider's, a bot's, one with no command) take nothing
+// from the commands, and more commanded items than lock.n all go out in
+// the one cycle.
+func TestEveryDueItemInOneCycle(t *testing.T) {
+	cases := []struct {
+		name      string
+		n         int
+		commands  int
+		unrelated bool
+	}{
+		{"three commands after three unrelated notes, n 2", 2, 3, true},
+		{"three commands after three unrelated notes, default n", 0, 3, true},
+		{"twelve commands, default n", 0, 12, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, ctx := newFixture(t), context.Background()
+			eve, bot := f.sim.AddUser("eve", false), f.sim.AddUser("renovate-bot", true)
+			var iids []int64
+			for range tc.commands + 3 {
+				is, _, err := f.sim.CreateIssue(project, f.alice.ID, "t", "d", nil)
+				must(t, err)
+				iids = append(iids, is.IID)
+			}
+			f.clk.Advance(DefaultLookback + time.Hour)
+			in, out := f.configured(t, "grace: 0s"), f.output(t)
+			cycle := func(n int) poll.CycleStats {
+				t.Helper()
+				res, err := poll.Run(ctx, poll.Options{Driver: in.Driver, Output: out, JitterMax: -1, Now: f.clk.Now,
+					Validate: (*event.Event).Validate, N: n, Core: polltest.Commands{Harness: harness, Command: "/fs-triage", Forge: "gitlab"}})
+				must(t, err)
+				return res.Stats
+			}
+			cycle(0) // warm: nothing in the window
+			if tc.unrelated { // older than the commands: the longest-waiting
+				for i, c := range []struct {
+					who  int64
+					body string
+				}{{eve.ID, "/fs-triage"}, {bot.ID, "/fs-triage"}, {f.alice.ID, "thanks, looks good"}} {
+					_, _, err := f.sim.AddNote(project, gitlabsim.NoteableIssue, iids[tc.commands+i], c.who, c.body)
+					must(t, err)
+				}
+			}
+			for _, iid := range iids[:tc.commands] {
+				f.clk.Advance(time.Second)
+				_, _, err := f.sim.AddNote(project, gitlabsim.NoteableIssue, iid, f.alice.ID, "/fs-triage")
+				must(t, err)
+			}
+			f.settle()
+			st := cycle(tc.n)
+			if st.DispatchesScheduled != tc.commands || st.ItemsDeferred != 0 {
+				t.Fatalf("one cycle dispatched %d of %d commands (%d items selected of %d eligible, %d deferred)",
+					st.DispatchesScheduled, tc.commands, st.Selected, st.Eligible, st.ItemsDeferred)
+			}
+			if tc.unrelated && (st.EventsDenied != 1 || st.EventsBot != 1 || st.EventsNoMatch != 1) {
+				t.Fatalf("unrelated notes: %d denied, %d by bots, %d matching nothing; want one each", st.EventsDenied, st.EventsBot, st.EventsNoMatch)
+			}
+			live := f.live()
+			if len(live) != tc.commands {
+				t.Fatalf("pipelines per key %v, want the %d commands once each", live, tc.commands)
+			}
+			for k, n := range live {
+				if n != 1 {
+					t.Errorf("key %s: %d live pipelines", k, n)
+				}
+			}
+			if st := cycle(tc.n); st.Eligible != 0 || st.DispatchesScheduled != 0 {
+				t.Fatalf("next cycle: %d eligible, %d dispatched; want every item handled", st.Eligible, st.DispatchesScheduled)
+			}
+		})
+	}
+}
