@@ -16,7 +16,8 @@ import (
 // command the API budget allows, whatever lock.n: notes that start
 // nothing (an outsider's, a bot's, one with no command) take nothing
 // from the commands, and more commanded items than lock.n all go out in
-// the one cycle.
+// the one cycle. Each actor's user is read once per cycle, whatever
+// the number of items they commented on.
 func TestEveryDueItemInOneCycle(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -63,7 +64,15 @@ func TestEveryDueItemInOneCycle(t *testing.T) {
 				must(t, err)
 			}
 			f.settle()
+			users := f.sim.Calls("get_user")
 			st := cycle(tc.n)
+			actors := 1 // alice
+			if tc.unrelated {
+				actors += 2 // eve, the bot
+			}
+			if got := f.sim.Calls("get_user") - users; got != actors {
+				t.Errorf("the cycle read %d users, want %d: one per actor", got, actors)
+			}
 			if st.DispatchesScheduled != tc.commands || st.ItemsDeferred != 0 {
 				t.Fatalf("one cycle dispatched %d of %d commands (%d items selected of %d eligible, %d deferred)",
 					st.DispatchesScheduled, tc.commands, st.Selected, st.Eligible, st.ItemsDeferred)
