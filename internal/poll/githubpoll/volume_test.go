@@ -20,48 +20,32 @@ import (
 // from the commands, and more commanded items than lock.n all go out in
 // the one cycle.
 func TestEveryDueItemInOneCycle(t *testing.T) {
-	cases := []struct {
-		name      string
-		n         int
-		commands  int
-		unrelated bool
-	}{
-		{"three commands after three unrelated comments, n 2", 2, 3, true},
-		{"three commands after three unrelated comments, default n", 0, 3, true},
-		{"twelve commands, default n", 0, 12, false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range polltest.DueItemCases {
+		t.Run(tc.Name, func(t *testing.T) {
 			f := newFixture(t)
 			must(t, f.sim.SetPermission(repo, "eve", "read"))
 			var ns []int
-			for range tc.commands + 3 {
+			for range tc.Commands + 3 {
 				ns = append(ns, f.openIssue(t, false))
 			}
 			d := NewDriver(f.poller(t), nil)
 			f.cycle(t, d) // warm: nothing in the window
-			if tc.unrelated { // older than the commands: the longest-waiting
+			if tc.Unrelated {
+				// older than the commands: the longest-waiting
 				for i, c := range []struct{ who, body string }{{"eve", "/fs-triage"}, {"renovate[bot]", "/fs-triage"}, {"mara", "thanks, looks good"}} {
-					_, _, err := f.sim.AddComment(repo, ns[tc.commands+i], c.who, c.body)
+					_, _, err := f.sim.AddComment(repo, ns[tc.Commands+i], c.who, c.body)
 					must(t, err)
 				}
 			}
-			for _, n := range ns[:tc.commands] {
+			for _, n := range ns[:tc.Commands] {
 				f.comment(t, n, "/fs-triage")
 			}
 			f.settle()
 			res, err := poll.Run(context.Background(), poll.Options{Driver: d, Output: f.out, JitterMax: -1, Now: f.clk.Now,
-				Validate: (*event.Event).Validate, N: tc.n, Core: polltest.Commands{Harness: "triage", Command: "/fs-triage", Forge: "github"}})
+				Validate: (*event.Event).Validate, N: tc.N, Core: polltest.Commands{Harness: "triage", Command: "/fs-triage", Forge: "github"}})
 			must(t, err)
-			st := res.Stats
-			if st.DispatchesScheduled != tc.commands || st.ItemsDeferred != 0 {
-				t.Fatalf("one cycle dispatched %d of %d commands (%d items selected of %d eligible, %d deferred)",
-					st.DispatchesScheduled, tc.commands, st.Selected, st.Eligible, st.ItemsDeferred)
-			}
-			if tc.unrelated && (st.EventsDenied != 1 || st.EventsBot != 1 || st.EventsNoMatch != 1) {
-				t.Fatalf("unrelated comments: %d denied, %d by bots, %d matching nothing; want one each", st.EventsDenied, st.EventsBot, st.EventsNoMatch)
-			}
-			f.checkOnce(t, tc.commands)
+			tc.Check(t, res.Stats)
+			f.checkOnce(t, tc.Commands)
 			if st := f.cycle(t, d); st.Eligible != 0 || st.DispatchesScheduled != 0 {
 				t.Fatalf("next cycle: %d eligible, %d dispatched; want every item handled", st.Eligible, st.DispatchesScheduled)
 			}

@@ -19,22 +19,12 @@ import (
 // the one cycle. Each actor's user is read once per cycle, whatever
 // the number of items they commented on.
 func TestEveryDueItemInOneCycle(t *testing.T) {
-	cases := []struct {
-		name      string
-		n         int
-		commands  int
-		unrelated bool
-	}{
-		{"three commands after three unrelated notes, n 2", 2, 3, true},
-		{"three commands after three unrelated notes, default n", 0, 3, true},
-		{"twelve commands, default n", 0, 12, false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range polltest.DueItemCases {
+		t.Run(tc.Name, func(t *testing.T) {
 			f, ctx := newFixture(t), context.Background()
 			eve, bot := f.sim.AddUser("eve", false), f.sim.AddUser("renovate-bot", true)
 			var iids []int64
-			for range tc.commands + 3 {
+			for range tc.Commands + 3 {
 				is, _, err := f.sim.CreateIssue(project, f.alice.ID, "t", "d", nil)
 				must(t, err)
 				iids = append(iids, is.IID)
@@ -49,47 +39,42 @@ func TestEveryDueItemInOneCycle(t *testing.T) {
 				return res.Stats
 			}
 			cycle(0) // warm: nothing in the window
-			if tc.unrelated { // older than the commands: the longest-waiting
+			if tc.Unrelated {
+				// older than the commands: the longest-waiting
 				for i, c := range []struct {
 					who  int64
 					body string
 				}{{eve.ID, "/fs-triage"}, {bot.ID, "/fs-triage"}, {f.alice.ID, "thanks, looks good"}} {
-					_, _, err := f.sim.AddNote(project, gitlabsim.NoteableIssue, iids[tc.commands+i], c.who, c.body)
+					_, _, err := f.sim.AddNote(project, gitlabsim.NoteableIssue, iids[tc.Commands+i], c.who, c.body)
 					must(t, err)
 				}
 			}
-			for _, iid := range iids[:tc.commands] {
+			for _, iid := range iids[:tc.Commands] {
 				f.clk.Advance(time.Second)
 				_, _, err := f.sim.AddNote(project, gitlabsim.NoteableIssue, iid, f.alice.ID, "/fs-triage")
 				must(t, err)
 			}
 			f.settle()
 			users := f.sim.Calls("get_user")
-			st := cycle(tc.n)
+			st := cycle(tc.N)
 			actors := 1 // alice
-			if tc.unrelated {
+			if tc.Unrelated {
 				actors += 2 // eve, the bot
 			}
 			if got := f.sim.Calls("get_user") - users; got != actors {
 				t.Errorf("the cycle read %d users, want %d: one per actor", got, actors)
 			}
-			if st.DispatchesScheduled != tc.commands || st.ItemsDeferred != 0 {
-				t.Fatalf("one cycle dispatched %d of %d commands (%d items selected of %d eligible, %d deferred)",
-					st.DispatchesScheduled, tc.commands, st.Selected, st.Eligible, st.ItemsDeferred)
-			}
-			if tc.unrelated && (st.EventsDenied != 1 || st.EventsBot != 1 || st.EventsNoMatch != 1) {
-				t.Fatalf("unrelated notes: %d denied, %d by bots, %d matching nothing; want one each", st.EventsDenied, st.EventsBot, st.EventsNoMatch)
-			}
+			tc.Check(t, st)
 			live := f.live()
-			if len(live) != tc.commands {
-				t.Fatalf("pipelines per key %v, want the %d commands once each", live, tc.commands)
+			if len(live) != tc.Commands {
+				t.Fatalf("pipelines per key %v, want the %d commands once each", live, tc.Commands)
 			}
 			for k, n := range live {
 				if n != 1 {
 					t.Errorf("key %s: %d live pipelines", k, n)
 				}
 			}
-			if st := cycle(tc.n); st.Eligible != 0 || st.DispatchesScheduled != 0 {
+			if st := cycle(tc.N); st.Eligible != 0 || st.DispatchesScheduled != 0 {
 				t.Fatalf("next cycle: %d eligible, %d dispatched; want every item handled", st.Eligible, st.DispatchesScheduled)
 			}
 		})

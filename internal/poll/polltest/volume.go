@@ -149,3 +149,38 @@ func (r VolumeReport) Report(b *testing.B) {
 		r.Items, r.FirstCycle, r.Cycles, r.Requests, per(r.Requests), per(r.Poller), r.Points, per(r.Points),
 		r.FirstWall.Round(time.Millisecond), r.Wall.Round(time.Millisecond))
 }
+
+// DueItems is a case of the forge pollers' one-cycle test: Commands
+// items each get a command, and with Unrelated three more items get,
+// before them, a comment that starts nothing (an outsider's command, a
+// bot's command, a maintainer's comment without one); one cycle runs
+// with lock.n N (0: the default).
+type DueItems struct {
+	Name      string
+	N         int
+	Commands  int
+	Unrelated bool
+}
+
+// DueItemCases are the cases github-poll and gitlab-poll pass: three
+// commands after three unrelated comments at n 2 and at the default n,
+// and twelve commands, more than the default n.
+var DueItemCases = []DueItems{
+	{"three commands after three unrelated comments, n 2", 2, 3, true},
+	{"three commands after three unrelated comments, default n", 0, 3, true},
+	{"twelve commands, default n", 0, 12, false},
+}
+
+// Check fails t unless the one cycle st dispatched every command, left
+// no item to the next cycle and decided each unrelated comment: one
+// denied, one by a bot, one matching nothing.
+func (c DueItems) Check(t testing.TB, st poll.CycleStats) {
+	t.Helper()
+	if st.DispatchesScheduled != c.Commands || st.ItemsDeferred != 0 {
+		t.Fatalf("one cycle dispatched %d of %d commands (%d items selected of %d eligible, %d deferred)",
+			st.DispatchesScheduled, c.Commands, st.Selected, st.Eligible, st.ItemsDeferred)
+	}
+	if c.Unrelated && (st.EventsDenied != 1 || st.EventsBot != 1 || st.EventsNoMatch != 1) {
+		t.Fatalf("unrelated comments: %d denied, %d by bots, %d matching nothing; want one each", st.EventsDenied, st.EventsBot, st.EventsNoMatch)
+	}
+}
