@@ -42,8 +42,9 @@ type Options struct {
 	// (Requests, budget.go).
 	N int
 	// Requests is the most requests a cycle of a driver without locks
-	// makes (its Usage.Calls) before it leaves the remaining items to the
-	// next cycle; 0 means DefaultRequests. Drivers with locks ignore it.
+	// makes (its Usage.Calls, and RunCost for each run it hands to the
+	// output) before it leaves the remaining items to the next cycle; 0
+	// means DefaultRequests. Drivers with locks ignore it.
 	Requests int
 	// Concurrency bounds the per-item calls the cycle makes in parallel.
 	Concurrency int
