@@ -68,7 +68,22 @@
 #   burst    — the same with Jira's per-second burst limit instead (10 calls
 #              per rolling second, answered 429 with Retry-After, moving no
 #              X-RateLimit-* header) and no points budget.
+#   forge    — the forge pollers at volume (BenchmarkVolume in
+#              internal/poll/githubpoll and internal/poll/gitlabpoll):
+#              ITEMS (default 500) issues, then as many pull or merge
+#              requests, each commented once with a command inside the
+#              window, against one github-poll poller (gha-dispatch,
+#              githubsim) and one gitlab-poll poller (gitlab-pipeline,
+#              gitlabsim) built from a `grace: 0s` entry: the runs the
+#              first cycle dispatched (items per cycle), the cycles until
+#              every item was, requests and rate-limit points per item
+#              (all clients; the poller's own apart), wall time. Not part
+#              of `all`. Extra flags: -forge.budget (requests_per_cycle,
+#              default 1000), -forge.n (lock.n handed to the cycle),
+#              -forge.latency (added to every request, e.g. 50ms),
+#              -forge.cycles (at most, default 200).
 # Usage: scripts/bench-poll.sh [cost|parallel|all] [COUNT]
+#        scripts/bench-poll.sh forge [ITEMS] [-forge.FLAG=VALUE...]
 #        scripts/bench-poll.sh scale [ISSUES] [POLLERS] [-scale.FLAG=VALUE...]
 #        scripts/bench-poll.sh pacing [SEED...]
 #        scripts/bench-poll.sh burst [SEED...]
@@ -82,6 +97,15 @@ if [[ "$what" == chaos ]]; then
   shift $(( $# < 2 ? $# : 2 ))
   exec go test -run '^$' -bench '^BenchmarkChaos$' -benchtime 1x -timeout 30m ./internal/poll/chaos/ \
     -args -chaos.duration="$duration" "$@"
+fi
+if [[ "$what" == forge ]]; then
+  items="${2:-500}"
+  shift $(( $# < 2 ? $# : 2 ))
+  for pkg in githubpoll gitlabpoll; do
+    go test -run '^$' -bench '^BenchmarkVolume$' -benchtime 1x -timeout 30m ./internal/poll/$pkg/ \
+      -args -forge.items="$items" "$@" | grep -v -E '^(goos|goarch|cpu|PASS|ok)'
+  done
+  exit
 fi
 scale() {
   go test -run '^$' -bench '^BenchmarkScale$' -benchtime 1x -timeout 15m ./internal/poll/jirapoll/ -args "$@" |

@@ -113,6 +113,20 @@ func (app *App) controllerOptions(o *pollOptions) poll.ControllerOptions {
 	}
 }
 
+// pollObserver records every cycle's metrics, and the rate-limit budget
+// its input's platform last reported under that platform's name.
+func pollObserver(m *metrics.Metrics) poll.Observer {
+	cycles := m.PollObserver("")
+	budgets := map[string]poll.Observer{drivername.JiraPoll: m.RateBudgetObserver("jira"),
+		drivername.GitHubPoll: m.RateBudgetObserver("github"), drivername.GitLabPoll: m.RateBudgetObserver("gitlab")}
+	return func(s poll.CycleStats) {
+		cycles(s)
+		if budget := budgets[s.Driver]; budget != nil {
+			budget(s)
+		}
+	}
+}
+
 func (app *App) runPoll(ctx context.Context, o *pollOptions) error {
 	if o.intervalSet && !o.watch {
 		return UserError(errors.New("--interval needs --watch"))
@@ -123,8 +137,7 @@ func (app *App) runPoll(ctx context.Context, o *pollOptions) error {
 	}
 	if o.metricsAddr != "" {
 		m := metrics.New(o.interval)
-		cycles, budget := m.PollObserver(""), m.RateBudgetObserver("jira")
-		co.Observer = func(s poll.CycleStats) { cycles(s); budget(s) }
+		co.Observer = pollObserver(m)
 		co.OnRequest = m.RequestObserver("jira")
 		co.Output.Metrics = m.Registerer()
 		stop, err := app.serveMetrics(o.metricsAddr, m)

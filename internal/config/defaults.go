@@ -32,6 +32,10 @@ const (
 	DefaultRetryBudget         = 60 * time.Second
 	DefaultMaxRetries          = 4
 	DefaultPollGrace           = 5 * time.Minute
+	// DefaultRequestsPerCycle is a forge poller's requests_per_cycle: a
+	// fifth of GitHub's hourly REST quota for a token, half of
+	// GitLab.com's per-minute one.
+	DefaultRequestsPerCycle = 1000
 )
 
 // Default returns a Config holding every default and nothing else.

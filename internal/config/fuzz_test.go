@@ -18,6 +18,7 @@ func FuzzLoadConfig(f *testing.F) {
 		"version: 1\nagents:\n  - {name: a, source: ../x}\n", "a: &x [*x]\n", "version: 1\nlimits: {runs_per_scope_per_hour: 99999999999}\n",
 		"version: 1\npoll:\n  input_drivers:\n    - {type: jira-poll, queries: [q], lock: {m: 1, n: 2}}\n",
 		"version: 1\npoll:\n  input_drivers:\n    - {type: gitlab-poll, grace: 0s}\n    - {type: github-poll, grace: -5m}\n",
+		"version: 1\npoll:\n  input_drivers:\n    - {type: github-poll, requests_per_cycle: 1}\n    - {type: jira-poll, requests_per_cycle: x}\n",
 		"version: 1\nauthorization: {scheduled_discovery: allow}\n", "version: 1\nauthorization: {scheduled_discovery: [allow]}\n",
 	} {
 		f.Add([]byte(s))

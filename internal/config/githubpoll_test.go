@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -62,6 +63,32 @@ func TestPollGrace(t *testing.T) {
 			}
 			if got := c.Poll.InputDrivers[0].Grace; got != tc.want {
 				t.Fatalf("grace %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPollRequestsPerCycle: a forge poller's requests_per_cycle is read
+// as written; left out it is 1000.
+func TestPollRequestsPerCycle(t *testing.T) {
+	cases := []struct {
+		typ, line string
+		want      int
+	}{
+		{"github-poll", "      requests_per_cycle: 250\n", 250},
+		{"gitlab-poll", "      requests_per_cycle: 4_000\n", 4000},
+		{"github-poll", "", DefaultRequestsPerCycle},
+		{"gitlab-poll", "", DefaultRequestsPerCycle},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s %d", tc.typ, tc.want), func(t *testing.T) {
+			dir := testfs.WriteTree(t, map[string]string{"config.yaml": "version: 1\nrepo: acme/platform\npoll:\n  input_drivers:\n    - type: " + tc.typ + "\n" + tc.line})
+			c, err := Load(dir, func(string) string { return "" })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Poll.InputDrivers[0].RequestsPerCycle; got != tc.want {
+				t.Fatalf("requests_per_cycle %d, want %d", got, tc.want)
 			}
 		})
 	}

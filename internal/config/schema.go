@@ -137,7 +137,7 @@ func (w *configWalk) poll(n *yaml.Node) {
 func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 	what := fmt.Sprintf("poll.input_drivers[%d]", i)
 	d := defaultInputDriver()
-	var typeNode, queriesNode, mNode, nNode, staleNode, refreshNode, pendingNode, jitterNode, cursorNode, graceNode *yaml.Node
+	var typeNode, queriesNode, mNode, nNode, staleNode, refreshNode, pendingNode, jitterNode, cursorNode, graceNode, requestsNode *yaml.Node
 	w.Fields(n, what, map[string]func(*yaml.Node){
 		"type": func(v *yaml.Node) { typeNode = v; w.Enum(v, what+".type", &d.Type, inputDrivers...) },
 		"connection": func(v *yaml.Node) {
@@ -187,10 +187,11 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 				w.ErrAt(firstNode(jitterNode, v), "%s.lock: jitter_min (%s) must not exceed jitter_max (%s)", what, l.JitterMin, l.JitterMax)
 			}
 		},
-		"cursor":      func(v *yaml.Node) { cursorNode = w.cursor(v, what, &d) },
-		"concurrency": func(v *yaml.Node) { w.IntMin(v, what+".concurrency", 1, &d.Concurrency) },
-		"lookback":    func(v *yaml.Node) { w.Duration(v, what+".lookback", &d.Lookback) },
-		"grace":       func(v *yaml.Node) { graceNode = v; w.DurationMin0(v, what+".grace", &d.Grace) },
+		"cursor":             func(v *yaml.Node) { cursorNode = w.cursor(v, what, &d) },
+		"concurrency":        func(v *yaml.Node) { w.IntMin(v, what+".concurrency", 1, &d.Concurrency) },
+		"lookback":           func(v *yaml.Node) { w.Duration(v, what+".lookback", &d.Lookback) },
+		"grace":              func(v *yaml.Node) { graceNode = v; w.DurationMin0(v, what+".grace", &d.Grace) },
+		"requests_per_cycle": func(v *yaml.Node) { requestsNode = v; w.IntMin(v, what+".requests_per_cycle", 1, &d.RequestsPerCycle) },
 		"rate_limit": func(v *yaml.Node) {
 			r := &d.RateLimit
 			w.Fields(v, what+".rate_limit", map[string]func(*yaml.Node){
@@ -204,7 +205,7 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 		if typeNode == nil {
 			w.ErrAt(n, "%s: type is required (%s)", what, strings.Join(inputDrivers, " or "))
 		}
-		w.checkGrace(graceNode, what, &d)
+		w.checkForge(graceNode, requestsNode, what, &d)
 		if d.Type == drivername.JiraPoll && (queriesNode == nil || (queriesNode.Kind == yaml.SequenceNode && len(queriesNode.Content) == 0)) {
 			w.ErrAt(firstNode(queriesNode, n), "%s: queries: at least one query is required", what)
 		}
@@ -212,14 +213,24 @@ func (w *configWalk) inputDriver(i int, n *yaml.Node) InputDriver {
 	return d
 }
 
-// checkGrace defaults a forge poller's grace and refuses one on a
-// jira-poll entry.
-func (w *configWalk) checkGrace(graceNode *yaml.Node, what string, d *InputDriver) {
-	if graceNode == nil && (d.Type == drivername.GitLabPoll || d.Type == drivername.GitHubPoll) {
+// checkForge defaults the settings of a forge poller (grace,
+// requests_per_cycle) and refuses them on a jira-poll entry.
+func (w *configWalk) checkForge(graceNode, requestsNode *yaml.Node, what string, d *InputDriver) {
+	forge := d.Type == drivername.GitLabPoll || d.Type == drivername.GitHubPoll
+	if graceNode == nil && forge {
 		d.Grace = DefaultPollGrace
 	}
-	if d.Type == drivername.JiraPoll && graceNode != nil {
+	if requestsNode == nil && forge {
+		d.RequestsPerCycle = DefaultRequestsPerCycle
+	}
+	if d.Type != drivername.JiraPoll {
+		return
+	}
+	if graceNode != nil {
 		w.ErrAt(graceNode, "%s.grace: only gitlab-poll and github-poll entries take a grace", what)
+	}
+	if requestsNode != nil {
+		w.ErrAt(requestsNode, "%s.requests_per_cycle: only gitlab-poll and github-poll entries take it; a jira-poll cycle works on lock.n issues", what)
 	}
 }
 

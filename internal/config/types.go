@@ -99,6 +99,10 @@ type InputDriver struct {
 	// (on the forge's clock) to the webhook path; 0 makes the poller the
 	// primary path (default 5m; not accepted on jira-poll entries).
 	Grace time.Duration `yaml:"grace"`
+	// RequestsPerCycle is the most requests a gitlab-poll or github-poll
+	// cycle makes before it leaves the remaining items to the next one
+	// (default 1000; not accepted on jira-poll entries).
+	RequestsPerCycle int `yaml:"requests_per_cycle"`
 }
 
 // Connection says where the tracker is and which environment variables hold

@@ -118,7 +118,7 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 		s := in.Settings()
 		res, err := Run(ctx, Options{
 			Driver: in.PollDriver(), Core: decider{eng}, Output: out, Validate: (*event.Event).Validate,
-			N: s.Lock.N, Concurrency: s.Concurrency, JitterMin: s.Lock.JitterMin, JitterMax: s.Lock.JitterMax,
+			N: s.Lock.N, Requests: s.RequestsPerCycle, Concurrency: s.Concurrency, JitterMin: s.Lock.JitterMin, JitterMax: s.Lock.JitterMax,
 			DryRun: c.o.DryRun, Log: c.o.Log, Observer: c.observer(ctx), IntentSettle: intentSettle(s.Lock.StaleThreshold),
 			ClaimWait: polllock.ClaimWaitFor(s.Lock.StaleThreshold), Feedback: c.notifier(in), Schedule: c.schedule(decider{eng}, in),
 		})

@@ -37,8 +37,15 @@ type Options struct {
 	// Validate checks every detected event before the core sees it
 	// ((*event.Event).Validate); nil skips validation.
 	Validate func(*event.Event) error
-	// N is the number of items locked per cycle.
+	// N is the number of items locked per cycle. A driver without locks
+	// (NoLocks) takes every due item the API budget allows instead
+	// (Requests, budget.go).
 	N int
+	// Requests is the most requests a cycle of a driver without locks
+	// makes (its Usage.Calls, and RunCost for each run it hands to the
+	// output) before it leaves the remaining items to the next cycle; 0
+	// means DefaultRequests. Drivers with locks ignore it.
+	Requests int
 	// Concurrency bounds the per-item calls the cycle makes in parallel.
 	Concurrency int
 	// JitterMin and JitterMax bound the one wait between writing locks and
@@ -88,9 +95,10 @@ type Result struct {
 }
 
 type cycle struct {
-	o   Options
-	log *slog.Logger
-	st  CycleStats
+	o     Options
+	log   *slog.Logger
+	st    CycleStats
+	begin Usage // the driver's usage when the cycle began
 	// refused is the first dispatch the output's platform refused for
 	// its credentials (output.ErrCredentials): the cycle then fails with
 	// ErrAuth, like refused tracker credentials.
@@ -148,6 +156,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	c.log = o.Log.With("cycle_id", c.st.CycleID, "driver", c.st.Driver)
 	start := time.Now()
 	before := o.Driver.Usage()
+	c.begin = before
 	planned, err := c.run(ctx)
 	c.doneCadence()
 	if err == nil && c.refused != nil {
@@ -177,6 +186,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 func withDefaults(o Options) Options {
 	if o.N <= 0 {
 		o.N = DefaultN
+	}
+	if o.Requests <= 0 {
+		o.Requests = DefaultRequests
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = DefaultConcurrency
@@ -241,6 +253,9 @@ func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 	eligible := c.sweepDue(disc.Swept, disc.Eligible)
 	if !c.o.DryRun {
 		eligible = c.settled(eligible)
+	}
+	if _, ok := d.(lockless); ok {
+		return c.budgeted(ctx, eligible) // no lock: no N, no stale lock
 	}
 	sel := Select(eligible, c.o.N, rng)
 	c.st.Selected = len(sel)
@@ -421,8 +436,12 @@ func (c *cycle) verify(ctx, keep context.Context, held []*Item, gap time.Duratio
 // verifyWait is the jitter, and at least Options.ClaimWait when the
 // cycle took over a lock no run had claimed (Item.TakenOver): a run that
 // claims that lock late waits as long between its write and its re-read,
-// so that of the claim and the takeover one always sees the other.
+// so that of the claim and the takeover one always sees the other. A
+// driver without locks wrote none and waits nothing.
 func (c *cycle) verifyWait(held []*Item, gap time.Duration) time.Duration {
+	if _, ok := c.o.Driver.(lockless); ok {
+		return 0 // no lock was written: nothing to wait for
+	}
 	d := c.jitter(gap)
 	if c.o.JitterMax >= 0 && slices.ContainsFunc(held, func(it *Item) bool { return it.TakenOver }) {
 		d = max(d, c.o.ClaimWait)
@@ -519,7 +538,7 @@ func (c *cycle) dryRun(ctx context.Context, sel []*Item) ([]plan.Run, error) {
 		}
 	}
 	// Nothing was dispatched: the plan is counted apart.
-	c.st.RunsPlanned = len(planned)
+	c.st.RunsPlanned += len(planned)
 	return planned, nil
 }
 

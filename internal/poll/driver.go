@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/changepos"
+	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
@@ -156,6 +157,17 @@ type RateBudget struct {
 	Known            bool
 	Limit, Remaining int
 	Reset            time.Time
+}
+
+// CounterUsage is the Usage a driver's request counter holds: the
+// requests sent through it and the rate-limit budget their answers last
+// reported (httpx.Counter.Rate).
+func CounterUsage(c *httpx.Counter) Usage {
+	u := Usage{Calls: c.Calls()}
+	if rl, ok := c.RateLimit(); ok {
+		u.RateBudget = RateBudget{Known: true, Limit: rl.Limit, Remaining: rl.Remaining, Reset: rl.Reset}
+	}
+	return u
 }
 
 // Discovery is what Discover found.

@@ -16,8 +16,12 @@ type CycleStats struct {
 
 	Candidates int // work items the discovery returned
 	Eligible   int // unlocked (or stale-locked) and changed
-	Selected   int // eligible items this cycle worked on (at most N)
-	Corrupt    int // corrupt lock or checkpoint values seen
+	Selected   int // eligible items this cycle worked on (at most N; without locks, every one the API budget allowed)
+	// ItemsDeferred counts, for a driver without locks, the eligible
+	// items left to the next cycle because the cycle's API budget was
+	// spent (budget.go).
+	ItemsDeferred int
+	Corrupt       int // corrupt lock or checkpoint values seen
 	// Cursor is the shared discovery cursor's state (drivers with one).
 	Cursor CursorReport
 
@@ -109,6 +113,7 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 		slog.Int("candidates", s.Candidates),
 		slog.Int("eligible", s.Eligible),
 		slog.Int("selected", s.Selected),
+		slog.Int("items_deferred", s.ItemsDeferred),
 		slog.Int("corrupt_values", s.Corrupt),
 		slog.Int("locks_skipped", s.LocksSkipped),
 		slog.Int("locks_attempted", s.LocksAttempted),

@@ -94,7 +94,7 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 	if repo == "" {
 		return nil, config.Invalid(fmt.Errorf("%s: no repository: set `repo` in config.yaml or $GITHUB_REPOSITORY", Name))
 	}
-	cnt := &httpx.Counter{Next: tr}
+	cnt := &httpx.Counter{Next: tr, Rate: github.RateLimitOf}
 	timeout := id.Connection.Timeout
 	if timeout <= 0 {
 		timeout = github.DefaultTimeout
@@ -118,6 +118,6 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 	if err != nil {
 		return nil, config.Invalid(err)
 	}
-	usage := func() poll.Usage { return poll.Usage{Calls: cnt.Calls()} }
+	usage := func() poll.Usage { return poll.CounterUsage(cnt) }
 	return &Input{Driver: NewDriver(p, usage), gh: gh, settings: id, credential: credential(base, token)}, nil
 }

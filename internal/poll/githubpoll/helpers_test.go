@@ -40,11 +40,11 @@ type fixture struct {
 	core poll.Decider
 }
 
-func newFixture(t *testing.T) *fixture { return newFixtureLimit(t, 0) }
+func newFixture(t testing.TB) *fixture { return newFixtureLimit(t, 0) }
 
 // newFixtureLimit is newFixture with the emulator's hourly rate limit
 // (0: GitHub's 5000).
-func newFixtureLimit(t *testing.T, limit int) *fixture {
+func newFixtureLimit(t testing.TB, limit int) *fixture {
 	t.Helper()
 	clk := fakeclock.New(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	s := githubsim.New(githubsim.Options{Token: token, Now: clk.Now, RateLimit: limit, Repos: []githubsim.Repo{{FullName: repo,
@@ -155,7 +155,7 @@ func (h harnesses) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
 
 func (h harnesses) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

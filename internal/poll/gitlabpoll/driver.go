@@ -61,6 +61,7 @@ func (d *Driver) Usage() poll.Usage { return d.usage() }
 // candidates with no change to handle to the cycle (sweep.go).
 func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	p := d.p
+	p.seen.reset() // detection and the entity stage reuse this cycle's reads only
 	now := p.o.Now()
 	since, cutoff := now.Add(-p.o.Lookback).UTC(), p.cutoff(now)
 	subs, err := p.subjects(ctx, since)
@@ -126,7 +127,6 @@ func (p *Poller) scopeTail(s subject) string {
 // of the webhook path record every change it has): the next cycle skips
 // it until it changes, with no pipeline list or user lookup.
 func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
-	d.p.seen.reset() // the entity stage reuses this detection's reads only
 	for _, it := range items {
 		d.mu.Lock()
 		s, since := d.items[it.ID], d.since

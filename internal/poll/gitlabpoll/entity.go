@@ -127,9 +127,9 @@ func (p *Poller) resolveSubject(ctx context.Context, r *gitlabentity.Resolver, s
 	return r.Build(ctx, ref, snap, known)
 }
 
-// seen keeps what the current cycle's detection read, for the entity
-// stage; detection starts it afresh (reset), so roles are never older
-// than the cycle.
+// seen keeps what the current cycle's detection read, for detection's
+// later items and the entity stage; each cycle starts it afresh
+// (reset, in Discover), so roles are never older than the cycle.
 type seen struct {
 	once     sync.Once
 	resolver *gitlabentity.Resolver
@@ -173,6 +173,14 @@ func (p *Poller) sawActor(u *gitlab.User, m *gitlab.ProjectMember) {
 		sn.actors = map[int64]gitlabentity.Actor{}
 	}
 	sn.actors[u.ID] = gitlabentity.Actor{User: u, Member: m}
+}
+
+// actor is the user and membership of id this cycle's detection read.
+func (sn *seen) actor(id int64) (gitlabentity.Actor, bool) {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	a, ok := sn.actors[id]
+	return a, ok
 }
 
 // snapshot returns what detection read for s (the same update), when it

@@ -84,7 +84,7 @@ func FromConfig(_ context.Context, cfg *config.Config, index int, env poll.Input
 }
 
 func build(id config.InputDriver, repo, project, token string, tr http.RoundTripper, env poll.InputEnv) (*Input, error) {
-	cnt := &httpx.Counter{Next: tr}
+	cnt := &httpx.Counter{Next: tr, Rate: glapi.RateLimitOf}
 	clock := trackerclock.New(env.Now) // GitLab's clock, from its answers
 	gl, err := glapi.NewClient(glapi.Options{APIURL: id.Connection.BaseURL, Token: token, Timeout: id.Connection.Timeout, Transport: clock.Transport(cnt), Log: env.Log})
 	if err != nil {
@@ -100,7 +100,7 @@ func build(id config.InputDriver, repo, project, token string, tr http.RoundTrip
 	if err != nil {
 		return nil, config.Invalid(err)
 	}
-	usage := func() poll.Usage { return poll.Usage{Calls: cnt.Calls()} }
+	usage := func() poll.Usage { return poll.CounterUsage(cnt) }
 	return &Input{Driver: NewDriver(p, usage), gl: gl, settings: id,
 		credential: pollstate.Fingerprint(Name, base, token)}, nil
 }

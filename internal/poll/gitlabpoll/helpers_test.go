@@ -36,7 +36,7 @@ type fixture struct {
 	disp  *pipelines
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	clk := fakeclock.New(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	s := gitlabsim.New(gitlabsim.Options{Projects: []string{project}, Now: clk.Now})
@@ -149,7 +149,7 @@ func (d *pipelines) Dispatch(ctx context.Context, ev *event.Event, pos changepos
 	return err
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

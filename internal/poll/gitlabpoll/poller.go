@@ -276,8 +276,12 @@ func (p *Poller) events(ctx context.Context, s subject, since time.Time, keep fu
 	return out, nil
 }
 
-// actor describes user id as gitlab-event does.
+// actor describes user id as gitlab-event does. A user and membership
+// this cycle already read (seen) are not read again.
 func (p *Poller) actor(ctx context.Context, id, authorID int64) (event.Actor, error) {
+	if known, ok := p.seen.actor(id); ok {
+		return gitlabevent.ActorOf(known.User, known.Member, authorID), nil
+	}
 	u, err := p.api.User(ctx, id)
 	if err != nil {
 		return event.Actor{}, fmt.Errorf("reading user %d: %w", id, err)
