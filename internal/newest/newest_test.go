@@ -135,28 +135,3 @@ func TestDisplaced(t *testing.T) {
 		}
 	}
 }
-
-func TestSuperseded(t *testing.T) {
-	older, newer := key(5, 100), key(5, 200)
-	gl := func(r Run, seq int64) Run { r.Seq = seq; return r }
-	cases := []struct {
-		name string
-		ours Run
-		runs []Run
-		want int64
-	}{
-		{"newer change, created earlier", gl(run(2, older, 7), 11), []Run{gl(run(1, newer, 6), 10)}, 1},
-		{"older change, created later: not", gl(run(1, newer, 6), 10), []Run{gl(run(2, older, 7), 11)}, 0},
-		{"cancelled newer: not", gl(run(2, older, 7), 11), []Run{cancelled(gl(run(1, newer, 6), 10), 7)}, 0},
-		{"no keys: created later", gl(run(1, "", 6), 10), []Run{gl(run(2, "", 7), 11)}, 2},
-		{"same change: the first stays", gl(run(2, newer, 7), 11), []Run{gl(run(1, newer, 7), 10)}, 1},
-		{"same change, ours first", gl(run(1, newer, 7), 10), []Run{gl(run(2, newer, 7), 11)}, 0},
-		{"the newest of several", gl(run(1, older, 5), 9), []Run{gl(run(2, newer, 6), 10), gl(run(3, key(8, 0), 6), 8)}, 3},
-	}
-	for _, tc := range cases {
-		got, ok := Superseded(tc.ours, tc.runs)
-		if got.ID != tc.want || ok != (tc.want != 0) {
-			t.Errorf("%s: Superseded = %d, %v; want %d", tc.name, got.ID, ok, tc.want)
-		}
-	}
-}

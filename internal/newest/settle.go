@@ -162,19 +162,3 @@ func Supersedes(a, b Run) bool {
 	}
 	return a.Created.After(b.Created)
 }
-
-// Superseded is the live run of runs (one scope's) that ours yields to
-// (Supersedes), the newest such; ok is false when none does.
-func Superseded(ours Run, runs []Run) (Run, bool) {
-	var best Run
-	found := false
-	for _, r := range runs {
-		if r.ID == ours.ID || !r.live() || !Supersedes(r, ours) {
-			continue
-		}
-		if !found || Supersedes(r, best) {
-			best, found = r, true
-		}
-	}
-	return best, found
-}
