@@ -90,6 +90,8 @@ func TestSettle(t *testing.T) {
 			[]Run{cancelled(run(1, newer, 7), 8)}, 8, Verdict{Keep: true, Over: 1, Revive: 1}},
 		{"cancelled before our write (a person): not revived", run(2, older, 9),
 			[]Run{cancelled(run(1, newer, 7), 7)}, 9, Verdict{Keep: true}},
+		{"a live run of a change between ours and the dropped one: still revive it", run(3, key(3, 0), 8),
+			[]Run{finished(run(1, older, 6)), cancelled(run(2, newer, 7), 8)}, 8, Verdict{Over: 2, Revive: 2}},
 		{"a newer change live covers the cancelled one", run(2, older, 8),
 			[]Run{cancelled(run(1, newer, 7), 8), run(3, key(6, 0), 8)}, 8, Verdict{Over: 3}},
 		{"a platform that cancels nothing (zero since): never revived", run(2, older, 8),

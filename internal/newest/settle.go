@@ -59,6 +59,11 @@ func Settle(ours Run, runs []Run, since time.Time) Verdict {
 		return Verdict{Keep: true}
 	}
 	others := without(runs, ours.ID)
+	// A dropped run is newer than every live run, so it is revived even
+	// when a live run of a change between ours and it makes ours redundant.
+	if r, ok := dropped(c, others, since); ok {
+		return Verdict{Keep: ours.started(), Over: r.ID, Revive: r.ID}
+	}
 	if n, ok := Newest(others); ok {
 		if p, _ := Change(n.Key); p.After(c) {
 			if ours.started() {
@@ -66,9 +71,6 @@ func Settle(ours Run, runs []Run, since time.Time) Verdict {
 			}
 			return Verdict{Over: n.ID}
 		}
-	}
-	if r, ok := dropped(c, others, since); ok {
-		return Verdict{Keep: ours.started(), Over: r.ID, Revive: r.ID}
 	}
 	return Verdict{Keep: true}
 }

@@ -126,3 +126,32 @@ func TestOlderChangeDispatchedLast(t *testing.T) {
 		})
 	}
 }
+
+// TestOlderThanTheActiveRunDispatchedLast: a run of change m is active,
+// the newest change n's run waits behind it, and a poller then dispatches
+// a change o older than both. GitHub's concurrency group cancels n's
+// pending run for o's; o's dispatcher cancels its own run (m's covers o)
+// and re-runs n's, which a live run of a change between o and n does not
+// cover.
+func TestOlderThanTheActiveRunDispatchedLast(t *testing.T) {
+	at := time.Now().Add(-time.Minute).Truncate(time.Second)
+	e, webhook, poller := groupEnv(t)
+	ev := &event.Event{Repo: "acme/platform", Entity: event.Entity{Kind: event.KindWorkItem, ID: 7}}
+	sk := scope.KeyOf("triage", ev, "github")
+	runOf := func(id int64) plan.Run {
+		return plan.Run{Harness: "triage", Event: ev, Key: sk,
+			WorkItem: plan.WorkItem{IdempotencyKey: polllock.IdempotencyKeyAt(string(sk), polllock.ChangePos{At: at, ID: id})}}
+	}
+	m := dispatchID(t, webhook, runOf(200))
+	must(t, e.sim.StartRun(m))
+	n := dispatchID(t, webhook, runOf(300))
+	o := dispatchID(t, poller, runOf(100))
+	rn, _ := e.sim.Run(n)
+	ro, _ := e.sim.Run(o)
+	if rn.Status != githubsim.StatusPending || rn.Attempt != 2 {
+		t.Errorf("the newest change's run %d is %s %s (attempt %d); want it re-run, pending", n, rn.Status, rn.Conclusion, rn.Attempt)
+	}
+	if ro.Conclusion != githubsim.ConclusionCancelled {
+		t.Errorf("the oldest change's run %d is %s %s; want it cancelled", o, ro.Status, ro.Conclusion)
+	}
+}
