@@ -172,6 +172,16 @@ func job(ctx context.Context, w world, c *forgeCounts, r forgeRun) {
 	_ = w.finish(r)
 }
 
+// mayStart is what `fullsend run` makes of its start-up check's answer:
+// the agent starts unless the run yields; a failed check is printed and
+// the agent starts.
+func mayStart(r forgeRun, yield bool, err error) bool {
+	if err != nil {
+		fmt.Printf("chaos: start-up check of run %d failed, the agent runs: %v\n", r.id, err)
+	}
+	return !yield
+}
+
 // drainForge waits until no run is waiting or running for 3 s, or max.
 func drainForge(w world, max time.Duration) {
 	since := time.Now()

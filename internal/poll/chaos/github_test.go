@@ -3,7 +3,6 @@ package chaos_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"strconv"
@@ -125,10 +124,7 @@ func (w *githubWorld) start(ctx context.Context, r forgeRun) bool {
 		env[plan.EnvVar(k)] = v
 	}
 	yield, _, err := ghadispatch.CheckStart(ctx, func(k string) string { return env[k] }, ghadispatch.Options{})
-	if err != nil {
-		fmt.Printf("chaos: start-up check of run %d failed, the agent runs: %v\n", r.id, err)
-	}
-	return !yield
+	return mayStart(r, yield, err)
 }
 
 func (w *githubWorld) running(r forgeRun) bool {

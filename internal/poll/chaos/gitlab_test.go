@@ -114,10 +114,7 @@ func (w *gitlabWorld) start(ctx context.Context, r forgeRun) bool {
 		env[k] = v
 	}
 	yield, _, err := gitlabpipeline.CheckSuperseded(ctx, func(k string) string { return env[k] }, gitlabpipeline.Options{})
-	if err != nil {
-		fmt.Printf("chaos: start-up check of pipeline %d failed, the agent runs: %v\n", r.id, err)
-	}
-	return !yield
+	return mayStart(r, yield, err)
 }
 
 func (w *gitlabWorld) running(r forgeRun) bool {
