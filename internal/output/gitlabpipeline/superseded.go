@@ -86,5 +86,5 @@ func CheckSuperseded(ctx context.Context, getenv Getenv, o Options) (superseded 
 	if newer == 0 {
 		return false, "", nil
 	}
-	return true, fmt.Sprintf("pipeline %d is superseded by pipeline %d of the same scope (a newer change, or a later run); exiting without running the agent", id, newer), nil
+	return true, fmt.Sprintf("pipeline %d is superseded by pipeline %d of the same scope (a newer change, an earlier pipeline of its change, or a later run); exiting without running the agent", id, newer), nil
 }
