@@ -52,17 +52,22 @@ func Settle(ours Run, runs []Run, since time.Time) Verdict {
 			same = append(same, r)
 		}
 	}
-	if w, _ := Survivor(same); w != ours.ID {
-		return Verdict{Over: w}
-	}
+	w, _ := Survivor(same)
 	if !isChange {
+		if w != ours.ID {
+			return Verdict{Over: w}
+		}
 		return Verdict{Keep: true}
 	}
 	others := without(runs, ours.ID)
-	// A dropped run is newer than every live run, so it is revived even
-	// when a live run of a change between ours and it makes ours redundant.
+	// A dropped run is newer than every live run: it is revived even when
+	// an earlier run of ours' change, or a live run of a change between
+	// ours and it, makes ours redundant.
 	if r, ok := dropped(c, others, since); ok {
-		return Verdict{Keep: ours.started(), Over: r.ID, Revive: r.ID}
+		return Verdict{Keep: ours.started() && w == ours.ID, Over: r.ID, Revive: r.ID}
+	}
+	if w != ours.ID {
+		return Verdict{Over: w}
 	}
 	if n, ok := Newest(others); ok {
 		if p, _ := Change(n.Key); p.After(c) {
