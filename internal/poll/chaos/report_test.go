@@ -73,7 +73,7 @@ func reportForge(b *testing.B, w world, c *forgeCounts) {
 		num("max waiting runs per scope settled", c.settled.maxWaiting, fmt.Sprintf("over %d settled scope samples", c.settled.samples)),
 		num("newest change not pending settled", c.settled.stale, "settled samples whose newest change is owed and carried by no live run yet to start its agent"),
 		num("transient samples", c.transient.samples, fmt.Sprintf("between a dispatch and its dispatcher's exit: %d with more than one run waiting (at most %d), "+
-			"%d with the newest change not pending; the longest such state lasted %s", c.transient.twoWaiting, c.transient.maxWaiting, c.transient.stale, ms(c.transient.longest))),
+			"%d with the newest change not pending; the longest such state spanned %s of samples 20 ms apart", c.transient.twoWaiting, c.transient.maxWaiting, c.transient.stale, ms(c.transient.longest))),
 		num("exits at the start-up check", c.superseded.Load(), fmt.Sprintf("runs that exited without their agent; of %d started", len(c.started))),
 		num("stale starts", c.staleStarts, "agents started while a newer change's run of their scope, there when their check began, was owed"),
 		num("api requests", requests, what),
