@@ -8,9 +8,7 @@
 #              (target 0) and lost changes (must be 0). Takes about a minute.
 #   chaos    — 4 real `fullsend poll` processes against the Jira and GitHub
 #              emulators (gha-dispatch), each killed with SIGKILL at a random
-#              moment with p=0.7, for DURATION (default 4m), then a drain:
-#              processes, kills, changes, dispatches, lost, duplicates and
-#              locks left (targets: 0 lost, 0 duplicates, 0 locks left).
+#              moment with p=0.7, for DURATION (default 4m), then a drain.
 #              Not part of `all`. Extra flags after DURATION go to the
 #              benchmark, e.g. -chaos.key-title=false (shipped run-name),
 #              -chaos.skew=1h or -chaos.skew=-1h (the emulators' clocks an
@@ -21,27 +19,45 @@
 #              github-poll pollers at grace 0s against githubsim, whose
 #              run workflow has the generated concurrency group (one
 #              active and one pending run per scope, a newer queued run
-#              cancels the pending one); -chaos.forge=gitlab: the same
-#              with gitlab-event and gitlab-pipeline racing gitlab-poll
-#              against gitlabsim (a resource group per scope, every
-#              waiting job kept; each job runs the superseded check
-#              before its agent). Use -chaos.pollers=3. Pollers are
-#              killed as above; -chaos.subjects (issues or merge
-#              requests, default 4), -chaos.drop (share of webhook
-#              deliveries dropped, default 0.2) and -chaos.run-time (how
-#              long a started run works, default 1s) shape the race.
-#              Reported: lost (the comments after the newest one a
-#              started run carried; lost_same_second: those made in the
-#              same second as an earlier comment of their subject),
-#              duplicates, max_active_per_scope and
-#              max_waiting_per_scope (targets 1 and 1; GitLab's waiters
-#              may be 2 for the moment between a pipeline's creation and
-#              its settle: samples_two_waiting), stale_starts (a run
-#              started while a newer change of its scope had neither
-#              started nor been covered) and samples_stale_waiting (a
-#              scope's waiting run lacked the newest change still owed;
-#              target 0 for both, outside the moment between GitHub
-#              cancelling a pending run and its re-run), runs_left.
+#              cancels the pending one) and whose rate limit is lifted;
+#              -chaos.forge=gitlab: the same with gitlab-event and
+#              gitlab-pipeline racing gitlab-poll against gitlabsim (a
+#              resource group per scope, every waiting job kept). Use
+#              -chaos.pollers=3. Every job the platform admits starts
+#              (running), runs the start-up check `fullsend run` makes
+#              (ghadispatch.CheckStart, gitlabpipeline.CheckSuperseded)
+#              and then its agent for -chaos.run-time (default 1s), or
+#              exits without it. Pollers are killed as above;
+#              -chaos.subjects (issues or merge requests, default 4) and
+#              -chaos.drop (share of webhook deliveries dropped, default
+#              0.2) shape the race.
+#              Every mode prints the same figures (targets in brackets):
+#              processes, kills, changes, dispatches (runs created), lost
+#              [0] (change and harness pairs newer than the newest change
+#              a run that started its agent carried), duplicates [0]
+#              (agents started twice for one change and harness), locks
+#              left [0; n/a for the forge pollers, which hold none: runs
+#              left after the drain instead], max active runs per scope
+#              [1] (Jira: agents holding the lock at once; forges: runs
+#              running or admitted at once), max waiting runs per scope
+#              once settled [1] and the newest change not pending once
+#              settled [0] (samples where the scope's newest dispatched
+#              change is owed, carried by no run that started its agent,
+#              and no live run yet to start its agent carries it); both
+#              n/a for Jira, where no run waits on the platform.
+#              Settled: the runs of a scope are sampled every 20 ms; the
+#              scope is settled when every process that was alive at the
+#              last change a dispatcher makes to its runs (a run created,
+#              cancelled or re-run) has exited: each dispatcher settles
+#              what it wrote before it exits, or it died. The other
+#              samples are transient (between a dispatch and its
+#              dispatcher's exit) and are reported apart: how many had a
+#              second waiting run or the newest change not pending, and
+#              how long the longest such state lasted. Also: runs that
+#              exited at their start-up check, stale starts (an agent
+#              started while a newer change's run of its scope, there
+#              when its check began, was owed; target 0) and the API
+#              requests (GitHub: rate-limit points) the emulator counted.
 #   scale    — ISSUES issues (default 2000) seeded through the emulator's Go
 #              API, POLLERS pollers (default 4) on the wall clock against
 #              the emulator with 50 ms latency, 200 ms search lag and a

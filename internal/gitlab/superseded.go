@@ -13,13 +13,17 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/newest"
 )
 
-// Superseded reports whether a live (not cancelled or skipped) pipeline
-// of the scope rk in project supersedes pipeline pipelineID, which
-// carries the idempotency key key (newest.Supersedes: a newer change, or
-// the same change with a lower id; when either carries no change, a
-// pipeline created after it), and returns the newest such pipeline id (0
-// when none). A pipeline created after ours that carries an older change
-// does not supersede it: its own dispatcher cancels it.
+// Superseded reports whether pipeline pipelineID of project, which
+// carries the idempotency key key and whose agent job is about to start
+// its agent, yields to another pipeline of the scope rk (newest.Yields),
+// and returns that pipeline's id (0 when none): a live (not cancelled or
+// skipped) pipeline of a newer change; one of the same change with a
+// lower id, whatever its state (GitLab keeps every waiter and may hand
+// the resource to a later one first: the earlier one runs, and does not
+// yield to the later one that exited); when either carries no change,
+// one created after it. A pipeline created later that carries an older
+// change does not supersede it: its own dispatcher cancels it, and its
+// own check makes it exit.
 //
 // The agent job calls it (through CheckSuperseded) before doing any work:
 // a pipeline that acquired its resource while a pipeline of a newer
@@ -42,7 +46,7 @@ func Superseded(ctx context.Context, c *gl.Client, project, rk string, pipelineI
 	if err != nil {
 		return 0, err
 	}
-	if r, ok := newest.Superseded(me, runs); ok {
+	if r, ok := newest.Yields(me, runs, newest.Attempt{}); ok { // GitLab cancels no pipeline itself
 		return r.ID, nil
 	}
 	return 0, nil
@@ -90,7 +94,7 @@ func CheckSuperseded(ctx context.Context, getenv func(string) string, o Options)
 	if newer == 0 {
 		return false, "", nil
 	}
-	return true, fmt.Sprintf("pipeline %d is superseded by pipeline %d of the same scope (a newer change, or a later run); exiting without running the agent", id, newer), nil
+	return true, fmt.Sprintf("pipeline %d is superseded by pipeline %d of the same scope (a newer change, an earlier pipeline of its change, or a later run); exiting without running the agent", id, newer), nil
 }
 
 // errNoProject is CheckSuperseded's error when the job names no project.

@@ -88,17 +88,22 @@ func Newer(a, b string) bool {
 	return ok1 && ok2 && pa.After(pb)
 }
 
-// first orders runs of one key: the one started first wins, else the one
-// created first (by Seq when both have one, else by Created, then id).
+// first orders runs of one key. On a platform that gives Seq (GitLab),
+// which keeps every run it queued and starts a scope's waiters in any
+// order, the one created first wins whatever started: a later one that
+// acquired first yields to it at its start (Yields). Elsewhere (GitHub,
+// whose concurrency group itself cancels the pending run when another is
+// queued) the one started first wins, else the one created first (by
+// Created, then id).
 func first(a, b Run) int {
+	if a.Seq != 0 && b.Seq != 0 {
+		return cmp.Compare(a.Seq, b.Seq)
+	}
 	if a.started() != b.started() {
 		if a.started() {
 			return -1
 		}
 		return 1
-	}
-	if a.Seq != 0 && b.Seq != 0 {
-		return cmp.Compare(a.Seq, b.Seq)
 	}
 	if c := a.Created.Compare(b.Created); c != 0 {
 		return c
@@ -107,7 +112,8 @@ func first(a, b Run) int {
 }
 
 // Survivor is the run that stays of the live runs carrying one key: the
-// first started, else the first created. ok is false when none is live.
+// first started, else the first created (with Seq: the first created,
+// first). ok is false when none is live.
 func Survivor(runs []Run) (id int64, ok bool) {
 	var live []Run
 	for _, r := range runs {

@@ -90,6 +90,12 @@ func TestSettle(t *testing.T) {
 			[]Run{cancelled(run(1, newer, 7), 8)}, 8, Verdict{Keep: true, Over: 1, Revive: 1}},
 		{"cancelled before our write (a person): not revived", run(2, older, 9),
 			[]Run{cancelled(run(1, newer, 7), 7)}, 9, Verdict{Keep: true}},
+		{"ours a duplicate of a change that ran, queued after a newer pending run: revive that one", run(3, older, 8),
+			[]Run{finished(run(1, older, 5)), cancelled(run(2, newer, 7), 8)}, 8, Verdict{Over: 2, Revive: 2}},
+		{"ours a started duplicate: cancelled, and the dropped run revived", started(run(3, older, 8)),
+			[]Run{finished(run(1, older, 5)), cancelled(run(2, newer, 7), 8)}, 8, Verdict{Over: 2, Revive: 2}},
+		{"a live run of a change between ours and the dropped one: still revive it", run(3, key(3, 0), 8),
+			[]Run{finished(run(1, older, 6)), cancelled(run(2, newer, 7), 8)}, 8, Verdict{Over: 2, Revive: 2}},
 		{"a newer change live covers the cancelled one", run(2, older, 8),
 			[]Run{cancelled(run(1, newer, 7), 8), run(3, key(6, 0), 8)}, 8, Verdict{Over: 3}},
 		{"a platform that cancels nothing (zero since): never revived", run(2, older, 8),
@@ -132,31 +138,6 @@ func TestDisplaced(t *testing.T) {
 	for _, tc := range cases {
 		if got := Displaced(tc.runs); len(got) != tc.want {
 			t.Errorf("%s: Displaced = %v, want %d", tc.name, got, tc.want)
-		}
-	}
-}
-
-func TestSuperseded(t *testing.T) {
-	older, newer := key(5, 100), key(5, 200)
-	gl := func(r Run, seq int64) Run { r.Seq = seq; return r }
-	cases := []struct {
-		name string
-		ours Run
-		runs []Run
-		want int64
-	}{
-		{"newer change, created earlier", gl(run(2, older, 7), 11), []Run{gl(run(1, newer, 6), 10)}, 1},
-		{"older change, created later: not", gl(run(1, newer, 6), 10), []Run{gl(run(2, older, 7), 11)}, 0},
-		{"cancelled newer: not", gl(run(2, older, 7), 11), []Run{cancelled(gl(run(1, newer, 6), 10), 7)}, 0},
-		{"no keys: created later", gl(run(1, "", 6), 10), []Run{gl(run(2, "", 7), 11)}, 2},
-		{"same change: the first stays", gl(run(2, newer, 7), 11), []Run{gl(run(1, newer, 7), 10)}, 1},
-		{"same change, ours first", gl(run(1, newer, 7), 10), []Run{gl(run(2, newer, 7), 11)}, 0},
-		{"the newest of several", gl(run(1, older, 5), 9), []Run{gl(run(2, newer, 6), 10), gl(run(3, key(8, 0), 6), 8)}, 3},
-	}
-	for _, tc := range cases {
-		got, ok := Superseded(tc.ours, tc.runs)
-		if got.ID != tc.want || ok != (tc.want != 0) {
-			t.Errorf("%s: Superseded = %d, %v; want %d", tc.name, got.ID, ok, tc.want)
 		}
 	}
 }

@@ -52,13 +52,23 @@ func Settle(ours Run, runs []Run, since time.Time) Verdict {
 			same = append(same, r)
 		}
 	}
-	if w, _ := Survivor(same); w != ours.ID {
-		return Verdict{Over: w}
-	}
+	w, _ := Survivor(same)
 	if !isChange {
+		if w != ours.ID {
+			return Verdict{Over: w}
+		}
 		return Verdict{Keep: true}
 	}
 	others := without(runs, ours.ID)
+	// A dropped run is newer than every live run: it is revived even when
+	// an earlier run of ours' change, or a live run of a change between
+	// ours and it, makes ours redundant.
+	if r, ok := dropped(c, others, since); ok {
+		return Verdict{Keep: ours.started() && w == ours.ID, Over: r.ID, Revive: r.ID}
+	}
+	if w != ours.ID {
+		return Verdict{Over: w}
+	}
 	if n, ok := Newest(others); ok {
 		if p, _ := Change(n.Key); p.After(c) {
 			if ours.started() {
@@ -66,9 +76,6 @@ func Settle(ours Run, runs []Run, since time.Time) Verdict {
 			}
 			return Verdict{Over: n.ID}
 		}
-	}
-	if r, ok := dropped(c, others, since); ok {
-		return Verdict{Keep: ours.started(), Over: r.ID, Revive: r.ID}
 	}
 	return Verdict{Keep: true}
 }
@@ -161,20 +168,4 @@ func Supersedes(a, b Run) bool {
 		return a.Seq > b.Seq
 	}
 	return a.Created.After(b.Created)
-}
-
-// Superseded is the live run of runs (one scope's) that ours yields to
-// (Supersedes), the newest such; ok is false when none does.
-func Superseded(ours Run, runs []Run) (Run, bool) {
-	var best Run
-	found := false
-	for _, r := range runs {
-		if r.ID == ours.ID || !r.live() || !Supersedes(r, ours) {
-			continue
-		}
-		if !found || Supersedes(r, best) {
-			best, found = r, true
-		}
-	}
-	return best, found
 }

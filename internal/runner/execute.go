@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
-	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/sandbox"
 )
@@ -32,7 +31,7 @@ type Request struct {
 type Outcome struct {
 	Result
 	Harness *harness.Harness // nil when the run was skipped
-	Skipped bool             // a newer GitLab pipeline of the scope does the work
+	Skipped bool             // another run of the scope does the work (survivor.go)
 }
 
 // Execute resolves and checks every input before touching the lock, then
@@ -83,9 +82,9 @@ func Execute(ctx context.Context, r Request) (Outcome, error) {
 	if err := reportIsolation(r, sb.Mode); err != nil {
 		return Outcome{}, err
 	}
-	if supersededOnGitLab(ctx, r) {
-		// The newer pipeline of this scope does the work; a poll lock this
-		// run holds must not outlive it.
+	if redundant(ctx, r) {
+		// Another run of this scope does the work; a poll lock this run
+		// holds must not outlive it.
 		if spec.Locker != nil {
 			ReleaseLock(ctx, spec.Locker, r.Log)
 		}
@@ -101,24 +100,6 @@ func Execute(ctx context.Context, r Request) (Outcome, error) {
 	// own cancellation on SIGINT/SIGTERM must not send a second one.
 	res, err := Run(context.WithoutCancel(ctx), spec)
 	return Outcome{Result: res, Harness: h}, err
-}
-
-// supersededOnGitLab is the agent job's start-up check inside a fullsend
-// GitLab pipeline (CI_PIPELINE_ID and FULLSEND_RESOURCE_KEY set): true
-// when a newer pipeline of the same scope exists, so this run must exit 0
-// without starting the agent (docs/gitlab.md). A failing check is logged
-// and the run proceeds: running an older event once more is harmless,
-// skipping the only run would not be. Outside GitLab it returns false.
-func supersededOnGitLab(ctx context.Context, r Request) bool {
-	sup, msg, err := glapi.CheckSuperseded(ctx, r.Getenv, glapi.Options{Log: r.Log})
-	if err != nil {
-		r.Log.Warn("superseded check failed; running the agent", "error", err.Error())
-		return false
-	}
-	if sup {
-		r.Log.Info(msg)
-	}
-	return sup
 }
 
 // Refresh is `fullsend run --refresh-only`: verify the poll lock and mark

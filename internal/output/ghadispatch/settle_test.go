@@ -126,3 +126,42 @@ func TestOlderChangeDispatchedLast(t *testing.T) {
 		})
 	}
 }
+
+// TestOlderThanTheActiveRunDispatchedLast: a run of change m is active,
+// the newest change n's run waits behind it, and a poller then dispatches
+// a change o no newer than m (older, or m itself again). GitHub's
+// concurrency group cancels n's pending run for o's; o's dispatcher
+// cancels its own run (m's run covers o, or is o's change's first run)
+// and re-runs n's, which no live run covers.
+func TestOlderThanTheActiveRunDispatchedLast(t *testing.T) {
+	at := time.Now().Add(-time.Minute).Truncate(time.Second)
+	for _, tc := range []struct {
+		name string
+		o    int64 // o's change id; m is 200, n 300, all in one second
+	}{
+		{"an older change", 100},
+		{"the active run's own change again", 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, webhook, poller := groupEnv(t)
+			ev := &event.Event{Repo: "acme/platform", Entity: event.Entity{Kind: event.KindWorkItem, ID: 7}}
+			sk := scope.KeyOf("triage", ev, "github")
+			runOf := func(id int64) plan.Run {
+				return plan.Run{Harness: "triage", Event: ev, Key: sk,
+					WorkItem: plan.WorkItem{IdempotencyKey: changepos.Key(string(sk), changepos.Pos{At: at, ID: id})}}
+			}
+			m := dispatchID(t, webhook, runOf(200))
+			must(t, e.sim.StartRun(m))
+			n := dispatchID(t, webhook, runOf(300))
+			o := dispatchID(t, poller, runOf(tc.o))
+			rn, _ := e.sim.Run(n)
+			ro, _ := e.sim.Run(o)
+			if rn.Status != githubsim.StatusPending || rn.Attempt != 2 {
+				t.Errorf("the newest change's run %d is %s %s (attempt %d); want it re-run, pending", n, rn.Status, rn.Conclusion, rn.Attempt)
+			}
+			if ro.Conclusion != githubsim.ConclusionCancelled {
+				t.Errorf("run %d of change %d is %s %s; want it cancelled", o, tc.o, ro.Status, ro.Conclusion)
+			}
+		})
+	}
+}

@@ -109,18 +109,7 @@ func TestSupersededByChange(t *testing.T) {
 	d := e.driver(t)
 	older, newer := noteRun(101, at), noteRun(102, at)
 	rk := glapi.ResourceKey(newer.Key)
-	create := func(r plan.Run) int64 { // as a dispatcher that died before settling would leave it
-		t.Helper()
-		vars := map[string]string{}
-		for _, v := range Variables(r) {
-			vars[v[0]] = v[1]
-		}
-		p, err := e.sim.CreatePipeline(testProject, "main", vars)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.ID
-	}
+	create := func(r plan.Run) int64 { return createUnsettled(t, e, r) }
 	pn := create(newer)
 	po := create(older)
 	dup := create(newer)

@@ -51,6 +51,17 @@ type counts struct {
 	processes, kills, changes atomic.Int64
 	aborted                   atomic.Int64 // runs whose lock was no longer theirs when they started
 	started                   sync.Map     // run id → true: the runs that got their lock (started their agent)
+	mu                        sync.Mutex
+	agents                    map[string]int // scope (harness and issue) → agents running now
+	maxAgents                 int
+}
+
+// agent records an agent of scope starting (+1) or ending (-1).
+func (c *counts) agent(scope string, d int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.agents[scope] += d
+	c.maxAgents = max(c.maxAgents, c.agents[scope])
 }
 
 // BenchmarkChaos: comments arrive on random issues while -chaos.pollers
@@ -110,7 +121,7 @@ func BenchmarkChaos(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var c counts
+	c := counts{agents: map[string]int{}}
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	run := func(f func()) { wg.Add(1); go func() { defer wg.Done(); f() }() }
@@ -213,7 +224,7 @@ func runners(ctx context.Context, gs *githubsim.Server, client *jira.Client, clo
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if playRun(ctx, client, clock, r) {
+				if playRun(ctx, client, clock, r, c) {
 					c.started.Store(r.ID, true)
 				} else {
 					c.aborted.Add(1)
@@ -225,8 +236,9 @@ func runners(ctx context.Context, gs *githubsim.Server, client *jira.Client, clo
 	}
 }
 
-// playRun reports whether the run got its lock.
-func playRun(ctx context.Context, client *jira.Client, clock *trackerclock.Clock, r githubsim.Run) bool {
+// playRun reports whether the run got its lock; while it holds it, its
+// agent counts as running.
+func playRun(ctx context.Context, client *jira.Client, clock *trackerclock.Clock, r githubsim.Run, c *counts) bool {
 	pl, err := runner.ParsePollLock(r.Inputs[plan.InPollLock])
 	if err != nil || pl == nil {
 		return false
@@ -239,7 +251,10 @@ func playRun(ctx context.Context, client *jira.Client, clock *trackerclock.Clock
 	if l.Acquire(ctx) != nil {
 		return false
 	}
+	scope := r.Inputs[plan.InSerializationKey]
+	c.agent(scope, 1)
 	time.Sleep(runFor)
+	c.agent(scope, -1)
 	_, _ = l.Release(context.WithoutCancel(ctx))
 	return true
 }
@@ -309,16 +324,19 @@ func report(b *testing.B, js *jirasim.Server, client *jira.Client, gs *githubsim
 			}
 		}
 	}
-	b.ReportMetric(float64(c.processes.Load()), "processes")
-	b.ReportMetric(float64(c.kills.Load()), "kills")
-	b.ReportMetric(float64(c.changes.Load()), "changes")
-	b.ReportMetric(float64(len(all)), "dispatches")
-	b.ReportMetric(float64(lost), "lost")
-	b.ReportMetric(float64(dups), "duplicates")
-	b.ReportMetric(float64(locks), "locks_left")
-	b.ReportMetric(float64(c.aborted.Load()), "runs_without_lock")
-	fmt.Printf("chaos: processes=%d kills=%d changes=%d dispatches=%d lost=%d duplicates=%d locks_left=%d runs_without_lock=%d\n",
-		c.processes.Load(), c.kills.Load(), c.changes.Load(), len(all), lost, dups, locks, c.aborted.Load())
+	printReport(b, fmt.Sprintf("jira: %d jira-poll pollers, kill p=%g, %s, emulators' clocks %s off", *pollers, *pKill, *duration, *skew), []figure{
+		num("processes", c.processes.Load(), "poller processes"),
+		num("kills", c.kills.Load(), "poller processes killed with SIGKILL"),
+		num("changes", c.changes.Load(), "comments made"),
+		num("dispatches", len(all), "runs created"),
+		num("lost", lost, "comment and harness pairs newer than the newest comment a run that got its lock carried"),
+		num("duplicates", dups, "agents started twice for one comment and harness"),
+		num("locks left", locks, "poll locks still on the issues after the drain"),
+		num("max active runs per scope", c.maxAgents, "agents holding the lock at once, per issue and harness"),
+		{"max waiting runs per scope settled", "n/a", "no run waits on the platform: the poll lock holds a change in the poller until the lock is free"},
+		{"newest change not pending settled", "n/a", "the same: the next cycle dispatches the changes since the checkpoint"},
+		num("runs without lock", c.aborted.Load(), "runs whose lock was no longer theirs at their start (the taker dispatched their changes again)"),
+	})
 }
 
 // commentTimes are the creation times (Unix ms) of the issue's comments

@@ -12,8 +12,6 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
-	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
-	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
@@ -23,14 +21,13 @@ import (
 // until the driver sets newest_first; GitLab keeps every waiting job),
 // and each job runs the agent job's superseded check before its agent.
 type gitlabWorld struct {
-	b      *testing.B
-	bin    string
-	gs     *gitlabsim.Server
-	base   string
-	mrs    []int64
-	alice  int64
-	dir    string
-	checks *gitlabpipeline.Driver // the agent job's superseded check
+	b     *testing.B
+	bin   string
+	gs    *gitlabsim.Server
+	base  string
+	mrs   []int64
+	alice int64
+	dir   string
 }
 
 func newGitLabWorld(b *testing.B) *gitlabWorld {
@@ -55,10 +52,6 @@ func newGitLabWorld(b *testing.B) *gitlabWorld {
 		w.mrs = append(w.mrs, m.IID)
 	}
 	w.dir = forgeConfig(b, "gitlab", "gitlab-poll", base, "gitlab-pipeline")
-	w.checks, err = gitlabpipeline.New(gitlabpipeline.Options{APIURL: base, Token: gs.Token(), Project: ghRepo, Ref: "main"})
-	if err != nil {
-		b.Fatal(err)
-	}
 	return w
 }
 
@@ -89,7 +82,8 @@ func (w *gitlabWorld) runs() []forgeRun {
 	for _, p := range w.gs.Pipelines(ghRepo) {
 		fr := forgeRun{id: p.ID, scope: p.Variables[glapi.VarSerializationKey], key: p.Variables[glapi.VarIdempotencyKey],
 			waiting:  p.Status == gitlabsim.StatusWaitingForResource || p.Status == gitlabsim.StatusCreated,
-			admitted: p.Status == gitlabsim.StatusPending, active: p.Status == gitlabsim.StatusRunning}
+			admitted: p.Status == gitlabsim.StatusPending, active: p.Status == gitlabsim.StatusRunning,
+			cancelled: p.Status == gitlabsim.StatusCanceled || p.Status == gitlabsim.StatusSkipped}
 		if raw, err := base64.StdEncoding.DecodeString(p.Variables[glapi.VarEvent]); err == nil {
 			var ev event.Event
 			if json.Unmarshal(raw, &ev) == nil && ev.Transition.Comment != nil {
@@ -101,16 +95,31 @@ func (w *gitlabWorld) runs() []forgeRun {
 	return out
 }
 
-// start is the agent job's start-up check (glapi.CheckSuperseded):
-// false when a pipeline of a newer change of its scope is live.
-func (w *gitlabWorld) start(ctx context.Context, r forgeRun) bool {
-	newer, err := w.checks.Superseded(ctx, glapi.ResourceKey(scopeKey(r.scope)), r.id, r.key)
-	return err != nil || newer == 0
-}
-
 func (w *gitlabWorld) begin(r forgeRun) error {
 	p, _ := w.gs.Pipeline(r.id)
 	return w.gs.StartJob(p.JobID)
+}
+
+// start is the agent job's start-up check as `fullsend run` makes it
+// (glapi.CheckSuperseded), in the environment the pipeline
+// gives the job: GitLab's variables and the pipeline's.
+func (w *gitlabWorld) start(ctx context.Context, r forgeRun) bool {
+	p, ok := w.gs.Pipeline(r.id)
+	if !ok {
+		return false
+	}
+	env := map[string]string{"GITLAB_TOKEN": w.gs.Token(), "CI_API_V4_URL": w.base, "CI_PROJECT_ID": ghRepo,
+		"CI_COMMIT_REF_NAME": "main", "CI_PIPELINE_ID": strconv.FormatInt(r.id, 10)}
+	for k, v := range p.Variables {
+		env[k] = v
+	}
+	yield, _, err := glapi.CheckSuperseded(ctx, func(k string) string { return env[k] }, glapi.Options{})
+	return mayStart(r, yield, err)
+}
+
+func (w *gitlabWorld) running(r forgeRun) bool {
+	p, ok := w.gs.Pipeline(r.id)
+	return ok && p.Status == gitlabsim.StatusRunning
 }
 
 func (w *gitlabWorld) finish(r forgeRun) error {
@@ -121,5 +130,6 @@ func (w *gitlabWorld) finish(r forgeRun) error {
 	return w.gs.FinishJob(p.JobID, gitlabsim.StatusSuccess)
 }
 
-// scopeKey is s as a scope.Key.
-func scopeKey(s string) scope.Key { return scope.Key(s) }
+func (w *gitlabWorld) requests() (int, string) {
+	return w.gs.CallsTotal(), "API requests the emulator served (it counts no rate limit)"
+}

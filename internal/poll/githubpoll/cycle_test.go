@@ -55,8 +55,9 @@ func (f *fixture) checkOnce(t *testing.T, want int) {
 
 // TestDroppedAndDelivered: a comment the event path dispatched is not
 // dispatched again; one whose delivery was dropped is dispatched once; the
-// next cycle and a restarted poller add nothing; an idle cycle costs at
-// most 3 requests and no rate-limit points.
+// next cycle and a restarted poller add nothing; once the runs started
+// (and the run list was read again once), an idle cycle costs at most 3
+// requests and no rate-limit points.
 func TestDroppedAndDelivered(t *testing.T) {
 	f, ctx := newFixture(t), context.Background()
 	n := f.openIssue(t, true)
@@ -71,6 +72,12 @@ func TestDroppedAndDelivered(t *testing.T) {
 	c := f.counters().since(before)
 	t.Logf("cold cycle dispatching 1 change (1 already dispatched): %d requests, %d rate-limit points", c.requests, c.points)
 	f.checkOnce(t, 2)
+	f.startRuns(t)
+	before = f.counters()
+	f.cycle(t, d) // its last run list showed a run waiting: read once more (due)
+	if c = f.counters().since(before); c.requests > 4 || c.points > 1 {
+		t.Fatalf("cycle after the runs started cost %+v; want the 3 listings' 304s and one run list read", c)
+	}
 	for i := range 3 {
 		before = f.counters()
 		if st := f.cycle(t, d); st.Eligible != 0 || st.DispatchesScheduled != 0 {

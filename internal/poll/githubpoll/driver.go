@@ -55,8 +55,9 @@ func (d *Driver) TrackerNow() time.Time { return d.p.o.Now() }
 func (d *Driver) Usage() poll.Usage { return d.usage() }
 
 // Discover reads the window (three conditional listings); only when an
-// issue or pull request changed since this poller handled it does it read
-// the run list, to set each item's checkpoint. With scheduled discovery
+// issue or pull request changed since this poller handled it, or a run
+// of the last run list had not completed (due), does it read the run
+// list, to set each item's checkpoint. With scheduled discovery
 // on (EnableSweep) it also reads the sweep's page and hands the
 // candidates with no change to handle to the cycle (sweep.go).
 func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
@@ -68,22 +69,13 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		return nil, refused(err)
 	}
 	disc := &poll.Discovery{Candidates: len(subs)}
-	var todo []subject
-	p.mu.Lock()
-	for _, s := range subs {
-		if t, ok := p.handled[s.number()]; !ok || s.updated.After(t) {
-			todo = append(todo, s)
-		}
+	todo, err := p.due(ctx, subs, floor)
+	if err != nil {
+		return nil, err
 	}
-	p.mu.Unlock()
 	sweep := d.SweepOn()
 	if len(todo) == 0 && !sweep {
 		return disc, nil
-	}
-	if len(todo) > 0 {
-		if err := p.keys.refresh(ctx, floor); err != nil {
-			return nil, err
-		}
 	}
 	d.mu.Lock()
 	d.floor, d.items, d.lk = floor, map[string]subject{}, newLookups(p.o.Client)

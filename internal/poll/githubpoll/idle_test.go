@@ -10,9 +10,12 @@ import (
 
 // TestIdleAfterEventPath: once the event path (gha-event + gha-dispatch)
 // dispatched a comment, the backstop's first cycle finds the item handled
-// by the run list, and every later idle cycle, `--watch` and one-shot
-// with the state directory alike, is the three listings' 304s: no run
-// list read, no permission lookup, no rate-limit point.
+// by the run list; while that run waits, an idle cycle also reads the run
+// list (a 304: GitHub's concurrency group may still drop a waiting run,
+// TestDisplacedAfterHandled), and once it started every idle cycle,
+// `--watch` and one-shot with the state directory alike, is the three
+// listings' 304s: no run list read, no permission lookup, no rate-limit
+// point.
 func TestIdleAfterEventPath(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -47,6 +50,15 @@ func TestIdleAfterEventPath(t *testing.T) {
 			}
 			first := cycle()
 			t.Logf("first cycle: %d requests, %d rate-limit points", first.requests, first.points)
+			f.clk.Advance(time.Minute)
+			runs := f.sim.Calls(githubsim.EndpointWorkflowRuns)
+			if c := cycle(); c.points != 0 || c.requests != 4 || c.notModified != 4 || f.sim.Calls(githubsim.EndpointWorkflowRuns)-runs != 1 {
+				t.Fatalf("idle cycle while the event path's run waits: %d requests (%d 304), %d points; want the 3 listings' "+
+					"and the run list's 304s (GitHub may still drop a waiting run)", c.requests, c.notModified, c.points)
+			}
+			f.startRuns(t)
+			f.clk.Advance(time.Minute)
+			cycle() // the run list changed: read once more
 			for i := range 3 {
 				f.clk.Advance(time.Minute)
 				runs, perms := f.sim.Calls(githubsim.EndpointWorkflowRuns), f.sim.Calls(githubsim.EndpointPermission)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/github"
+	"github.com/fullsend-dev/fullsend/internal/newest"
+	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
@@ -32,6 +34,10 @@ type runIndex struct {
 	byTail  map[string]map[string][]runInfo
 	read    bool // a listing was read or restored
 	pending bool // some run was not completed when it was read
+	waiting bool // some run was waiting (not started) when it was read
+	// displaced: the tails with a change GitHub's concurrency group
+	// dropped that no live run covers (undisplace)
+	displaced map[string]bool
 	// open: the versions ("harness:tail@version") with runs that ended
 	// without success and none that succeeded (a retry may come due)
 	open map[string]bool
@@ -110,7 +116,7 @@ func (p *Poller) readRuns(ctx context.Context, u string, pages int) ([]*gogithub
 func (k *runIndex) index(runs []*gogithub.WorkflowRun) {
 	newest := map[string]changepos.Pos{}
 	by := map[string]map[string][]runInfo{}
-	pending := false
+	pending, waiting := false, false
 	for _, r := range runs {
 		for _, f := range strings.Fields(r.GetDisplayTitle()) {
 			h, tail, suffix, ok := splitScoped(f)
@@ -125,10 +131,11 @@ func (k *runIndex) index(runs []*gogithub.WorkflowRun) {
 			}
 			ri := infoOf(r, suffix)
 			pending = pending || ri.status != statusCompleted
+			waiting = waiting || ri.waiting()
 			by[tail][h] = append(by[tail][h], ri)
 		}
 	}
-	undisplace(newest, by)
+	displaced := undisplace(newest, by)
 	open := map[string]bool{}
 	for tail, hs := range by {
 		for h, rs := range hs {
@@ -147,7 +154,23 @@ func (k *runIndex) index(runs []*gogithub.WorkflowRun) {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.newestP, k.byTail, k.read, k.pending, k.open = newest, by, true, pending, open
+	k.newestP, k.byTail, k.read, k.pending, k.waiting, k.open, k.displaced = newest, by, true, pending, waiting, open, displaced
+}
+
+// anyWaiting reports whether a run of the last list read (or restored)
+// was waiting: GitHub's concurrency group may cancel it since.
+func (k *runIndex) anyWaiting() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.waiting
+}
+
+// wasDisplaced reports whether the last list read shows a change of tail
+// whose runs GitHub's concurrency group dropped and no live run covers.
+func (k *runIndex) wasDisplaced(tail string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.displaced[tail]
 }
 
 // isRead reports whether a run list was indexed.
@@ -179,6 +202,12 @@ func (k *runIndex) mayChange(p *Poller) bool {
 		}
 	}
 	return false
+}
+
+// waiting reports whether the run has not started (GitHub's concurrency
+// group may still cancel it for another run queued after it).
+func (r runInfo) waiting() bool {
+	return ghadispatch.RunState(r.status, r.conclusion) == newest.Waiting
 }
 
 func infoOf(r *gogithub.WorkflowRun, suffix string) runInfo {

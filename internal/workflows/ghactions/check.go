@@ -105,6 +105,7 @@ func Check(files []File) Report {
 			fullsend = true
 			eff := effective(w, j)
 			rep.Findings = append(rep.Findings, ruleFindings(w.file, j, eff)...)
+			rep.Findings = append(rep.Findings, runListFindings(w, j)...)
 			if callee != nil && eff != nil && eff.group != "" {
 				rep.Findings = append(rep.Findings, collisions(w.file, j, eff, callee)...)
 			}
@@ -188,6 +189,36 @@ func ruleFindings(file string, j *job, c *concurrency) []workflows.Finding {
 		}
 	}
 	return out
+}
+
+// runListFindings reports a job that runs `fullsend run` (itself, or
+// by calling a workflow that does: a called job gets at most its
+// caller's permissions) whose declared permissions (its own, else the
+// workflow's) do not let its token list the workflow's runs: the run's
+// start-up check (docs/github.md) then fails, and a run GitHub started
+// before its dispatcher settled it starts its agent. Undeclared
+// permissions are the repository's default, which the check cannot see.
+func runListFindings(w *workflow, j *job) []workflows.Finding {
+	p := j.permissions
+	if p.val == nil {
+		p = w.permissions
+	}
+	if p.val == nil || grantsActions(p.val) {
+		return nil
+	}
+	return []workflows.Finding{{File: w.file, Line: p.key.Line, Message: fmt.Sprintf("job %q runs fullsend run, but its "+
+		"permissions do not grant actions: read, so a run cannot list its scope's runs and a duplicate GitHub started "+
+		"before its dispatcher settled it runs its agent; add actions: read", j.id)}}
+}
+
+// grantsActions reports whether a permissions value lets the token read
+// Actions: actions: read or write, read-all or write-all.
+func grantsActions(p *yaml.Node) bool {
+	if p.Kind == yaml.ScalarNode {
+		return p.Value == "read-all" || p.Value == "write-all"
+	}
+	_, a := workflows.MapEntry(p, "actions")
+	return a != nil && a.Kind == yaml.ScalarNode && (a.Value == "read" || a.Value == "write")
 }
 
 // collisions reports callee jobs whose group prefix collides with the

@@ -19,6 +19,7 @@ type workflow struct {
 	reusable    bool         // triggered by workflow_call
 	concurrency *concurrency // workflow level, nil when absent
 	env         *yaml.Node   // workflow-level env, nil when absent
+	permissions entry        // workflow-level permissions, zero when absent
 	triggers    map[string]bool
 	on          *yaml.Node // the `on:` value, nil when absent
 	jobs        []*job
@@ -37,9 +38,13 @@ type job struct {
 	uses         string // reusable workflow reference, "" when none
 	usesLine     int
 	env          *yaml.Node // job-level env, nil when absent
+	permissions  entry      // job-level permissions, zero when absent
 	secrets      *yaml.Node // `secrets:` of a reusable workflow call
 	steps        []*yaml.Node
 }
+
+// entry is a key of a mapping and its value.
+type entry struct{ key, val *yaml.Node }
 
 // concurrency is a `concurrency:` value in either form: a bare group
 // string, or a mapping with group and cancel-in-progress.
@@ -94,6 +99,7 @@ func parseWorkflow(file string, data []byte) (*workflow, int, error) {
 		w.concurrency.workflow = true
 	}
 	_, w.env = workflows.MapEntry(root, "env")
+	w.permissions.key, w.permissions.val = workflows.MapEntry(root, "permissions")
 	_, jobs := workflows.MapEntry(root, "jobs")
 	if jobs == nil || jobs.Kind != yaml.MappingNode {
 		return w, 0, nil
@@ -109,6 +115,7 @@ func parseWorkflow(file string, data []byte) (*workflow, int, error) {
 				j.uses, j.usesLine = u.Value, u.Line
 			}
 			_, j.env = workflows.MapEntry(v, "env")
+			j.permissions.key, j.permissions.val = workflows.MapEntry(v, "permissions")
 			_, j.secrets = workflows.MapEntry(v, "secrets")
 			if _, steps := workflows.MapEntry(v, "steps"); steps != nil && steps.Kind == yaml.SequenceNode {
 				j.steps = steps.Content
