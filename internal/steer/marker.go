@@ -1,0 +1,50 @@
+package steer
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/fullsend-dev/fullsend/internal/feedback"
+)
+
+// MarkerKind is the feedback marker kind of a consumed follow-up.
+const MarkerKind = "steered"
+
+// Marker is the line of the tool's reply that records comment as
+// delivered to a run of harness: "[fullsend:steered triage/comment-4021]".
+// Only a reply of the tool's own account carrying it counts (Consumed
+// checks the author).
+func Marker(harness string, comment int64) string {
+	return feedback.Marker(MarkerKind, harness+"/"+IDOf(comment))
+}
+
+// ReplyText is the reply that records the delivery and tells the people
+// on the item that the comment reached the running agent.
+func ReplyText(harness string, comment int64) string {
+	return "This comment reached the running `" + harness + "` agent (comment " + strconv.FormatInt(comment, 10) +
+		"): it was delivered into the run in progress, so no second run starts for it.\n\n" + Marker(harness, comment)
+}
+
+// Reply is a comment or note as the consumed check needs it.
+type Reply struct {
+	Author string // the platform's account id or login
+	Body   string
+}
+
+// Consumed reports whether one of replies is the tool's own record
+// (author own) of comment delivered to harness: a line equal to Marker.
+// A marker written by anyone else records nothing.
+func Consumed(replies []Reply, own, harness string, comment int64) bool {
+	m := Marker(harness, comment)
+	for _, r := range replies {
+		if own == "" || r.Author != own {
+			continue
+		}
+		for _, line := range strings.Split(r.Body, "\n") {
+			if strings.TrimSpace(line) == m {
+				return true
+			}
+		}
+	}
+	return false
+}
