@@ -42,7 +42,7 @@ func ReadHarnessFile(path, agentName string) (*HarnessFile, Errors) {
 func ParseHarness(path, agentName string, src []byte) (*HarnessFile, Errors) {
 	d := &decoder{file: path}
 	h := &HarnessFile{File: path, Name: agentName, Revision: Revision(src), Run: HarnessRun{Timeout: DefaultHarnessTimeout, Env: []string{}},
-		Report: DefaultHarnessReport()}
+		Report: DefaultHarnessReport(), Steer: DefaultHarnessSteer()}
 	root := d.parseDocument(src)
 	if root == nil {
 		return nil, d.probs
@@ -77,6 +77,7 @@ func ParseHarness(path, agentName string, src []byte) (*HarnessFile, Errors) {
 			"run":      func(v *yaml.Node) { d.harnessRun(v, &h.Run) },
 			"entity":   func(v *yaml.Node) { h.Entity = d.harnessEntity(v) },
 			"report":   func(v *yaml.Node) { d.harnessReport(v, &h.Report) },
+			"steer":    func(v *yaml.Node) { d.harnessSteer(v, &h.Steer) },
 			"overlays": func(v *yaml.Node) { h.Overlays = d.harnessOverlays(src, v) },
 		})
 		if root.Kind == yaml.MappingNode {

@@ -177,6 +177,8 @@ type HarnessFile struct {
 	Entity *HarnessEntity `yaml:"entity"`
 	// Report is what people see on the item (docs/feedback.md).
 	Report HarnessReport `yaml:"report"`
+	// Steer is the steering opt-in (docs/steering.md).
+	Steer HarnessSteer `yaml:"steer"`
 	// Overlays are the `overlays:` entries, in file order; nil when none.
 	Overlays []HarnessOverlay `yaml:"overlays"`
 	// TriggerLine and TriggerCol locate the trigger text in File, so CEL

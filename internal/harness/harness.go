@@ -44,6 +44,9 @@ type Harness struct {
 	// Report is what people see on the item about its runs (package
 	// feedback; config.DefaultHarnessReport when the file sets none).
 	Report config.HarnessReport
+	// Steer is the `steer:` key (config.DefaultHarnessSteer when the file
+	// sets none): follow-ups delivered into the run in progress.
+	Steer config.HarnessSteer
 	// Overlays are the compiled `overlays:` entries, in file order; nil
 	// when none (SettingsFor applies them).
 	Overlays []Overlay

@@ -2,14 +2,9 @@ package steer
 
 import "time"
 
-// Defaults and bounds of a harness's `steer:` key.
-const (
-	DefaultMax         = 2
-	MaxSteers          = 20 // the most `steer.max` may be
-	DefaultMinTimeLeft = 5 * time.Minute
-	// DefaultInterval is the discovery cadence while the agent runs.
-	DefaultInterval = 30 * time.Second
-)
+// DefaultInterval is the discovery cadence while the agent runs (the
+// harness's `steer:` key and its defaults: config.HarnessSteer).
+const DefaultInterval = 30 * time.Second
 
 // Limits bound one run's steering: never more than Max follow-ups
 // offered, and none once less than MinTimeLeft is left before Deadline

@@ -22,7 +22,8 @@ const (
 )
 
 // MaxAckBytes bounds what is read of the ack file: the ids of far more
-// follow-ups than any run takes (Limits.Max is at most MaxSteers).
+// follow-ups than any run takes (steer.max is at most
+// config.MaxSteerMax).
 const MaxAckBytes = 64 << 10
 
 // Mailbox is the agent's side of steering: an append-only file of
