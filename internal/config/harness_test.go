@@ -12,7 +12,7 @@ func TestParseHarnessDefaults(t *testing.T) {
 		t.Fatal(probs)
 	}
 	want := &HarnessFile{File: "h.yaml", Name: "triage", Role: "triage", Revision: "sha256:07f52f2d13234c1b12d0fbb6464cdacfd783b07b707827563547fda3b1afbf09", Run: HarnessRun{Timeout: 30 * time.Minute, Env: []string{}},
-		Report: DefaultHarnessReport()}
+		Report: DefaultHarnessReport(), Steer: DefaultHarnessSteer()}
 	if !reflect.DeepEqual(h, want) {
 		t.Errorf("got %+v, want %+v", h, want)
 	}
