@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/harness"
@@ -26,13 +27,19 @@ type Request struct {
 	// Signals starts the delivery of the signals forwarded to the agent
 	// and returns their channel and a stop function.
 	Signals func() (<-chan os.Signal, func())
+	// SteerTicks, when set, drives steering's discovery instead of its
+	// cadence, and SteerKill stops it at a kill point (tests).
+	SteerTicks <-chan time.Time
+	SteerKill  func(point string) bool
 }
 
 // Outcome is how an executed run ended.
 type Outcome struct {
 	Result
 	Harness *harness.Harness // nil when the run was skipped
-	Skipped bool             // a newer GitLab pipeline of the scope does the work
+	// Skipped: a newer GitLab pipeline of the scope does the work, or the
+	// run's follow-up was delivered into the run before it (steering).
+	Skipped bool
 }
 
 // Execute resolves and checks every input before touching the lock, then
@@ -90,6 +97,16 @@ func Execute(ctx context.Context, r Request) (Outcome, error) {
 			ReleaseLock(ctx, spec.Locker, r.Log)
 		}
 		return Outcome{Harness: h, Skipped: true}, nil
+	}
+	if sc := steerStart(ctx, r, cfg, h, ev, &spec); sc.Skip {
+		r.Log.Info(sc.Msg, "harness", h.Name)
+		if spec.Locker != nil {
+			ReleaseLock(ctx, spec.Locker, r.Log)
+		}
+		return Outcome{Harness: h, Skipped: true}, nil
+	} else if sc.Spec != nil {
+		sc.Spec.Ticks, sc.Spec.Kill = r.SteerTicks, r.SteerKill
+		spec.Steer = sc.Spec
 	}
 	sigs, stop := r.Signals()
 	defer stop()

@@ -31,6 +31,8 @@ type Process struct {
 	Dir     string   // working directory; "" = fullsend's
 	Stdout  io.Writer
 	Stderr  io.Writer
+	// Stdin is the agent's standard input (steer.stdin's pipe); nil: none.
+	Stdin *os.File
 	// Timeout ends the agent with SIGTERM (then SIGKILL after Grace) and
 	// makes the exit code ExitTimeout; 0 means no timeout.
 	Timeout time.Duration
@@ -142,6 +144,9 @@ func (p Process) start(grace time.Duration, after func(time.Duration) <-chan tim
 	cmd := exec.Command(p.Command[0], p.Command[1:]...)
 	cmd.Env, cmd.Dir = p.Env, p.Dir
 	cmd.Stdout, cmd.Stderr = agentOutput(p.Stdout), agentOutput(p.Stderr)
+	if p.Stdin != nil {
+		cmd.Stdin = p.Stdin
+	}
 	// A grandchild holding the output pipes open must not hang the run.
 	cmd.WaitDelay = grace
 	opts := procgroup.Options{After: after, OnKill: func() {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // The mailbox's files in the run's private directory, and the variables
@@ -86,7 +87,12 @@ func (m *Mailbox) Offer(msg Message) error {
 		return fmt.Errorf("steer: write the mailbox: %w", err)
 	}
 	if m.stdin != nil {
-		_, _ = m.stdin.Write(line) // a closed stdin: the agent reads the file
+		// An agent that does not read its standard input must not stall
+		// steering once the pipe is full: the file has the line.
+		if d, ok := m.stdin.(interface{ SetWriteDeadline(time.Time) error }); ok {
+			_ = d.SetWriteDeadline(time.Now().Add(time.Second))
+		}
+		_, _ = m.stdin.Write(line)
 	}
 	return nil
 }

@@ -1,0 +1,5 @@
+package runner
+
+import "context"
+
+func (e steerEnv) jira(ctx context.Context) (steerCheck, error) { return steerCheck{}, nil }
