@@ -1,5 +1,112 @@
 package runner
 
-import "context"
+import (
+	"context"
+	"slices"
+	"strconv"
+	"time"
 
-func (e steerEnv) jira(ctx context.Context) (steerCheck, error) { return steerCheck{}, nil }
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/feedback"
+	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/fullsend-dev/fullsend/internal/steer"
+	"github.com/fullsend-dev/fullsend/internal/trackerclock"
+)
+
+// jira is steering on a Jira issue under its poll lock: pollers skip the
+// issue while the run holds the lock, so no run is pending; the issue's
+// comments after the run started are its follow-ups, and the tool's
+// reply carrying steer.Marker is the record the next poller's detection
+// honours (jirapoll's markConsumed).
+func (e steerEnv) jira(ctx context.Context) (steerCheck, error) {
+	if e.spec.Locker == nil || e.ev.Entity.Key == "" {
+		e.log.Info("steer: a Jira run without a poll lock has nothing pending; the run goes on without steering")
+		return steerCheck{}, nil
+	}
+	i, _ := e.cfg.Poll.LockInput()
+	id := e.cfg.Poll.InputDrivers[i]
+	opts, err := jirapoll.ClientOptions(id, e.r.Getenv, e.log)
+	if err != nil {
+		return steerCheck{}, err
+	}
+	clock := trackerclock.New(opts.Now)
+	opts.Clock = clock
+	client, err := jira.New(opts)
+	if err != nil {
+		return steerCheck{}, err
+	}
+	me, err := client.Myself(ctx)
+	if err != nil {
+		return steerCheck{}, err
+	}
+	drv, err := jirapoll.New(jirapoll.Options{API: client, SiteURL: id.Connection.BaseURL, Repo: e.cfg.Repo,
+		Project: id.Project, Queries: id.Queries, StaleThreshold: id.Lock.StaleThreshold, PollerID: "fullsend-run-steer",
+		Now: clock.Now, Log: e.log})
+	if err != nil {
+		return steerCheck{}, err
+	}
+	decide, err := e.decider(me.AccountID)
+	if err != nil {
+		return steerCheck{}, err
+	}
+	src := &jiraSource{drv: drv, client: client, key: e.ev.Entity.Key, harness: e.h.Name, site: id.Connection.BaseURL,
+		since: clock.Now(), now: clock.Now, decide: decide, decided: map[int64]bool{}}
+	return steerCheck{Spec: &SteerSpec{Source: src, Now: clock.Now}}, nil
+}
+
+// jiraSource is a steer.Source over one Jira issue.
+type jiraSource struct {
+	drv     *jirapoll.Driver
+	client  *jira.Client
+	key     string
+	harness string
+	site    string
+	since   time.Time
+	now     func() time.Time
+	decide  func(context.Context, *event.Event) (bool, error)
+	decided map[int64]bool
+}
+
+// Discover implements steer.Source: the comments created after the run
+// started, mapped as a cycle maps them and decided, less those already
+// recorded for this harness (steer.After).
+func (s *jiraSource) Discover(ctx context.Context) ([]steer.Comment, error) {
+	changes, err := s.drv.FollowUps(ctx, s.key, s.since)
+	if err != nil {
+		return nil, err
+	}
+	var cs []steer.Comment
+	for _, ch := range changes {
+		ev := ch.Event
+		cm := ev.Transition.Comment
+		if cm == nil || ev.Source.RawAction != "created" {
+			continue
+		}
+		id, err := strconv.ParseInt(cm.ID, 10, 64)
+		if err != nil || slices.Contains(ch.Consumed, s.harness) {
+			continue
+		}
+		ok, seen := s.decided[id]
+		if !seen {
+			if ok, err = s.decide(ctx, ev); err != nil {
+				ok = false
+			}
+			s.decided[id] = ok
+		}
+		url := s.site + "/browse/" + s.key + "?focusedCommentId=" + cm.ID
+		cs = append(cs, steer.Comment{ID: id, Pos: polllock.ChangePos{At: ch.At, ID: id}, Steer: ok,
+			Msg: steer.MessageOf(ev, id, url, s.now())})
+	}
+	return steer.After(polllock.PosAt(s.since), cs), nil
+}
+
+// Record implements steer.Source: the tool's reply carrying
+// steer.Marker, posted unless one since the comment already carries it.
+func (s *jiraSource) Record(ctx context.Context, c steer.Comment) error {
+	w := &feedback.Jira{Client: s.client}
+	_, err := w.Comment(ctx, feedback.Target{System: event.SystemJira, Key: s.key, Since: c.Pos.At},
+		steer.ReplyText(s.harness, c.ID), steer.Marker(s.harness, c.ID))
+	return err
+}

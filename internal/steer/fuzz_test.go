@@ -32,3 +32,17 @@ func FuzzParseAcks(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseMarker(f *testing.F) {
+	f.Add(Marker("triage", 42))
+	f.Add("[fullsend:steered /comment-1]")
+	f.Fuzz(func(t *testing.T, s string) {
+		h, id, ok := ParseMarker(s)
+		if !ok {
+			return
+		}
+		if h2, id2, ok2 := ParseMarker(Marker(h, id)); !ok2 || h2 != h || id2 != id {
+			t.Fatalf("ParseMarker(Marker(%q, %d)) = %q %d %v", h, id, h2, id2, ok2)
+		}
+	})
+}

@@ -48,3 +48,42 @@ func Consumed(replies []Reply, own, harness string, comment int64) bool {
 	}
 	return false
 }
+
+// ParseMarker reads a Marker line back: the harness and the comment id
+// it records (ok false for any other text).
+func ParseMarker(line string) (harness string, comment int64, ok bool) {
+	rest, found := strings.CutPrefix(strings.TrimSpace(line), "[fullsend:"+MarkerKind+" ")
+	if !found {
+		return "", 0, false
+	}
+	rest, found = strings.CutSuffix(rest, "]")
+	if !found {
+		return "", 0, false
+	}
+	harness, id, found := strings.Cut(rest, "/")
+	if !found || harness == "" || !validID(id) {
+		return "", 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimPrefix(id, "comment-"), 10, 64)
+	if err != nil {
+		return "", 0, false
+	}
+	return harness, n, true
+}
+
+// MarkedBy is what the tool's own replies among replies record: per
+// comment id, the harnesses it was delivered to.
+func MarkedBy(replies []Reply, own string) map[int64][]string {
+	out := map[int64][]string{}
+	for _, r := range replies {
+		if own == "" || r.Author != own {
+			continue
+		}
+		for _, line := range strings.Split(r.Body, "\n") {
+			if h, id, ok := ParseMarker(line); ok {
+				out[id] = append(out[id], h)
+			}
+		}
+	}
+	return out
+}

@@ -317,3 +317,12 @@ func TestConsumed(t *testing.T) {
 		t.Fatal("Consumed wrong")
 	}
 }
+
+func TestMarkedByCountsOnlyOwnReplies(t *testing.T) {
+	rs := []Reply{{Author: "mallory", Body: Marker("triage", 7)}, {Author: "bot", Body: ReplyText("triage", 8) + "\n" + Marker("code", 8)},
+		{Author: "bot", Body: "[fullsend:steered triage/comment-x]"}}
+	got := MarkedBy(rs, "bot")
+	if want := map[int64][]string{8: {"triage", "code"}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("MarkedBy = %v, want %v", got, want)
+	}
+}
