@@ -1,5 +1,63 @@
 package runner
 
-import "context"
+import (
+	"context"
+	"strconv"
 
-func (e steerEnv) gitlab(ctx context.Context) (steerCheck, error) { return steerCheck{}, nil }
+	gl "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/gitlab"
+	"github.com/fullsend-dev/fullsend/internal/newest"
+	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
+	"github.com/fullsend-dev/fullsend/internal/steer/gitlabsteer"
+)
+
+// gitlab is steering on a GitLab item, in a fullsend pipeline of GitLab
+// CI: the active pipeline's key (FULLSEND_IDEMPOTENCY_KEY), the consumed
+// check of a note's pipeline, and the source over the scope's pipelines.
+func (e steerEnv) gitlab(ctx context.Context) (steerCheck, error) {
+	rk := e.getenv(gitlabpipeline.VarResourceKey)
+	id, _ := strconv.ParseInt(e.getenv("CI_PIPELINE_ID"), 10, 64)
+	own, ok := newest.Change(e.getenv(gitlabpipeline.VarIdempotencyKey))
+	if rk == "" || id < 1 || !ok {
+		e.log.Info("steer: not in a fullsend GitLab pipeline of a change; the run goes on without steering")
+		return steerCheck{}, nil
+	}
+	t, err := e.target()
+	if err != nil {
+		return steerCheck{}, err
+	}
+	o := gitlabpipeline.FromEnv(gitlabpipeline.Options{}, e.r.Getenv)
+	c, err := gitlab.NewClient(gitlab.Options{APIURL: o.APIURL, Token: o.Token, Log: e.log})
+	if err != nil {
+		return steerCheck{}, err
+	}
+	me, _, err := c.Users.CurrentUser(gl.WithContext(ctx))
+	if err != nil {
+		return steerCheck{}, err
+	}
+	decide, err := e.decider(me.Username)
+	if err != nil {
+		return steerCheck{}, err
+	}
+	project := e.getenv("CI_PROJECT_ID")
+	if project == "" {
+		project = o.Project
+	}
+	src, err := gitlabsteer.New(gitlabsteer.Options{Client: c, Project: t.Repo, IID: t.Number, MergeRequest: t.MergeRequest,
+		Harness: e.h.Name, Own: own, Pipelines: gitlabpipeline.NewScopeRecords(c, project, rk), Pipeline: id,
+		Repo: e.ev.Repo, Decide: decide})
+	if err != nil {
+		return steerCheck{}, err
+	}
+	if note := e.commentID(); note != 0 {
+		done, err := src.Consumed(ctx, note, me.ID)
+		if err != nil {
+			return steerCheck{}, err
+		}
+		if done {
+			return steerCheck{Skip: true, Msg: "this pipeline's note was delivered into the run before it (steering); exiting without running the agent"}, nil
+		}
+	}
+	return steerCheck{Spec: &SteerSpec{Source: src, Ordered: true}}, nil
+}
