@@ -10,6 +10,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/newest"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/steer/gitlabsteer"
+	"github.com/fullsend-dev/fullsend/internal/steer/localsteer"
 )
 
 // gitlab is steering on a GitLab item, in a fullsend pipeline of GitLab
@@ -19,7 +20,15 @@ func (e steerEnv) gitlab(ctx context.Context) (steerCheck, error) {
 	rk := e.getenv(gitlabpipeline.VarResourceKey)
 	id, _ := strconv.ParseInt(e.getenv("CI_PIPELINE_ID"), 10, 64)
 	own, ok := newest.Change(e.getenv(gitlabpipeline.VarIdempotencyKey))
-	if rk == "" || id < 1 || !ok {
+	var o gitlabsteer.Options
+	switch {
+	case e.getenv(localsteer.EnvQueue) != "":
+		if !e.localRecords(&o.Own, &o.Records) {
+			return steerCheck{}, nil
+		}
+	case rk != "" && id > 0 && ok:
+		o.Own, o.Pipeline = own, id
+	default:
 		e.log.Info("steer: not in a fullsend GitLab pipeline of a change; the run goes on without steering")
 		return steerCheck{}, nil
 	}
@@ -27,8 +36,8 @@ func (e steerEnv) gitlab(ctx context.Context) (steerCheck, error) {
 	if err != nil {
 		return steerCheck{}, err
 	}
-	o := gitlabpipeline.FromEnv(gitlabpipeline.Options{}, e.r.Getenv)
-	c, err := gitlab.NewClient(gitlab.Options{APIURL: o.APIURL, Token: o.Token, Log: e.log})
+	conn := gitlabpipeline.FromEnv(gitlabpipeline.Options{}, e.r.Getenv)
+	c, err := gitlab.NewClient(gitlab.Options{APIURL: conn.APIURL, Token: conn.Token, Log: e.log})
 	if err != nil {
 		return steerCheck{}, err
 	}
@@ -42,11 +51,13 @@ func (e steerEnv) gitlab(ctx context.Context) (steerCheck, error) {
 	}
 	project := e.getenv("CI_PROJECT_ID")
 	if project == "" {
-		project = o.Project
+		project = conn.Project
 	}
-	src, err := gitlabsteer.New(gitlabsteer.Options{Client: c, Project: t.Repo, IID: t.Number, MergeRequest: t.MergeRequest,
-		Harness: e.h.Name, Own: own, Pipelines: gitlabpipeline.NewScopeRecords(c, project, rk), Pipeline: id,
-		Repo: e.ev.Repo, Decide: decide})
+	o.Client, o.Project, o.IID, o.MergeRequest, o.Harness, o.Repo, o.Decide = c, t.Repo, t.Number, t.MergeRequest, e.h.Name, e.ev.Repo, decide
+	if o.Records == nil {
+		o.Pipelines = gitlabpipeline.NewScopeRecords(c, project, rk)
+	}
+	src, err := gitlabsteer.New(o)
 	if err != nil {
 		return steerCheck{}, err
 	}
