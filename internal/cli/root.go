@@ -81,6 +81,7 @@ func commandList(app *App) []*cobra.Command {
 		newRunCmd(app, nil),
 		newSimCmd(app, nil),
 		newStatusCmd(app, nil),
+		newSteerCmd(app, nil),
 		newValidateCmd(app, nil),
 		newVersionCmd(app, nil),
 		newWorkflowsCmd(app),
