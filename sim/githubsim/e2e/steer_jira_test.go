@@ -84,6 +84,7 @@ steer: {enabled: true, max: 1}
 	}
 	w.env["GITHUB_RUN_ID"] = fmt.Sprint(runs[0].ID)
 
+	w.jira.ResetCalls()
 	ticks := make(chan time.Time)
 	done := w.executeJira(t, plan.Ref{}, runs[0].Inputs, ticks)
 	tick(t, ticks, done) // the session runs: its start is before what follows
@@ -98,6 +99,11 @@ steer: {enabled: true, max: 1}
 	if !strings.HasPrefix(res, "exit=0 skipped=false err=<nil>") {
 		t.Fatalf("run: %s", res)
 	}
+	calls := 0
+	for _, n := range w.jira.Calls() {
+		calls += n
+	}
+	t.Logf("the run (lock, two discoveries, the final one, one record): %d Jira requests: %v", calls, w.jira.Calls())
 	box, err := os.ReadFile(w.env["STEER_COPY"])
 	if err != nil {
 		t.Fatal(err)
