@@ -126,6 +126,12 @@ steer: {enabled: true, max: 1}
 		t.Fatal("the lock outlived the run")
 	}
 
+	// fullsend status lists the steer on its change.
+	code, out, logs := w.run(t, "status", "--issue", key, "-o", "json")
+	if code != 0 || !strings.Contains(out, `"steered": [`) || !strings.Contains(out, "delivered into the running agent of triage") {
+		t.Fatalf("status: %d\n%s\n%s", code, out, logs)
+	}
+
 	// The next cycle dispatches the follow-up over the limit, and neither
 	// the delivered one nor the outsider's.
 	if code, _, logs := w.run(t, "poll"); code != 0 {
