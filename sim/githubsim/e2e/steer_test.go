@@ -213,3 +213,35 @@ func runCLI(dir string, env map[string]string, stdout, stderr *syncio.Buffer, ar
 	app := &cli.App{Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Getenv: func(k string) string { return env[k] }}
 	return cli.Run(context.Background(), app, append([]string{"--config-dir", dir, "--log-format", "json"}, args...))
 }
+
+// With less than steer.min_time_left before run.timeout (30m by default)
+// nothing is taken: the follow-up stays its pending run, which runs its
+// agent as without steering.
+func TestSteerGitHubMinTimeLeftKeepsThePendingRun(t *testing.T) {
+	w := newSteerWorld(t, 0, "{enabled: true, min_time_left: 31m}")
+	w.comment(t, "alice", "/fs-triage the importer drops rows")
+	active := w.runs()[0].ID
+	if err := w.gs.StartRun(active); err != nil {
+		t.Fatal(err)
+	}
+	c2 := w.comment(t, "alice", "/fs-triage also handle the retries")
+	pending := w.runs()[1].ID
+	if out, logs, err := w.execute(t, active, make(chan time.Time), nil); err != nil || out.ExitCode != 0 {
+		t.Fatalf("active run: %+v %v\n%s", out, err, logs)
+	} else if !strings.Contains(logs, "min_time_left") {
+		t.Fatalf("no word of the limit:\n%s", logs)
+	}
+	if box, _ := os.ReadFile(w.env["STEER_COPY"]); len(box) != 0 || w.replies(t, "triage", c2) != 0 {
+		t.Fatalf("a follow-up was taken with too little time left: %q", box)
+	}
+	if err := w.gs.CompleteRun(active, "success"); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Remove(w.env["STEER_RAN"])
+	if out, logs, err := w.execute(t, pending, make(chan time.Time), nil); err != nil || out.Skipped || out.ExitCode != 0 {
+		t.Fatalf("pending run: %+v %v: want it to run\n%s", out, err, logs)
+	}
+	if _, err := os.Stat(w.env["STEER_RAN"]); err != nil {
+		t.Fatal("the pending run did not start its agent")
+	}
+}
