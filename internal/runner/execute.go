@@ -31,6 +31,10 @@ type Request struct {
 	// cadence, and SteerKill stops it at a kill point (tests).
 	SteerTicks <-chan time.Time
 	SteerKill  func(point string) bool
+	// Tether is the fullsend binary started as the agent's tether (the
+	// agent's group dies with this process, even by SIGKILL: package
+	// tether); "" starts none (tests running the runner in-process).
+	Tether string
 }
 
 // Outcome is how an executed run ended.
@@ -80,7 +84,7 @@ func Execute(ctx context.Context, r Request) (Outcome, error) {
 	set := runSettings(h, ev, en, r.Log)
 	spec := Spec{Harness: h.Name, Command: command, Timeout: set.Timeout, Sandbox: sb,
 		Event: ev, Entity: en, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: set.Env, Getenv: r.Getenv,
-		Stdout: r.Stdout, Stderr: r.Stderr, Log: r.Log}
+		Stdout: r.Stdout, Stderr: r.Stderr, Log: r.Log, Tether: r.Tether}
 	if in.PollLock != nil {
 		spec.Locker, spec.RefreshInterval, err = LockerFor(cfg, in.PollLock, r.Getenv, CIRun(r.Getenv, os.Getpid()), nil, r.Log)
 		if err != nil {

@@ -49,6 +49,10 @@ type Process struct {
 	// its own uid and gid, no supplementary groups, no_new_privs); nil runs
 	// it as fullsend's user.
 	As *sandbox.Identity
+	// Tether is the fullsend binary to start as the agent's tether
+	// (package tether: the agent's group dies with fullsend, even by
+	// SIGKILL); "" starts none.
+	Tether string
 }
 
 // Result is how the agent ended.
@@ -118,6 +122,7 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 				p.log().Warn("agent left processes running in its process group; killed them")
 			}
 			p.reapOrphans(pipes, g.Pid())
+			pipes.tether.Release()
 			pipes.Wait(grace, after)
 			return res, nil
 		case sig := <-p.Signals:
@@ -156,11 +161,14 @@ func (p Process) start(grace time.Duration, after func(time.Duration) <-chan tim
 	if err != nil {
 		return nil, nil, &StartError{Command: p.Command[0], Err: err}
 	}
+	pipes.tether = p.startTether()
 	g, err := procgroup.Start(cmd, opts)
 	if err != nil {
+		pipes.tether.Release()
 		pipes.Close()
 		return nil, nil, &StartError{Command: p.Command[0], Err: err}
 	}
+	p.hold(pipes.tether, g.Pid())
 	pipes.Started()
 	return g, pipes, nil
 }

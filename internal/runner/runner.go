@@ -62,6 +62,8 @@ type Spec struct {
 	Sandbox sandbox.Plan
 	// Steer delivers follow-ups into the run (docs/steering.md); nil: off.
 	Steer *SteerSpec
+	// Tether is the binary started as the agent's tether (Process.Tether).
+	Tether string
 }
 
 // Run executes the run and returns how the agent ended; Result.ExitCode is
@@ -139,7 +141,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	log.Info("starting agent", "harness", s.Harness, "command", s.Command[0], "serialization_key", string(key))
 	st.start(ctx, s.Timeout)
 	res, err := Process{Command: s.Command, Env: env, Dir: s.Dir, Stdout: s.Stdout, Stderr: s.Stderr, Stdin: st.agentStdin(),
-		Timeout: s.Timeout, Grace: s.Grace, Signals: s.Signals, Log: log, As: as}.Run(ctx)
+		Timeout: s.Timeout, Grace: s.Grace, Signals: s.Signals, Log: log, As: as, Tether: s.Tether}.Run(ctx)
 	stopRefresh()
 	st.finish(ctx, res)
 	if err != nil {

@@ -120,9 +120,12 @@ func (st *steering) finish(ctx context.Context, res Result) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), teardownTimeout)
 	defer cancel()
 	ok := res.ExitCode == 0 && !res.TimedOut && res.Signal == nil
-	done, _ := st.sess.Finish(ctx, ok)
+	done, err := st.sess.Finish(ctx, ok)
 	if n := len(st.sess.Offered()); n > 0 {
 		st.log.Info("steer: run summary", "offered", n, "recorded", len(done))
+	}
+	if err == nil && st.spec.Kill != nil {
+		st.spec.Kill(steer.KillBeforeEnd) // a test's SIGKILL: it does not return
 	}
 }
 

@@ -23,6 +23,9 @@ const (
 	KillAfterOffer   = "after-offer"
 	KillBeforeRecord = "before-record"
 	KillAfterRecord  = "after-record"
+	// KillBeforeEnd is the runner's, after the records and before the
+	// run ends (its receipt, the lock's release, its exit).
+	KillBeforeEnd = "before-end"
 )
 
 // ErrKilled is what a session stopped at a kill point returns.
