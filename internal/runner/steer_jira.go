@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"time"
@@ -9,6 +10,8 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/jira"
+	"github.com/fullsend-dev/fullsend/internal/newest"
+	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/steer"
@@ -51,14 +54,36 @@ func (e steerEnv) jira(ctx context.Context) (steerCheck, error) {
 	if err != nil {
 		return steerCheck{}, err
 	}
-	src := &jiraSource{drv: drv, client: client, key: e.ev.Entity.Key, harness: e.h.Name, site: id.Connection.BaseURL,
-		since: clock.Now(), now: clock.Now, decide: decide, decided: map[int64]bool{}}
+	since := e.jiraSince(clock.Now)
+	src := &jiraSource{follow: drv.FollowUps(e.ev.Entity.Key, since), client: client, key: e.ev.Entity.Key, harness: e.h.Name,
+		site: id.Connection.BaseURL, since: since, now: clock.Now, decide: decide, decided: map[int64]bool{}}
 	return steerCheck{Spec: &SteerSpec{Source: src, Now: clock.Now}}, nil
+}
+
+// jiraSince is where the run's follow-ups start: its own change, the
+// position its idempotency key names (the poller's, carried by the
+// work_item input or FULLSEND_IDEMPOTENCY_KEY: on Jira's clock, and the
+// newest change of the issue the poller dispatched to this harness, so
+// every comment after it that steers is one the next cycle would
+// dispatch); without one (a scheduled run), the run's start on Jira's
+// clock.
+func (e steerEnv) jiraSince(now func() time.Time) time.Time {
+	key := e.getenv("FULLSEND_IDEMPOTENCY_KEY")
+	if key == "" {
+		var wi plan.WorkItem
+		if json.Unmarshal([]byte(e.getenv(plan.EnvVar(plan.InWorkItem))), &wi) == nil {
+			key = wi.IdempotencyKey
+		}
+	}
+	if p, ok := newest.Change(key); ok && newest.Scope(key) == e.key {
+		return p.At
+	}
+	return now()
 }
 
 // jiraSource is a steer.Source over one Jira issue.
 type jiraSource struct {
-	drv     *jirapoll.Driver
+	follow  *jirapoll.FollowUps
 	client  *jira.Client
 	key     string
 	harness string
@@ -73,7 +98,7 @@ type jiraSource struct {
 // started, mapped as a cycle maps them and decided, less those already
 // recorded for this harness (steer.After).
 func (s *jiraSource) Discover(ctx context.Context) ([]steer.Comment, error) {
-	changes, err := s.drv.FollowUps(ctx, s.key, s.since)
+	changes, err := s.follow.Read(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,9 @@ const mallory = "acct-mallory" // no project role: external
 func (w *world) executeJira(t *testing.T, r plan.Ref, inputs map[string]string, ticks <-chan time.Time) <-chan string {
 	t.Helper()
 	ev := writeTemp(t, inputs[plan.InNormalizedEvent])
-	env := map[string]string{"PATH": os.Getenv("PATH")}
+	// The run workflow hands every input to the step as FULLSEND_<INPUT>:
+	// the work item carries the change's idempotency key.
+	env := map[string]string{"PATH": os.Getenv("PATH"), plan.EnvVar(plan.InWorkItem): inputs[plan.InWorkItem]}
 	for k, v := range w.env {
 		env[k] = v
 	}
