@@ -91,16 +91,23 @@ func (e steerEnv) target() (feedback.Target, error) {
 }
 
 // decider is the core's decision for this harness on this scope, exactly
-// as on the dispatch path: the gate (with own as the tool's account), the
-// trigger and, for an entity-source harness, the entity resolved from
-// the platform and filtered. A follow-up steers when it would start a
-// run of this harness on this run's scope.
+// as on the dispatch path: the event's validation, the gate (with own as
+// the tool's account), the trigger and, for an entity-source harness,
+// the entity resolved from the platform and filtered. A follow-up steers
+// when it would start a run of this harness on this run's scope.
 func (e steerEnv) decider(own ...string) (func(context.Context, *event.Event) (bool, error), error) {
 	eng, err := core.New(core.Options{Config: e.cfg, Harnesses: harness.NewRegistry(e.h), Log: e.log, BotIDs: own})
 	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context, ev *event.Event) (bool, error) {
+		// As every input driver's event before the core sees it: one that
+		// is not a valid NormalizedEvent starts nothing, so it steers
+		// nothing either.
+		if err := ev.Validate(); err != nil {
+			e.log.Warn("steer: a comment's event is not a valid NormalizedEvent; it does not steer", "error", err.Error())
+			return false, nil
+		}
 		var res *core.Resolution
 		if e.h.Entity != nil && e.h.Entity.HasSource(ev.Source.System) {
 			res = e.resolve(ctx, ev)
