@@ -28,7 +28,8 @@ func (e steerEnv) github(ctx context.Context) (steerCheck, error) {
 	if err != nil {
 		return steerCheck{}, err
 	}
-	o := githubsteer.Options{Client: c, Repo: t.Repo, Number: int(t.Number), Harness: e.h.Name, Scope: e.key, TargetRepo: e.ev.Repo}
+	o := githubsteer.Options{Client: c, Repo: t.Repo, Number: int(t.Number), Harness: e.h.Name, Scope: e.key, TargetRepo: e.ev.Repo,
+		Run: e.runName()}
 	ok, err := e.githubRecords(ctx, &o)
 	if err != nil || !ok {
 		return steerCheck{}, err

@@ -54,6 +54,7 @@ func (e steerEnv) gitlab(ctx context.Context) (steerCheck, error) {
 		project = conn.Project
 	}
 	o.Client, o.Project, o.IID, o.MergeRequest, o.Harness, o.Repo, o.Decide = c, t.Repo, t.Number, t.MergeRequest, e.h.Name, e.ev.Repo, decide
+	o.Run = e.runName()
 	if o.Records == nil {
 		o.Pipelines = gitlabpipeline.NewScopeRecords(c, project, rk)
 	}

@@ -56,7 +56,7 @@ func (e steerEnv) jira(ctx context.Context) (steerCheck, error) {
 	}
 	since := e.jiraSince(clock.Now)
 	src := &jiraSource{follow: drv.FollowUps(e.ev.Entity.Key, since), client: client, key: e.ev.Entity.Key, harness: e.h.Name,
-		site: id.Connection.BaseURL, since: since, now: clock.Now, decide: decide, decided: map[int64]bool{}}
+		site: id.Connection.BaseURL, since: since, now: clock.Now, decide: decide, decided: map[int64]bool{}, run: e.runName()}
 	return steerCheck{Spec: &SteerSpec{Source: src, Now: clock.Now}}, nil
 }
 
@@ -92,6 +92,7 @@ type jiraSource struct {
 	now     func() time.Time
 	decide  func(context.Context, *event.Event) (bool, error)
 	decided map[int64]bool
+	run     string // this run in its records (steer.RunMarker)
 }
 
 // Discover implements steer.Source: the comments created after the run
@@ -132,6 +133,6 @@ func (s *jiraSource) Discover(ctx context.Context) ([]steer.Comment, error) {
 func (s *jiraSource) Record(ctx context.Context, c steer.Comment) error {
 	w := &feedback.Jira{Client: s.client}
 	_, err := w.Comment(ctx, feedback.Target{System: event.SystemJira, Key: s.key, Since: c.Pos.At},
-		steer.ReplyText(s.harness, c.ID), steer.Marker(s.harness, c.ID))
+		steer.ReplyText(s.harness, c.ID, s.run), steer.Marker(s.harness, c.ID))
 	return err
 }

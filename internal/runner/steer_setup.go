@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -132,6 +133,13 @@ func (e steerEnv) resolve(ctx context.Context, ev *event.Event) *core.Resolution
 	}
 	en, err := rv.Resolve(ctx, entity.RefOf(ev))
 	return &core.Resolution{Entity: en, Err: err, Now: time.Now()}
+}
+
+// runName is this run as its records name it (steer.RunMarker): its
+// platform's run, "driver/id" as its poll lock entry would be (CIRun).
+func (e steerEnv) runName() string {
+	ref := CIRun(e.r.Getenv, os.Getpid())
+	return ref.Driver + "/" + ref.ID
 }
 
 // getenv is the trimmed variable.

@@ -46,3 +46,17 @@ func FuzzParseMarker(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseRunMarker(f *testing.F) {
+	f.Add(RunMarker("gha-dispatch/9000"))
+	f.Add("[fullsend:steered-into /]")
+	f.Fuzz(func(t *testing.T, s string) {
+		run, ok := ParseRunMarker(s)
+		if !ok {
+			return
+		}
+		if back, ok2 := ParseRunMarker(RunMarker(run)); !ok2 || back != run {
+			t.Fatalf("ParseRunMarker(RunMarker(%q)) = %q %v", run, back, ok2)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package steer
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/feedback"
 )
@@ -19,16 +20,22 @@ func Marker(harness string, comment int64) string {
 }
 
 // ReplyText is the reply that records the delivery and tells the people
-// on the item that the comment reached the running agent.
-func ReplyText(harness string, comment int64) string {
-	return "This comment reached the running `" + harness + "` agent (comment " + strconv.FormatInt(comment, 10) +
-		"): it was delivered into the run in progress, so no second run starts for it.\n\n" + Marker(harness, comment)
+// on the item that the comment reached the running agent; run names the
+// run it reached (RunMarker, "" for none).
+func ReplyText(harness string, comment int64, run string) string {
+	in, line := "", ""
+	if run != "" {
+		in, line = " of run "+run, "\n"+RunMarker(run)
+	}
+	return "This comment reached the running `" + harness + "` agent" + in + " (comment " + strconv.FormatInt(comment, 10) +
+		"): it was delivered into the run in progress, so no second run starts for it.\n\n" + Marker(harness, comment) + line
 }
 
-// Reply is a comment or note as the consumed check needs it.
+// Reply is a comment or note as the consumed check and status need it.
 type Reply struct {
 	Author string // the platform's account id or login
 	Body   string
+	At     time.Time // when it was written; zero when not known
 }
 
 // Consumed reports whether one of replies is the tool's own record
@@ -75,15 +82,8 @@ func ParseMarker(line string) (harness string, comment int64, ok bool) {
 // comment id, the harnesses it was delivered to.
 func MarkedBy(replies []Reply, own string) map[int64][]string {
 	out := map[int64][]string{}
-	for _, r := range replies {
-		if own == "" || r.Author != own {
-			continue
-		}
-		for _, line := range strings.Split(r.Body, "\n") {
-			if h, id, ok := ParseMarker(line); ok {
-				out[id] = append(out[id], h)
-			}
-		}
+	for _, d := range Steered(replies, own) {
+		out[d.Comment] = append(out[d.Comment], d.Harness)
 	}
 	return out
 }

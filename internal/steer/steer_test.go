@@ -312,14 +312,14 @@ func TestConsumed(t *testing.T) {
 	if Consumed(rs, "bot", "triage", 42) {
 		t.Fatal("a marker by another account, or of another harness, counted")
 	}
-	rs = append(rs, Reply{Author: "bot", Body: ReplyText("triage", 42)})
+	rs = append(rs, Reply{Author: "bot", Body: ReplyText("triage", 42, "gha-dispatch/9")})
 	if !Consumed(rs, "bot", "triage", 42) || Consumed(rs, "bot", "triage", 43) || Consumed(rs, "", "triage", 42) {
 		t.Fatal("Consumed wrong")
 	}
 }
 
 func TestMarkedByCountsOnlyOwnReplies(t *testing.T) {
-	rs := []Reply{{Author: "mallory", Body: Marker("triage", 7)}, {Author: "bot", Body: ReplyText("triage", 8) + "\n" + Marker("code", 8)},
+	rs := []Reply{{Author: "mallory", Body: Marker("triage", 7)}, {Author: "bot", Body: ReplyText("triage", 8, "") + "\n" + Marker("code", 8)},
 		{Author: "bot", Body: "[fullsend:steered triage/comment-x]"}}
 	got := MarkedBy(rs, "bot")
 	if want := map[int64][]string{8: {"triage", "code"}}; !reflect.DeepEqual(got, want) {

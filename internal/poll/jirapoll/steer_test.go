@@ -59,11 +59,11 @@ func TestFollowUpsCostAndConsumed(t *testing.T) {
 
 	n2, _ := strconv.ParseInt(c2, 10, 64)
 	n3, _ := strconv.ParseInt(c3, 10, 64)
-	if _, err := p.client.AddComment(ctx, key, steer.ReplyText("triage", n2)); err != nil {
+	if _, err := p.client.AddComment(ctx, key, steer.ReplyText("triage", n2, "gha-dispatch/9000")); err != nil {
 		t.Fatal(err)
 	}
-	e.sim.AddComment(key, carol, steer.ReplyText("triage", n3)) // not the tool's
-	chs = read("the replies", 2, 1) // the roles are known
+	e.sim.AddComment(key, carol, steer.ReplyText("triage", n3, "")) // not the tool's
+	chs = read("the replies", 2, 1)                                 // the roles are known
 	if len(chs) != 4 || !slices.Equal(chs[0].Consumed, []string{"triage"}) || len(chs[1].Consumed) != 0 {
 		t.Fatalf("consumed %v and %v, want [triage] and none (%d changes)", chs[0].Consumed, chs[1].Consumed, len(chs))
 	}

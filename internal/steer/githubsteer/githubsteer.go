@@ -62,6 +62,9 @@ type Options struct {
 	Now        func() time.Time
 	// Mapper maps the comments; nil: gha-event's with Client's lookups.
 	Mapper *ghaevent.Mapper
+	// Run names this run in its records ("driver/id": steer.RunMarker);
+	// "" names none.
+	Run string
 }
 
 // Source is a steer.Source over one GitHub item.
@@ -286,6 +289,6 @@ func (s *Source) decide(ctx context.Context, is *gogithub.Issue, c *gogithub.Iss
 func (s *Source) Record(ctx context.Context, c steer.Comment) error {
 	w := &feedback.GitHub{Client: s.o.Client}
 	t := feedback.Target{System: event.SystemGitHub, Repo: s.o.Repo, Number: int64(s.o.Number), Since: c.Pos.At.Add(-time.Second)}
-	_, err := w.Comment(ctx, t, steer.ReplyText(s.o.Harness, c.ID), steer.Marker(s.o.Harness, c.ID))
+	_, err := w.Comment(ctx, t, steer.ReplyText(s.o.Harness, c.ID, s.o.Run), steer.Marker(s.o.Harness, c.ID))
 	return err
 }

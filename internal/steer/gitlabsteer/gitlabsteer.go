@@ -43,6 +43,9 @@ type Options struct {
 	Repo   string
 	Decide func(ctx context.Context, ev *event.Event) (bool, error)
 	Now    func() time.Time
+	// Run names this run in its records ("driver/id": steer.RunMarker);
+	// "" names none.
+	Run string
 }
 
 // Source is a steer.Source over one GitLab item.
@@ -234,7 +237,7 @@ func (s *Source) decide(ctx context.Context, sub gitlabevent.Subject, n *gl.Note
 func (s *Source) Record(ctx context.Context, c steer.Comment) error {
 	w := &feedback.GitLab{Client: s.o.Client}
 	t := feedback.Target{System: event.SystemGitLab, Repo: s.o.Project, Number: s.o.IID, MergeRequest: s.o.MergeRequest}
-	_, err := w.Comment(ctx, t, steer.ReplyText(s.o.Harness, c.ID), steer.Marker(s.o.Harness, c.ID))
+	_, err := w.Comment(ctx, t, steer.ReplyText(s.o.Harness, c.ID, s.o.Run), steer.Marker(s.o.Harness, c.ID))
 	return err
 }
 

@@ -128,9 +128,11 @@ steer: {enabled: true, max: 1}
 		t.Fatal("the lock outlived the run")
 	}
 
-	// fullsend status lists the steer on its change.
+	// fullsend status lists the steer on its change, and with the run it
+	// reached.
 	code, out, logs := w.run(t, "status", "--issue", key, "-o", "json")
-	if code != 0 || !strings.Contains(out, `"steered": [`) || !strings.Contains(out, "delivered into the running agent of triage") {
+	if code != 0 || !strings.Contains(out, `"steered": [`) || !strings.Contains(out, "delivered into the running agent of triage") ||
+		!strings.Contains(out, `"run": "gha-dispatch/`+w.env["GITHUB_RUN_ID"]+`"`) || !strings.Contains(out, `"comment": `+c2) {
 		t.Fatalf("status: %d\n%s\n%s", code, out, logs)
 	}
 
