@@ -48,23 +48,29 @@ func group(t *testing.T) (leader, child int, wait func()) {
 	return cmd.Process.Pid, child, func() { _ = cmd.Wait() }
 }
 
-// When the run dies (its end of the pipe closed without a release), the
-// tether kills the whole group it holds, the leader's child too.
-func TestTheGroupDiesWithTheRun(t *testing.T) {
+// held is a started tether (this test binary) holding a new group.
+func held(t *testing.T) (tt *Tether, child int, wait func()) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
+	leader, child, wait := group(t)
+	if tt, err = Start(exe, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := tt.Hold(leader); err != nil {
+		t.Fatal(err)
+	}
+	return tt, child, wait
+}
+
+// When the run dies (its end of the socket closed without a release),
+// the tether kills the whole group it holds, the leader's child too.
+func TestTheGroupDiesWithTheRun(t *testing.T) {
 	for _, release := range []bool{false, true} {
 		t.Run(fmt.Sprintf("released %v", release), func(t *testing.T) {
-			leader, child, wait := group(t)
-			tt, err := Start(exe, nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := tt.Hold(leader); err != nil {
-				t.Fatal(err)
-			}
+			tt, child, wait := held(t)
 			if release {
 				tt.Release()
 				if gone, err := procgrouptest.ExitedWithin(child, 0); err != nil || gone {
@@ -88,19 +94,8 @@ func TestTheGroupDiesWithTheRun(t *testing.T) {
 // A signal meant for the run's agent or terminal does not end the
 // tether: only the end of its input does.
 func TestTheTetherIgnoresSignals(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	leader, child, wait := group(t)
-	tt, err := Start(exe, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tt.Hold(leader); err != nil {
-		t.Fatal(err)
-	}
-	// Start returned: the tether is ready, deaf to signals.
+	tt, child, wait := held(t) // Start returned: the tether is ready, deaf to signals
+
 	for _, s := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		_ = syscall.Kill(tt.cmd.Process.Pid, s)
 	}

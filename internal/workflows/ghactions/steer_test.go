@@ -26,20 +26,8 @@ func TestSteerPermissions(t *testing.T) {
 		{"caller, no steer", Options{Reusable: true}, RunFile, "run", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.o.Install = testPin
-			files, err := Generate(tc.o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var wf struct {
-				Jobs map[string]struct {
-					Permissions map[string]string `yaml:"permissions"`
-				} `yaml:"jobs"`
-			}
-			if err := yaml.Unmarshal(files[tc.file], &wf); err != nil {
-				t.Fatal(err)
-			}
-			p := wf.Jobs[tc.job].Permissions
+			files := generatedWith(t, tc.o)
+			p := jobPermissions(t, files, tc.file, tc.job)
 			for k, v := range want {
 				if got := p[k]; (got == v) != (tc.steering || k == "contents") {
 					t.Errorf("%s job %s: %s %q", tc.file, tc.job, k, got)
@@ -57,4 +45,29 @@ func TestSteerPermissions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// generatedWith is Generate(o) with the test pin.
+func generatedWith(t *testing.T, o Options) map[string][]byte {
+	t.Helper()
+	o.Install = testPin
+	files, err := Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// jobPermissions is the permissions of job in file.
+func jobPermissions(t *testing.T, files map[string][]byte, file, job string) map[string]string {
+	t.Helper()
+	var wf struct {
+		Jobs map[string]struct {
+			Permissions map[string]string `yaml:"permissions"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(files[file], &wf); err != nil {
+		t.Fatal(err)
+	}
+	return wf.Jobs[job].Permissions
 }

@@ -4,10 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/fullsend-dev/fullsend/internal/core"
-	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/gitlab"
-	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/newest"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/steer/gitlabsteer"
@@ -30,14 +27,6 @@ func TestSteerGitLabDiscoveryCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, reg, err := harness.LoadDir(w.dir, func(k string) string { return w.env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := core.New(core.Options{Config: cfg, Harnesses: reg, BotIDs: []string{"fullsend-bot"}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	key := active.Variables[gitlabpipeline.VarSerializationKey]
 	own, ok := newest.Change(active.Variables[gitlabpipeline.VarIdempotencyKey])
 	if !ok {
@@ -45,14 +34,7 @@ func TestSteerGitLabDiscoveryCost(t *testing.T) {
 	}
 	src, err := gitlabsteer.New(gitlabsteer.Options{Client: c, Project: "acme/platform", IID: w.iid, Harness: "triage", Own: own,
 		Pipeline: active.ID, Pipelines: gitlabpipeline.NewScopeRecords(c, "1", active.Variables[gitlabpipeline.VarResourceKey]),
-		Repo: "acme/platform", Decide: func(_ context.Context, ev *event.Event) (bool, error) {
-			for _, r := range eng.DecideWith(ev, nil).Runs {
-				if string(r.Key) == key {
-					return true, nil
-				}
-			}
-			return false, nil
-		}})
+		Repo: "acme/platform", Decide: scopeDecider(t, w.dir, w.env, key)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,19 @@ func crashSource(t *testing.T, w *steerWorld, c *gogithub.Client, key string, ac
 	if err != nil || !run.OK {
 		t.Fatalf("ReadRun: %+v %v", run, err)
 	}
-	cfg, reg, err := harness.LoadDir(w.dir, func(k string) string { return w.env[k] })
+	src, err := githubsteer.New(githubsteer.Options{Client: c, Repo: steerRepo, Number: w.issue, Harness: "triage", Scope: key,
+		Own: run.Own, Workflow: run.Workflow, Since: run.Created, RunID: active, Decide: scopeDecider(t, w.dir, w.env, key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src, run
+}
+
+// scopeDecider decides a follow-up as the runner does (without an
+// entity): it steers when the core starts a run of triage on scope key.
+func scopeDecider(t *testing.T, dir string, env map[string]string, key string) func(context.Context, *event.Event) (bool, error) {
+	t.Helper()
+	cfg, reg, err := harness.LoadDir(dir, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +108,7 @@ func crashSource(t *testing.T, w *steerWorld, c *gogithub.Client, key string, ac
 	if err != nil {
 		t.Fatal(err)
 	}
-	decide := func(_ context.Context, ev *event.Event) (bool, error) {
+	return func(_ context.Context, ev *event.Event) (bool, error) {
 		for _, r := range eng.DecideWith(ev, nil).Runs {
 			if r.Harness == "triage" && string(r.Key) == key {
 				return true, nil
@@ -104,10 +116,4 @@ func crashSource(t *testing.T, w *steerWorld, c *gogithub.Client, key string, ac
 		}
 		return false, nil
 	}
-	src, err := githubsteer.New(githubsteer.Options{Client: c, Repo: steerRepo, Number: w.issue, Harness: "triage", Scope: key,
-		Own: run.Own, Workflow: run.Workflow, Since: run.Created, RunID: active, Decide: decide})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src, run
 }

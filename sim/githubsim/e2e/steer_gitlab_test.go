@@ -50,14 +50,7 @@ func newGitLabSteerWorld(t *testing.T) *gitlabSteerWorld {
 		"STEER_COPY": filepath.Join(w.dir, "mailbox"), "STEER_RAN": filepath.Join(w.dir, "ran")}
 	write(t, filepath.Join(w.dir, "config.yaml"), "version: 1\nrepo: acme/platform\nforge: gitlab\nagents:\n  - name: triage\n    source: triage.yaml\n"+
 		"outputs:\n  gitlab-pipeline:\n    project: acme/platform\n    ref: main\n")
-	write(t, filepath.Join(w.dir, "triage.yaml"), fmt.Sprintf(`role: triage
-trigger: event.transition.kind == "comment_added" && event.transition.comment.command == "/fs-triage"
-run:
-  command: ["sh", "-c", %q]
-  isolation: none
-  env: [STEER_COPY, STEER_RAN]
-steer: {enabled: true}
-`, fmt.Sprintf(steerAgent, 1)))
+	write(t, filepath.Join(w.dir, "triage.yaml"), triageHarness(fmt.Sprintf(steerAgent, 1), "STEER_COPY, STEER_RAN", "{enabled: true}"))
 	return w
 }
 

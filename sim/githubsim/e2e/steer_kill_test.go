@@ -87,14 +87,7 @@ exit 0
 
 // crashHarness is the harness file of the crash tests.
 func crashHarness() string {
-	return fmt.Sprintf(`role: triage
-trigger: event.transition.kind == "comment_added" && event.transition.comment.command == "/fs-triage"
-run:
-  command: ["sh", "-c", %q]
-  isolation: none
-  env: [CRASH_DIR, CRASH_AFTER_ACK]
-steer: {enabled: true}
-`, crashAgent)
+	return triageHarness(crashAgent, "CRASH_DIR, CRASH_AFTER_ACK", "{enabled: true}")
 }
 
 var killBin struct {

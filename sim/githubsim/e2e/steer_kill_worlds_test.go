@@ -39,6 +39,23 @@ func TestSteerKillAtEachPoint(t *testing.T) {
 	}
 }
 
+// killActive runs the active run's `fullsend run` with env, posts the
+// follow-up (followUp) once its agent runs, makes it discover, and
+// checks that it ended as point says and left no process of its agent.
+func killActive(t *testing.T, bin, configDir string, env map[string]string, point, dir string, followUp func()) (*proc, int) {
+	t.Helper()
+	p := startRun(t, bin, configDir, env)
+	ps := started(t, dir, p.done, p.logs.String)
+	followUp()
+	usr1(t, ps.runner)
+	code := p.wait(t)
+	if code != wantExit(point) {
+		t.Fatalf("the active run ended with %d, want %d\n%s", code, wantExit(point), p.logs.String())
+	}
+	noOrphans(t, ps)
+	return p, code
+}
+
 // merged is the union of maps, later ones winning.
 func merged(ms ...map[string]string) map[string]string {
 	out := map[string]string{}
@@ -74,16 +91,10 @@ func killGitHub(t *testing.T, bin, point string, recorded bool) {
 	if err := w.gs.StartRun(active); err != nil {
 		t.Fatal(err)
 	}
-	p := startRun(t, bin, w.dir, merged(ghRunEnv(t, w, active), killEnv(point, dir)))
-	ps := started(t, dir, p.done, p.logs.String)
-	c2 := w.comment(t, "alice", followUpText)
+	var c2 int64
+	p, code := killActive(t, bin, w.dir, merged(ghRunEnv(t, w, active), killEnv(point, dir)), point, dir,
+		func() { c2 = w.comment(t, "alice", followUpText) })
 	pending := w.runs()[1].ID
-	usr1(t, ps.runner)
-	code := p.wait(t)
-	if code != wantExit(point) {
-		t.Fatalf("the active run ended with %d, want %d\n%s", code, wantExit(point), p.logs.String())
-	}
-	noOrphans(t, ps)
 	// GitHub ends the job (its step died with the runner) and starts the
 	// concurrency group's pending run.
 	conclusion := "success"
@@ -122,19 +133,13 @@ func killGitLab(t *testing.T, bin, point string, recorded bool) {
 	if err := w.gs.StartJob(active.JobID); err != nil {
 		t.Fatal(err)
 	}
-	p := startRun(t, bin, w.dir, merged(glRunEnv(t, w, active.ID), killEnv(point, dir)))
-	ps := started(t, dir, p.done, p.logs.String)
-	n2 := w.note(t, w.alice, followUpText)
+	var n2 int64
+	p, code := killActive(t, bin, w.dir, merged(glRunEnv(t, w, active.ID), killEnv(point, dir)), point, dir,
+		func() { n2 = w.note(t, w.alice, followUpText) })
 	ps2 := w.gs.Pipelines("acme/platform")
 	if len(ps2) != 2 {
 		t.Fatalf("%d pipelines, want the active and the pending one", len(ps2))
 	}
-	usr1(t, ps.runner)
-	code := p.wait(t)
-	if code != wantExit(point) {
-		t.Fatalf("the active pipeline ended with %d, want %d\n%s", code, wantExit(point), p.logs.String())
-	}
-	noOrphans(t, ps)
 	// The job ends with its runner; the resource group goes to the
 	// pending pipeline's job.
 	status := "success"
@@ -182,15 +187,9 @@ func killJira(t *testing.T, bin, point string, recorded bool) {
 	if len(first) != 1 {
 		t.Fatalf("%d runs, want 1", len(first))
 	}
-	p := startRun(t, bin, w.dir, merged(jiraRunEnv(w, first[0].Inputs, first[0].ID), killEnv(point, dir)))
-	ps := started(t, dir, p.done, p.logs.String)
-	c2 := w.jira.AddComment(key, alice, followUpText)
-	usr1(t, ps.runner)
-	code := p.wait(t)
-	if code != wantExit(point) {
-		t.Fatalf("the run ended with %d, want %d\n%s", code, wantExit(point), p.logs.String())
-	}
-	noOrphans(t, ps)
+	var c2 string
+	p, code := killActive(t, bin, w.dir, merged(jiraRunEnv(w, first[0].Inputs, first[0].ID), killEnv(point, dir)), point, dir,
+		func() { c2 = w.jira.AddComment(key, alice, followUpText) })
 	if code != 0 {
 		// The lock the killed run held goes stale: Jira's clock moves on.
 		w.clock.lag.Store(-int64(crashStale + 5*time.Second))

@@ -71,15 +71,21 @@ func newSteerWorld(t *testing.T, want int, steerKey string) *steerWorld {
 	script := fmt.Sprintf(steerAgent, want)
 	write(t, filepath.Join(w.dir, "config.yaml"), "version: 1\nrepo: "+steerRepo+"\nagents:\n  - name: triage\n    source: triage.yaml\n"+
 		"outputs:\n  gha-dispatch:\n    workflow: fullsend-run.yml\n    ref: main\n")
-	write(t, filepath.Join(w.dir, "triage.yaml"), fmt.Sprintf(`role: triage
+	write(t, filepath.Join(w.dir, "triage.yaml"), triageHarness(script, "STEER_COPY, STEER_RAN", steerKey))
+	return w
+}
+
+// triageHarness is the steering tests' harness: /fs-triage comments, the
+// agent script, the variables it is handed (env) and its steer: key.
+func triageHarness(script, env, steerKey string) string {
+	return fmt.Sprintf(`role: triage
 trigger: event.transition.kind == "comment_added" && event.transition.comment.command == "/fs-triage"
 run:
   command: ["sh", "-c", %q]
   isolation: none
-  env: [STEER_COPY, STEER_RAN]
+  env: [%s]
 steer: %s
-`, script, steerKey))
-	return w
+`, script, env, steerKey)
 }
 
 func write(t *testing.T, path, text string) {
