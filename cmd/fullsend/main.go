@@ -14,7 +14,7 @@ import (
 func main() {
 	ctx, stop := notifyContext()
 	app := &cli.App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		IsTerminal: isTerminal(os.Stderr), StdinIsTerminal: isTerminal(os.Stdin)}
+		IsTerminal: isTerminal(os.Stderr), StdinIsTerminal: isTerminal(os.Stdin), Executable: executable()}
 	code := cli.Run(ctx, app, os.Args[1:])
 	stop()
 	os.Exit(code)
@@ -43,6 +43,16 @@ func notifyContext() (context.Context, func()) {
 		signal.Stop(ch)
 		cancel(nil)
 	}
+}
+
+// executable is this binary's path; "" when it cannot be found (the run
+// then starts its agent without a tether, and says so).
+func executable() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
 }
 
 func isTerminal(f *os.File) bool {

@@ -65,6 +65,10 @@ type App struct {
 	// StdinIsTerminal reports whether standard input is a terminal: a
 	// command waiting there for an event then says what it expects.
 	StdinIsTerminal bool
+	// Executable is the fullsend binary itself (main sets it), which
+	// `fullsend run` starts as its agent's tether; "" starts none (tests
+	// running commands in-process).
+	Executable string
 
 	logFormat string // the format in effect: LogFormat, else the terminal's default
 }
@@ -81,6 +85,8 @@ func commandList(app *App) []*cobra.Command {
 		newRunCmd(app, nil),
 		newSimCmd(app, nil),
 		newStatusCmd(app, nil),
+		newSteerCmd(app, nil),
+		newTetherCmd(app, nil),
 		newValidateCmd(app, nil),
 		newVersionCmd(app, nil),
 		newWorkflowsCmd(app),

@@ -64,7 +64,7 @@ func TestValidateBroken(t *testing.T) {
 		`  | event.transition.comment.comand == "/x"`,
 		`  |                          ^`,
 		p("off.yaml") + ":2:11: trigger: a trigger must be a condition (true or false), but this expression has type string; compare it with something, for example with ==",
-		p("off.yaml") + `:3:1: harness: unknown key "surprise" (allowed: dispatch, entity, name, overlays, report, role, run, trigger)`,
+		p("off.yaml") + `:3:1: harness: unknown key "surprise" (allowed: dispatch, entity, name, overlays, report, role, run, steer, trigger)`,
 		"fullsend: validate: 5 problems in " + dir,
 	}
 	if got := strings.TrimRight(errs, "\n"); got != strings.Join(want, "\n") {

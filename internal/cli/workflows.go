@@ -51,6 +51,7 @@ type genFlags struct {
 	changed    func(name string) bool
 	secrets    []string // github: the secrets the configuration reads (workflowSecrets)
 	feedback   bool     // github: the configuration writes feedback reactions (workflowFeedback)
+	steer      bool     // a harness steers a running agent (workflowSteer)
 }
 
 func newWorkflowsGenerateCmd(app *App) *cobra.Command {
@@ -69,7 +70,9 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 			"each jira-poll input's email_env and token_env, and JIRA_BASE_URL when it sets no base_url.\n" +
 			"Without a config.yaml they get no Jira secret. The events job (and the poll job with --github-poll)\n" +
 			"gets issues: write and pull-requests: write while a harness writes feedback reactions\n" +
-			"(report.acknowledge, the default; docs/feedback.md), else read access.",
+			"(report.acknowledge, the default; docs/feedback.md), else read access. The run job gets\n" +
+			"actions: read, issues: write and pull-requests: write while a harness steers (steer.enabled;\n" +
+			"docs/steering.md), else contents: read alone.",
 		Example: `  fullsend workflows generate --platform github --reusable --version v1.2.3
   fullsend workflows generate --platform gitlab --dir . --version v1.2.3`,
 		Args: noArgs,
@@ -82,6 +85,10 @@ func newWorkflowsGenerateCmd(app *App) *cobra.Command {
 					return err
 				}
 				f.feedback = workflowFeedback(app.ConfigDir)
+			}
+			f.steer = workflowSteer(app.ConfigDir)
+			if f.platform == "gitlab" && f.steer && !f.agentToken {
+				app.Log.Warn(steerWithoutAgentToken)
 			}
 			files, dir, err := generateWorkflows(f)
 			if err != nil {
@@ -158,7 +165,7 @@ func generateWorkflows(f genFlags) (map[string][]byte, string, error) {
 			AllowUnpinnedImage: f.anyImage, AgentToken: f.agentToken})
 	} else {
 		files, err = ghactions.Generate(ghactions.Options{Install: pin, Cron: f.cron, Reusable: f.reusable, GitHubPoll: f.githubPoll,
-			Secrets: f.secrets, Feedback: f.feedback})
+			Secrets: f.secrets, Feedback: f.feedback, Steer: f.steer})
 	}
 	if err != nil {
 		return nil, "", UserError(err)

@@ -44,7 +44,7 @@ func ReadFile(path, agentName string) (*File, strictyaml.Errors) {
 func ParseFile(path, agentName string, src []byte) (*File, strictyaml.Errors) {
 	d := &strictyaml.Decoder{File: path}
 	h := &File{File: path, Name: agentName, Revision: Revision(src), Run: FileRun{Timeout: DefaultTimeout, Env: []string{}},
-		Report: DefaultReport()}
+		Report: DefaultReport(), Steer: DefaultSteer()}
 	root := d.ParseDocument(src)
 	if root == nil {
 		return nil, d.Problems
@@ -79,6 +79,7 @@ func ParseFile(path, agentName string, src []byte) (*File, strictyaml.Errors) {
 			"run":      func(v *yaml.Node) { harnessRun(d, v, &h.Run) },
 			"entity":   func(v *yaml.Node) { h.Entity = harnessEntity(d, v) },
 			"report":   func(v *yaml.Node) { harnessReport(d, v, &h.Report) },
+			"steer":    func(v *yaml.Node) { harnessSteer(d, v, &h.Steer) },
 			"overlays": func(v *yaml.Node) { h.Overlays = harnessOverlays(d, src, v) },
 		})
 		if root.Kind == yaml.MappingNode {

@@ -14,7 +14,7 @@ func TestParseDefaults(t *testing.T) {
 		t.Fatal(probs)
 	}
 	want := &File{File: "h.yaml", Name: "triage", Role: "triage", Revision: "sha256:07f52f2d13234c1b12d0fbb6464cdacfd783b07b707827563547fda3b1afbf09", Run: FileRun{Timeout: 30 * time.Minute, Env: []string{}},
-		Report: DefaultReport()}
+		Report: DefaultReport(), Steer: DefaultSteer()}
 	if !reflect.DeepEqual(h, want) {
 		t.Errorf("got %+v, want %+v", h, want)
 	}

@@ -25,6 +25,8 @@ type File struct {
 	Entity *FileEntity `yaml:"entity"`
 	// Report is what people see on the item (docs/feedback.md).
 	Report Report `yaml:"report"`
+	// Steer is the steering opt-in (docs/steering.md).
+	Steer Steer `yaml:"steer"`
 	// Overlays are the `overlays:` entries, in file order; nil when none.
 	Overlays []FileOverlay `yaml:"overlays"`
 	// TriggerLine and TriggerCol locate the trigger text in File, so CEL

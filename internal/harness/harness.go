@@ -44,6 +44,9 @@ type Harness struct {
 	// Report is what people see on the item about its runs (package
 	// feedback; DefaultReport when the file sets none).
 	Report Report
+	// Steer is the `steer:` key (harness.DefaultSteer when the file
+	// sets none): follow-ups delivered into the run in progress.
+	Steer Steer
 	// Overlays are the compiled `overlays:` entries, in file order; nil
 	// when none (SettingsFor applies them).
 	Overlays []Overlay

@@ -153,7 +153,7 @@ func loadOne(a config.Agent, lim trigger.Limits, defaultMin event.Role) (*Harnes
 		Workflow: ch.Dispatch.Workflow, Command: ch.Run.Command, Timeout: ch.Run.Timeout,
 		Env: ch.Run.Env, User: ch.Run.User, Isolation: ch.Run.Isolation, Enabled: a.IsEnabled(),
 		CommandLine: ch.Run.CommandLine, CommandCol: ch.Run.CommandCol,
-		TriggerLine: ch.TriggerLine, TriggerCol: ch.TriggerCol, Report: ch.Report,
+		TriggerLine: ch.TriggerLine, TriggerCol: ch.TriggerCol, Report: ch.Report, Steer: ch.Steer,
 	}
 	compile := trigger.CompileWith
 	if e := ch.Entity; e != nil {

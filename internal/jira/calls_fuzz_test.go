@@ -34,6 +34,10 @@ var jiraCalls = map[string]func(ctx context.Context, c *Client, body []byte) err
 		return err
 	},
 	"ReadIssue": func(ctx context.Context, c *Client, _ []byte) error { _, err := c.ReadIssue(ctx, "P-1"); return err },
+	"NewestComments": func(ctx context.Context, c *Client, _ []byte) error {
+		_, _, err := c.NewestComments(ctx, "P-1")
+		return err
+	},
 	// An issue a search returned, hostile itself, completed by more
 	// reads answered the same way.
 	"CompleteIssue": func(ctx context.Context, c *Client, body []byte) error {

@@ -158,7 +158,7 @@ func decideItem(it *Item, d Decider, validate func(*event.Event) error, log *slo
 			continue
 		}
 		for _, r := range dec.Runs {
-			if !c.Pos().After(it.Base.PosOf(r.Harness)) {
+			if !c.Pos().After(it.Base.PosOf(r.Harness)) || slices.Contains(c.Consumed, r.Harness) {
 				continue // this harness already handled the change
 			}
 			st.RunsMatched++

@@ -203,6 +203,10 @@ type Change struct {
 	// a Jira change).
 	ID    int64
 	Event *event.Event
+	// Consumed names the harnesses that already received the change in
+	// a run in progress (steering, docs/steering.md): it starts no run of
+	// theirs, as if they had handled it.
+	Consumed []string
 }
 
 // Pos is the change's position.

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"os/signal"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/procgroup/procgrouptest"
+	"github.com/fullsend-dev/fullsend/internal/steer"
 )
 
 // agentFlag makes the test binary act as a tiny agent. The steps after it
@@ -25,6 +27,7 @@ import (
 //	sleep=DUR       sleep (the runner and jirasim tests)
 //	hang            block until a signal ends the process
 //	waitfile=FILE   wait (up to 10s) until FILE exists
+//	stdin-ack=FILE  read one steering line from stdin into FILE and acknowledge it
 //	ignore-term     ignore SIGTERM
 //	trap-term=FILE  on SIGTERM or SIGINT write the signal name to FILE and exit 0
 //	exit=N          exit with N (default 0 after the last step)
@@ -74,6 +77,20 @@ func agentMain(steps []string) int {
 				}
 				time.Sleep(5 * time.Millisecond)
 			}
+		case "stdin-ack":
+			// read one follow-up from standard input, keep it in arg, and
+			// acknowledge its id
+			line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+			m, derr := steer.DecodeMessage([]byte(line))
+			if err != nil || derr != nil || os.WriteFile(arg, []byte(line), 0o600) != nil {
+				return 94
+			}
+			f, err := os.OpenFile(os.Getenv(steer.EnvAckFile), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return 95
+			}
+			fmt.Fprintln(f, m.ID)
+			f.Close()
 		case "ignore-term":
 			signal.Ignore(syscall.SIGTERM)
 		case "trap-term":

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/harness"
@@ -25,13 +26,27 @@ type Request struct {
 	// Signals starts the delivery of the signals forwarded to the agent
 	// and returns their channel and a stop function.
 	Signals func() (<-chan os.Signal, func())
+	// SteerTicks, when set, drives steering's discovery instead of its
+	// cadence, and SteerKill stops it at a kill point (tests).
+	SteerTicks <-chan time.Time
+	SteerKill  func(point string) bool
+	// Tether is the fullsend binary started as the agent's tether (the
+	// agent's group dies with this process, even by SIGKILL: package
+	// tether); "" starts none (tests running the runner in-process).
+	Tether string
+	// JiraFollowUps builds the reader of a Jira issue's follow-ups for a
+	// run that steers (the command wires jira-poll's: the runner maps
+	// Jira comments as a poll cycle does); nil: Jira runs do not steer.
+	JiraFollowUps func(JiraIssue) (FollowUpReader, error)
 }
 
 // Outcome is how an executed run ended.
 type Outcome struct {
 	Result
 	Harness *harness.Harness // nil when the run was skipped
-	Skipped bool             // another run of the scope does the work (survivor.go)
+	// Skipped: another run of the scope does the work (survivor.go), or
+	// the run's follow-up was delivered into the run before it (steering).
+	Skipped bool
 }
 
 // Execute resolves and checks every input before touching the lock, then
@@ -72,7 +87,7 @@ func Execute(ctx context.Context, r Request) (Outcome, error) {
 	set := runSettings(h, ev, en, r.Log)
 	spec := Spec{Harness: h.Name, Command: command, Timeout: set.Timeout, Sandbox: sb,
 		Event: ev, Entity: en, Forge: cfg.Forge, PollLock: in.PollLock, EnvAllow: set.Env, Getenv: r.Getenv,
-		Stdout: r.Stdout, Stderr: r.Stderr, Log: r.Log}
+		Stdout: r.Stdout, Stderr: r.Stderr, Log: r.Log, Tether: r.Tether}
 	if in.PollLock != nil {
 		spec.Locker, spec.RefreshInterval, err = LockerFor(cfg, in.PollLock, r.Getenv, CIRun(r.Getenv, os.Getpid()), nil, r.Log)
 		if err != nil {
@@ -89,6 +104,16 @@ func Execute(ctx context.Context, r Request) (Outcome, error) {
 			ReleaseLock(ctx, spec.Locker, r.Log)
 		}
 		return Outcome{Harness: h, Skipped: true}, nil
+	}
+	if sc := steerStart(ctx, r, cfg, h, ev, &spec); sc.Skip {
+		r.Log.Info(sc.Msg, "harness", h.Name)
+		if spec.Locker != nil {
+			ReleaseLock(ctx, spec.Locker, r.Log)
+		}
+		return Outcome{Harness: h, Skipped: true}, nil
+	} else if sc.Spec != nil {
+		sc.Spec.Ticks, sc.Spec.Kill = r.SteerTicks, r.SteerKill
+		spec.Steer = sc.Spec
 	}
 	sigs, stop := r.Signals()
 	defer stop()

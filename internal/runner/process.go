@@ -31,6 +31,8 @@ type Process struct {
 	Dir     string   // working directory; "" = fullsend's
 	Stdout  io.Writer
 	Stderr  io.Writer
+	// Stdin is the agent's standard input (steer.stdin's pipe); nil: none.
+	Stdin *os.File
 	// Timeout ends the agent with SIGTERM (then SIGKILL after Grace) and
 	// makes the exit code ExitTimeout; 0 means no timeout.
 	Timeout time.Duration
@@ -47,6 +49,10 @@ type Process struct {
 	// its own uid and gid, no supplementary groups, no_new_privs); nil runs
 	// it as fullsend's user.
 	As *sandbox.Identity
+	// Tether is the fullsend binary to start as the agent's tether
+	// (package tether: the agent's group dies with fullsend, even by
+	// SIGKILL); "" starts none.
+	Tether string
 }
 
 // Result is how the agent ended.
@@ -116,6 +122,7 @@ func (p Process) Run(ctx context.Context) (Result, error) {
 				p.log().Warn("agent left processes running in its process group; killed them")
 			}
 			p.reapOrphans(pipes, g.Pid())
+			pipes.tether.Release()
 			pipes.Wait(grace, after)
 			return res, nil
 		case sig := <-p.Signals:
@@ -142,6 +149,9 @@ func (p Process) start(grace time.Duration, after func(time.Duration) <-chan tim
 	cmd := exec.Command(p.Command[0], p.Command[1:]...)
 	cmd.Env, cmd.Dir = p.Env, p.Dir
 	cmd.Stdout, cmd.Stderr = agentOutput(p.Stdout), agentOutput(p.Stderr)
+	if p.Stdin != nil {
+		cmd.Stdin = p.Stdin
+	}
 	// A grandchild holding the output pipes open must not hang the run.
 	cmd.WaitDelay = grace
 	opts := procgroup.Options{After: after, OnKill: func() {
@@ -151,11 +161,14 @@ func (p Process) start(grace time.Duration, after func(time.Duration) <-chan tim
 	if err != nil {
 		return nil, nil, &StartError{Command: p.Command[0], Err: err}
 	}
+	pipes.tether = p.startTether()
 	g, err := procgroup.Start(cmd, opts)
 	if err != nil {
+		pipes.tether.Release()
 		pipes.Close()
 		return nil, nil, &StartError{Command: p.Command[0], Err: err}
 	}
+	p.hold(pipes.tether, g.Pid())
 	pipes.Started()
 	return g, pipes, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/procgroup"
+	"github.com/fullsend-dev/fullsend/internal/procgroup/tether"
 	"github.com/fullsend-dev/fullsend/internal/sandbox"
 )
 
@@ -68,11 +69,12 @@ func logKept(log *slog.Logger, k sandbox.Kept, msg string) {
 	}
 }
 
-// jail is what an isolated agent's start leaves to end: the pipes of its
-// output and, with isolation, its reaper.
+// jail is what an agent's start leaves to end: with isolation, the pipes
+// of its output and its reaper; its tether, when it has one.
 type jail struct {
 	*sandbox.Pipes
 	reaper *sandbox.Reaper
+	tether *tether.Tether
 }
 
 // isolate prepares cmd to start as p.As: its output through pipes the

@@ -60,6 +60,10 @@ type Spec struct {
 	// Sandbox is the agent's identity (sandbox.Decide); the zero value
 	// runs the agent as fullsend's user, as run.isolation none does.
 	Sandbox sandbox.Plan
+	// Steer delivers follow-ups into the run (docs/steering.md); nil: off.
+	Steer *SteerSpec
+	// Tether is the binary started as the agent's tether (Process.Tether).
+	Tether string
 }
 
 // Run executes the run and returns how the agent ended; Result.ExitCode is
@@ -97,6 +101,11 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	key := scope.KeyOf(s.Harness, s.Event, s.Forge)
 	env := AgentEnv(AgentContext{Harness: s.Harness, Event: s.Event, Forge: s.Forge, Key: key,
 		PollLock: s.PollLock, EventFile: ef.Path, EntityFile: ef.EntityPath}, s.EnvAllow, s.Getenv)
+	st, steerEnv, err := openSteering(s.Steer, ef.dir, log)
+	if err != nil {
+		return Result{}, err
+	}
+	env = append(env, steerEnv...)
 	as, env, handBack, err := agentIdentity(s.Sandbox, s.Dir, ef.dir, env, log)
 	if err != nil {
 		return Result{}, err
@@ -130,13 +139,24 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		stopRefresh = startRefresher(ctx, s.Locker, s.RefreshInterval, s.RefreshTicks, log)
 	}
 	log.Info("starting agent", "harness", s.Harness, "command", s.Command[0], "serialization_key", string(key))
-	res, err := Process{Command: s.Command, Env: env, Dir: s.Dir, Stdout: s.Stdout, Stderr: s.Stderr,
-		Timeout: s.Timeout, Grace: s.Grace, Signals: s.Signals, Log: log, As: as}.Run(ctx)
+	st.start(ctx, s.Timeout)
+	res, err := Process{Command: s.Command, Env: env, Dir: s.Dir, Stdout: s.Stdout, Stderr: s.Stderr, Stdin: st.agentStdin(),
+		Timeout: s.Timeout, Grace: s.Grace, Signals: s.Signals, Log: log, As: as, Tether: s.Tether}.Run(ctx)
 	stopRefresh()
+	st.finish(ctx, res)
 	if err != nil {
 		return Result{}, err
 	}
-	attrs := []any{"harness", s.Harness, "exit_code", res.ExitCode}
+	logFinished(log, s.Harness, res)
+	if s.Locker != nil && res.ExitCode == 0 && !res.TimedOut && res.Signal == nil {
+		recordSuccess(ctx, s.Locker, s.Harness, log)
+	}
+	return res, nil
+}
+
+// logFinished logs how the agent ended.
+func logFinished(log *slog.Logger, harness string, res Result) {
+	attrs := []any{"harness", harness, "exit_code", res.ExitCode}
 	if res.TimedOut {
 		attrs = append(attrs, "timed_out", true)
 	}
@@ -144,10 +164,6 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 		attrs = append(attrs, "signal", res.Signal.String())
 	}
 	log.Info("agent finished", attrs...)
-	if s.Locker != nil && res.ExitCode == 0 && !res.TimedOut && res.Signal == nil {
-		recordSuccess(ctx, s.Locker, s.Harness, log)
-	}
-	return res, nil
 }
 
 // recordSuccess writes the success receipt of a run whose agent

@@ -1,6 +1,7 @@
 package status
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,10 @@ type Change struct {
 	Verdict   string    `json:"verdict"`
 	Reason    string    `json:"reason"`
 	Harnesses []string  `json:"harnesses,omitempty"`
+	// Steered are the harnesses whose running agent the change was
+	// delivered to (docs/steering.md): a cycle starts no run of theirs
+	// for it.
+	Steered []string `json:"steered,omitempty"`
 }
 
 // WouldRun is a run a cycle would dispatch for the item now.
@@ -77,6 +82,10 @@ func (s *snapshotter) verdict(ch *Change, d core.Decision, it *poll.Item, c poll
 	}
 	var handled []string
 	for _, run := range d.Runs {
+		if slices.Contains(c.Consumed, run.Harness) {
+			ch.Steered = append(ch.Steered, run.Harness)
+			continue
+		}
 		if !c.At.After(it.Base.Pos(run.Harness)) {
 			handled = append(handled, run.Harness)
 			continue
@@ -95,5 +104,8 @@ func (s *snapshotter) verdict(ch *Change, d core.Decision, it *poll.Item, c poll
 	}
 	if len(handled) > 0 {
 		ch.Reason += "; already handled by " + strings.Join(handled, ", ")
+	}
+	if len(ch.Steered) > 0 {
+		ch.Reason += "; delivered into the running agent of " + strings.Join(ch.Steered, ", ")
 	}
 }

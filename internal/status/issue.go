@@ -13,6 +13,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/steer"
 )
 
 // statusPollerID stands in for a poller id in the read-only driver that
@@ -39,6 +40,11 @@ type IssueReport struct {
 	Held          string     `json:"held,omitempty"`
 	Error         string     `json:"error,omitempty"` // detection failed for the item
 	Runs          []plan.Ref `json:"runs"`            // the runs its lock records
+	// Steers are the follow-ups the tool's replies record as delivered
+	// into a running agent, with the run each reached, newest first
+	// (steers.go); absent when no harness steers.
+	Steers      []steer.Delivered `json:"steers,omitempty"`
+	SteersError string            `json:"steers_error,omitempty"`
 }
 
 // LastCheck is the item's checkpoint.
@@ -66,6 +72,7 @@ func (s *snapshotter) inspect(ctx context.Context, ji *jiraInput, now time.Time)
 		return nil, err
 	}
 	r := s.issueState(ji, is, now)
+	s.steers(ctx, ji, r)
 	if it.Err() != nil {
 		r.Error = it.Err().Error()
 		return r, nil

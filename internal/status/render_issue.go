@@ -35,11 +35,32 @@ func (t *table) issue(r *IssueReport, now time.Time) {
 	if r.Held != "" {
 		t.printf("held: %s\n\n", r.Held)
 	}
+	t.steers(r, now)
+}
+
+// steers writes the runs the lock records and, when a harness steers,
+// the follow-ups each run took.
+func (t *table) steers(r *IssueReport, now time.Time) {
 	var recent [][]string
 	for _, ref := range r.Runs {
-		recent = append(recent, []string{ref.Driver, orNone(ref.ID), orNone(ref.URL)})
+		row := []string{ref.Driver, orNone(ref.ID), orNone(ref.URL)}
+		if r.Steers != nil {
+			row = append(row, steersOf(r.Steers, ref))
+		}
+		recent = append(recent, row)
 	}
-	t.section("RECENT RUNS (from the lock)", []string{"DRIVER", "ID", "URL"}, recent)
+	header := []string{"DRIVER", "ID", "URL"}
+	if r.Steers != nil {
+		header = append(header, "STEERS")
+	}
+	t.section("RECENT RUNS (from the lock)", header, recent)
+	switch {
+	case r.SteersError != "":
+		t.printf("STEERS: could not be read: %s\n\n", r.SteersError)
+	case r.Steers != nil:
+		t.section("STEERS (follow-ups delivered into a running agent, newest first)", []string{"RUN", "HARNESS", "COMMENT", "RECORDED"},
+			steerRows(r.Steers, now))
+	}
 }
 
 func (t *table) lastCheck(lc *LastCheck, now time.Time) {

@@ -76,7 +76,7 @@ func (s *Server) handleDispatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.withRepo(w, r, func(st *repoState, repo string) {
-		wf, ok := st.workflows[r.PathValue("workflow")]
+		wf, ok := st.workflow(repo, r.PathValue("workflow"))
 		if !ok {
 			notFound(w)
 			return

@@ -30,7 +30,7 @@ func DisplayTitle(inputs map[string]string) string {
 
 func (s *Server) handleWorkflowRuns(w http.ResponseWriter, r *http.Request) {
 	s.withRepo(w, r, func(st *repoState, repo string) {
-		wf, ok := st.workflows[r.PathValue("workflow")]
+		wf, ok := st.workflow(repo, r.PathValue("workflow"))
 		if !ok {
 			notFound(w)
 			return

@@ -1,6 +1,8 @@
 package githubsim
 
 import (
+	"net/http"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -38,6 +40,32 @@ func TestParseCreated(t *testing.T) {
 			if got := f(at.Add(d)); got != tc.want[i] {
 				t.Errorf("parseCreated(%q)(at%+v) = %v, want %v", tc.q, d, got, tc.want[i])
 			}
+		}
+	}
+}
+
+func TestWorkflowByID(t *testing.T) {
+	s := New(Options{Token: "t", Repos: []Repo{{FullName: "o/r", DefaultBranch: "main",
+		Workflows: []Workflow{{File: "run.yml", Inputs: []string{"a"}}}}}})
+	base, err := s.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	id := hashID("workflow:o/r", "run.yml")
+	for _, tc := range []struct {
+		name string
+		want int
+	}{{"run.yml", 200}, {strconv.FormatInt(id, 10), 200}, {strconv.FormatInt(id+1, 10), 404}} {
+		req, _ := http.NewRequest(http.MethodGet, base+"repos/o/r/actions/workflows/"+tc.name+"/runs", nil)
+		req.Header.Set("Authorization", "Bearer t")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, resp.StatusCode, tc.want)
 		}
 	}
 }

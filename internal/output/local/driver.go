@@ -23,6 +23,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/scope"
+	"github.com/fullsend-dev/fullsend/internal/steer/localsteer"
 )
 
 // DriverName is the name of this driver (`--output-driver local`).
@@ -49,6 +50,9 @@ var ErrClosed = errors.New("local executor is shutting down")
 type Job struct {
 	Seq uint64
 	Run plan.Run
+	// SteerFile is the key's pending file for steering (steer.go); ""
+	// without one.
+	SteerFile string
 }
 
 // Launcher executes one job to completion and reports how it ended. It is
@@ -100,6 +104,7 @@ type Driver struct {
 	after func(time.Duration) <-chan time.Time
 	seq   atomic.Uint64
 	ended endedRuns
+	steer *localsteer.Dir // the pending files of steering; nil: none
 }
 
 var (
@@ -138,8 +143,13 @@ func New(o Options) (*Driver, error) {
 		l = pl
 	}
 	d := &Driver{log: o.Log, grace: o.Grace, kill: o.KillDelay + o.Teardown, after: o.After}
+	if sd, err := localsteer.NewDir(""); err == nil {
+		d.steer = sd
+	} else {
+		o.Log.Warn("local: no directory for steering's pending files; runs are not steered", "error", err.Error())
+	}
 	d.q = coalesce.New(o.MaxParallel,
-		func(ctx context.Context, _ scope.Key, j Job) error { return l.Launch(ctx, j) },
+		func(ctx context.Context, k scope.Key, j Job) error { d.steerStarted(k); return l.Launch(ctx, j) },
 		coalesce.Options[scope.Key, Job]{OnDone: d.done})
 	return d, nil
 }
@@ -165,11 +175,12 @@ func (d *Driver) Dispatch(ctx context.Context, runs []plan.Run) []output.Result 
 			continue
 		}
 		seq := d.seq.Add(1)
-		out := d.q.Submit(r.Key, Job{Seq: seq, Run: r})
+		out := d.q.Submit(r.Key, Job{Seq: seq, Run: r, SteerFile: d.steerFile(r.Key)})
 		if !out.Accepted() {
 			res[i].Err = fmt.Errorf("local: run %s for harness %s: %w", r.Key, r.Harness, ErrClosed)
 			continue
 		}
+		d.notePending(out, r)
 		d.log.Info("local run queued", "harness", r.Harness, "key", string(r.Key),
 			"seq", seq, "outcome", out.String())
 		res[i].Ref = &plan.Ref{Driver: DriverName, ID: strconv.FormatUint(seq, 10)}

@@ -17,6 +17,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/procgroup"
 	"github.com/fullsend-dev/fullsend/internal/runreport"
+	"github.com/fullsend-dev/fullsend/internal/steer/localsteer"
 	"github.com/fullsend-dev/fullsend/internal/syncio"
 )
 
@@ -204,6 +205,7 @@ func childEnv(parent []string, job Job) []string {
 	}
 	env = append(env, plan.EnvVar(plan.InSerializationKey)+"="+string(job.Run.Key),
 		RunIDEnv+"="+strconv.FormatUint(job.Seq, 10))
+	env = append(env, steerEnv(job)...)
 	if job.Run.Entity != nil {
 		// The entity as the dispatch input carries it (cut to the inputs'
 		// limit, well within an environment variable's).
@@ -220,7 +222,7 @@ func isDispatchInput(name string) bool {
 	}
 	switch name {
 	case "FULLSEND_EVENT", "FULLSEND_ENTITY", "FULLSEND_POLL_LOCK_ID", "FULLSEND_POLL_LOCK_DRIVER", "FULLSEND_POLL_LOCK_PROPERTY", RunIDEnv,
-		runreport.FDEnv:
+		runreport.FDEnv, localsteer.EnvQueue, "FULLSEND_IDEMPOTENCY_KEY":
 		return true
 	}
 	return false

@@ -56,6 +56,9 @@ func (e *CloseError) Error() string {
 // *CloseError.
 func (d *Driver) Close(ctx context.Context) error {
 	d.q.Close()
+	if d.steer != nil {
+		defer d.steer.Close()
+	}
 	se := &CloseError{}
 	if ctx.Err() == nil && d.q.Wait(ctx) == nil {
 		return se.orNil(d.q.Stats().Failed)

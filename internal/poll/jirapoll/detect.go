@@ -48,6 +48,7 @@ func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 			classifyErr(it, "mapping changes", err, &stop)
 			return
 		}
+		markConsumed(changes, comments, me.AccountID)
 		slices.SortStableFunc(changes, func(a, b poll.Change) int { return a.At.Compare(b.At) })
 		it.Changes = changes
 	})

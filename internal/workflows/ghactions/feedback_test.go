@@ -1,10 +1,6 @@
 package ghactions
 
-import (
-	"testing"
-
-	"go.yaml.in/yaml/v3"
-)
+import "testing"
 
 // TestFeedbackPermissions: the jobs that dispatch from GitHub events get
 // issues and pull-requests write only when feedback is on (its
@@ -25,20 +21,7 @@ func TestFeedbackPermissions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.o.Install = testPin
-			files, err := Generate(tc.o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var wf struct {
-				Jobs map[string]struct {
-					Permissions map[string]string `yaml:"permissions"`
-				} `yaml:"jobs"`
-			}
-			if err := yaml.Unmarshal(files[tc.file], &wf); err != nil {
-				t.Fatal(err)
-			}
-			p := wf.Jobs[tc.job].Permissions
+			p := jobPermissions(t, generatedWith(t, tc.o), tc.file, tc.job)
 			if p["issues"] != tc.issues || p["pull-requests"] != tc.pulls {
 				t.Errorf("%s job %s: issues %q, pull-requests %q; want %q, %q", tc.file, tc.job, p["issues"], p["pull-requests"], tc.issues, tc.pulls)
 			}

@@ -70,6 +70,12 @@ type Options struct {
 	// pull-requests: write, for the reactions of docs/feedback.md;
 	// without it they keep read access.
 	Feedback bool
+	// Steer gives the run job (and, with Reusable, its caller's grant)
+	// actions: read, issues: write and pull-requests: write, for a
+	// harness that steers a running agent (docs/steering.md): the runs
+	// of its scope, the item's comments and the reply that records a
+	// follow-up.
+	Steer bool
 	// Secrets are the repository secrets the steps that run fullsend get,
 	// each as the environment variable of the same name, and that the
 	// reusable workflow takes (SecretsFor derives them from the

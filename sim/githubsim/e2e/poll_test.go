@@ -29,7 +29,17 @@ import (
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	code := m.Run()
+	removeKillBinary()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 const (
 	jiraToken = "jira-e2e-secret"
