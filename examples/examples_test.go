@@ -15,7 +15,7 @@ import (
 
 func TestExampleConfigsLoad(t *testing.T) {
 	env := map[string]string{"JIRA_BASE_URL": "http://127.0.0.1:18080"}
-	for dir, agents := range map[string]int{".fullsend": 2, "rehearsal/.fullsend": 1, "entities/.fullsend": 3, "scheduled/.fullsend": 1} {
+	for dir, agents := range map[string]int{".fullsend": 2, "rehearsal/.fullsend": 1, "entities/.fullsend": 3, "scheduled/.fullsend": 1, "steering/.fullsend": 1} {
 		_, reg, err := harness.LoadDir(dir, func(k string) string { return env[k] })
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)
