@@ -55,8 +55,9 @@ func (d *Driver) EntitySystem() string { return entity.SystemGitHub }
 // evaluation is denied); it never stops the cycle.
 func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error {
 	d.mu.Lock()
-	floor, lk := d.floor, d.lk
+	lk := d.lk
 	d.mu.Unlock()
+	floor := d.w.Floor()
 	if lk == nil {
 		lk = newLookups(d.p.o.Client)
 	}
@@ -66,9 +67,7 @@ func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error 
 		return err
 	}
 	for _, it := range items {
-		d.mu.Lock()
-		s, ok := d.items[it.ID]
-		d.mu.Unlock()
+		s, ok := d.w.Subject(it.ID)
 		if !ok {
 			it.Entity = &entity.Resolution{Err: errors.New("github-poll: item " + it.ID + " was not discovered in this cycle")}
 			continue
@@ -109,10 +108,7 @@ func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error 
 func (d *Driver) freshRecords(ctx context.Context, items []*poll.Item) error {
 	for _, it := range items {
 		if it.Swept {
-			d.mu.Lock()
-			floor := d.floor
-			d.mu.Unlock()
-			return d.p.keys.refresh(ctx, floor)
+			return d.p.keys.refresh(ctx, d.w.Floor())
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -34,9 +33,9 @@ type saved struct {
 	Listings map[string]savedListing `json:"listings,omitempty"`
 	Handled  map[int]time.Time       `json:"handled,omitempty"`
 	// scheduled discovery (sweep.go, records.go)
-	SweepAt     int                  `json:"sweep_at,omitempty"`
-	Entities    map[int]cachedEntity `json:"entities,omitempty"`
-	Quarantined reconcile.GiveUps    `json:"quarantined,omitempty"`
+	SweepAt     int                      `json:"sweep_at,omitempty"`
+	Entities    map[int]poll.SweptEntity `json:"entities,omitempty"`
+	Quarantined reconcile.GiveUps        `json:"quarantined,omitempty"`
 }
 
 type savedListing struct {
@@ -80,12 +79,12 @@ func (p *Poller) restore() {
 func (p *Poller) restoreScheduled(s saved) {
 	p.sweepAt = max(s.SweepAt, 1)
 	for n, c := range s.Entities {
-		if n > 0 && c.Entity != nil && len(p.ents) < maxEntities {
-			p.ents[n] = c
+		if n > 0 && c.Entity != nil {
+			p.ents.Restore(n, c)
 		}
 	}
 	for k, t := range s.Quarantined {
-		p.quarantined.Restore(k, t)
+		p.giveUps.Restore(k, t)
 	}
 }
 
@@ -100,8 +99,9 @@ func (p *Poller) SaveState() {
 	for n, t := range p.handled {
 		s.Handled[n] = t
 	}
-	s.SweepAt, s.Entities, s.Quarantined = p.sweepAt, maps.Clone(p.ents), maps.Clone(p.quarantined)
+	s.SweepAt = p.sweepAt
 	p.mu.Unlock()
+	s.Entities, s.Quarantined = p.ents.Saved(), p.giveUps.Saved()
 	p.cache.mu.Lock()
 	for u, e := range p.cache.entries {
 		s.Listings[u] = savedListing{ETag: e.etag, Items: e.items}

@@ -86,11 +86,11 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		if pos := p.keys.newest(p.scopeTail(s)); pos.After(base) {
 			base = pos
 		}
-		if pos := p.position(s.key()); pos.After(base) {
+		if pos := p.position(s.Key()); pos.After(base) {
 			base = pos // handled by this poller: printed by a plan output, or dispatched
 		}
-		d.items[s.key()] = s
-		disc.Eligible = append(disc.Eligible, &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: base.At, ID: base.ID},
+		d.items[s.Key()] = s
+		disc.Eligible = append(disc.Eligible, &poll.Item{ID: s.Key(), Base: poll.Checkpoint{At: base.At, ID: base.ID},
 			Cutoff: minTime(s.updated, cutoff), Waiting: s.updated})
 	}
 	d.mu.Unlock()

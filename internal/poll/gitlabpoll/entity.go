@@ -161,7 +161,7 @@ func (p *Poller) sawSubject(s subject, notes []*gitlab.Note, labels []*gitlab.La
 		sn.subjects = map[string]seenSubject{}
 	}
 	complete := len(notes) < maxPages*100 && len(labels) < gitlabevent.MaxEventPages*100
-	sn.subjects[s.key()] = seenSubject{s: s, notes: notes, labels: labels, complete: complete}
+	sn.subjects[s.Key()] = seenSubject{s: s, notes: notes, labels: labels, complete: complete}
 }
 
 // sawActor records a user and membership detection looked up.
@@ -188,7 +188,7 @@ func (sn *seen) actor(id int64) (gitlabentity.Actor, bool) {
 func (sn *seen) snapshot(s subject) (gitlabentity.Snapshot, map[int64]gitlabentity.Actor, bool) {
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
-	got, ok := sn.subjects[s.key()]
+	got, ok := sn.subjects[s.Key()]
 	if !ok || !got.complete || !got.s.updated.Equal(s.updated) {
 		return gitlabentity.Snapshot{}, nil, false
 	}

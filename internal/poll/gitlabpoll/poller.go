@@ -164,10 +164,10 @@ func (p *Poller) Cycle(ctx context.Context) (Stats, error) {
 	cutoff := p.cutoff(p.o.Now())
 	for _, s := range todo {
 		if err := p.handle(ctx, s, since, cutoff, &st); err != nil {
-			errs = append(errs, fmt.Errorf("gitlab-poll: %s: %w", s.key(), err))
+			errs = append(errs, fmt.Errorf("gitlab-poll: %s: %w", s.Key(), err))
 			continue
 		}
-		p.markHandled(s.key(), s, cutoff)
+		p.markHandled(s.Key(), s, cutoff)
 	}
 	p.forget(since)
 	return st, errors.Join(errs...)
@@ -179,7 +179,7 @@ func (p *Poller) unhandled(subs []subject) []subject {
 	defer p.mu.Unlock()
 	var todo []subject
 	for _, s := range subs {
-		if t, ok := p.handled[s.key()]; !ok || s.updated.After(t) {
+		if t, ok := p.handled[s.Key()]; !ok || s.updated.After(t) {
 			todo = append(todo, s)
 		}
 	}
@@ -215,7 +215,7 @@ func (p *Poller) handle(ctx context.Context, s subject, since, cutoff time.Time,
 			continue
 		}
 		if err := c.Event.Validate(); err != nil {
-			p.o.Log.Warn("gitlab-poll: skipping an invalid event", "subject", s.key(), "error", err.Error())
+			p.o.Log.Warn("gitlab-poll: skipping an invalid event", "subject", s.Key(), "error", err.Error())
 			continue
 		}
 		known := true

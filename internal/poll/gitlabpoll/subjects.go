@@ -21,12 +21,17 @@ type subject struct {
 	updated time.Time
 }
 
-func (s subject) key() string {
+// Key is the item id: "!" and the merge request's iid, or "#" and the
+// issue's (forgepoll.Subject).
+func (s subject) Key() string {
 	if mr := s.MergeRequest; mr != nil {
 		return "!" + strconv.FormatInt(mr.IID, 10)
 	}
 	return "#" + strconv.FormatInt(s.Issue.IID, 10)
 }
+
+// UpdatedAt is the updated_at the listing showed (forgepoll.Subject).
+func (s subject) UpdatedAt() time.Time { return s.updated }
 
 func (s subject) authorID() int64 {
 	if mr := s.MergeRequest; mr != nil && mr.Author != nil {

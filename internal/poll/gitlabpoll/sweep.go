@@ -100,12 +100,12 @@ func (d *Driver) swept(ctx context.Context, disc *poll.Discovery, subs, todo []s
 	}
 	skip := map[string]bool{}
 	for _, s := range todo {
-		skip[s.key()] = true
+		skip[s.Key()] = true
 	}
 	var cands []subject
 	for _, s := range append(subs, page...) {
-		if !skip[s.key()] {
-			skip[s.key()] = true
+		if !skip[s.Key()] {
+			skip[s.Key()] = true
 			cands = append(cands, s)
 		}
 	}
@@ -119,14 +119,14 @@ func (d *Driver) swept(ctx context.Context, disc *poll.Discovery, subs, todo []s
 	}
 	for _, s := range cands {
 		d.mu.Lock()
-		d.items[s.key()] = s
+		d.items[s.Key()] = s
 		d.mu.Unlock()
 		e, err := d.sweptEntity(ctx, s)
 		if err != nil {
-			p.o.Log.Debug("swept item skipped: its entity could not be built", "item", s.key(), "error", err.Error())
+			p.o.Log.Debug("swept item skipped: its entity could not be built", "item", s.Key(), "error", err.Error())
 			continue
 		}
-		it := &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: s.updated}, Cutoff: minTime(s.updated, cutoff), Waiting: s.updated,
+		it := &poll.Item{ID: s.Key(), Base: poll.Checkpoint{At: s.updated}, Cutoff: minTime(s.updated, cutoff), Waiting: s.updated,
 			Entity: &entity.Resolution{Entity: e}}
 		d.fillRecords(it, s)
 		disc.Swept = append(disc.Swept, it)
@@ -139,7 +139,7 @@ func (d *Driver) swept(ctx context.Context, disc *poll.Discovery, subs, todo []s
 func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, error) {
 	p := d.p
 	p.mu.Lock()
-	c, ok := p.ents[s.key()]
+	c, ok := p.ents[s.Key()]
 	p.mu.Unlock()
 	if e := c.At(s.updated); ok && e != nil {
 		return e, nil
@@ -168,7 +168,7 @@ func (p *Poller) remember(s subject, e *entity.Entity) {
 	if len(p.ents) >= maxEntities {
 		p.ents = map[string]cachedEntity{}
 	}
-	p.ents[s.key()] = cachedEntity{Updated: s.updated, Entity: e}
+	p.ents[s.Key()] = cachedEntity{Updated: s.updated, Entity: e}
 }
 
 // isRead reports whether a pipeline list was indexed.
