@@ -41,10 +41,8 @@ func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error 
 		return err
 	}
 	for _, it := range items {
-		d.mu.Lock()
-		s, ok := d.items[it.ID]
-		since := d.since
-		d.mu.Unlock()
+		s, ok := d.w.Subject(it.ID)
+		since := d.w.Floor()
 		res := &entity.Resolution{}
 		if !ok {
 			res.Err = errNotDiscovered(it.ID)
@@ -73,10 +71,7 @@ func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error 
 func (d *Driver) freshRecords(ctx context.Context, items []*poll.Item) error {
 	for _, it := range items {
 		if it.Swept {
-			d.mu.Lock()
-			since := d.since
-			d.mu.Unlock()
-			return d.p.keys.refresh(ctx, since)
+			return d.p.keys.refresh(ctx, d.w.Floor())
 		}
 	}
 	return nil

@@ -26,8 +26,8 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
-	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // Name is the driver name.
@@ -58,7 +58,7 @@ const Resolution = time.Second
 // cutoff is the newest change time a cycle at now takes: older than
 // grace, and in a second complete on GitLab's clock.
 func (p *Poller) cutoff(now time.Time) time.Time {
-	return minTime(now.Add(-p.o.Grace), changepos.LastComplete(now, Resolution)).UTC()
+	return forgepoll.MinTime(now.Add(-p.o.Grace), changepos.LastComplete(now, Resolution)).UTC()
 }
 
 // Options configures New.
@@ -93,11 +93,11 @@ type Poller struct {
 	done    map[string]changepos.Pos // subject → newest change position handled (Driver)
 	account *pollstate.Account       // the tool's own, as a credential showed it
 	// scheduled discovery (records.go, sweep.go)
-	own         []string                  // the tool's own usernames
-	quarantined reconcile.GiveUps         // the versions given up on
-	older       map[string]olderPipelines // "tail@version" → its pipelines older than the window
-	ents        map[string]cachedEntity   // subject → its entity at its updated_at
-	sweepAt     sweepPos                  // the sweep's next page
+	own     []string                   // the tool's own usernames
+	giveUps forgepoll.GiveUps          // the versions given up on
+	older   forgepoll.Older            // "tail@version" → its pipelines older than the window
+	ents    forgepoll.Entities[string] // subject → its entity at its updated_at
+	sweepAt sweepPos                   // the sweep's next page
 }
 
 // New validates o and returns a Poller.
@@ -121,8 +121,7 @@ func New(o Options) (*Poller, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	p := &Poller{o: o, api: &gitlabevent.Lookup{Client: o.Client}, handled: map[string]time.Time{},
-		done: map[string]changepos.Pos{}, keys: newKeyIndex(o.Client, o.Project),
-		older: map[string]olderPipelines{}, ents: map[string]cachedEntity{}}
+		done: map[string]changepos.Pos{}, keys: newKeyIndex(o.Client, o.Project)}
 	p.restore()
 	return p, nil
 }
