@@ -1,13 +1,11 @@
 package forgepoll
 
 import (
-	"context"
 	"maps"
 	"sync"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
@@ -47,41 +45,6 @@ func (q *GiveUps) Saved() reconcile.GiveUps {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return maps.Clone(q.g)
-}
-
-// Records are the receipts of scheduled discovery on a forge, which
-// keeps no property of ours on an issue: the dispatched runs are the
-// records (poll.ReceiptKeeper). A try is the run itself, so Tried writes
-// nothing; a version given up on is remembered in the GiveUps.
-type Records[S Subject] struct {
-	w    *Window[S]
-	q    *GiveUps
-	tail func(S) string
-	now  func() time.Time
-}
-
-// NewRecords returns the receipt keeper over w's subjects: tail is a
-// subject's scope key without its harness, now the forge's clock.
-func NewRecords[S Subject](w *Window[S], q *GiveUps, tail func(S) string, now func() time.Time) Records[S] {
-	return Records[S]{w: w, q: q, tail: tail, now: now}
-}
-
-var _ poll.ReceiptKeeper = Records[Subject]{}
-
-// Tried implements poll.ReceiptKeeper: nothing to write, the dispatched
-// run is the try.
-func (Records[S]) Tried(context.Context, *poll.Item, map[string]polllock.EntityRun) error { return nil }
-
-// GaveUp implements poll.ReceiptKeeper: the version is remembered as
-// given up on for the harness (in memory and the state directory), so
-// that it is given up on once; the cycle logged and counted it.
-func (r Records[S]) GaveUp(_ context.Context, it *poll.Item, harness, version string) error {
-	s, ok := r.w.Subject(it.ID)
-	if !ok {
-		return nil
-	}
-	r.q.Add(harness, r.tail(s), version, r.now().UTC())
-	return nil
 }
 
 // Fill sets it.Receipts and it.Active from the attempts by harness of

@@ -20,39 +20,30 @@ import (
 // of whose changes is after its checkpoint (the event path dispatched
 // them).
 type Driver struct {
-	poll.NoLocks // coordination happens at dispatch (ghadispatch.Settle)
-	p            *Poller
-	usage        func() poll.Usage
-
-	w                          forgepoll.Window[subject] // the cycle's subjects, from Discover
-	mu                         sync.Mutex
-	lk                         *lookups
-	own                        ownAccounts // the entity stage's (entity.go)
-	poll.SweepSwitch                       // scheduled discovery (Sweeper)
-	forgepoll.Records[subject]             // the run records as receipts (records.go)
+	poll.NoLocks     // coordination happens at dispatch (ghadispatch.Settle)
+	p                *Poller
+	w                forgepoll.Window[subject] // the cycle's subjects, from Discover
+	mu               sync.Mutex
+	lk               *lookups
+	own              ownAccounts // the entity stage's (entity.go)
+	poll.SweepSwitch             // scheduled discovery (Sweeper)
+	// usage, the forge's clock (Options.Now) and the run records as
+	// receipts (records.go)
+	forgepoll.Backstop[subject]
 }
 
 var _ poll.Driver = (*Driver)(nil)
 
 // NewDriver returns the cycle driver of p; usage reports API calls.
 func NewDriver(p *Poller, usage func() poll.Usage) *Driver {
-	if usage == nil {
-		usage = func() poll.Usage { return poll.Usage{} }
-	}
-	d := &Driver{p: p, usage: usage}
-	d.Records = forgepoll.NewRecords(&d.w, &p.giveUps, func(s subject) string { return s.tail(p.o.Repo) },
-		func() time.Time { return p.o.Now() })
+	d := &Driver{p: p}
+	d.Backstop = forgepoll.NewBackstop(&d.w, &p.giveUps, func(s subject) string { return s.tail(p.o.Repo) },
+		func() time.Time { return p.o.Now() }, usage)
 	return d
 }
 
 // Name returns "github-poll".
 func (d *Driver) Name() string { return Name }
-
-// TrackerNow implements poll.TrackerClock: the forge's time (Options.Now).
-func (d *Driver) TrackerNow() time.Time { return d.p.o.Now() }
-
-// Usage implements poll.Driver.
-func (d *Driver) Usage() poll.Usage { return d.usage() }
 
 // Discover reads the window (three conditional listings); only when an
 // issue or pull request changed since this poller handled it, or a run

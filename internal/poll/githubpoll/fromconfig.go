@@ -40,13 +40,9 @@ func (in *Input) Settings() config.InputDriver { return in.settings }
 // directory for the same token (for any installation token), so a new
 // process does not ask again.
 func (in *Input) Account(ctx context.Context) (string, error) {
-	id, ok := in.p.knownAccount(in.credential)
-	if !ok {
-		var err error
-		if id, err = in.readAccount(ctx); err != nil {
-			return "", err
-		}
-		in.p.rememberAccount(in.credential, id)
+	id, err := in.p.account.Get(ctx, in.credential, in.readAccount)
+	if err != nil {
+		return "", err
 	}
 	in.AddOwnAccounts(id)
 	return id, nil

@@ -83,7 +83,7 @@ type Poller struct {
 	floor   time.Time         // the window's floor (the listings' since)
 	handled map[int]time.Time // issue number → updated_at fully handled
 	keys    *runIndex
-	account *pollstate.Account // the tool's own, as a credential showed it
+	account forgepoll.Account // the tool's own, as a credential showed it
 	// scheduled discovery (records.go, sweep.go)
 	older   forgepoll.Older         // tail@version → its runs older than the window
 	giveUps forgepoll.GiveUps       // the versions given up on

@@ -36,7 +36,7 @@ const conclusionSuccess = "success"
 // entity version older than the window.
 const olderPages = 1
 
-var _ poll.ReceiptKeeper = (*Driver)(nil) // forgepoll.Records
+var _ poll.ReceiptKeeper = (*Driver)(nil) // forgepoll.Backstop
 
 // fillRecords sets it.Receipts and it.Active from the run records of
 // the subject s, for the version of it's entity.

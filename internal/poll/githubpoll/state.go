@@ -56,7 +56,7 @@ func (p *Poller) restore() {
 		return
 	}
 	limit := p.o.Now().Add(maxSkew)
-	p.account = s.Account
+	p.account.Restore(s.Account)
 	if !s.Floor.IsZero() && !s.Floor.After(limit) {
 		p.floor = s.Floor
 		for u, l := range s.Listings {
@@ -95,7 +95,7 @@ func (p *Poller) SaveState() {
 		return
 	}
 	p.mu.Lock()
-	s := saved{Account: p.account, Floor: p.floor, Handled: map[int]time.Time{}, Listings: map[string]savedListing{}}
+	s := saved{Account: p.account.Saved(), Floor: p.floor, Handled: map[int]time.Time{}, Listings: map[string]savedListing{}}
 	for n, t := range p.handled {
 		s.Handled[n] = t
 	}
@@ -112,20 +112,6 @@ func (p *Poller) SaveState() {
 
 // SaveState implements poll.StateSaver.
 func (d *Driver) SaveState() { d.p.SaveState() }
-
-// knownAccount is the account remembered for the credential fingerprint
-// fp.
-func (p *Poller) knownAccount(fp string) (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.account.Of(fp)
-}
-
-func (p *Poller) rememberAccount(fp, id string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.account = &pollstate.Account{Credential: fp, ID: id}
-}
 
 // credential is the fingerprint the tool's own account is remembered
 // under. Every installation token (ghs_, a workflow's GITHUB_TOKEN among

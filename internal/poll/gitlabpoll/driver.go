@@ -23,34 +23,26 @@ import (
 // its updated_at, and so does Detect for an item none of whose changes
 // is after its checkpoint (the webhook path dispatched them).
 type Driver struct {
-	poll.NoLocks               // coordination happens at dispatch (gitlabpipeline.Settle)
-	p                          *Poller
-	usage                      func() poll.Usage
-	w                          forgepoll.Window[subject] // the cycle's subjects, from Discover
-	poll.SweepSwitch                                     // scheduled discovery (Sweeper)
-	forgepoll.Records[subject]                           // the pipelines as receipts (records.go)
+	poll.NoLocks     // coordination happens at dispatch (gitlabpipeline.Settle)
+	p                *Poller
+	w                forgepoll.Window[subject] // the cycle's subjects, from Discover
+	poll.SweepSwitch                           // scheduled discovery (Sweeper)
+	// usage, the forge's clock (Options.Now) and the pipelines as
+	// receipts (records.go)
+	forgepoll.Backstop[subject]
 }
 
 var _ poll.Driver = (*Driver)(nil)
 
 // NewDriver returns the cycle driver of p; usage reports API calls.
 func NewDriver(p *Poller, usage func() poll.Usage) *Driver {
-	if usage == nil {
-		usage = func() poll.Usage { return poll.Usage{} }
-	}
-	d := &Driver{p: p, usage: usage}
-	d.Records = forgepoll.NewRecords(&d.w, &p.giveUps, p.scopeTail, func() time.Time { return p.o.Now() })
+	d := &Driver{p: p}
+	d.Backstop = forgepoll.NewBackstop(&d.w, &p.giveUps, p.scopeTail, func() time.Time { return p.o.Now() }, usage)
 	return d
 }
 
 // Name returns "gitlab-poll".
 func (d *Driver) Name() string { return Name }
-
-// TrackerNow implements poll.TrackerClock: the forge's time (Options.Now).
-func (d *Driver) TrackerNow() time.Time { return d.p.o.Now() }
-
-// Usage implements poll.Driver.
-func (d *Driver) Usage() poll.Usage { return d.usage() }
 
 // Discover lists the window; only when something is new does it read the
 // pipeline list to set each item's checkpoint. With scheduled discovery

@@ -4,12 +4,14 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 	"github.com/fullsend-dev/fullsend/internal/resolvers/gitlabentity"
 )
 
@@ -34,47 +36,16 @@ func (d *Driver) EntitySystem() string { return entity.SystemGitLab }
 // With scheduled discovery, each item's receipts and active runs are
 // set from the pipelines (records.go); a swept item about to be
 // dispatched has them read afresh, and those of a version older than
-// the window once.
+// the window once (forgepoll.Stage).
 func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error {
-	r := d.p.entityResolver()
-	if err := d.freshRecords(ctx, items); err != nil {
-		return err
+	p := d.p
+	r := p.entityResolver()
+	resolve := func(ctx context.Context, s subject) (*entity.Entity, error) { return p.resolveSubject(ctx, r, s) }
+	older := func(ctx context.Context, s subject, e *entity.Entity, floor time.Time) error {
+		return d.readOlder(ctx, p.scopeTail(s), e, floor)
 	}
-	for _, it := range items {
-		s, ok := d.w.Subject(it.ID)
-		since := d.w.Floor()
-		res := &entity.Resolution{}
-		if !ok {
-			res.Err = errNotDiscovered(it.ID)
-		} else {
-			res.Entity, res.Err = d.p.resolveSubject(ctx, r, s)
-		}
-		it.Entity = res
-		if res.Err != nil || res.Entity == nil {
-			continue
-		}
-		d.p.remember(s, res.Entity)
-		if it.Swept {
-			if err := d.readOlder(ctx, d.p.scopeTail(s), res.Entity, since); err != nil {
-				it.Entity = &entity.Resolution{Err: err}
-				continue
-			}
-		}
-		d.fillRecords(it, s)
-	}
-	return nil
-}
-
-// freshRecords reads the pipeline list again when items hold a swept
-// one about to be dispatched: the records its first evaluation saw may
-// be a cycle old.
-func (d *Driver) freshRecords(ctx context.Context, items []*poll.Item) error {
-	for _, it := range items {
-		if it.Swept {
-			return d.p.keys.refresh(ctx, d.w.Floor())
-		}
-	}
-	return nil
+	return forgepoll.Stage[subject]{Name: Name, Window: &d.w, Refresh: p.keys.refresh, Resolve: resolve,
+		Remember: p.remember, Older: older, Fill: d.fillRecords}.Run(ctx, items)
 }
 
 // AddOwnAccounts names the tool's own accounts (usernames) for the
@@ -91,12 +62,6 @@ func (p *Poller) ownIDs() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.own)
-}
-
-type errNotDiscovered string
-
-func (e errNotDiscovered) Error() string {
-	return "gitlab-poll: item " + string(e) + " was not discovered in this cycle"
 }
 
 func (p *Poller) entityResolver() *gitlabentity.Resolver {

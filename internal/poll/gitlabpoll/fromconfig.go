@@ -37,14 +37,7 @@ func (in *Input) Settings() config.InputDriver { return in.settings }
 // token is config.Invalid. The answer is remembered in the state
 // directory for the same token, so a new process does not ask again.
 func (in *Input) Account(ctx context.Context) (string, error) {
-	if id, ok := in.p.knownAccount(in.credential); ok {
-		return id, nil
-	}
-	id, err := in.readAccount(ctx)
-	if err == nil {
-		in.p.rememberAccount(in.credential, id)
-	}
-	return id, err
+	return in.p.account.Get(ctx, in.credential, in.readAccount)
 }
 
 func (in *Input) readAccount(ctx context.Context) (string, error) {

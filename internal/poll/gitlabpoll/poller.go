@@ -91,7 +91,7 @@ type Poller struct {
 	mu      sync.Mutex               // guards the maps below against SaveState
 	handled map[string]time.Time     // subject → updated_at fully handled
 	done    map[string]changepos.Pos // subject → newest change position handled (Driver)
-	account *pollstate.Account       // the tool's own, as a credential showed it
+	account forgepoll.Account        // the tool's own, as a credential showed it
 	// scheduled discovery (records.go, sweep.go)
 	own     []string                   // the tool's own usernames
 	giveUps forgepoll.GiveUps          // the versions given up on

@@ -33,7 +33,7 @@ import (
 // than the window (one page).
 const olderPerPage = 100
 
-var _ poll.ReceiptKeeper = (*Driver)(nil) // forgepoll.Records
+var _ poll.ReceiptKeeper = (*Driver)(nil) // forgepoll.Backstop
 
 // fillRecords sets it.Receipts and it.Active from the pipelines of the
 // subject s, for the version of it's entity.

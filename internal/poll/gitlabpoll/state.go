@@ -62,7 +62,7 @@ func (p *Poller) restore() {
 	if !p.o.State.Load(&s, 2*p.o.Lookback) {
 		return
 	}
-	p.account = s.Account
+	p.account.Restore(s.Account)
 	limit := p.o.Now().Add(maxSkew)
 	p.restoreScheduled(s, limit)
 	for k, m := range s.Handled {
@@ -85,7 +85,7 @@ func (p *Poller) SaveState() {
 		return
 	}
 	p.mu.Lock()
-	s := saved{Account: p.account, Handled: map[string]mark{}, Sweep: p.sweepAt,
+	s := saved{Account: p.account.Saved(), Handled: map[string]mark{}, Sweep: p.sweepAt,
 		Quarantined: p.giveUps.Saved(), Older: p.older.Saved(), Entities: p.ents.Saved()}
 	for k, t := range p.handled {
 		s.Handled[k] = mark{Updated: t, At: p.done[k].At, AtID: p.done[k].ID}
@@ -104,18 +104,6 @@ func (p *Poller) SaveState() {
 
 // SaveState implements poll.StateSaver.
 func (d *Driver) SaveState() { d.p.SaveState() }
-
-func (p *Poller) knownAccount(fp string) (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.account.Of(fp)
-}
-
-func (p *Poller) rememberAccount(fp, id string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.account = &pollstate.Account{Credential: fp, ID: id}
-}
 
 // restoreScheduled loads scheduled discovery's part of s: entries with
 // times in the future (after limit) or without a scoped key are dropped.
