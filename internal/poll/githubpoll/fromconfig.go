@@ -9,6 +9,8 @@ import (
 	gogithub "github.com/google/go-github/v90/github"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
@@ -33,6 +35,14 @@ func (in *Input) PollDriver() poll.Driver { return in.Driver }
 
 // Settings implements poll.Input.
 func (in *Input) Settings() config.InputDriver { return in.settings }
+
+var _ poll.FeedbackInput = (*Input)(nil)
+
+// Feedback implements poll.FeedbackInput: reactions through the poller's
+// own GitHub client (its transport counts the calls).
+func (in *Input) Feedback() (string, feedback.Writer) {
+	return event.SystemGitHub, &feedback.GitHub{Client: in.gh}
+}
 
 // Account implements poll.Input: the token's own login (GET /user), or
 // ActionsBot for a token that has no user (an installation token). A

@@ -9,6 +9,8 @@ import (
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/feedback"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/poll"
@@ -32,6 +34,14 @@ func (in *Input) PollDriver() poll.Driver { return in.Driver }
 
 // Settings implements poll.Input.
 func (in *Input) Settings() config.InputDriver { return in.settings }
+
+var _ poll.FeedbackInput = (*Input)(nil)
+
+// Feedback implements poll.FeedbackInput: award emoji through the
+// poller's own GitLab client (its transport counts the calls).
+func (in *Input) Feedback() (string, feedback.Writer) {
+	return event.SystemGitLab, &feedback.GitLab{Client: in.gl}
+}
 
 // Account implements poll.Input: the token's own username. A refused
 // token is config.Invalid. The answer is remembered in the state
