@@ -15,6 +15,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -25,16 +26,12 @@ const ActionsBot = github.ActionsBot
 // Input is a configured github-poll input (poll.Input).
 type Input struct {
 	*Driver
-	gh         *gogithub.Client
-	settings   config.InputDriver
-	credential string // the token's fingerprint (pollstate.Fingerprint)
+	gh              *gogithub.Client
+	forgepoll.Entry // its entry and the token's fingerprint
 }
 
 // PollDriver implements poll.Input.
 func (in *Input) PollDriver() poll.Driver { return in.Driver }
-
-// Settings implements poll.Input.
-func (in *Input) Settings() config.InputDriver { return in.settings }
 
 var _ poll.FeedbackInput = (*Input)(nil)
 
@@ -50,7 +47,7 @@ func (in *Input) Feedback() (string, feedback.Writer) {
 // directory for the same token (for any installation token), so a new
 // process does not ask again.
 func (in *Input) Account(ctx context.Context) (string, error) {
-	id, err := in.p.account.Get(ctx, in.credential, in.readAccount)
+	id, err := in.p.account.Get(ctx, in.Credential(), in.readAccount)
 	if err != nil {
 		return "", err
 	}
@@ -125,5 +122,5 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 		return nil, config.Invalid(err)
 	}
 	usage := func() poll.Usage { return poll.CounterUsage(cnt) }
-	return &Input{Driver: NewDriver(p, usage), gh: gh, settings: id, credential: credential(base, token)}, nil
+	return &Input{Driver: NewDriver(p, usage), gh: gh, Entry: forgepoll.NewEntry(id, credential(base, token))}, nil
 }

@@ -14,6 +14,7 @@ import (
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
@@ -24,16 +25,12 @@ const TokenEnv = "GITLAB_TOKEN"
 // Input is a configured gitlab-poll input (poll.Input).
 type Input struct {
 	*Driver
-	gl         *gitlab.Client
-	settings   config.InputDriver
-	credential string // the token's fingerprint (pollstate.Fingerprint)
+	gl              *gitlab.Client
+	forgepoll.Entry // its entry and the token's fingerprint
 }
 
 // PollDriver implements poll.Input.
 func (in *Input) PollDriver() poll.Driver { return in.Driver }
-
-// Settings implements poll.Input.
-func (in *Input) Settings() config.InputDriver { return in.settings }
 
 var _ poll.FeedbackInput = (*Input)(nil)
 
@@ -47,7 +44,7 @@ func (in *Input) Feedback() (string, feedback.Writer) {
 // token is config.Invalid. The answer is remembered in the state
 // directory for the same token, so a new process does not ask again.
 func (in *Input) Account(ctx context.Context) (string, error) {
-	return in.p.account.Get(ctx, in.credential, in.readAccount)
+	return in.p.account.Get(ctx, in.Credential(), in.readAccount)
 }
 
 func (in *Input) readAccount(ctx context.Context) (string, error) {
@@ -104,6 +101,6 @@ func build(id config.InputDriver, repo, project, token string, tr http.RoundTrip
 		return nil, config.Invalid(err)
 	}
 	usage := func() poll.Usage { return poll.CounterUsage(cnt) }
-	return &Input{Driver: NewDriver(p, usage), gl: gl, settings: id,
-		credential: pollstate.Fingerprint(Name, base, token)}, nil
+	return &Input{Driver: NewDriver(p, usage), gl: gl,
+		Entry: forgepoll.NewEntry(id, pollstate.Fingerprint(Name, base, token))}, nil
 }

@@ -7,8 +7,6 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
-	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 )
@@ -43,34 +41,25 @@ func (p *Poller) sweepPage(ctx context.Context) ([]subject, error) {
 	pos := p.sweepAt
 	p.mu.Unlock()
 	pos.Page = max(pos.Page, 1)
-	opened, asc, by := "opened", "asc", "created_at"
-	lo := gitlab.ListOptions{PerPage: sweepPerPage, Page: int64(pos.Page)}
+	opened := "opened"
+	f, lo := listFilter{state: &opened, orderBy: "created_at"}, gitlab.ListOptions{PerPage: sweepPerPage, Page: int64(pos.Page)}
 	var out []subject
 	n := 0
 	if pos.MRs {
-		mrs, _, err := p.o.Client.MergeRequests.ListProjectMergeRequests(p.o.Project, &gitlab.ListProjectMergeRequestsOptions{
-			ListOptions: lo, State: &opened, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
+		mrs, _, err := p.mergeRequests(ctx, lo, f)
 		if err != nil {
 			return nil, fmt.Errorf("gitlab-poll: listing the opened merge requests (sweep page %d): %w", pos.Page, err)
 		}
-		n = len(mrs)
-		for _, m := range mrs {
-			if m.UpdatedAt != nil {
-				out = append(out, subject{gitlabevent.Subject{MergeRequest: &gitlab.MergeRequest{BasicMergeRequest: *m}}, m.UpdatedAt.UTC()})
-			}
-		}
+		n, out = len(mrs), mergeRequestSubjects(mrs)
 	} else {
-		iss, _, err := p.o.Client.Issues.ListProjectIssues(p.o.Project, &gitlab.ListProjectIssuesOptions{
-			ListOptions: lo, State: &opened, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
+		iss, _, err := p.issues(ctx, lo, f)
 		if err != nil {
 			return nil, fmt.Errorf("gitlab-poll: listing the opened issues (sweep page %d): %w", pos.Page, err)
 		}
-		n = len(iss)
-		for _, is := range iss {
-			if is.UpdatedAt != nil {
-				out = append(out, subject{gitlabevent.Subject{Issue: is}, is.UpdatedAt.UTC()})
-			}
-		}
+		n, out = len(iss), issueSubjects(iss)
+	}
+	for i := range out {
+		out[i].updated = out[i].updated.UTC()
 	}
 	pos.Page++
 	if n < sweepPerPage {
@@ -102,25 +91,6 @@ func (d *Driver) swept(ctx context.Context, disc *poll.Discovery, subs, todo []s
 	}
 	sw := forgepoll.Sweep[subject]{Refresh: refresh, Entity: d.sweptEntity, Fill: d.fillRecords, Log: p.o.Log}
 	return sw.Add(ctx, &d.w, disc, forgepoll.Candidates(todo, subs, page), cutoff)
-}
-
-// sweptEntity is s's entity: the one remembered at s's updated_at, else
-// resolved now (and remembered).
-func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, error) {
-	p := d.p
-	return p.ents.Get(ctx, s.Key(), s.updated, func(ctx context.Context) (*entity.Entity, error) {
-		e, err := p.resolveSubject(ctx, p.entityResolver(), s)
-		if err == nil && e != nil {
-			p.remember(s, e)
-		}
-		return e, err
-	})
-}
-
-// remember keeps the entity of s resolved at s's updated_at, once that
-// second is complete on GitLab's clock (forgepoll.Entities.Remember).
-func (p *Poller) remember(s subject, e *entity.Entity) {
-	p.ents.Remember(s.Key(), s.updated, e, p.o.Now(), Resolution)
 }
 
 // isRead reports whether a pipeline list was indexed.
