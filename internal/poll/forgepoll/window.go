@@ -19,7 +19,11 @@ type Subject interface {
 // Window is one cycle's discovered subjects (Discover to Advance): the
 // window's floor, each subject by its key, and per item the position of
 // its newest change in the window (Detect); Advance takes an item as
-// handled only for a checkpoint covering it. Safe for concurrent use.
+// handled only for a checkpoint covering it. A handled item is one none
+// of whose changes is after its checkpoint (the webhook or event path
+// dispatched them) or whose newest change a checkpoint covers: its
+// driver remembers, in memory, that it was handled at its updated_at,
+// and skips it until it changes. Safe for concurrent use.
 type Window[S Subject] struct {
 	mu     sync.Mutex
 	floor  time.Time

@@ -10,15 +10,13 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 )
 
-// Driver runs a Poller in the poll cycle (poll.Driver). GitHub offers no
-// cheap lock, so the lock stages are poll.NoLocks; the gha-dispatch output
-// settles each run it starts against the other runs of its change
-// (ghadispatch.Settle). An item's checkpoint is the newest change
-// position (time, then id) a run of its scope records (any harness),
-// read from the run list; Advance only remembers, in memory, that the
-// item was handled at its updated_at, and so does Detect for an item none
-// of whose changes is after its checkpoint (the event path dispatched
-// them).
+// Driver runs a Poller in the poll cycle (poll.Driver) as a forge
+// backstop (forgepoll): GitHub offers no cheap lock, so the lock stages
+// are poll.NoLocks and the gha-dispatch output settles each run it starts
+// against the other runs of its change (ghadispatch.Settle). An item's
+// checkpoint is the newest change position (time, then id) a run of its
+// scope records (any harness), read from the run list; the cycle's
+// window is forgepoll's.
 type Driver struct {
 	poll.NoLocks     // coordination happens at dispatch (ghadispatch.Settle)
 	p                *Poller

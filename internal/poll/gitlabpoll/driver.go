@@ -13,23 +13,21 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
-// Driver adapts a Poller to the poll cycle (poll.Driver). GitLab offers no
-// cheap lock, so the lock stages are poll.NoLocks: the gitlab-pipeline
-// output settles each pipeline when it creates it (gitlabpipeline.Settle:
-// the duplicate with the higher id is canceled).
-// An item's checkpoint is the newest change position (time, then id) a
-// pipeline records for its scope (any harness), read from the pipeline
-// list; Advance only remembers, in memory, that the item was handled at
-// its updated_at, and so does Detect for an item none of whose changes
-// is after its checkpoint (the webhook path dispatched them).
+// Driver adapts a Poller to the poll cycle (poll.Driver), a forge
+// backstop like github-poll's (forgepoll). With no cheap lock on GitLab
+// its lock stages are poll.NoLocks; gitlab-pipeline settles each pipeline
+// as it creates it (gitlabpipeline.Settle cancels the duplicate with the
+// higher id). The checkpoint of an item is the newest change position its
+// scope's pipelines record, or the newest this poller handled (a plan
+// printed rather than dispatched); the cycle's window is forgepoll's.
 type Driver struct {
-	poll.NoLocks     // coordination happens at dispatch (gitlabpipeline.Settle)
-	p                *Poller
-	w                forgepoll.Window[subject] // the cycle's subjects, from Discover
-	poll.SweepSwitch                           // scheduled discovery (Sweeper)
 	// usage, the forge's clock (Options.Now) and the pipelines as
 	// receipts (records.go)
 	forgepoll.Backstop[subject]
+	w                forgepoll.Window[subject] // the cycle's subjects, from Discover
+	p                *Poller
+	poll.NoLocks     // coordination happens at dispatch (gitlabpipeline.Settle)
+	poll.SweepSwitch // scheduled discovery (Sweeper)
 }
 
 var _ poll.Driver = (*Driver)(nil)
