@@ -11,8 +11,8 @@
 // rate-limit points. With scheduled discovery on, it also sweeps the
 // open issues and pull requests and takes the runs titled with a
 // scheduled run's key (scope key @ entity version) as its receipts
-// (sweep.go, records.go). See ARCHITECTURE.md ("GitHub backstop") and
-// docs/github.md ("Backstop: github-poll").
+// (sweep.go, records.go, over package forgepoll). See ARCHITECTURE.md
+// ("GitHub backstop") and docs/github.md ("Backstop: github-poll").
 package githubpoll
 
 import (
