@@ -52,11 +52,11 @@ func (d *Driver) ownIDs() []string {
 // EntitySystem implements poll.EntityResolver.
 func (d *Driver) EntitySystem() string { return entity.SystemGitHub }
 
-// ResolveEntities implements poll.EntityResolver: it sets each item's
-// Entity (forgepoll.Stage). A failed resolution is the item's
-// entity.Resolution.Err (its evaluation is denied); it never stops the
-// cycle.
-func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error {
+// Entities implements poll.EntityResolver: the cycle's resolver
+// (forgepoll.Stage), building each entity with githubentity from what
+// the cycle read. A failed resolution is the item's (its evaluation is
+// denied); it never stops the cycle.
+func (d *Driver) Entities(ctx context.Context, items []*poll.Item) (poll.ItemResolver, error) {
 	d.mu.Lock()
 	lk := d.lk
 	d.mu.Unlock()
@@ -66,11 +66,16 @@ func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error 
 	floor, repo := d.w.Floor(), d.p.o.Repo
 	r := githubentity.New(d.p.o.Client, githubentity.Options{Source: repo, Permissions: lk,
 		Own: d.ownIDs(), Policy: d.p.policy, Log: d.p.o.Log})
-	resolve := func(ctx context.Context, s subject) (*entity.Entity, error) {
+	ref := func(s subject) entity.Ref {
 		ref := entity.Ref{System: entity.SystemGitHub, Repo: repo, Kind: entity.KindWorkItem, ID: int64(s.number())}
-		k := githubentity.Known{Issue: s.issue}
 		if s.isPR() {
 			ref.Kind = entity.KindChangeProposal
+		}
+		return ref
+	}
+	build := func(ctx context.Context, ref entity.Ref, s subject) (*entity.Entity, error) {
+		k := githubentity.Known{Issue: s.issue}
+		if s.isPR() {
 			var err error
 			if k, err = d.knownPull(ctx, lk, s); err != nil {
 				return nil, err
@@ -85,8 +90,8 @@ func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error 
 	older := func(ctx context.Context, s subject, e *entity.Entity, floor time.Time) error {
 		return d.readOlder(ctx, s.tail(repo), e, floor)
 	}
-	return forgepoll.Stage[subject]{Name: Name, Window: &d.w, Refresh: d.p.keys.refresh, Resolve: resolve,
-		Remember: d.p.remember, Older: older, Fill: d.fillRecords}.Run(ctx, items)
+	return forgepoll.Stage[subject]{Name: Name, Window: &d.w, Ref: ref, Build: build, Refresh: d.p.keys.refresh,
+		Remember: d.p.remember, Older: older, Fill: d.fillRecords}.Entities(ctx, items)
 }
 
 // knownPull is what detection read of a pull request: the pull request

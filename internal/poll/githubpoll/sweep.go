@@ -104,7 +104,7 @@ func (d *Driver) readRunsFor(ctx context.Context, force bool) error {
 func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, error) {
 	return d.p.ents.Get(ctx, s.number(), s.updated, func(ctx context.Context) (*entity.Entity, error) {
 		it := &poll.Item{ID: s.Key()}
-		if err := d.ResolveEntities(ctx, []*poll.Item{it}); err != nil || it.Entity == nil {
+		if err := poll.ResolveEntities(ctx, d, []*poll.Item{it}); err != nil || it.Entity == nil {
 			return nil, err
 		}
 		return it.Entity.Entity, it.Entity.Err

@@ -25,23 +25,26 @@ var _ poll.EntityResolver = (*Driver)(nil)
 // EntitySystem implements poll.EntityResolver.
 func (d *Driver) EntitySystem() string { return entity.SystemGitLab }
 
-// ResolveEntities implements poll.EntityResolver: it sets Item.Entity on
-// every item (an item the cycle's discovery does not know gets an
-// error). It writes nothing and never stops the cycle.
+// Entities implements poll.EntityResolver: the cycle's resolver
+// (forgepoll.Stage), building each entity from detection's reads (an
+// item the cycle's discovery does not know gets an error). It writes
+// nothing and never stops the cycle.
 //
 // With scheduled discovery, each item's receipts and active runs are
 // set from the pipelines (records.go); a swept item about to be
 // dispatched has them read afresh, and those of a version older than
-// the window once (forgepoll.Stage).
-func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error {
+// the window once.
+func (d *Driver) Entities(ctx context.Context, items []*poll.Item) (poll.ItemResolver, error) {
 	p := d.p
 	r := p.entityResolver()
-	resolve := func(ctx context.Context, s subject) (*entity.Entity, error) { return p.resolveSubject(ctx, r, s) }
+	build := func(ctx context.Context, ref entity.Ref, s subject) (*entity.Entity, error) {
+		return p.build(ctx, r, ref, s)
+	}
 	older := func(ctx context.Context, s subject, e *entity.Entity, floor time.Time) error {
 		return d.readOlder(ctx, p.scopeTail(s), e, floor)
 	}
-	return forgepoll.Stage[subject]{Name: Name, Window: &d.w, Refresh: p.keys.refresh, Resolve: resolve,
-		Remember: p.remember, Older: older, Fill: d.fillRecords}.Run(ctx, items)
+	return forgepoll.Stage[subject]{Name: Name, Window: &d.w, Ref: p.ref, Build: build, Refresh: p.keys.refresh,
+		Remember: p.remember, Older: older, Fill: d.fillRecords}.Entities(ctx, items)
 }
 
 // AddOwnAccounts names the tool's own accounts (usernames) for the
@@ -67,15 +70,20 @@ func (p *Poller) entityResolver() *gitlabentity.Resolver {
 	return p.seen.resolver
 }
 
-// resolveSubject builds s's entity from detection's reads, or resolves it
-// when detection's reads may be incomplete.
-func (p *Poller) resolveSubject(ctx context.Context, r *gitlabentity.Resolver, s subject) (*entity.Entity, error) {
+// ref is s's entity.
+func (p *Poller) ref(s subject) entity.Ref {
 	ref := entity.Ref{System: entity.SystemGitLab, Repo: p.o.Repo, Kind: entity.KindWorkItem}
 	if s.MergeRequest != nil {
 		ref.Kind, ref.ID = entity.KindChangeProposal, s.MergeRequest.IID
 	} else {
 		ref.ID = s.Issue.IID
 	}
+	return ref
+}
+
+// build builds s's entity (ref) from detection's reads, or resolves it
+// when detection's reads may be incomplete.
+func (p *Poller) build(ctx context.Context, r *gitlabentity.Resolver, ref entity.Ref, s subject) (*entity.Entity, error) {
 	snap, known, ok := p.seen.snapshot(s)
 	if !ok {
 		return r.Resolve(ctx, ref)
@@ -88,7 +96,7 @@ func (p *Poller) resolveSubject(ctx context.Context, r *gitlabentity.Resolver, s
 func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, error) {
 	p := d.p
 	return p.ents.Get(ctx, s.Key(), s.updated, func(ctx context.Context) (*entity.Entity, error) {
-		e, err := p.resolveSubject(ctx, p.entityResolver(), s)
+		e, err := p.build(ctx, p.entityResolver(), p.ref(s), s)
 		if err == nil && e != nil {
 			p.remember(s, e)
 		}

@@ -85,12 +85,12 @@ type Options struct {
 	// the cursor (0: DefaultCursorMargin).
 	CursorMargin time.Duration
 	// BotAccounts are the tool's own accounts besides the client's
-	// (authorization.bot_accounts), for entities (ResolveEntities).
+	// (authorization.bot_accounts), for entities (Entities).
 	BotAccounts []string
 	// Entities says the cycles resolve entities (some enabled harness
 	// lists jira among its entity sources): discovery reads the entity's
 	// fields from the first cycle on. Without it, from the cycle after the
-	// first ResolveEntities.
+	// first Entities.
 	Entities bool
 	// Now is Jira's clock (a trackerclock.Clock's Now; nil: time.Now):
 	// every time the driver compares with Jira's times or writes for

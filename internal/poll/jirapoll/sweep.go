@@ -32,7 +32,7 @@ type sweepState struct {
 	// cache, as events take them (jira.Client.CachedProjectRoleMembers:
 	// at most its CacheTTL old, kept in the poller's state). The decision
 	// that dispatches resolves the entity afresh, with the roles read then
-	// (ResolveEntities).
+	// (Entities).
 	res *jiraentity.Resolver
 }
 
