@@ -113,9 +113,10 @@ type Driver struct {
 	lockKey, checkKey string
 	receiptsKey       string // receipts.Key: read inline, written by ReceiptKeeper
 
-	cur    cursorState  // Discover's alone
-	ent    *entityStage // the entity stage (entities.go)
-	keyset keysetState  // whether issue ids compare as numbers (keyset.go)
+	cur              cursorState  // Discover's alone
+	ent              *entityStage // the entity stage (entities.go)
+	keyset           keysetState  // whether issue ids compare as numbers (keyset.go)
+	poll.SweepSwitch              // off until the cycle enables scheduled discovery (Sweeper)
 
 	mu      sync.Mutex
 	written []int64                // ids of issues this poller wrote recently, newest last
