@@ -33,13 +33,7 @@ type Input struct {
 // PollDriver implements poll.Input.
 func (in *Input) PollDriver() poll.Driver { return in.Driver }
 
-var _ poll.FeedbackInput = (*Input)(nil)
-
-// Feedback implements poll.FeedbackInput: reactions through the poller's
-// own GitHub client (its transport counts the calls).
-func (in *Input) Feedback() (string, feedback.Writer) {
-	return event.SystemGitHub, &feedback.GitHub{Client: in.gh}
-}
+var _ poll.FeedbackInput = (*Input)(nil) // forgepoll.Entry
 
 // Account implements poll.Input: the token's own login (GET /user), or
 // ActionsBot for a token that has no user (an installation token). A
@@ -122,5 +116,6 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 		return nil, config.Invalid(err)
 	}
 	usage := func() poll.Usage { return poll.CounterUsage(cnt) }
-	return &Input{Driver: NewDriver(p, usage), gh: gh, Entry: forgepoll.NewEntry(id, credential(base, token))}, nil
+	return &Input{Driver: NewDriver(p, usage), gh: gh,
+		Entry: forgepoll.NewEntry(id, credential(base, token), event.SystemGitHub, &feedback.GitHub{Client: gh})}, nil
 }

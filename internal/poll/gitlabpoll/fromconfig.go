@@ -32,13 +32,7 @@ type Input struct {
 // PollDriver implements poll.Input.
 func (in *Input) PollDriver() poll.Driver { return in.Driver }
 
-var _ poll.FeedbackInput = (*Input)(nil)
-
-// Feedback implements poll.FeedbackInput: award emoji through the
-// poller's own GitLab client (its transport counts the calls).
-func (in *Input) Feedback() (string, feedback.Writer) {
-	return event.SystemGitLab, &feedback.GitLab{Client: in.gl}
-}
+var _ poll.FeedbackInput = (*Input)(nil) // forgepoll.Entry
 
 // Account implements poll.Input: the token's own username. A refused
 // token is config.Invalid. The answer is remembered in the state
@@ -102,5 +96,6 @@ func build(id config.InputDriver, repo, project, token string, tr http.RoundTrip
 	}
 	usage := func() poll.Usage { return poll.CounterUsage(cnt) }
 	return &Input{Driver: NewDriver(p, usage), gl: gl,
-		Entry: forgepoll.NewEntry(id, pollstate.Fingerprint(Name, base, token))}, nil
+		Entry: forgepoll.NewEntry(id, pollstate.Fingerprint(Name, base, token),
+			event.SystemGitLab, &feedback.GitLab{Client: gl})}, nil
 }
