@@ -3,6 +3,7 @@ package forgepoll
 import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/feedback"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 // Entry is what a configured forge input keeps beside its driver: its
@@ -22,6 +23,8 @@ type Entry struct {
 func NewEntry(settings config.InputDriver, credential, system string, fb feedback.Writer) Entry {
 	return Entry{settings: settings, credential: credential, system: system, fb: fb}
 }
+
+var _ poll.FeedbackInput = Entry{}
 
 // Feedback implements poll.FeedbackInput.
 func (e Entry) Feedback() (string, feedback.Writer) { return e.system, e.fb }

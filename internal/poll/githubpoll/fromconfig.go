@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 
-	gogithub "github.com/google/go-github/v90/github"
-
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/feedback"
@@ -26,14 +24,11 @@ const ActionsBot = github.ActionsBot
 // Input is a configured github-poll input (poll.Input).
 type Input struct {
 	*Driver
-	gh              *gogithub.Client
-	forgepoll.Entry // its entry and the token's fingerprint
+	forgepoll.Entry // its entry, the token's fingerprint and its reactions
 }
 
 // PollDriver implements poll.Input.
 func (in *Input) PollDriver() poll.Driver { return in.Driver }
-
-var _ poll.FeedbackInput = (*Input)(nil) // forgepoll.Entry
 
 // Account implements poll.Input: the token's own login (GET /user), or
 // ActionsBot for a token that has no user (an installation token). A
@@ -51,7 +46,7 @@ func (in *Input) Account(ctx context.Context) (string, error) {
 
 // readAccount asks GitHub for the token's own account (github.Self).
 func (in *Input) readAccount(ctx context.Context) (string, error) {
-	login, err := github.Self(ctx, in.gh, in.p.policy)
+	login, err := github.Self(ctx, in.p.o.Client, in.p.policy)
 	switch {
 	case errors.Is(err, github.ErrTokenRefused):
 		return "", config.Invalid(fmt.Errorf("%s: GitHub refused the token in $GITHUB_TOKEN/$GH_TOKEN: %w", Name, err))
@@ -116,6 +111,9 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 		return nil, config.Invalid(err)
 	}
 	usage := func() poll.Usage { return poll.CounterUsage(cnt) }
-	return &Input{Driver: NewDriver(p, usage), gh: gh,
+	return &Input{Driver: NewDriver(p, usage),
 		Entry: forgepoll.NewEntry(id, credential(base, token), event.SystemGitHub, &feedback.GitHub{Client: gh})}, nil
 }
+
+// An input writes its reactions through forgepoll.Entry.
+var _ poll.FeedbackInput = (*Input)(nil)

@@ -25,14 +25,11 @@ const TokenEnv = "GITLAB_TOKEN"
 // Input is a configured gitlab-poll input (poll.Input).
 type Input struct {
 	*Driver
-	gl              *gitlab.Client
-	forgepoll.Entry // its entry and the token's fingerprint
+	forgepoll.Entry // its entry, the token's fingerprint and its reactions
 }
 
 // PollDriver implements poll.Input.
 func (in *Input) PollDriver() poll.Driver { return in.Driver }
-
-var _ poll.FeedbackInput = (*Input)(nil) // forgepoll.Entry
 
 // Account implements poll.Input: the token's own username. A refused
 // token is config.Invalid. The answer is remembered in the state
@@ -42,7 +39,7 @@ func (in *Input) Account(ctx context.Context) (string, error) {
 }
 
 func (in *Input) readAccount(ctx context.Context) (string, error) {
-	u, _, err := in.gl.Users.CurrentUser(gitlab.WithContext(ctx))
+	u, _, err := in.p.o.Client.Users.CurrentUser(gitlab.WithContext(ctx))
 	if err != nil {
 		var er *gitlab.ErrorResponse
 		if errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusUnauthorized || er.Response.StatusCode == http.StatusForbidden) {
@@ -95,7 +92,10 @@ func build(id config.InputDriver, repo, project, token string, tr http.RoundTrip
 		return nil, config.Invalid(err)
 	}
 	usage := func() poll.Usage { return poll.CounterUsage(cnt) }
-	return &Input{Driver: NewDriver(p, usage), gl: gl,
+	return &Input{Driver: NewDriver(p, usage),
 		Entry: forgepoll.NewEntry(id, pollstate.Fingerprint(Name, base, token),
 			event.SystemGitLab, &feedback.GitLab{Client: gl})}, nil
 }
+
+// An input writes its reactions through forgepoll.Entry.
+var _ poll.FeedbackInput = (*Input)(nil)
