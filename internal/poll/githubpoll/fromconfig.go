@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/event"
@@ -14,6 +15,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
+	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -117,3 +119,24 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 
 // An input writes its reactions through forgepoll.Entry.
 var _ poll.FeedbackInput = (*Input)(nil)
+
+// credential is the fingerprint the tool's own account is remembered
+// under. Every installation token (ghs_, a workflow's GITHUB_TOKEN among
+// them) has the same answer, the Actions bot, so one fingerprint stands
+// for all of them; any other token is its own.
+func credential(base, token string) string {
+	if strings.HasPrefix(token, "ghs_") {
+		return pollstate.Fingerprint(Name, base, "installation token")
+	}
+	return pollstate.Fingerprint(Name, base, token)
+}
+
+// refused marks GitHub's refusal of the token (401) as poll.ErrAuth, so
+// that the cycle stops and the command exits as for bad credentials.
+func refused(err error) error {
+	var f *github.Failure
+	if errors.As(err, &f) && f.Status == http.StatusUnauthorized {
+		return fmt.Errorf("%w: GitHub refused the token in $GITHUB_TOKEN/$GH_TOKEN: %w", poll.ErrAuth, err)
+	}
+	return err
+}

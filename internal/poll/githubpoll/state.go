@@ -2,13 +2,9 @@ package githubpoll
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
@@ -112,24 +108,3 @@ func (p *Poller) SaveState() {
 
 // SaveState implements poll.StateSaver.
 func (d *Driver) SaveState() { d.p.SaveState() }
-
-// credential is the fingerprint the tool's own account is remembered
-// under. Every installation token (ghs_, a workflow's GITHUB_TOKEN among
-// them) has the same answer, the Actions bot, so one fingerprint stands
-// for all of them; any other token is its own.
-func credential(base, token string) string {
-	if strings.HasPrefix(token, "ghs_") {
-		return pollstate.Fingerprint(Name, base, "installation token")
-	}
-	return pollstate.Fingerprint(Name, base, token)
-}
-
-// refused marks GitHub's refusal of the token (401) as poll.ErrAuth, so
-// that the cycle stops and the command exits as for bad credentials.
-func refused(err error) error {
-	var f *github.Failure
-	if errors.As(err, &f) && f.Status == http.StatusUnauthorized {
-		return fmt.Errorf("%w: GitHub refused the token in $GITHUB_TOKEN/$GH_TOKEN: %w", poll.ErrAuth, err)
-	}
-	return err
-}
