@@ -14,8 +14,10 @@ import (
 // is the entity's author. An error means the entity or its activity could
 // not be enumerated completely: evaluation is then denied
 // (authz.ErrEnumeration); a complete enumeration may yield no activity.
-// Implementations live beside the platform's client (one per system) and
-// must be safe for concurrent use.
+// Implementations live beside the platform's client (one per system,
+// internal/resolvers/..., used by `fullsend dispatch`); a poll driver
+// gives one per cycle over what that cycle already read
+// (poll.ItemResolver). They must be safe for concurrent use.
 type Resolver interface {
 	Resolve(ctx context.Context, ref Ref) (*Entity, error)
 }

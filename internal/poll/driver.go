@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/changepos"
+	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
@@ -69,16 +70,29 @@ type TrackerClock interface {
 
 // EntityResolver is implemented by a driver whose items are entities of
 // one system: the entity stage, between Detect and the first decision.
-// The cycle calls ResolveEntities only when some enabled harness declares
-// EntitySystem among its entity sources, and only with items that have
-// changes to decide. It sets Item.Entity on each of them (an
-// entity.Resolution: the entity, or the error that denies its
-// evaluation), resolving each item's entity once, with the reads combined
-// where the platform allows and reusing what Detect already read. It must
-// not write, and returns an error only when the whole cycle must stop.
+// The cycle asks for the Entities of items only when some enabled harness
+// declares EntitySystem among its entity sources, and only for items
+// that have changes to decide (and the swept ones). The ItemResolver
+// returned is that cycle's entity.Resolver, backed by what Detect already
+// read (the reads combined where the platform allows, before it returns);
+// the stage resolves each item's entity through it once
+// (ResolveEntities). It must not write; an error stops the whole cycle.
 type EntityResolver interface {
 	EntitySystem() string // entity.SystemJira, SystemGitHub or SystemGitLab
-	ResolveEntities(ctx context.Context, items []*Item) error
+	Entities(ctx context.Context, items []*Item) (ItemResolver, error)
+}
+
+// ItemResolver is one cycle's entity resolver over the items handed to
+// EntityResolver.Entities: the entity.Resolver `fullsend dispatch`
+// resolves through, over this cycle's reads. Ref names an item's entity
+// (an error is the item's resolution: its evaluation is denied); Resolved
+// completes an item whose entity Resolve gave (Item.Entity set): with
+// scheduled discovery its Item.Receipts and Item.Active, from what the
+// driver keeps as receipts (an error is the item's resolution).
+type ItemResolver interface {
+	entity.Resolver
+	Ref(it *Item) (entity.Ref, error)
+	Resolved(ctx context.Context, it *Item) error
 }
 
 // Discoverer finds the work of a cycle.

@@ -36,7 +36,7 @@ func (c *cycle) resolveEntities(ctx context.Context, items []*Item) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	if err := er.ResolveEntities(ctx, todo); err != nil {
+	if err := ResolveEntities(ctx, er, todo); err != nil {
 		return fmt.Errorf("%s entity resolution: %w", c.o.Driver.Name(), err)
 	}
 	for _, it := range todo {
@@ -61,6 +61,38 @@ func (c *cycle) resolveEntities(ctx context.Context, items []*Item) error {
 		}
 	}
 	return nil
+}
+
+// ResolveEntities sets every item's Entity through the driver's
+// resolver of this cycle (EntityResolver.Entities): each item's Ref,
+// resolved once, and completed (ItemResolver.Resolved). An error from
+// Entities stops the cycle; every other failure is the item's.
+func ResolveEntities(ctx context.Context, er EntityResolver, items []*Item) error {
+	r, err := er.Entities(ctx, items)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		it.Entity = resolveItem(ctx, r, it)
+	}
+	return nil
+}
+
+// resolveItem is one item's resolution through r.
+func resolveItem(ctx context.Context, r ItemResolver, it *Item) *entity.Resolution {
+	ref, err := r.Ref(it)
+	if err != nil {
+		return &entity.Resolution{Err: err}
+	}
+	e, err := r.Resolve(ctx, ref)
+	if err != nil || e == nil {
+		return &entity.Resolution{Entity: e, Err: err}
+	}
+	it.Entity = &entity.Resolution{Entity: e}
+	if err := r.Resolved(ctx, it); err != nil {
+		return &entity.Resolution{Err: err}
+	}
+	return it.Entity
 }
 
 // DenialKey labels the entity denials of a cycle: the harness and the

@@ -25,26 +25,48 @@ type entityDriver struct {
 	*fakeDriver
 	mu      sync.Mutex
 	resolve func(it *poll.Item) entity.Resolution
-	asked   [][]string // item ids of each ResolveEntities call
+	asked   [][]string // item ids of each Entities call
 	fail    error      // the whole stage fails
 }
 
 func (d *entityDriver) EntitySystem() string { return entity.SystemJira }
 
-func (d *entityDriver) ResolveEntities(_ context.Context, items []*poll.Item) error {
+func (d *entityDriver) Entities(_ context.Context, items []*poll.Item) (poll.ItemResolver, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var ids []string
+	r := &resolutions{at: map[*poll.Item]int64{}}
 	for _, it := range items {
 		ids = append(ids, it.ID)
 		if d.resolve != nil {
-			r := d.resolve(it)
-			it.Entity = &r
+			r.at[it] = int64(len(r.res))
+			r.res = append(r.res, d.resolve(it))
 		}
 	}
 	d.asked = append(d.asked, ids)
-	return d.fail
+	return r, d.fail
 }
+
+// resolutions is an entityDriver's resolver of one cycle: each item's
+// resolution, its Ref's ID the index.
+type resolutions struct {
+	at  map[*poll.Item]int64
+	res []entity.Resolution
+}
+
+func (r *resolutions) Ref(it *poll.Item) (entity.Ref, error) {
+	i, ok := r.at[it]
+	if !ok {
+		return entity.Ref{}, errors.New("no resolution")
+	}
+	return entity.Ref{System: entity.SystemJira, ID: i}, nil
+}
+
+func (r *resolutions) Resolve(_ context.Context, ref entity.Ref) (*entity.Entity, error) {
+	return r.res[ref.ID].Entity, r.res[ref.ID].Err
+}
+
+func (r *resolutions) Resolved(context.Context, *poll.Item) error { return nil }
 
 // jiraEntity is item id's entity whose newest element is a comment text
 // by actor with role (the item's last change).

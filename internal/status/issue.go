@@ -81,7 +81,7 @@ func (s *snapshotter) inspect(ctx context.Context, ji *jiraInput, now time.Time)
 		// As a cycle's entity stage does: the item's entity, for the
 		// entity-source harnesses (reads only: the issue, its comments and
 		// changelog, the project's roles).
-		if err := drv.ResolveEntities(ctx, []*poll.Item{it}); err != nil {
+		if err := poll.ResolveEntities(ctx, drv, []*poll.Item{it}); err != nil {
 			return nil, err
 		}
 	}

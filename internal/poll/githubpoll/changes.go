@@ -42,7 +42,7 @@ func (p *Poller) changes(ctx context.Context, lk *lookups, s subject, floor time
 		}
 		ev, pos, err := m.Map(ctx, pl.name, pl.body)
 		if err != nil {
-			p.o.Log.Warn("github-poll: skipping a change that does not map", "subject", s.key(), "event", pl.name, "error", err.Error())
+			p.o.Log.Warn("github-poll: skipping a change that does not map", "subject", s.Key(), "event", pl.name, "error", err.Error())
 			continue
 		}
 		out = append(out, poll.Change{At: pos.At, ID: pos.ID, Event: ev})

@@ -7,52 +7,41 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 )
 
-// Driver runs a Poller in the poll cycle (poll.Driver). GitHub offers no
-// cheap lock, so the lock stages are poll.NoLocks; the gha-dispatch output
-// settles each run it starts against the other runs of its change
-// (ghadispatch.Settle). An item's checkpoint is the newest change
-// position (time, then id) a run of its scope records (any harness),
-// read from the run list; Advance only remembers, in memory, that the
-// item was handled at its updated_at, and so does Detect for an item none
-// of whose changes is after its checkpoint (the event path dispatched
-// them).
+// Driver runs a Poller in the poll cycle (poll.Driver) as a forge
+// backstop (forgepoll): GitHub offers no cheap lock, so the lock stages
+// are poll.NoLocks and the gha-dispatch output settles each run it starts
+// against the other runs of its change (ghadispatch.Settle). An item's
+// checkpoint is the newest change position (time, then id) a run of its
+// scope records (any harness), read from the run list; the cycle's
+// window is forgepoll's.
 type Driver struct {
-	poll.NoLocks // coordination happens at dispatch (ghadispatch.Settle)
-	p            *Poller
-	usage        func() poll.Usage
-
-	mu    sync.Mutex
-	items map[string]subject
-	// newest is, per item, the position of its newest change in the
-	// cycle's window (Detect): Advance takes the item as handled only
-	// for a checkpoint at or after it.
-	newest           map[string]changepos.Pos
-	floor            time.Time
+	poll.NoLocks     // coordination happens at dispatch (ghadispatch.Settle)
+	p                *Poller
+	w                forgepoll.Window[subject] // the cycle's subjects, from Discover
+	mu               sync.Mutex
 	lk               *lookups
 	own              ownAccounts // the entity stage's (entity.go)
 	poll.SweepSwitch             // scheduled discovery (Sweeper)
+	// usage, the forge's clock (Options.Now) and the run records as
+	// receipts (records.go)
+	forgepoll.Backstop[subject]
 }
 
 var _ poll.Driver = (*Driver)(nil)
 
 // NewDriver returns the cycle driver of p; usage reports API calls.
 func NewDriver(p *Poller, usage func() poll.Usage) *Driver {
-	if usage == nil {
-		usage = func() poll.Usage { return poll.Usage{} }
-	}
-	return &Driver{p: p, usage: usage, items: map[string]subject{}}
+	d := &Driver{p: p}
+	d.Backstop = forgepoll.NewBackstop(&d.w, &p.giveUps, func(s subject) string { return s.tail(p.o.Repo) },
+		func() time.Time { return p.o.Now() }, usage)
+	return d
 }
 
 // Name returns "github-poll".
 func (d *Driver) Name() string { return Name }
-
-// TrackerNow implements poll.TrackerClock: the forge's time (Options.Now).
-func (d *Driver) TrackerNow() time.Time { return d.p.o.Now() }
-
-// Usage implements poll.Driver.
-func (d *Driver) Usage() poll.Usage { return d.usage() }
 
 // Discover reads the window (three conditional listings); only when an
 // issue or pull request changed since this poller handled it, or a run
@@ -78,18 +67,10 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		return disc, nil
 	}
 	d.mu.Lock()
-	d.floor, d.items, d.lk = floor, map[string]subject{}, newLookups(p.o.Client)
-	d.newest = map[string]changepos.Pos{}
-	for _, s := range todo {
-		base := changepos.At(floor)
-		if pos := p.keys.newest(s.tail(p.o.Repo)); pos.After(base) {
-			base = pos
-		}
-		d.items[s.key()] = s
-		disc.Eligible = append(disc.Eligible, &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: base.At, ID: base.ID},
-			Cutoff: minTime(s.updated, cutoff), Waiting: s.updated})
-	}
+	d.lk = newLookups(p.o.Client)
 	d.mu.Unlock()
+	d.w.Start(floor)
+	disc.Eligible = d.w.Eligible(todo, cutoff, func(s subject) changepos.Pos { return p.keys.newest(s.tail(p.o.Repo)) })
 	if sweep {
 		if err := d.swept(ctx, disc, subs, todo, cutoff, fetched, len(todo) > 0); err != nil {
 			return nil, err
@@ -98,42 +79,19 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 	return disc, nil
 }
 
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
 // Detect reads each item's changes after its checkpoint, up to its
 // cutoff (poll.Item.InWindow), mapping only those. An item with no change
 // after its checkpoint and none left for later is handled (the runs of
 // the event path record every change it has): the next cycle skips it
 // until it changes, with no run list or role lookup.
 func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
-	for _, it := range items {
-		d.mu.Lock()
-		s, floor, lk := d.items[it.ID], d.floor, d.lk
-		d.mu.Unlock()
-		it.Changes = nil
-		window := it.Filter()
-		chs, err := d.p.changes(ctx, lk, s, floor, window.Keep)
-		if err != nil {
-			it.Fail(err)
-			continue
-		}
-		it.Changes = chs
-		if len(chs) == 0 && !window.Later() {
-			d.handle(s, it.Cutoff)
-			continue
-		}
-		if n := len(chs); n > 0 {
-			d.mu.Lock()
-			d.newest[it.ID] = chs[n-1].Pos()
-			d.mu.Unlock()
-		}
+	d.mu.Lock()
+	lk := d.lk
+	d.mu.Unlock()
+	read := func(ctx context.Context, s subject, floor time.Time, keep func(changepos.Pos) bool) ([]poll.Change, error) {
+		return d.p.changes(ctx, lk, s, floor, keep)
 	}
-	return nil
+	return d.w.Detect(ctx, items, read, func(_ string, s subject, cutoff time.Time) { d.handle(s, cutoff) })
 }
 
 // Advance remembers that the item was handled, so that the next cycle
@@ -142,11 +100,7 @@ func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 // records before dispatching). An item with changes left for later
 // (younger than Grace) is read again.
 func (d *Driver) Advance(_ context.Context, it *poll.Item, cp poll.Checkpoint) error {
-	d.mu.Lock()
-	s, ok := d.items[it.ID]
-	newest := d.newest[it.ID]
-	d.mu.Unlock()
-	if ok && cp.Covers(newest) {
+	if s, ok := d.w.Covered(it, cp); ok {
 		d.handle(s, it.Cutoff)
 	}
 	return nil

@@ -6,11 +6,13 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	gogithub "github.com/google/go-github/v90/github"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 	"github.com/fullsend-dev/fullsend/internal/resolvers/githubentity"
 )
 
@@ -50,72 +52,46 @@ func (d *Driver) ownIDs() []string {
 // EntitySystem implements poll.EntityResolver.
 func (d *Driver) EntitySystem() string { return entity.SystemGitHub }
 
-// ResolveEntities implements poll.EntityResolver: it sets each item's
-// Entity. A failed resolution is the item's entity.Resolution.Err (its
-// evaluation is denied); it never stops the cycle.
-func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error {
+// Entities implements poll.EntityResolver: the cycle's resolver
+// (forgepoll.Stage), building each entity with githubentity from what
+// the cycle read. A failed resolution is the item's (its evaluation is
+// denied); it never stops the cycle.
+func (d *Driver) Entities(ctx context.Context, items []*poll.Item) (poll.ItemResolver, error) {
 	d.mu.Lock()
-	floor, lk := d.floor, d.lk
+	lk := d.lk
 	d.mu.Unlock()
 	if lk == nil {
 		lk = newLookups(d.p.o.Client)
 	}
-	r := githubentity.New(d.p.o.Client, githubentity.Options{Source: d.p.o.Repo, Permissions: lk,
+	floor, repo := d.w.Floor(), d.p.o.Repo
+	r := githubentity.New(d.p.o.Client, githubentity.Options{Source: repo, Permissions: lk,
 		Own: d.ownIDs(), Policy: d.p.policy, Log: d.p.o.Log})
-	if err := d.freshRecords(ctx, items); err != nil {
-		return err
-	}
-	for _, it := range items {
-		d.mu.Lock()
-		s, ok := d.items[it.ID]
-		d.mu.Unlock()
-		if !ok {
-			it.Entity = &entity.Resolution{Err: errors.New("github-poll: item " + it.ID + " was not discovered in this cycle")}
-			continue
-		}
-		ref := entity.Ref{System: entity.SystemGitHub, Repo: d.p.o.Repo, Kind: entity.KindWorkItem, ID: int64(s.number())}
-		k := githubentity.Known{Issue: s.issue}
+	ref := func(s subject) entity.Ref {
+		ref := entity.Ref{System: entity.SystemGitHub, Repo: repo, Kind: entity.KindWorkItem, ID: int64(s.number())}
 		if s.isPR() {
 			ref.Kind = entity.KindChangeProposal
+		}
+		return ref
+	}
+	build := func(ctx context.Context, ref entity.Ref, s subject) (*entity.Entity, error) {
+		k := githubentity.Known{Issue: s.issue}
+		if s.isPR() {
 			var err error
 			if k, err = d.knownPull(ctx, lk, s); err != nil {
-				it.Entity = &entity.Resolution{Err: err}
-				continue
+				return nil, err
 			}
 		}
 		if s.complete && s.issue.GetCreatedAt().After(floor) {
 			k.Comments, k.CommentsKnown = s.comments, true
 			k.Events, k.EventsKnown = s.labels, true
 		}
-		e, err := r.ResolveKnown(ctx, ref, k)
-		it.Entity = &entity.Resolution{Entity: e, Err: err}
-		if err == nil && e != nil {
-			d.p.remember(s, e)
-			if it.Swept {
-				if err := d.readOlder(ctx, s.tail(d.p.o.Repo), e, floor); err != nil {
-					it.Entity = &entity.Resolution{Err: err}
-					continue
-				}
-			}
-			d.fillRecords(it, s)
-		}
+		return r.ResolveKnown(ctx, ref, k)
 	}
-	return nil
-}
-
-// freshRecords reads the run list again (conditionally) when items hold
-// a swept one about to be dispatched: the records its first evaluation
-// saw may be a cycle old.
-func (d *Driver) freshRecords(ctx context.Context, items []*poll.Item) error {
-	for _, it := range items {
-		if it.Swept {
-			d.mu.Lock()
-			floor := d.floor
-			d.mu.Unlock()
-			return d.p.keys.refresh(ctx, floor)
-		}
+	older := func(ctx context.Context, s subject, e *entity.Entity, floor time.Time) error {
+		return d.readOlder(ctx, s.tail(repo), e, floor)
 	}
-	return nil
+	return forgepoll.Stage[subject]{Name: Name, Window: &d.w, Ref: ref, Build: build, Refresh: d.p.keys.refresh,
+		Remember: d.p.remember, Older: older, Fill: d.fillRecords}.Entities(ctx, items)
 }
 
 // knownPull is what detection read of a pull request: the pull request

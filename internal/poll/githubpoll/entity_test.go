@@ -66,7 +66,7 @@ func TestResolveEntities(t *testing.T) {
 			for _, ep := range f.sim.Endpoints() {
 				counts[ep] = f.sim.Calls(ep)
 			}
-			must(t, d.ResolveEntities(ctx, items))
+			must(t, poll.ResolveEntities(ctx, d, items))
 			got := map[string]int{}
 			for _, ep := range f.sim.Endpoints() {
 				if c := f.sim.Calls(ep) - counts[ep]; c != 0 {
@@ -151,7 +151,7 @@ func TestResolveEntitiesFailure(t *testing.T) {
 	d := NewDriver(f.poller(t), nil)
 	items := f.detected(t, d)
 	f.sim.Inject(githubsim.Fault{Endpoint: githubsim.EndpointListIssueEvents, Status: 403, Message: "Forbidden"})
-	must(t, d.ResolveEntities(ctx, items))
+	must(t, poll.ResolveEntities(ctx, d, items))
 	if r := items[0].Entity; r == nil || r.Err == nil || r.Entity != nil {
 		t.Fatalf("resolution %+v, want an error", r)
 	}
@@ -185,7 +185,7 @@ func TestEntityStageInUsage(t *testing.T) {
 	must(t, err)
 	items := f.detected(t, in.Driver)
 	calls, requests := in.Usage().Calls, f.sim.Requests()
-	must(t, in.ResolveEntities(context.Background(), items))
+	must(t, poll.ResolveEntities(context.Background(), in, items))
 	if got, want := in.Usage().Calls-calls, f.sim.Requests()-requests; got != want || want != 3 {
 		t.Errorf("usage counted %d calls of the entity stage's %d, want 3 (comments, events, alice's role)", got, want)
 	}

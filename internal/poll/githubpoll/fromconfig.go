@@ -5,14 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-
-	gogithub "github.com/google/go-github/v90/github"
+	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
+	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -23,16 +26,11 @@ const ActionsBot = github.ActionsBot
 // Input is a configured github-poll input (poll.Input).
 type Input struct {
 	*Driver
-	gh         *gogithub.Client
-	settings   config.InputDriver
-	credential string // the token's fingerprint (pollstate.Fingerprint)
+	forgepoll.Entry // its entry, the token's fingerprint and its reactions
 }
 
 // PollDriver implements poll.Input.
 func (in *Input) PollDriver() poll.Driver { return in.Driver }
-
-// Settings implements poll.Input.
-func (in *Input) Settings() config.InputDriver { return in.settings }
 
 // Account implements poll.Input: the token's own login (GET /user), or
 // ActionsBot for a token that has no user (an installation token). A
@@ -40,13 +38,9 @@ func (in *Input) Settings() config.InputDriver { return in.settings }
 // directory for the same token (for any installation token), so a new
 // process does not ask again.
 func (in *Input) Account(ctx context.Context) (string, error) {
-	id, ok := in.p.knownAccount(in.credential)
-	if !ok {
-		var err error
-		if id, err = in.readAccount(ctx); err != nil {
-			return "", err
-		}
-		in.p.rememberAccount(in.credential, id)
+	id, err := in.p.account.Get(ctx, in.Credential(), in.readAccount)
+	if err != nil {
+		return "", err
 	}
 	in.AddOwnAccounts(id)
 	return id, nil
@@ -54,7 +48,7 @@ func (in *Input) Account(ctx context.Context) (string, error) {
 
 // readAccount asks GitHub for the token's own account (github.Self).
 func (in *Input) readAccount(ctx context.Context) (string, error) {
-	login, err := github.Self(ctx, in.gh, in.p.policy)
+	login, err := github.Self(ctx, in.p.o.Client, in.p.policy)
 	switch {
 	case errors.Is(err, github.ErrTokenRefused):
 		return "", config.Invalid(fmt.Errorf("%s: GitHub refused the token in $GITHUB_TOKEN/$GH_TOKEN: %w", Name, err))
@@ -119,5 +113,30 @@ func build(id config.InputDriver, repo, workflow, token string, tr http.RoundTri
 		return nil, config.Invalid(err)
 	}
 	usage := func() poll.Usage { return poll.CounterUsage(cnt) }
-	return &Input{Driver: NewDriver(p, usage), gh: gh, settings: id, credential: credential(base, token)}, nil
+	return &Input{Driver: NewDriver(p, usage),
+		Entry: forgepoll.NewEntry(id, credential(base, token), event.SystemGitHub, &feedback.GitHub{Client: gh})}, nil
+}
+
+// An input writes its reactions through forgepoll.Entry.
+var _ poll.FeedbackInput = (*Input)(nil)
+
+// credential is the fingerprint the tool's own account is remembered
+// under. Every installation token (ghs_, a workflow's GITHUB_TOKEN among
+// them) has the same answer, the Actions bot, so one fingerprint stands
+// for all of them; any other token is its own.
+func credential(base, token string) string {
+	if strings.HasPrefix(token, "ghs_") {
+		return pollstate.Fingerprint(Name, base, "installation token")
+	}
+	return pollstate.Fingerprint(Name, base, token)
+}
+
+// refused marks GitHub's refusal of the token (401) as poll.ErrAuth, so
+// that the cycle stops and the command exits as for bad credentials.
+func refused(err error) error {
+	var f *github.Failure
+	if errors.As(err, &f) && f.Status == http.StatusUnauthorized {
+		return fmt.Errorf("%w: GitHub refused the token in $GITHUB_TOKEN/$GH_TOKEN: %w", poll.ErrAuth, err)
+	}
+	return err
 }

@@ -69,7 +69,7 @@ func TestAuthFailure(t *testing.T) {
 	if len(f.sim.Runs()) != 0 {
 		t.Fatalf("%d runs dispatched, want none", len(f.sim.Runs()))
 	}
-	in := &Input{Driver: NewDriver(p, nil), gh: gh}
+	in := &Input{Driver: NewDriver(p, nil)}
 	if _, err := in.Account(context.Background()); !config.IsInvalid(err) {
 		t.Fatalf("Account with a refused token: %v, want config.Invalid", err)
 	}

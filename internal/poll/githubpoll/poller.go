@@ -11,8 +11,8 @@
 // rate-limit points. With scheduled discovery on, it also sweeps the
 // open issues and pull requests and takes the runs titled with a
 // scheduled run's key (scope key @ entity version) as its receipts
-// (sweep.go, records.go). See ARCHITECTURE.md ("GitHub backstop") and
-// docs/github.md ("Backstop: github-poll").
+// (sweep.go, records.go, over package forgepoll). See ARCHITECTURE.md
+// ("GitHub backstop") and docs/github.md ("Backstop: github-poll").
 package githubpoll
 
 import (
@@ -29,8 +29,8 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
-	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // Name is the driver name.
@@ -83,13 +83,13 @@ type Poller struct {
 	floor   time.Time         // the window's floor (the listings' since)
 	handled map[int]time.Time // issue number → updated_at fully handled
 	keys    *runIndex
-	account *pollstate.Account // the tool's own, as a credential showed it
+	account forgepoll.Account // the tool's own, as a credential showed it
 	// scheduled discovery (records.go, sweep.go)
-	older       map[string]olderRuns // tail@version → its runs older than the window
-	quarantined reconcile.GiveUps    // the versions given up on
-	sweepAt     int                  // the next page of the open items' sweep (1-based)
-	ents        map[int]cachedEntity // swept entities by number, at their updated_at
-	fetched     atomic.Int64         // listings answered with content (fetchedCount)
+	older   forgepoll.Older         // tail@version → its runs older than the window
+	giveUps forgepoll.GiveUps       // the versions given up on
+	sweepAt int                     // the next page of the open items' sweep (1-based)
+	ents    forgepoll.Entities[int] // swept entities by number, at their updated_at
+	fetched atomic.Int64            // listings answered with content (fetchedCount)
 }
 
 // New validates o and returns a Poller.
@@ -115,7 +115,7 @@ func New(o Options) (*Poller, error) {
 	}
 	p := &Poller{o: o, owner: owner, name: name, cache: &condCache{entries: map[string]condEntry{}},
 		policy:  github.Policy{MaxRetries: 2, BaseBackoff: 500 * time.Millisecond, MaxBackoff: 5 * time.Second, Idempotent: true},
-		handled: map[int]time.Time{}, older: map[string]olderRuns{}, ents: map[int]cachedEntity{}}
+		handled: map[int]time.Time{}}
 	p.keys = newRunIndex(p)
 	p.restore()
 	return p, nil
@@ -143,5 +143,5 @@ func (p *Poller) window() (floor, cutoff time.Time) {
 			delete(p.handled, n)
 		}
 	}
-	return p.floor, minTime(now.Add(-p.o.Grace), changepos.LastComplete(now, Resolution))
+	return p.floor, forgepoll.MinTime(now.Add(-p.o.Grace), changepos.LastComplete(now, Resolution))
 }

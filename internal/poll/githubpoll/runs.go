@@ -194,10 +194,8 @@ func (k *runIndex) mayChange(p *Poller) bool {
 	if pending {
 		return true
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	for _, v := range open {
-		if !p.quarantined.Has(v) {
+		if !p.giveUps.Has(v) {
 			return true
 		}
 	}

@@ -2,14 +2,9 @@ package githubpoll
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"maps"
-	"net/http"
 	"strings"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
@@ -34,9 +29,9 @@ type saved struct {
 	Listings map[string]savedListing `json:"listings,omitempty"`
 	Handled  map[int]time.Time       `json:"handled,omitempty"`
 	// scheduled discovery (sweep.go, records.go)
-	SweepAt     int                  `json:"sweep_at,omitempty"`
-	Entities    map[int]cachedEntity `json:"entities,omitempty"`
-	Quarantined reconcile.GiveUps    `json:"quarantined,omitempty"`
+	SweepAt     int                      `json:"sweep_at,omitempty"`
+	Entities    map[int]poll.SweptEntity `json:"entities,omitempty"`
+	Quarantined reconcile.GiveUps        `json:"quarantined,omitempty"`
 }
 
 type savedListing struct {
@@ -57,7 +52,7 @@ func (p *Poller) restore() {
 		return
 	}
 	limit := p.o.Now().Add(maxSkew)
-	p.account = s.Account
+	p.account.Restore(s.Account)
 	if !s.Floor.IsZero() && !s.Floor.After(limit) {
 		p.floor = s.Floor
 		for u, l := range s.Listings {
@@ -80,12 +75,12 @@ func (p *Poller) restore() {
 func (p *Poller) restoreScheduled(s saved) {
 	p.sweepAt = max(s.SweepAt, 1)
 	for n, c := range s.Entities {
-		if n > 0 && c.Entity != nil && len(p.ents) < maxEntities {
-			p.ents[n] = c
+		if n > 0 && c.Entity != nil {
+			p.ents.Restore(n, c)
 		}
 	}
 	for k, t := range s.Quarantined {
-		p.quarantined.Restore(k, t)
+		p.giveUps.Restore(k, t)
 	}
 }
 
@@ -96,12 +91,13 @@ func (p *Poller) SaveState() {
 		return
 	}
 	p.mu.Lock()
-	s := saved{Account: p.account, Floor: p.floor, Handled: map[int]time.Time{}, Listings: map[string]savedListing{}}
+	s := saved{Account: p.account.Saved(), Floor: p.floor, Handled: map[int]time.Time{}, Listings: map[string]savedListing{}}
 	for n, t := range p.handled {
 		s.Handled[n] = t
 	}
-	s.SweepAt, s.Entities, s.Quarantined = p.sweepAt, maps.Clone(p.ents), maps.Clone(p.quarantined)
+	s.SweepAt = p.sweepAt
 	p.mu.Unlock()
+	s.Entities, s.Quarantined = p.ents.Saved(), p.giveUps.Saved()
 	p.cache.mu.Lock()
 	for u, e := range p.cache.entries {
 		s.Listings[u] = savedListing{ETag: e.etag, Items: e.items}
@@ -112,38 +108,3 @@ func (p *Poller) SaveState() {
 
 // SaveState implements poll.StateSaver.
 func (d *Driver) SaveState() { d.p.SaveState() }
-
-// knownAccount is the account remembered for the credential fingerprint
-// fp.
-func (p *Poller) knownAccount(fp string) (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.account.Of(fp)
-}
-
-func (p *Poller) rememberAccount(fp, id string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.account = &pollstate.Account{Credential: fp, ID: id}
-}
-
-// credential is the fingerprint the tool's own account is remembered
-// under. Every installation token (ghs_, a workflow's GITHUB_TOKEN among
-// them) has the same answer, the Actions bot, so one fingerprint stands
-// for all of them; any other token is its own.
-func credential(base, token string) string {
-	if strings.HasPrefix(token, "ghs_") {
-		return pollstate.Fingerprint(Name, base, "installation token")
-	}
-	return pollstate.Fingerprint(Name, base, token)
-}
-
-// refused marks GitHub's refusal of the token (401) as poll.ErrAuth, so
-// that the cycle stops and the command exits as for bad credentials.
-func refused(err error) error {
-	var f *github.Failure
-	if errors.As(err, &f) && f.Status == http.StatusUnauthorized {
-		return fmt.Errorf("%w: GitHub refused the token in $GITHUB_TOKEN/$GH_TOKEN: %w", poll.ErrAuth, err)
-	}
-	return err
-}

@@ -31,7 +31,11 @@ func (s subject) number() int { return s.issue.GetNumber() }
 
 func (s subject) isPR() bool { return s.issue.IsPullRequest() }
 
-func (s subject) key() string { return "#" + strconv.Itoa(s.number()) }
+// Key is the item id: "#" and the number (forgepoll.Subject).
+func (s subject) Key() string { return "#" + strconv.Itoa(s.number()) }
+
+// UpdatedAt is the updated_at the listing showed (forgepoll.Subject).
+func (s subject) UpdatedAt() time.Time { return s.updated }
 
 // tail is the subject's scope key without its harness: what every
 // harness's idempotency key for it holds before "@" (a comment on a pull

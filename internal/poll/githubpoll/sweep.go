@@ -10,9 +10,9 @@ import (
 
 	gogithub "github.com/google/go-github/v90/github"
 
-	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 )
 
 // Scheduled discovery's candidates (docs/github.md, "Scheduled discovery
@@ -30,12 +30,6 @@ var _ poll.Sweeper = (*Driver)(nil) // poll.SweepSwitch
 
 // sweepPerPage is the size of the sweep's page.
 const sweepPerPage = 100
-
-// maxEntities bounds the swept entities remembered.
-const maxEntities = 5000
-
-// cachedEntity is a swept entity as resolved at its item's updated_at.
-type cachedEntity = poll.SweptEntity
 
 // sweepPage reads the sweep's page of open issues and pull requests and
 // moves the position on (back to the first page after a short one).
@@ -74,46 +68,20 @@ func (d *Driver) swept(ctx context.Context, disc *poll.Discovery, subs, todo []s
 		return refused(err)
 	}
 	changed := p.fetchedCount() != fetched
-	skip := map[int]bool{}
-	for _, s := range todo {
-		skip[s.number()] = true
-	}
-	var cands []subject
-	for _, s := range subs {
-		if !skip[s.number()] {
-			skip[s.number()] = true
-			cands = append(cands, s)
-		}
-	}
+	var page []subject
 	for _, is := range open {
-		if is.GetNumber() > 0 && is.UpdatedAt != nil && !skip[is.GetNumber()] {
-			skip[is.GetNumber()] = true
-			cands = append(cands, subject{issue: is, updated: is.GetUpdatedAt().UTC()})
+		if is.GetNumber() > 0 && is.UpdatedAt != nil {
+			page = append(page, subject{issue: is, updated: is.GetUpdatedAt().UTC()})
 		}
 	}
-	if len(cands) == 0 {
-		return nil
-	}
-	if !refreshed {
-		if err := d.readRunsFor(ctx, changed); err != nil {
-			return err
+	refresh := func(ctx context.Context) error {
+		if refreshed {
+			return nil
 		}
+		return d.readRunsFor(ctx, changed)
 	}
-	for _, s := range cands {
-		it := &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: s.updated}, Cutoff: minTime(s.updated, cutoff), Waiting: s.updated}
-		d.mu.Lock()
-		d.items[s.key()] = s
-		d.mu.Unlock()
-		e, err := d.sweptEntity(ctx, s)
-		if err != nil {
-			p.o.Log.Debug("swept item skipped: its entity could not be built", "item", s.key(), "error", err.Error())
-			continue
-		}
-		it.Entity = &entity.Resolution{Entity: e}
-		d.fillRecords(it, s)
-		disc.Swept = append(disc.Swept, it)
-	}
-	return nil
+	sw := forgepoll.Sweep[subject]{Refresh: refresh, Entity: d.sweptEntity, Fill: d.fillRecords, Log: p.o.Log}
+	return sw.Add(ctx, &d.w, disc, forgepoll.Candidates(todo, subs, page), cutoff)
 }
 
 // readRunsFor makes the run index current for swept candidates: read
@@ -121,54 +89,30 @@ func (d *Driver) swept(ctx context.Context, disc *poll.Discovery, subs, todo []s
 // going or a version may be retried; else the last listing (kept in the
 // state directory) is indexed again, without a request.
 func (d *Driver) readRunsFor(ctx context.Context, force bool) error {
-	p := d.p
-	k := p.keys
-	d.mu.Lock()
-	floor := d.floor
-	d.mu.Unlock()
+	k, floor := d.p.keys, d.w.Floor()
 	if !k.isRead() && !k.restoreCached(floor) {
 		force = true
 	}
-	if force || k.mayChange(p) {
+	if force || k.mayChange(d.p) {
 		return k.refresh(ctx, floor)
 	}
 	return nil
 }
 
 // sweptEntity is s's entity: the one remembered at s's updated_at, else
-// resolved now (and remembered).
+// resolved now (the entity stage remembers it).
 func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, error) {
-	p := d.p
-	p.mu.Lock()
-	c, ok := p.ents[s.number()]
-	p.mu.Unlock()
-	if e := c.At(s.updated); ok && e != nil {
-		return e, nil
-	}
-	it := &poll.Item{ID: s.key()}
-	if err := d.ResolveEntities(ctx, []*poll.Item{it}); err != nil {
-		return nil, err
-	}
-	if it.Entity == nil || it.Entity.Err != nil || it.Entity.Entity == nil {
-		if it.Entity != nil && it.Entity.Err != nil {
-			return nil, it.Entity.Err
+	return d.p.ents.Get(ctx, s.number(), s.updated, func(ctx context.Context) (*entity.Entity, error) {
+		it := &poll.Item{ID: s.Key()}
+		if err := poll.ResolveEntities(ctx, d, []*poll.Item{it}); err != nil || it.Entity == nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("no entity")
-	}
-	return it.Entity.Entity, nil
+		return it.Entity.Entity, it.Entity.Err
+	})
 }
 
 // remember keeps the entity of s resolved at s's updated_at, once that
-// second is complete on GitHub's clock: a change made later in the same
-// second leaves updated_at where it is, and the entity kept would miss it.
+// second is complete on GitHub's clock (forgepoll.Entities.Remember).
 func (p *Poller) remember(s subject, e *entity.Entity) {
-	if s.updated.After(changepos.LastComplete(p.o.Now(), Resolution)) {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.ents) >= maxEntities {
-		p.ents = map[int]cachedEntity{}
-	}
-	p.ents[s.number()] = cachedEntity{Updated: s.updated, Entity: e}
+	p.ents.Remember(s.number(), s.updated, e, p.o.Now(), Resolution)
 }

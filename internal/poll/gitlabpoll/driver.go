@@ -3,36 +3,30 @@ package gitlabpoll
 import (
 	"context"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
-// Driver adapts a Poller to the poll cycle (poll.Driver). GitLab offers no
-// cheap lock, so the lock stages are poll.NoLocks: the gitlab-pipeline
-// output settles each pipeline when it creates it (gitlabpipeline.Settle:
-// the duplicate with the higher id is canceled).
-// An item's checkpoint is the newest change position (time, then id) a
-// pipeline records for its scope (any harness), read from the pipeline
-// list; Advance only remembers, in memory, that the item was handled at
-// its updated_at, and so does Detect for an item none of whose changes
-// is after its checkpoint (the webhook path dispatched them).
+// Driver adapts a Poller to the poll cycle (poll.Driver), a forge
+// backstop like github-poll's (forgepoll). With no cheap lock on GitLab
+// its lock stages are poll.NoLocks; gitlab-pipeline settles each pipeline
+// as it creates it (gitlabpipeline.Settle cancels the duplicate with the
+// higher id). The checkpoint of an item is the newest change position its
+// scope's pipelines record, or the newest this poller handled (a plan
+// printed rather than dispatched); the cycle's window is forgepoll's.
 type Driver struct {
-	poll.NoLocks // coordination happens at dispatch (gitlabpipeline.Settle)
-	p            *Poller
-	usage        func() poll.Usage
-	mu           sync.Mutex
-	items        map[string]subject
-	// newest is, per item, the position of its newest change in the
-	// cycle's window (Detect): Advance takes the item as handled only
-	// for a checkpoint at or after it.
-	newest           map[string]changepos.Pos
-	since            time.Time
+	// usage, the forge's clock (Options.Now) and the pipelines as
+	// receipts (records.go)
+	forgepoll.Backstop[subject]
+	w                forgepoll.Window[subject] // the cycle's subjects, from Discover
+	p                *Poller
+	poll.NoLocks     // coordination happens at dispatch (gitlabpipeline.Settle)
 	poll.SweepSwitch // scheduled discovery (Sweeper)
 }
 
@@ -40,20 +34,13 @@ var _ poll.Driver = (*Driver)(nil)
 
 // NewDriver returns the cycle driver of p; usage reports API calls.
 func NewDriver(p *Poller, usage func() poll.Usage) *Driver {
-	if usage == nil {
-		usage = func() poll.Usage { return poll.Usage{} }
-	}
-	return &Driver{p: p, usage: usage, items: map[string]subject{}}
+	d := &Driver{p: p}
+	d.Backstop = forgepoll.NewBackstop(&d.w, &p.giveUps, p.scopeTail, func() time.Time { return p.o.Now() }, usage)
+	return d
 }
 
 // Name returns "gitlab-poll".
 func (d *Driver) Name() string { return Name }
-
-// TrackerNow implements poll.TrackerClock: the forge's time (Options.Now).
-func (d *Driver) TrackerNow() time.Time { return d.p.o.Now() }
-
-// Usage implements poll.Driver.
-func (d *Driver) Usage() poll.Usage { return d.usage() }
 
 // Discover lists the window; only when something is new does it read the
 // pipeline list to set each item's checkpoint. With scheduled discovery
@@ -79,21 +66,14 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 			return nil, err
 		}
 	}
-	d.mu.Lock()
-	d.since, d.items, d.newest = since, map[string]subject{}, map[string]changepos.Pos{}
-	for _, s := range todo {
-		base := changepos.At(since)
-		if pos := p.keys.newest(p.scopeTail(s)); pos.After(base) {
-			base = pos
-		}
-		if pos := p.position(s.key()); pos.After(base) {
+	d.w.Start(since)
+	disc.Eligible = d.w.Eligible(todo, cutoff, func(s subject) changepos.Pos {
+		base := p.keys.newest(p.scopeTail(s))
+		if pos := p.position(s.Key()); pos.After(base) {
 			base = pos // handled by this poller: printed by a plan output, or dispatched
 		}
-		d.items[s.key()] = s
-		disc.Eligible = append(disc.Eligible, &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: base.At, ID: base.ID},
-			Cutoff: minTime(s.updated, cutoff), Waiting: s.updated})
-	}
-	d.mu.Unlock()
+		return base
+	})
 	p.forget(since)
 	if sweep {
 		if err := d.swept(ctx, disc, subs, todo, cutoff, len(todo) > 0); err != nil {
@@ -101,13 +81,6 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 		}
 	}
 	return disc, nil
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
 
 // scopeTail is the subject's scope key without its harness: what every
@@ -127,29 +100,7 @@ func (p *Poller) scopeTail(s subject) string {
 // of the webhook path record every change it has): the next cycle skips
 // it until it changes, with no pipeline list or user lookup.
 func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
-	for _, it := range items {
-		d.mu.Lock()
-		s, since := d.items[it.ID], d.since
-		d.mu.Unlock()
-		it.Changes = nil
-		window := it.Filter()
-		chs, err := d.p.events(ctx, s, since, window.Keep)
-		if err != nil {
-			it.Fail(err)
-			continue
-		}
-		it.Changes = chs
-		if len(chs) == 0 && !window.Later() {
-			d.p.markHandled(it.ID, s, it.Cutoff)
-			continue
-		}
-		if n := len(chs); n > 0 {
-			d.mu.Lock()
-			d.newest[it.ID] = chs[n-1].Pos()
-			d.mu.Unlock()
-		}
-	}
-	return nil
+	return d.w.Detect(ctx, items, d.p.events, d.p.markHandled)
 }
 
 // Advance remembers that the item was handled (every harness at its
@@ -159,11 +110,8 @@ func (d *Driver) Detect(ctx context.Context, items []*poll.Item) error {
 // intents the cycle records before dispatching). An item with changes
 // left for later (younger than Grace) is read again.
 func (d *Driver) Advance(_ context.Context, it *poll.Item, cp poll.Checkpoint) error {
-	d.mu.Lock()
-	s, ok := d.items[it.ID]
-	newest := d.newest[it.ID]
-	d.mu.Unlock()
-	if !ok || !cp.Covers(newest) {
+	s, ok := d.w.Covered(it, cp)
+	if !ok {
 		return nil
 	}
 	p := d.p

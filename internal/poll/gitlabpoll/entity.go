@@ -3,13 +3,11 @@ package gitlabpoll
 import (
 	"context"
 	"slices"
-	"sync"
-
-	gitlab "gitlab.com/gitlab-org/api/client-go"
+	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 	"github.com/fullsend-dev/fullsend/internal/resolvers/gitlabentity"
 )
 
@@ -27,59 +25,26 @@ var _ poll.EntityResolver = (*Driver)(nil)
 // EntitySystem implements poll.EntityResolver.
 func (d *Driver) EntitySystem() string { return entity.SystemGitLab }
 
-// ResolveEntities implements poll.EntityResolver: it sets Item.Entity on
-// every item (an item the cycle's discovery does not know gets an
-// error). It writes nothing and never stops the cycle.
+// Entities implements poll.EntityResolver: the cycle's resolver
+// (forgepoll.Stage), building each entity from detection's reads (an
+// item the cycle's discovery does not know gets an error). It writes
+// nothing and never stops the cycle.
 //
 // With scheduled discovery, each item's receipts and active runs are
 // set from the pipelines (records.go); a swept item about to be
 // dispatched has them read afresh, and those of a version older than
 // the window once.
-func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error {
-	r := d.p.entityResolver()
-	if err := d.freshRecords(ctx, items); err != nil {
-		return err
+func (d *Driver) Entities(ctx context.Context, items []*poll.Item) (poll.ItemResolver, error) {
+	p := d.p
+	r := p.entityResolver()
+	build := func(ctx context.Context, ref entity.Ref, s subject) (*entity.Entity, error) {
+		return p.build(ctx, r, ref, s)
 	}
-	for _, it := range items {
-		d.mu.Lock()
-		s, ok := d.items[it.ID]
-		since := d.since
-		d.mu.Unlock()
-		res := &entity.Resolution{}
-		if !ok {
-			res.Err = errNotDiscovered(it.ID)
-		} else {
-			res.Entity, res.Err = d.p.resolveSubject(ctx, r, s)
-		}
-		it.Entity = res
-		if res.Err != nil || res.Entity == nil {
-			continue
-		}
-		d.p.remember(s, res.Entity)
-		if it.Swept {
-			if err := d.readOlder(ctx, d.p.scopeTail(s), res.Entity, since); err != nil {
-				it.Entity = &entity.Resolution{Err: err}
-				continue
-			}
-		}
-		d.fillRecords(it, s)
+	older := func(ctx context.Context, s subject, e *entity.Entity, floor time.Time) error {
+		return d.readOlder(ctx, p.scopeTail(s), e, floor)
 	}
-	return nil
-}
-
-// freshRecords reads the pipeline list again when items hold a swept
-// one about to be dispatched: the records its first evaluation saw may
-// be a cycle old.
-func (d *Driver) freshRecords(ctx context.Context, items []*poll.Item) error {
-	for _, it := range items {
-		if it.Swept {
-			d.mu.Lock()
-			since := d.since
-			d.mu.Unlock()
-			return d.p.keys.refresh(ctx, since)
-		}
-	}
-	return nil
+	return forgepoll.Stage[subject]{Name: Name, Window: &d.w, Ref: p.ref, Build: build, Refresh: p.keys.refresh,
+		Remember: p.remember, Older: older, Fill: d.fillRecords}.Entities(ctx, items)
 }
 
 // AddOwnAccounts names the tool's own accounts (usernames) for the
@@ -98,12 +63,6 @@ func (p *Poller) ownIDs() []string {
 	return slices.Clone(p.own)
 }
 
-type errNotDiscovered string
-
-func (e errNotDiscovered) Error() string {
-	return "gitlab-poll: item " + string(e) + " was not discovered in this cycle"
-}
-
 func (p *Poller) entityResolver() *gitlabentity.Resolver {
 	p.seen.once.Do(func() {
 		p.seen.resolver = gitlabentity.New(p.o.Client, gitlabentity.Options{Project: p.o.Project, Log: p.o.Log})
@@ -111,15 +70,20 @@ func (p *Poller) entityResolver() *gitlabentity.Resolver {
 	return p.seen.resolver
 }
 
-// resolveSubject builds s's entity from detection's reads, or resolves it
-// when detection's reads may be incomplete.
-func (p *Poller) resolveSubject(ctx context.Context, r *gitlabentity.Resolver, s subject) (*entity.Entity, error) {
+// ref is s's entity.
+func (p *Poller) ref(s subject) entity.Ref {
 	ref := entity.Ref{System: entity.SystemGitLab, Repo: p.o.Repo, Kind: entity.KindWorkItem}
 	if s.MergeRequest != nil {
 		ref.Kind, ref.ID = entity.KindChangeProposal, s.MergeRequest.IID
 	} else {
 		ref.ID = s.Issue.IID
 	}
+	return ref
+}
+
+// build builds s's entity (ref) from detection's reads, or resolves it
+// when detection's reads may be incomplete.
+func (p *Poller) build(ctx context.Context, r *gitlabentity.Resolver, ref entity.Ref, s subject) (*entity.Entity, error) {
 	snap, known, ok := p.seen.snapshot(s)
 	if !ok {
 		return r.Resolve(ctx, ref)
@@ -127,75 +91,21 @@ func (p *Poller) resolveSubject(ctx context.Context, r *gitlabentity.Resolver, s
 	return r.Build(ctx, ref, snap, known)
 }
 
-// seen keeps what the current cycle's detection read, for detection's
-// later items and the entity stage; each cycle starts it afresh
-// (reset, in Discover), so roles are never older than the cycle.
-type seen struct {
-	once     sync.Once
-	resolver *gitlabentity.Resolver
-
-	mu       sync.Mutex
-	subjects map[string]seenSubject
-	actors   map[int64]gitlabentity.Actor
+// sweptEntity is s's entity: the one remembered at s's updated_at, else
+// resolved now (and remembered).
+func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, error) {
+	p := d.p
+	return p.ents.Get(ctx, s.Key(), s.updated, func(ctx context.Context) (*entity.Entity, error) {
+		e, err := p.build(ctx, p.entityResolver(), p.ref(s), s)
+		if err == nil && e != nil {
+			p.remember(s, e)
+		}
+		return e, err
+	})
 }
 
-type seenSubject struct {
-	s        subject
-	notes    []*gitlab.Note
-	labels   []*gitlab.LabelEvent
-	complete bool
-}
-
-func (sn *seen) reset() {
-	sn.mu.Lock()
-	defer sn.mu.Unlock()
-	sn.subjects, sn.actors = nil, nil
-}
-
-// sawSubject records the notes and label events detection read for s.
-func (p *Poller) sawSubject(s subject, notes []*gitlab.Note, labels []*gitlab.LabelEvent) {
-	sn := &p.seen
-	sn.mu.Lock()
-	defer sn.mu.Unlock()
-	if sn.subjects == nil {
-		sn.subjects = map[string]seenSubject{}
-	}
-	complete := len(notes) < maxPages*100 && len(labels) < gitlabevent.MaxEventPages*100
-	sn.subjects[s.key()] = seenSubject{s: s, notes: notes, labels: labels, complete: complete}
-}
-
-// sawActor records a user and membership detection looked up.
-func (p *Poller) sawActor(u *gitlab.User, m *gitlab.ProjectMember) {
-	sn := &p.seen
-	sn.mu.Lock()
-	defer sn.mu.Unlock()
-	if sn.actors == nil {
-		sn.actors = map[int64]gitlabentity.Actor{}
-	}
-	sn.actors[u.ID] = gitlabentity.Actor{User: u, Member: m}
-}
-
-// actor is the user and membership of id this cycle's detection read.
-func (sn *seen) actor(id int64) (gitlabentity.Actor, bool) {
-	sn.mu.Lock()
-	defer sn.mu.Unlock()
-	a, ok := sn.actors[id]
-	return a, ok
-}
-
-// snapshot returns what detection read for s (the same update), when it
-// is complete, and the actors it looked up.
-func (sn *seen) snapshot(s subject) (gitlabentity.Snapshot, map[int64]gitlabentity.Actor, bool) {
-	sn.mu.Lock()
-	defer sn.mu.Unlock()
-	got, ok := sn.subjects[s.key()]
-	if !ok || !got.complete || !got.s.updated.Equal(s.updated) {
-		return gitlabentity.Snapshot{}, nil, false
-	}
-	snap := gitlabentity.Snapshot{Issue: s.Issue, MergeRequest: s.MergeRequest, Notes: got.notes, LabelEvents: got.labels}
-	known := make(map[int64]gitlabentity.Actor, len(sn.actors))
-	for id, a := range sn.actors {
-		known[id] = a
-	}
-	return snap, known, true
+// remember keeps the entity of s resolved at s's updated_at, once that
+// second is complete on GitLab's clock (forgepoll.Entities.Remember).
+func (p *Poller) remember(s subject, e *entity.Entity) {
+	p.ents.Remember(s.Key(), s.updated, e, p.o.Now(), Resolution)
 }

@@ -76,7 +76,7 @@ func TestResolveEntitiesReusesDetection(t *testing.T) {
 	f, ctx := newEntityFixture(t), context.Background()
 	items := f.detect(t)
 	usage, calls := f.in.Usage().Calls, f.sim.CallsTotal()
-	must(t, f.in.ResolveEntities(ctx, items))
+	must(t, poll.ResolveEntities(ctx, f.in, items))
 	if got := f.in.Usage().Calls - usage; got != 2 || f.sim.CallsTotal()-calls != 2 {
 		t.Errorf("the entity stage made %d calls (Usage %d), want 2", f.sim.CallsTotal()-calls, got)
 	}
@@ -111,14 +111,14 @@ func TestResolveEntitiesReusesDetection(t *testing.T) {
 func TestResolveEntitiesDemotedMember(t *testing.T) {
 	f, ctx := newEntityFixture(t), context.Background()
 	items := f.detect(t)
-	must(t, f.in.ResolveEntities(ctx, items))
+	must(t, poll.ResolveEntities(ctx, f.in, items))
 	must(t, f.sim.SetMember(project, f.carol.ID, gitlabsim.AccessGuest))
 	must(t, f.sim.SetMember(project, f.bob.ID, gitlabsim.AccessReporter))
 	f.clk.Advance(time.Minute)
 	_, _, err := f.sim.AddNote(project, gitlabsim.NoteableMergeRequest, f.mr.IID, f.alice.ID, "thanks")
 	must(t, err)
 	items = f.detect(t)
-	must(t, f.in.ResolveEntities(ctx, items))
+	must(t, poll.ResolveEntities(ctx, f.in, items))
 	want := map[string]event.Role{"carol": event.RoleRead, "bob": event.RoleTriage, "alice": event.RoleMaintain}
 	for _, el := range items[0].Entity.Entity.Activity {
 		if el.Actor.Role != want[el.Actor.ID] {
@@ -132,14 +132,14 @@ func TestResolveEntitiesFailedLookup(t *testing.T) {
 	f, ctx := newEntityFixture(t), context.Background()
 	items := f.detect(t)
 	f.sim.InjectFault(gitlabsim.Fault{Endpoint: "get_member_all", Status: http.StatusForbidden})
-	if err := f.in.ResolveEntities(ctx, items); err != nil {
+	if err := poll.ResolveEntities(ctx, f.in, items); err != nil {
 		t.Fatalf("ResolveEntities stopped the cycle: %v", err)
 	}
 	if res := items[0].Entity; res == nil || res.Err == nil || res.Entity != nil {
 		t.Fatalf("Item.Entity = %+v, want the lookup's error", res)
 	}
 	undiscovered := &poll.Item{ID: "!999"}
-	must(t, f.in.ResolveEntities(ctx, []*poll.Item{undiscovered}))
+	must(t, poll.ResolveEntities(ctx, f.in, []*poll.Item{undiscovered}))
 	if undiscovered.Entity == nil || undiscovered.Entity.Err == nil {
 		t.Errorf("an undiscovered item got %+v", undiscovered.Entity)
 	}
@@ -186,7 +186,7 @@ func TestResolveEntitiesOwnAccount(t *testing.T) {
 	version := func() string {
 		t.Helper()
 		items := f.detect(t)
-		must(t, f.in.ResolveEntities(ctx, items))
+		must(t, poll.ResolveEntities(ctx, f.in, items))
 		if items[0].Entity.Err != nil {
 			t.Fatal(items[0].Entity.Err)
 		}

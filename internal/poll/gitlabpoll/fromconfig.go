@@ -9,9 +9,12 @@ import (
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/fullsend-dev/fullsend/internal/config"
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/feedback"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
@@ -22,33 +25,21 @@ const TokenEnv = "GITLAB_TOKEN"
 // Input is a configured gitlab-poll input (poll.Input).
 type Input struct {
 	*Driver
-	gl         *gitlab.Client
-	settings   config.InputDriver
-	credential string // the token's fingerprint (pollstate.Fingerprint)
+	forgepoll.Entry // its entry, the token's fingerprint and its reactions
 }
 
 // PollDriver implements poll.Input.
 func (in *Input) PollDriver() poll.Driver { return in.Driver }
 
-// Settings implements poll.Input.
-func (in *Input) Settings() config.InputDriver { return in.settings }
-
 // Account implements poll.Input: the token's own username. A refused
 // token is config.Invalid. The answer is remembered in the state
 // directory for the same token, so a new process does not ask again.
 func (in *Input) Account(ctx context.Context) (string, error) {
-	if id, ok := in.p.knownAccount(in.credential); ok {
-		return id, nil
-	}
-	id, err := in.readAccount(ctx)
-	if err == nil {
-		in.p.rememberAccount(in.credential, id)
-	}
-	return id, err
+	return in.p.account.Get(ctx, in.Credential(), in.readAccount)
 }
 
 func (in *Input) readAccount(ctx context.Context) (string, error) {
-	u, _, err := in.gl.Users.CurrentUser(gitlab.WithContext(ctx))
+	u, _, err := in.p.o.Client.Users.CurrentUser(gitlab.WithContext(ctx))
 	if err != nil {
 		var er *gitlab.ErrorResponse
 		if errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusUnauthorized || er.Response.StatusCode == http.StatusForbidden) {
@@ -101,6 +92,10 @@ func build(id config.InputDriver, repo, project, token string, tr http.RoundTrip
 		return nil, config.Invalid(err)
 	}
 	usage := func() poll.Usage { return poll.CounterUsage(cnt) }
-	return &Input{Driver: NewDriver(p, usage), gl: gl, settings: id,
-		credential: pollstate.Fingerprint(Name, base, token)}, nil
+	return &Input{Driver: NewDriver(p, usage),
+		Entry: forgepoll.NewEntry(id, pollstate.Fingerprint(Name, base, token),
+			event.SystemGitLab, &feedback.GitLab{Client: gl})}, nil
 }
+
+// An input writes its reactions through forgepoll.Entry.
+var _ poll.FeedbackInput = (*Input)(nil)

@@ -26,8 +26,8 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
-	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
 // Name is the driver name.
@@ -58,7 +58,7 @@ const Resolution = time.Second
 // cutoff is the newest change time a cycle at now takes: older than
 // grace, and in a second complete on GitLab's clock.
 func (p *Poller) cutoff(now time.Time) time.Time {
-	return minTime(now.Add(-p.o.Grace), changepos.LastComplete(now, Resolution)).UTC()
+	return forgepoll.MinTime(now.Add(-p.o.Grace), changepos.LastComplete(now, Resolution)).UTC()
 }
 
 // Options configures New.
@@ -91,13 +91,13 @@ type Poller struct {
 	mu      sync.Mutex               // guards the maps below against SaveState
 	handled map[string]time.Time     // subject → updated_at fully handled
 	done    map[string]changepos.Pos // subject → newest change position handled (Driver)
-	account *pollstate.Account       // the tool's own, as a credential showed it
+	account forgepoll.Account        // the tool's own, as a credential showed it
 	// scheduled discovery (records.go, sweep.go)
-	own         []string                  // the tool's own usernames
-	quarantined reconcile.GiveUps         // the versions given up on
-	older       map[string]olderPipelines // "tail@version" → its pipelines older than the window
-	ents        map[string]cachedEntity   // subject → its entity at its updated_at
-	sweepAt     sweepPos                  // the sweep's next page
+	own     []string                   // the tool's own usernames
+	giveUps forgepoll.GiveUps          // the versions given up on
+	older   forgepoll.Older            // "tail@version" → its pipelines older than the window
+	ents    forgepoll.Entities[string] // subject → its entity at its updated_at
+	sweepAt sweepPos                   // the sweep's next page
 }
 
 // New validates o and returns a Poller.
@@ -121,8 +121,7 @@ func New(o Options) (*Poller, error) {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	p := &Poller{o: o, api: &gitlabevent.Lookup{Client: o.Client}, handled: map[string]time.Time{},
-		done: map[string]changepos.Pos{}, keys: newKeyIndex(o.Client, o.Project),
-		older: map[string]olderPipelines{}, ents: map[string]cachedEntity{}}
+		done: map[string]changepos.Pos{}, keys: newKeyIndex(o.Client, o.Project)}
 	p.restore()
 	return p, nil
 }
@@ -164,10 +163,10 @@ func (p *Poller) Cycle(ctx context.Context) (Stats, error) {
 	cutoff := p.cutoff(p.o.Now())
 	for _, s := range todo {
 		if err := p.handle(ctx, s, since, cutoff, &st); err != nil {
-			errs = append(errs, fmt.Errorf("gitlab-poll: %s: %w", s.key(), err))
+			errs = append(errs, fmt.Errorf("gitlab-poll: %s: %w", s.Key(), err))
 			continue
 		}
-		p.markHandled(s.key(), s, cutoff)
+		p.markHandled(s.Key(), s, cutoff)
 	}
 	p.forget(since)
 	return st, errors.Join(errs...)
@@ -179,7 +178,7 @@ func (p *Poller) unhandled(subs []subject) []subject {
 	defer p.mu.Unlock()
 	var todo []subject
 	for _, s := range subs {
-		if t, ok := p.handled[s.key()]; !ok || s.updated.After(t) {
+		if t, ok := p.handled[s.Key()]; !ok || s.updated.After(t) {
 			todo = append(todo, s)
 		}
 	}
@@ -215,7 +214,7 @@ func (p *Poller) handle(ctx context.Context, s subject, since, cutoff time.Time,
 			continue
 		}
 		if err := c.Event.Validate(); err != nil {
-			p.o.Log.Warn("gitlab-poll: skipping an invalid event", "subject", s.key(), "error", err.Error())
+			p.o.Log.Warn("gitlab-poll: skipping an invalid event", "subject", s.Key(), "error", err.Error())
 			continue
 		}
 		known := true

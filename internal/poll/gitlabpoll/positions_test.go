@@ -11,6 +11,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 )
 
 // TestKeyIndexNewestPosition: a scope's checkpoint is the newest change
@@ -75,9 +76,10 @@ func TestAdvanceHandled(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &Poller{handled: map[string]time.Time{}, done: map[string]changepos.Pos{}}
 			d := NewDriver(p, nil)
-			d.items = map[string]subject{"!1": {updated: s}}
-			d.newest = map[string]changepos.Pos{"!1": newest}
-			it := &poll.Item{ID: "!1", Cutoff: minTime(s, tc.cutoff)}
+			mr := &gitlab.MergeRequest{BasicMergeRequest: gitlab.BasicMergeRequest{IID: 1}}
+			d.w.Put(subject{Subject: gitlabevent.Subject{MergeRequest: mr}, updated: s})
+			d.w.SetNewest("!1", newest)
+			it := &poll.Item{ID: "!1", Cutoff: forgepoll.MinTime(s, tc.cutoff)}
 			if err := d.Advance(t.Context(), it, tc.cp); err != nil {
 				t.Fatal(err)
 			}
@@ -104,9 +106,9 @@ func TestRememberCompleteSecondOnly(t *testing.T) {
 		{time.Date(2026, 11, 30, 12, 0, 5, 0, time.UTC), false}, // GitLab's clock may still be in it: this host may be ClockError ahead
 		{time.Date(2026, 11, 30, 12, 0, 4, 0, time.UTC), true},  // over by 12:00:05, at least 2.4s ago
 	} {
-		p := &Poller{o: Options{Now: func() time.Time { return now }}, ents: map[string]cachedEntity{}}
+		p := &Poller{o: Options{Now: func() time.Time { return now }}}
 		p.remember(subject{Subject: gitlabevent.Subject{Issue: &gitlab.Issue{IID: 1}}, updated: tc.updated}, &entity.Entity{})
-		if _, kept := p.ents["#1"]; kept != tc.kept {
+		if kept := p.ents.Has("#1"); kept != tc.kept {
 			t.Errorf("updated %s at %s: kept %v, want %v", tc.updated.Format(time.StampMilli), now.Format(time.StampMilli), kept, tc.kept)
 		}
 	}

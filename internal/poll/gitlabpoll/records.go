@@ -11,8 +11,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/polllock"
-	"github.com/fullsend-dev/fullsend/internal/receipts"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
@@ -27,47 +26,14 @@ import (
 // list the backstop reads covers its window only: for a due candidate
 // whose version is older than the window's floor, the pipelines created
 // between the version's time and the floor are read once per version
-// (olderPipelines: one page of 100, and the variables of each fullsend
+// (readOlder: one page of 100, and the variables of each fullsend
 // pipeline of it, once per process) and remembered.
 
 // olderPerPage bounds the pipelines read for one entity version older
 // than the window (one page).
 const olderPerPage = 100
 
-// maxRemembered bounds the versions whose older pipelines are remembered
-// (past that they start afresh: a version then costs one more read).
-const maxRemembered = 10000
-
-var _ poll.ReceiptKeeper = (*Driver)(nil)
-
-// Tried implements poll.ReceiptKeeper: nothing to write, the dispatched
-// pipeline is the try.
-func (d *Driver) Tried(context.Context, *poll.Item, map[string]polllock.EntityRun) error { return nil }
-
-// GaveUp implements poll.ReceiptKeeper: the version is remembered as
-// quarantined for the harness (in memory and the state directory), so
-// that it is given up on once; the cycle logged and counted it.
-func (d *Driver) GaveUp(_ context.Context, it *poll.Item, harness, version string) error {
-	d.mu.Lock()
-	s, ok := d.items[it.ID]
-	d.mu.Unlock()
-	if !ok {
-		return nil
-	}
-	p := d.p
-	tail := p.scopeTail(s)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.quarantined.Add(reconcile.GiveUpKey(harness, tail, version), p.o.Now().UTC())
-	return nil
-}
-
-// isQuarantined reports whether "harness:tail@version" was given up on.
-func (p *Poller) isQuarantined(v string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.quarantined.Has(v)
-}
+var _ poll.ReceiptKeeper = (*Driver)(nil) // forgepoll.Backstop
 
 // fillRecords sets it.Receipts and it.Active from the pipelines of the
 // subject s, for the version of it's entity.
@@ -76,21 +42,12 @@ func (d *Driver) fillRecords(it *poll.Item, s subject) {
 		return
 	}
 	p := d.p
-	tail, version := p.scopeTail(s), it.Entity.Entity.Version
+	tail := p.scopeTail(s)
 	all := p.keys.attempts(tail)
-	p.mu.Lock()
-	for h, as := range p.older[tail+"@"+version].Attempts {
+	for h, as := range p.older.Of(tail, it.Entity.Entity.Version) {
 		all[h] = append(all[h], as...)
 	}
-	p.mu.Unlock()
-	it.Receipts, it.Active = receipts.Receipts{}, map[string]bool{}
-	for h, as := range all {
-		rec, active := reconcile.RecordOf(version, as, p.isQuarantined(h+":"+tail+"@"+version), pipelineRef)
-		it.Receipts[h] = rec
-		if active {
-			it.Active[h] = true
-		}
-	}
+	forgepoll.Fill(it, tail, all, &p.giveUps, pipelineRef)
 }
 
 // pipelineRef is the receipt's run reference.
@@ -141,62 +98,45 @@ func (k *keyIndex) mayChange(p *Poller) bool {
 		return true
 	}
 	for key := range tried {
-		if !ok[key] && !p.isQuarantined(key) {
+		if !ok[key] && !p.giveUps.Has(key) {
 			return true
 		}
 	}
 	return false
 }
 
-// olderPipelines is what readOlder found of one version.
-type olderPipelines struct {
-	Attempts map[string][]reconcile.Attempt `json:"attempts,omitempty"`
-	Complete bool                           `json:"complete"` // every pipeline had finished: no need to read again
-}
-
 // readOlder reads, once per version, the pipelines created between the
 // version's time and the window's floor, and remembers those of the
-// scope tail carrying e's version. It reads nothing when the version is
-// newer than the floor (the window's pipeline list holds all of them).
+// scope tail carrying e's version (forgepoll.Older). It reads nothing
+// when the version is newer than the floor (the window's pipeline list
+// holds all of them).
 func (d *Driver) readOlder(ctx context.Context, tail string, e *entity.Entity, floor time.Time) error {
 	p := d.p
-	from := reconcile.VersionTime(e, p.ownIDs())
-	key := tail + "@" + e.Version
-	p.mu.Lock()
-	prev, done := p.older[key]
-	p.mu.Unlock()
-	if done && prev.Complete || !from.Before(floor) {
-		return nil
-	}
-	after, before := from.Add(-time.Second).Truncate(time.Second), floor
-	desc, by := "desc", "id"
-	ps, _, err := p.o.Client.Pipelines.ListProjectPipelines(p.o.Project, &gitlab.ListProjectPipelinesOptions{
-		ListOptions: gitlab.ListOptions{PerPage: olderPerPage, Page: 1}, OrderBy: &by, Sort: &desc,
-		CreatedAfter: &after, CreatedBefore: &before}, gitlab.WithContext(ctx))
-	if err != nil {
-		return err
-	}
-	got := olderPipelines{Attempts: map[string][]reconcile.Attempt{}, Complete: true}
-	for _, pi := range ps {
-		if err := p.keys.read(ctx, pi); err != nil {
-			return err
+	return p.older.Read(ctx, tail, e, p.ownIDs(), floor, func(ctx context.Context, from time.Time) (forgepoll.OlderRecords, error) {
+		after, before := from.Add(-time.Second).Truncate(time.Second), floor
+		desc, by := "desc", "id"
+		ps, _, err := p.o.Client.Pipelines.ListProjectPipelines(p.o.Project, &gitlab.ListProjectPipelinesOptions{
+			ListOptions: gitlab.ListOptions{PerPage: olderPerPage, Page: 1}, OrderBy: &by, Sort: &desc,
+			CreatedAfter: &after, CreatedBefore: &before}, gitlab.WithContext(ctx))
+		if err != nil {
+			return forgepoll.OlderRecords{}, err
 		}
-		p.keys.mu.Lock()
-		k := p.keys.byID[pi.ID]
-		p.keys.mu.Unlock()
-		h, t, suffix, ok := reconcile.SplitScoped(k)
-		if !ok || t != tail || suffix != e.Version {
-			continue
+		got := forgepoll.OlderRecords{Attempts: map[string][]reconcile.Attempt{}, Complete: true}
+		for _, pi := range ps {
+			if err := p.keys.read(ctx, pi); err != nil {
+				return forgepoll.OlderRecords{}, err
+			}
+			p.keys.mu.Lock()
+			k := p.keys.byID[pi.ID]
+			p.keys.mu.Unlock()
+			h, t, suffix, ok := reconcile.SplitScoped(k)
+			if !ok || t != tail || suffix != e.Version {
+				continue
+			}
+			pp := pipe{Key: k, Status: pi.Status, Updated: timeOf(pi.UpdatedAt)}
+			got.Complete = got.Complete && gitlabpipeline.Finished(pp.Status)
+			got.Attempts[h] = append(got.Attempts[h], attemptOf(pi.ID, pp, suffix))
 		}
-		pp := pipe{Key: k, Status: pi.Status, Updated: timeOf(pi.UpdatedAt)}
-		got.Complete = got.Complete && gitlabpipeline.Finished(pp.Status)
-		got.Attempts[h] = append(got.Attempts[h], attemptOf(pi.ID, pp, suffix))
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.older) >= maxRemembered {
-		p.older = map[string]olderPipelines{}
-	}
-	p.older[key] = got // a pipeline still going: read again next time
-	return nil
+		return got, nil
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/changepos"
+	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
@@ -25,12 +27,12 @@ import (
 // read, and the fullsend pipelines of the window as last listed (their
 // keys and statuses), so that an idle one-shot cycle lists no pipeline.
 type saved struct {
-	Account     *pollstate.Account        `json:"account,omitempty"`
-	Handled     map[string]mark           `json:"handled,omitempty"`
-	Sweep       sweepPos                  `json:"sweep,omitzero"`
-	Quarantined reconcile.GiveUps         `json:"quarantined,omitempty"`
-	Older       map[string]olderPipelines `json:"older,omitempty"`
-	Entities    map[string]cachedEntity   `json:"entities,omitempty"` // swept subjects' entities at their updated_at
+	Account     *pollstate.Account                `json:"account,omitempty"`
+	Handled     map[string]mark                   `json:"handled,omitempty"`
+	Sweep       sweepPos                          `json:"sweep,omitzero"`
+	Quarantined reconcile.GiveUps                 `json:"quarantined,omitempty"`
+	Older       map[string]forgepoll.OlderRecords `json:"older,omitempty"`
+	Entities    map[string]poll.SweptEntity       `json:"entities,omitempty"` // swept subjects' entities at their updated_at
 	// Pipelines: by id; PipelinesRead: a listing was read (even empty)
 	Pipelines     map[int64]pipe `json:"pipelines,omitempty"`
 	PipelinesRead bool           `json:"pipelines_read,omitempty"`
@@ -60,7 +62,7 @@ func (p *Poller) restore() {
 	if !p.o.State.Load(&s, 2*p.o.Lookback) {
 		return
 	}
-	p.account = s.Account
+	p.account.Restore(s.Account)
 	limit := p.o.Now().Add(maxSkew)
 	p.restoreScheduled(s, limit)
 	for k, m := range s.Handled {
@@ -83,9 +85,8 @@ func (p *Poller) SaveState() {
 		return
 	}
 	p.mu.Lock()
-	s := saved{Account: p.account, Handled: map[string]mark{}, Sweep: p.sweepAt,
-		Quarantined: maps.Clone(p.quarantined), Older: maps.Clone(p.older),
-		Entities: maps.Clone(p.ents)}
+	s := saved{Account: p.account.Saved(), Handled: map[string]mark{}, Sweep: p.sweepAt,
+		Quarantined: p.giveUps.Saved(), Older: p.older.Saved(), Entities: p.ents.Saved()}
 	for k, t := range p.handled {
 		s.Handled[k] = mark{Updated: t, At: p.done[k].At, AtID: p.done[k].ID}
 	}
@@ -104,18 +105,6 @@ func (p *Poller) SaveState() {
 // SaveState implements poll.StateSaver.
 func (d *Driver) SaveState() { d.p.SaveState() }
 
-func (p *Poller) knownAccount(fp string) (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.account.Of(fp)
-}
-
-func (p *Poller) rememberAccount(fp, id string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.account = &pollstate.Account{Credential: fp, ID: id}
-}
-
 // restoreScheduled loads scheduled discovery's part of s: entries with
 // times in the future (after limit) or without a scoped key are dropped.
 func (p *Poller) restoreScheduled(s saved, limit time.Time) {
@@ -124,17 +113,17 @@ func (p *Poller) restoreScheduled(s saved, limit time.Time) {
 	}
 	for k, t := range s.Quarantined {
 		if k != "" && !t.After(limit) {
-			p.quarantined.Restore(k, t)
+			p.giveUps.Restore(k, t)
 		}
 	}
 	for k, c := range s.Entities {
-		if k != "" && c.Entity != nil && c.Entity.Validate() == nil && !c.Updated.After(limit) && len(p.ents) < maxEntities {
-			p.ents[k] = c
+		if k != "" && c.Entity != nil && c.Entity.Validate() == nil && !c.Updated.After(limit) {
+			p.ents.Restore(k, c)
 		}
 	}
 	for k, o := range s.Older {
-		if k != "" && len(p.older) < maxRemembered {
-			p.older[k] = o
+		if k != "" {
+			p.older.Restore(k, o)
 		}
 	}
 	k := p.keys

@@ -49,7 +49,7 @@ func FuzzRestore(f *testing.F) {
 				t.Fatalf("believed %q handled up to %s", k, pos)
 			}
 		}
-		for k, at := range p.quarantined {
+		for k, at := range p.giveUps.Saved() {
 			if k == "" || at.After(now.Add(maxSkew)) {
 				t.Fatalf("believed %q quarantined at %s", k, at)
 			}
@@ -59,7 +59,7 @@ func FuzzRestore(f *testing.F) {
 				t.Fatalf("believed pipeline %d: %+v", id, pp)
 			}
 		}
-		for k, c := range p.ents {
+		for k, c := range p.ents.Saved() {
 			if c.Entity == nil || c.Entity.Validate() != nil {
 				t.Fatalf("believed an invalid entity of %q", k)
 			}

@@ -21,12 +21,17 @@ type subject struct {
 	updated time.Time
 }
 
-func (s subject) key() string {
+// Key is the item id: "!" and the merge request's iid, or "#" and the
+// issue's (forgepoll.Subject).
+func (s subject) Key() string {
 	if mr := s.MergeRequest; mr != nil {
 		return "!" + strconv.FormatInt(mr.IID, 10)
 	}
 	return "#" + strconv.FormatInt(s.Issue.IID, 10)
 }
+
+// UpdatedAt is the updated_at the listing showed (forgepoll.Subject).
+func (s subject) UpdatedAt() time.Time { return s.updated }
 
 func (s subject) authorID() int64 {
 	if mr := s.MergeRequest; mr != nil && mr.Author != nil {
@@ -57,35 +62,20 @@ type change struct {
 // subjects lists the merge requests and issues updated after since
 // (one call each when nothing changed), oldest update first.
 func (p *Poller) subjects(ctx context.Context, since time.Time) ([]subject, error) {
-	var out []subject
-	asc, by := "asc", "updated_at"
+	f := listFilter{updatedAfter: &since, orderBy: "updated_at"}
 	mrs, err := gitlabevent.Pages(maxPages, func(lo gitlab.ListOptions) ([]*gitlab.BasicMergeRequest, *gitlab.Response, error) {
-		return p.o.Client.MergeRequests.ListProjectMergeRequests(p.o.Project, &gitlab.ListProjectMergeRequestsOptions{
-			ListOptions: lo, UpdatedAfter: &since, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
+		return p.mergeRequests(ctx, lo, f)
 	})
 	if err != nil {
 		return nil, err
-	}
-	for _, m := range mrs {
-		if m.UpdatedAt == nil {
-			continue
-		}
-		mr := &gitlab.MergeRequest{BasicMergeRequest: *m}
-		out = append(out, subject{gitlabevent.Subject{MergeRequest: mr}, *m.UpdatedAt})
 	}
 	iss, err := gitlabevent.Pages(maxPages, func(lo gitlab.ListOptions) ([]*gitlab.Issue, *gitlab.Response, error) {
-		return p.o.Client.Issues.ListProjectIssues(p.o.Project, &gitlab.ListProjectIssuesOptions{
-			ListOptions: lo, UpdatedAfter: &since, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
+		return p.issues(ctx, lo, f)
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, is := range iss {
-		if is.UpdatedAt != nil {
-			out = append(out, subject{gitlabevent.Subject{Issue: is}, *is.UpdatedAt})
-		}
-	}
-	return out, nil
+	return append(mergeRequestSubjects(mrs), issueSubjects(iss)...), nil
 }
 
 // changes reads the subject's opening, notes and label events after since.

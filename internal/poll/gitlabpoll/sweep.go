@@ -2,16 +2,13 @@ package gitlabpoll
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
-	"github.com/fullsend-dev/fullsend/internal/changepos"
-	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/forgepoll"
 )
 
 // Scheduled discovery's candidates (docs/gitlab.md, "Scheduled discovery
@@ -30,18 +27,12 @@ var _ poll.Sweeper = (*Driver)(nil) // poll.SweepSwitch
 // sweepPerPage is the size of the sweep's page.
 const sweepPerPage = 100
 
-// maxEntities bounds the swept entities remembered.
-const maxEntities = 5000
-
 // sweepPos is the sweep's next page: of the merge requests (MRs) or the
 // issues.
 type sweepPos struct {
 	MRs  bool `json:"mrs,omitempty"`
 	Page int  `json:"page,omitempty"`
 }
-
-// cachedEntity is a swept entity as resolved at its item's updated_at.
-type cachedEntity = poll.SweptEntity
 
 // sweepPage reads the sweep's page and moves the position on (to the
 // other list's first page after a short one).
@@ -50,34 +41,25 @@ func (p *Poller) sweepPage(ctx context.Context) ([]subject, error) {
 	pos := p.sweepAt
 	p.mu.Unlock()
 	pos.Page = max(pos.Page, 1)
-	opened, asc, by := "opened", "asc", "created_at"
-	lo := gitlab.ListOptions{PerPage: sweepPerPage, Page: int64(pos.Page)}
+	opened := "opened"
+	f, lo := listFilter{state: &opened, orderBy: "created_at"}, gitlab.ListOptions{PerPage: sweepPerPage, Page: int64(pos.Page)}
 	var out []subject
 	n := 0
 	if pos.MRs {
-		mrs, _, err := p.o.Client.MergeRequests.ListProjectMergeRequests(p.o.Project, &gitlab.ListProjectMergeRequestsOptions{
-			ListOptions: lo, State: &opened, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
+		mrs, _, err := p.mergeRequests(ctx, lo, f)
 		if err != nil {
 			return nil, fmt.Errorf("gitlab-poll: listing the opened merge requests (sweep page %d): %w", pos.Page, err)
 		}
-		n = len(mrs)
-		for _, m := range mrs {
-			if m.UpdatedAt != nil {
-				out = append(out, subject{gitlabevent.Subject{MergeRequest: &gitlab.MergeRequest{BasicMergeRequest: *m}}, m.UpdatedAt.UTC()})
-			}
-		}
+		n, out = len(mrs), mergeRequestSubjects(mrs)
 	} else {
-		iss, _, err := p.o.Client.Issues.ListProjectIssues(p.o.Project, &gitlab.ListProjectIssuesOptions{
-			ListOptions: lo, State: &opened, OrderBy: &by, Sort: &asc}, gitlab.WithContext(ctx))
+		iss, _, err := p.issues(ctx, lo, f)
 		if err != nil {
 			return nil, fmt.Errorf("gitlab-poll: listing the opened issues (sweep page %d): %w", pos.Page, err)
 		}
-		n = len(iss)
-		for _, is := range iss {
-			if is.UpdatedAt != nil {
-				out = append(out, subject{gitlabevent.Subject{Issue: is}, is.UpdatedAt.UTC()})
-			}
-		}
+		n, out = len(iss), issueSubjects(iss)
+	}
+	for i := range out {
+		out[i].updated = out[i].updated.UTC()
 	}
 	pos.Page++
 	if n < sweepPerPage {
@@ -98,77 +80,17 @@ func (d *Driver) swept(ctx context.Context, disc *poll.Discovery, subs, todo []s
 	if err != nil {
 		return err
 	}
-	skip := map[string]bool{}
-	for _, s := range todo {
-		skip[s.key()] = true
-	}
-	var cands []subject
-	for _, s := range append(subs, page...) {
-		if !skip[s.key()] {
-			skip[s.key()] = true
-			cands = append(cands, s)
+	refresh := func(ctx context.Context) error {
+		if refreshed || p.keys.isRead() && !p.keys.mayChange(p) {
+			return nil
 		}
-	}
-	if len(cands) == 0 {
-		return nil
-	}
-	if !refreshed && (!p.keys.isRead() || p.keys.mayChange(p)) {
-		if err := p.keys.refresh(ctx, d.since); err != nil {
+		if err := p.keys.refresh(ctx, d.w.Floor()); err != nil {
 			return fmt.Errorf("gitlab-poll: reading the dispatched pipelines: %w", err)
 		}
+		return nil
 	}
-	for _, s := range cands {
-		d.mu.Lock()
-		d.items[s.key()] = s
-		d.mu.Unlock()
-		e, err := d.sweptEntity(ctx, s)
-		if err != nil {
-			p.o.Log.Debug("swept item skipped: its entity could not be built", "item", s.key(), "error", err.Error())
-			continue
-		}
-		it := &poll.Item{ID: s.key(), Base: poll.Checkpoint{At: s.updated}, Cutoff: minTime(s.updated, cutoff), Waiting: s.updated,
-			Entity: &entity.Resolution{Entity: e}}
-		d.fillRecords(it, s)
-		disc.Swept = append(disc.Swept, it)
-	}
-	return nil
-}
-
-// sweptEntity is s's entity: the one remembered at s's updated_at, else
-// resolved now (and remembered).
-func (d *Driver) sweptEntity(ctx context.Context, s subject) (*entity.Entity, error) {
-	p := d.p
-	p.mu.Lock()
-	c, ok := p.ents[s.key()]
-	p.mu.Unlock()
-	if e := c.At(s.updated); ok && e != nil {
-		return e, nil
-	}
-	e, err := p.resolveSubject(ctx, p.entityResolver(), s)
-	if err != nil {
-		return nil, err
-	}
-	if e == nil {
-		return nil, errors.New("no entity")
-	}
-	p.remember(s, e)
-	return e, nil
-}
-
-// remember keeps the entity of s resolved at s's updated_at, once that
-// second is complete on GitLab's clock: a change made later in the same
-// second may leave updated_at where it is, and the entity kept would miss
-// it.
-func (p *Poller) remember(s subject, e *entity.Entity) {
-	if s.updated.After(changepos.LastComplete(p.o.Now(), Resolution)) {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.ents) >= maxEntities {
-		p.ents = map[string]cachedEntity{}
-	}
-	p.ents[s.key()] = cachedEntity{Updated: s.updated, Entity: e}
+	sw := forgepoll.Sweep[subject]{Refresh: refresh, Entity: d.sweptEntity, Fill: d.fillRecords, Log: p.o.Log}
+	return sw.Add(ctx, &d.w, disc, forgepoll.Candidates(todo, subs, page), cutoff)
 }
 
 // isRead reports whether a pipeline list was indexed.

@@ -85,12 +85,12 @@ type Options struct {
 	// the cursor (0: DefaultCursorMargin).
 	CursorMargin time.Duration
 	// BotAccounts are the tool's own accounts besides the client's
-	// (authorization.bot_accounts), for entities (ResolveEntities).
+	// (authorization.bot_accounts), for entities (Entities).
 	BotAccounts []string
 	// Entities says the cycles resolve entities (some enabled harness
 	// lists jira among its entity sources): discovery reads the entity's
 	// fields from the first cycle on. Without it, from the cycle after the
-	// first ResolveEntities.
+	// first Entities.
 	Entities bool
 	// Now is Jira's clock (a trackerclock.Clock's Now; nil: time.Now):
 	// every time the driver compares with Jira's times or writes for
@@ -113,9 +113,10 @@ type Driver struct {
 	lockKey, checkKey string
 	receiptsKey       string // receipts.Key: read inline, written by ReceiptKeeper
 
-	cur    cursorState  // Discover's alone
-	ent    *entityStage // the entity stage (entities.go)
-	keyset keysetState  // whether issue ids compare as numbers (keyset.go)
+	cur              cursorState  // Discover's alone
+	ent              *entityStage // the entity stage (entities.go)
+	keyset           keysetState  // whether issue ids compare as numbers (keyset.go)
+	poll.SweepSwitch              // off until the cycle enables scheduled discovery (Sweeper)
 
 	mu      sync.Mutex
 	written []int64                // ids of issues this poller wrote recently, newest last

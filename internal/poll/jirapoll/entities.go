@@ -2,6 +2,7 @@ package jirapoll
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -30,7 +31,7 @@ type entityStage struct {
 	res *jiraentity.Resolver // over api
 
 	mu sync.Mutex
-	// want is set by the first ResolveEntities: from then on discovery
+	// want is set by the first Entities: from then on discovery
 	// reads entityFields, and Detect keeps its reads.
 	want bool
 	// fields: the latest discovery read entityFields.
@@ -127,26 +128,29 @@ func (d *Driver) keepRead(on bool, it *poll.Item, newest []jira.Comment, total i
 // EntitySystem implements poll.EntityResolver.
 func (d *Driver) EntitySystem() string { return entity.SystemJira }
 
-// ResolveEntities implements poll.EntityResolver: each item's entity
-// (jiraentity), built from what discovery and Detect read (no issue
-// read: listComments), else — in the first cycle that resolves entities,
-// whose discovery did not read their fields — from one issue read with
-// its comments and changelog (jira.Client.ReadIssue). The actors' roles are read once per project
-// for the whole batch (jiraentity.Roles): one call for the project's
-// roles and one per role. The calls go through the driver's client, so
-// Usage (and the cycle's stats) count them. An item whose entity cannot
-// be resolved gets the error (its evaluation is denied); refused
-// credentials stop the cycle. It only reads.
-func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error {
+// Entities implements poll.EntityResolver: it resolves each item's
+// entity (jiraentity), concurrently, before it returns the cycle's
+// resolver of them: built from what discovery and Detect read (no issue
+// read: listComments), else — in the first cycle that resolves
+// entities, whose discovery did not read their fields — from one issue
+// read with its comments and changelog (jira.Client.ReadIssue). The
+// actors' roles are read once per project for the whole batch
+// (jiraentity.Roles): one call for the project's roles and one per role.
+// The calls go through the driver's client, so Usage (and the cycle's
+// stats) count them. An item whose entity cannot be resolved gets the
+// error (its evaluation is denied); refused credentials stop the cycle.
+// It only reads.
+func (d *Driver) Entities(ctx context.Context, items []*poll.Item) (poll.ItemResolver, error) {
 	st := d.ent
 	st.mu.Lock()
 	st.want = true
 	st.mu.Unlock()
+	r := &resolved{items: map[*poll.Item]resolution{}, refs: map[entity.Ref]*entity.Entity{}}
 	if st.api == nil {
 		for _, it := range items {
-			it.Entity = &entity.Resolution{Err: fmt.Errorf("%s: the Jira client cannot read issues for entities", Name)}
+			r.items[it] = resolution{err: fmt.Errorf("%s: the Jira client cannot read issues for entities", Name)}
 		}
-		return nil
+		return r, nil
 	}
 	roles := st.res.Roles()
 	var stop firstErr
@@ -155,13 +159,65 @@ func (d *Driver) ResolveEntities(ctx context.Context, items []*poll.Item) error 
 		if jira.IsAuth(err) {
 			stop.set(apiStop("resolving entities", err))
 		}
-		it.Entity = &entity.Resolution{Entity: e, Err: err}
+		r.put(it, e, err)
 	})
 	if err := stop.get(); err != nil {
-		return err
+		return nil, err
 	}
-	return ctx.Err()
+	return r, ctx.Err()
 }
+
+// resolution is one item's entity, or why it has none.
+type resolution struct {
+	e   *entity.Entity
+	err error
+}
+
+// resolved is the cycle's resolver (poll.ItemResolver): the entities
+// Entities resolved, by item and by Ref.
+type resolved struct {
+	mu    sync.Mutex
+	items map[*poll.Item]resolution
+	refs  map[entity.Ref]*entity.Entity
+}
+
+func (r *resolved) put(it *poll.Item, e *entity.Entity, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.items[it] = resolution{e: e, err: err}
+	if err == nil && e != nil {
+		r.refs[e.Ref()] = e
+	}
+}
+
+// Ref implements poll.ItemResolver: the Ref of the entity resolved for
+// it, else why none was.
+func (r *resolved) Ref(it *poll.Item) (entity.Ref, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := r.items[it]
+	switch {
+	case res.err != nil:
+		return entity.Ref{}, res.err
+	case res.e == nil:
+		return entity.Ref{}, errors.New("no entity")
+	}
+	return res.e.Ref(), nil
+}
+
+// Resolve implements entity.Resolver over the entities of this cycle.
+func (r *resolved) Resolve(_ context.Context, ref entity.Ref) (*entity.Entity, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.refs[ref]; ok {
+		return e, nil
+	}
+	return nil, fmt.Errorf("%s: %s was not resolved in this cycle", Name, ref)
+}
+
+// Resolved implements poll.ItemResolver: the receipts are read with the
+// issue (receipts.go).
+func (r *resolved) Resolved(context.Context, *poll.Item) error { return nil }
 
 // resolveItem builds one item's entity.
 func (d *Driver) resolveItem(ctx context.Context, it *poll.Item, roles *jiraentity.Roles) (*entity.Entity, error) {

@@ -29,7 +29,7 @@ func detectAndResolve(t *testing.T, e *env, p *poller) ([]*poll.Item, map[string
 	}
 	e.sim.ResetCalls()
 	before := p.drv.Usage().Calls
-	if err := p.drv.ResolveEntities(ctx, disc.Eligible); err != nil {
+	if err := poll.ResolveEntities(ctx, p.drv, disc.Eligible); err != nil {
 		t.Fatal(err)
 	}
 	calls := e.sim.Calls()

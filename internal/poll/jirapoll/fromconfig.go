@@ -8,6 +8,8 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/event"
+	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
@@ -30,6 +32,14 @@ func (in *Input) PollDriver() poll.Driver { return in.Driver }
 
 // Settings implements poll.Input.
 func (in *Input) Settings() config.InputDriver { return in.settings }
+
+var _ poll.FeedbackInput = (*Input)(nil)
+
+// Feedback implements poll.FeedbackInput: comments on the issues, through
+// the poller's own Jira client (its pacing and call counts).
+func (in *Input) Feedback() (string, feedback.Writer) {
+	return event.SystemJira, &feedback.Jira{Client: in.client}
+}
 
 // SiteURL is the Jira site the input polls.
 func (in *Input) SiteURL() string { return in.settings.Connection.BaseURL }

@@ -19,7 +19,6 @@ import (
 // that one-shot processes walk the whole project and honour
 // entity.every.
 type sweepState struct {
-	on bool
 	// token is the position: the nextPageToken of the page that comes
 	// next ("": the first). The sweep pages by Jira's token, not by an
 	// `id >` keyset, because what an issue-id comparison means differs
@@ -32,7 +31,7 @@ type sweepState struct {
 	// cache, as events take them (jira.Client.CachedProjectRoleMembers:
 	// at most its CacheTTL old, kept in the poller's state). The decision
 	// that dispatches resolves the entity afresh, with the roles read then
-	// (ResolveEntities).
+	// (Entities).
 	res *jiraentity.Resolver
 }
 
@@ -59,13 +58,7 @@ type pager interface {
 	SearchPage(ctx context.Context, req jira.SearchRequest, token string) ([]jira.Issue, string, error)
 }
 
-// EnableSweep implements poll.Sweeper: from now on every discovery also
-// reads one page of the sweep.
-func (d *Driver) EnableSweep() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.sweep.on = true
-}
+var _ poll.Sweeper = (*Driver)(nil) // poll.SweepSwitch
 
 // Discover implements poll.Driver: discovery of the changed issues
 // (discover), then, with scheduled discovery on (EnableSweep), the sweep.
@@ -91,8 +84,9 @@ func (d *Driver) Discover(ctx context.Context) (*poll.Discovery, error) {
 // them), selected after the changed issues. A failed sweep is logged and
 // skipped: it is an extra, never a condition of the cycle.
 func (d *Driver) sweepPage(ctx context.Context, disc *poll.Discovery) {
+	on := d.SweepOn()
 	d.mu.Lock()
-	on, token := d.sweep.on, d.sweep.token
+	token := d.sweep.token
 	d.mu.Unlock()
 	comp, ok := d.o.API.(completer)
 	pg, ok2 := d.o.API.(pager)

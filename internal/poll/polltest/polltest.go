@@ -1,7 +1,9 @@
-// Package polltest is what the forge pollers' tests share: a decider
-// that gives every comment a harness of its own, and the same-second
-// scenario that github-poll and gitlab-poll must pass against their
-// emulators (changes made in the second of a change a cycle already saw).
+// Package polltest is what the forge pollers' tests share: deciders that
+// give every comment a harness of its own or run one harness on a slash
+// command (deciders.go), the same-second scenario that github-poll and
+// gitlab-poll must pass against their emulators (changes made in the
+// second of a change a cycle already saw), and the volume benchmark and
+// one-cycle cases (volume.go).
 package polltest
 
 import (
@@ -10,37 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/event"
-	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/scope"
 )
-
-// PerComment is a poll.Decider that runs, for every comment, a harness of
-// its own named Prefix and the comment's id: each comment is its own
-// scope, so none is coalesced into another or superseded, and each must
-// end with exactly one live run. Other changes match nothing. Forge is
-// the configuration's forge (the scope key's subject system).
-type PerComment struct{ Prefix, Forge string }
-
-// Harness is the harness of comment id.
-func (d PerComment) Harness(id int64) string { return d.Prefix + strconv.FormatInt(id, 10) }
-
-// Decide implements poll.Decider.
-func (d PerComment) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
-	c := ev.Transition.Comment
-	if c == nil {
-		return poll.Decision{Verdict: poll.VerdictNoMatch}
-	}
-	name := d.Prefix + c.ID
-	return poll.Decision{Verdict: poll.VerdictRun, Runs: []plan.Run{{Harness: name, Event: ev, Key: scope.KeyOf(name, ev, d.Forge),
-		WorkItem: plan.WorkItem{URL: ev.Entity.URL, Source: ev.Source.System}}}}
-}
-
-// Admit implements poll.Decider: every run.
-func (PerComment) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
 
 // World is an emulated forge with pollers, for SameSecond.
 type World interface {

@@ -7,43 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fullsend-dev/fullsend/internal/entity"
-	"github.com/fullsend-dev/fullsend/internal/event"
-	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/scope"
 )
-
-// Commands is a poll.Decider that decides as the core does for one
-// harness whose trigger is a slash command under a minimum role: a
-// comment carrying Command by an actor of at least MinRole (default
-// write) runs Harness; one by a lesser actor is denied; any other change
-// (a comment without the command, an opening, a label) matches nothing.
-// Bots never reach it: the cycle's loop guard drops their changes first.
-type Commands struct {
-	Harness, Command, Forge string
-	MinRole                 event.Role
-}
-
-// Decide implements poll.Decider.
-func (d Commands) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
-	c := ev.Transition.Comment
-	if c == nil || c.Command != d.Command {
-		return poll.Decision{Verdict: poll.VerdictNoMatch}
-	}
-	least := d.MinRole
-	if least == "" {
-		least = event.RoleWrite
-	}
-	if !ev.Actor.Role.AtLeast(least) {
-		return poll.Decision{Verdict: poll.VerdictDenied, Reason: "role " + string(ev.Actor.Role) + " is below " + string(least)}
-	}
-	return poll.Decision{Verdict: poll.VerdictRun, Runs: []plan.Run{{Harness: d.Harness, Event: ev,
-		Key: scope.KeyOf(d.Harness, ev, d.Forge), WorkItem: plan.WorkItem{URL: ev.Entity.URL, Source: ev.Source.System}}}}
-}
-
-// Admit implements poll.Decider: every run.
-func (Commands) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
 
 // The volume benchmark's settings (scripts/bench-poll.sh forge), shared by
 // github-poll's and gitlab-poll's BenchmarkVolume.
