@@ -43,11 +43,6 @@ const (
 	firstBatch = DefaultN
 )
 
-// lockless is implemented by the drivers without poll locks (NoLocks).
-type lockless interface{ noLocks() }
-
-func (NoLocks) noLocks() {}
-
 // budget is what a cycle of a driver without locks may still spend.
 type budget struct {
 	requests int   // Options.Requests

@@ -32,9 +32,11 @@ type Input interface {
 	// Account returns the id of the tool's own account on the tracker, for
 	// the loop guard. Refused credentials are config.Invalid.
 	Account(ctx context.Context) (string, error)
+	// InputCapabilities is what the input can do beyond its cycles.
+	InputCapabilities() InputCapabilities
 }
 
-// StateSaver is implemented by an input that keeps state in the state
+// StateSaver is the capability of an input that keeps state in the state
 // directory (package pollstate, loaded when the input is built): the
 // controller calls SaveState after each of its cycles (not in a dry run).
 // A failed save is logged by the input: the state is an optimisation only.
@@ -42,7 +44,7 @@ type StateSaver interface {
 	SaveState()
 }
 
-// StateReleaser is implemented by an input that holds a claim on its
+// StateReleaser is the capability of an input that holds a claim on its
 // state file (pollstate.Store.Claim): Poll gives it back when the
 // controller is done, so that a later controller in the same process
 // comes back as the poller the state names.
@@ -54,7 +56,7 @@ type StateReleaser interface {
 // (StateReleaser); the process's exit does too.
 func (c *Controller) ReleaseState() {
 	for _, in := range c.inputs {
-		if r, ok := in.(StateReleaser); ok {
+		if r := in.InputCapabilities().Release; r != nil {
 			r.ReleaseState()
 		}
 	}

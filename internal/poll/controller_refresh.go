@@ -11,9 +11,10 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
-// lockRefresher rewrites the timestamps of poll locks this poller still
-// holds (jirapoll's RefreshLocks).
-type lockRefresher interface {
+// LockRefresher is the capability of an input that rewrites the
+// timestamps of poll locks this poller still holds (jirapoll's
+// RefreshLocks).
+type LockRefresher interface {
 	RefreshLocks(ctx context.Context, locks []plan.PollLock) (refreshed, lost int, err error)
 }
 
@@ -26,8 +27,11 @@ type lockRefresher interface {
 // ctx's cancellation: after a stop signal the executor is still closed.
 func (c *Controller) refreshQueued(ctx context.Context, out output.Driver) (stop func()) {
 	w, ok := out.(output.Waiter)
-	r, canRefresh := c.lockInput.(lockRefresher)
-	if !ok || !canRefresh || c.o.DryRun {
+	var r LockRefresher
+	if c.lockInput != nil {
+		r = c.lockInput.InputCapabilities().Refresh
+	}
+	if !ok || r == nil || c.o.DryRun {
 		return func() {}
 	}
 	return refreshWaiting(ctx, w, r, c.lockInput.Settings().Lock.RefreshInterval, c.o.Log)
@@ -35,7 +39,7 @@ func (c *Controller) refreshQueued(ctx context.Context, out output.Driver) (stop
 
 // refreshWaiting refreshes, every interval (default
 // config.DefaultRefreshInterval) until stop, the locks w reports waiting.
-func refreshWaiting(ctx context.Context, w output.Waiter, r lockRefresher, every time.Duration, log *slog.Logger) (stop func()) {
+func refreshWaiting(ctx context.Context, w output.Waiter, r LockRefresher, every time.Duration, log *slog.Logger) (stop func()) {
 	if every <= 0 {
 		every = config.DefaultRefreshInterval
 	}

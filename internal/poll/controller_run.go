@@ -123,7 +123,7 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 			ClaimWait: polllock.ClaimWaitFor(s.Lock.StaleThreshold), Feedback: c.notifier(in), Schedule: c.schedule(decider{eng}, in),
 		})
 		planned = append(planned, res.Planned...)
-		if ss, ok := in.(StateSaver); ok && !c.o.DryRun {
+		if ss := in.InputCapabilities().State; ss != nil && !c.o.DryRun {
 			ss.SaveState()
 		}
 		if err != nil {
@@ -177,9 +177,6 @@ func (d decider) Decide(ev *event.Event, res *entity.Resolution) Decision {
 func (d decider) DecidesEntities(system string) bool { return d.e.DecidesEntities(system) }
 
 func (d decider) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return d.e.Admit(runs) }
-
-// decider refunds the breaker slots of failed dispatches (a compile-time check).
-var _ Refunder = decider{}
 
 // Refund hands back the breaker slots of runs whose dispatch failed.
 func (d decider) Refund(runs []plan.Run) { d.e.Refund(runs) }

@@ -19,6 +19,10 @@ type savingInput struct {
 
 func (in *savingInput) SaveState() { in.saves++ }
 
+func (in *savingInput) InputCapabilities() poll.InputCapabilities {
+	return poll.InputCapabilities{State: in}
+}
+
 // TestControllerSavesState: an input that keeps state (poll.StateSaver)
 // saves it after its cycle, not in a dry run; the inputs are given the
 // --state-dir directory (none for "none").
@@ -108,6 +112,10 @@ type releasingInput struct {
 }
 
 func (in *releasingInput) ReleaseState() { in.releases++ }
+
+func (in *releasingInput) InputCapabilities() poll.InputCapabilities {
+	return poll.InputCapabilities{State: in, Release: in}
+}
 
 // TestPollReleasesState: Poll gives back the inputs' claims on their
 // state files when it is done (poll.StateReleaser), after the save, so

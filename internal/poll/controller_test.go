@@ -30,6 +30,9 @@ func (in *fakeInput) PollDriver() poll.Driver {
 	return in.d
 }
 func (in *fakeInput) Settings() config.InputDriver { return in.settings }
+func (in *fakeInput) InputCapabilities() poll.InputCapabilities {
+	return poll.InputCapabilities{}
+}
 func (in *fakeInput) Account(context.Context) (string, error) {
 	if in.accountFn != nil {
 		return in.accountFn()

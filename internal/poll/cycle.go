@@ -96,6 +96,8 @@ type Result struct {
 
 type cycle struct {
 	o     Options
+	caps  Capabilities       // the driver's, read once
+	out   outputCapabilities // the output's, read once
 	log   *slog.Logger
 	st    CycleStats
 	begin Usage // the driver's usage when the cycle began
@@ -143,7 +145,7 @@ func (c *cycle) validate(ev *event.Event) error {
 // quarantined changes; it is also in Stats.Error. The stats are logged as one record and sent to the Observer.
 func Run(ctx context.Context, o Options) (Result, error) {
 	o = withDefaults(o)
-	c := &cycle{o: o}
+	c := &cycle{o: o, caps: o.Driver.Capabilities(), out: capabilitiesOf(o.Output)}
 	c.st.CycleID = uuid.NewString()
 	c.st.Driver = o.Driver.Name()
 	if o.Output != nil {
@@ -207,7 +209,7 @@ func withDefaults(o Options) Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
-		if tc, ok := o.Driver.(TrackerClock); ok {
+		if tc := o.Driver.Capabilities().Clock; tc != nil {
 			o.Now = tc.TrackerNow
 		}
 	}
@@ -237,7 +239,7 @@ func (c *cycle) jitter(gap time.Duration) time.Duration {
 
 func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 	d := c.o.Driver
-	if sw, ok := d.(Sweeper); ok && c.o.Schedule.allows() {
+	if sw := c.caps.Scheduled; sw != nil && c.o.Schedule.allows() {
 		sw.EnableSweep()
 	}
 	disc, err := d.Discover(ctx)
@@ -254,7 +256,7 @@ func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 	if !c.o.DryRun {
 		eligible = c.settled(eligible)
 	}
-	if _, ok := d.(lockless); ok {
+	if c.caps.NoLocks {
 		return c.budgeted(ctx, eligible) // no lock: no N, no stale lock
 	}
 	sel := Select(eligible, c.o.N, rng)
@@ -439,7 +441,7 @@ func (c *cycle) verify(ctx, keep context.Context, held []*Item, gap time.Duratio
 // so that of the claim and the takeover one always sees the other. A
 // driver without locks wrote none and waits nothing.
 func (c *cycle) verifyWait(held []*Item, gap time.Duration) time.Duration {
-	if _, ok := c.o.Driver.(lockless); ok {
+	if c.caps.NoLocks {
 		return 0 // no lock was written: nothing to wait for
 	}
 	d := c.jitter(gap)

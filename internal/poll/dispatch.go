@@ -119,8 +119,8 @@ type RunTracker interface {
 // brought it back, which would hold the item until the stale threshold.
 // A run that ends later releases the lock itself.
 func (c *cycle) releaseEnded(ctx context.Context, started []*Item) {
-	t, ok := c.o.Output.(RunTracker)
-	if !ok {
+	t := c.out.tracker
+	if t == nil {
 		return
 	}
 	for _, it := range started {

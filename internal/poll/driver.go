@@ -41,7 +41,8 @@ import (
 // Driver is a poll input driver as the cycle uses it: one interface per
 // stage of the cycle, in the order the cycle calls them (Discoverer,
 // Locker, Detector, then Checkpointer), plus what the cycle reports
-// (Name, Usage) and hands to runs (PollLock). Methods taking a batch of
+// (Name, Usage) and hands to runs (PollLock), and what else it can do
+// (Capabilities). Methods taking a batch of
 // items move each item on with Item's transitions (per-item problems:
 // Item.Fail, the item is then skipped) and return an error only when the
 // whole cycle must stop (for example ErrAuth). Drivers must be safe for
@@ -58,9 +59,11 @@ type Driver interface {
 	PollLock(it *Item) *plan.PollLock
 	// Usage reports cumulative API calls and rate-limit waits.
 	Usage() Usage
+	// Capabilities is what the driver can do beyond these stages.
+	Capabilities() Capabilities
 }
 
-// TrackerClock is implemented by a driver that knows its tracker's clock
+// TrackerClock is the capability (Capabilities.Clock) of a driver that knows its tracker's clock
 // (package trackerclock): the cycle stamps and judges intents on it, so
 // that pollers whose host clocks disagree agree on an intent's age.
 type TrackerClock interface {

@@ -31,6 +31,8 @@ type entityDriver struct {
 
 func (d *entityDriver) EntitySystem() string { return entity.SystemJira }
 
+func (d *entityDriver) Capabilities() poll.Capabilities { return poll.Capabilities{Entities: d} }
+
 func (d *entityDriver) ResolveEntities(_ context.Context, items []*poll.Item) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()

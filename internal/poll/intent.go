@@ -57,8 +57,8 @@ const ClockMargin = trackerclock.ClockError + trackerclock.MaxError
 // output platform's clock when the output knows it, less ClockMargin; else
 // it is the intent's time.
 func (c *cycle) lookupSince(ctx context.Context, ts time.Time) time.Time {
-	pc, ok := c.o.Output.(PlatformClock)
-	if !ok {
+	pc := c.out.clock
+	if pc == nil {
 		return ts
 	}
 	now, ok := pc.PlatformNow(ctx)
@@ -68,10 +68,7 @@ func (c *cycle) lookupSince(ctx context.Context, ts time.Time) time.Time {
 	return ts.Add(now.Sub(c.o.Now())).Add(-ClockMargin)
 }
 
-func (c *cycle) finder() DispatchFinder {
-	f, _ := c.o.Output.(DispatchFinder)
-	return f
-}
+func (c *cycle) finder() DispatchFinder { return c.out.finder }
 
 // recoverIntents asks the platform about the intents a previous holder of
 // each item's lock left behind. A run of the intent's change (or an older
@@ -287,8 +284,8 @@ func (c *cycle) forgetUnsent(ctx context.Context, p itemPlan, o outcome) {
 // flush makes a plan printer write its plan before anything is recorded;
 // on failure every result becomes an error (nothing was printed).
 func (c *cycle) flush(ctx context.Context, results []outputResult) {
-	f, ok := c.o.Output.(Flusher)
-	if !ok {
+	f := c.out.flusher
+	if f == nil {
 		return
 	}
 	if err := f.Flush(ctx); err != nil {

@@ -76,14 +76,14 @@ type EntityQuarantine struct {
 	Reason   string
 }
 
-// Sweeper is implemented by drivers that can sweep their entities for
+// Sweeper is the capability of drivers that can sweep their entities for
 // scheduled discovery (Discovery.Swept): the cycle enables it when
 // scheduled discovery is on; until then the driver spends nothing on it.
 type Sweeper interface {
 	EnableSweep()
 }
 
-// ReceiptKeeper is implemented by drivers that keep the receipts record
+// ReceiptKeeper is the capability of drivers that keep the receipts record
 // on their items (receipts.Receipts). The cycle holds the item's lock
 // when it calls them.
 type ReceiptKeeper interface {

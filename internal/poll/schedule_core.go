@@ -40,8 +40,9 @@ func (d decider) DecideScheduled(res entity.Resolution) ScheduledDecision {
 // receipts (jira-poll, github-poll, gitlab-poll; without receipts retries could not
 // be bounded).
 func (c *Controller) schedule(eng decider, in Input) *Schedule {
-	er, ok := in.PollDriver().(EntityResolver)
-	if _, keeps := in.PollDriver().(ReceiptKeeper); !ok || !keeps {
+	caps := in.PollDriver().Capabilities()
+	er := caps.Entities
+	if er == nil || caps.Scheduled == nil {
 		return nil
 	}
 	if !c.cfg.Authorization.AllowsScheduled() || !eng.DecidesEntities(er.EntitySystem()) {
@@ -51,17 +52,17 @@ func (c *Controller) schedule(eng decider, in Input) *Schedule {
 		c.cadence = &reconcile.Cadence{}
 	}
 	cadence, id := c.cadence, c.pollerID
-	if k, ok := in.PollDriver().(CadenceKeeper); ok {
+	if k := caps.Cadence; k != nil {
 		cadence = k.Cadence()
 	}
-	if p, ok := in.PollDriver().(PollerIdentity); ok && p.PollerID() != "" {
+	if p := caps.Identity; p != nil && p.PollerID() != "" {
 		id = p.PollerID()
 	}
 	return &Schedule{Decider: eng, Policy: config.ScheduledAllow, Invoker: in.PollDriver().Name() + ":" + id,
 		Forge: c.cfg.Forge, Cadence: cadence, Notify: c.o.OnQuarantine}
 }
 
-// CadenceKeeper is implemented by drivers that keep the cadence of their
+// CadenceKeeper is the capability of drivers that keep the cadence of their
 // scheduled evaluations (entity.every) themselves, in their state, so
 // that a one-shot process honours it; the others share the controller's
 // (in memory).
@@ -69,7 +70,7 @@ type CadenceKeeper interface {
 	Cadence() *reconcile.Cadence
 }
 
-// PollerIdentity is implemented by drivers that run under a poller id of
+// PollerIdentity is the capability of drivers that run under a poller id of
 // their own (one restored from their state): the invoker of their
 // scheduled runs (Schedule.Invoker) names it.
 type PollerIdentity interface {

@@ -41,6 +41,8 @@ func (d PerComment) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision 
 
 // Admit implements poll.Decider: every run.
 func (PerComment) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
+func (PerComment) Refund([]plan.Run)                                    {}
+func (PerComment) DecidesEntities(string) bool                          { return false }
 
 // World is an emulated forge with pollers, for SameSecond.
 type World interface {

@@ -44,6 +44,8 @@ func (d Commands) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
 
 // Admit implements poll.Decider: every run.
 func (Commands) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
+func (Commands) Refund([]plan.Run)                                    {}
+func (Commands) DecidesEntities(string) bool                          { return false }
 
 // The volume benchmark's settings (scripts/bench-poll.sh forge), shared by
 // github-poll's and gitlab-poll's BenchmarkVolume.
