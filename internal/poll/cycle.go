@@ -237,7 +237,9 @@ func (c *cycle) jitter(gap time.Duration) time.Duration {
 	return lo + time.Duration(c.o.Rand.Int64N(int64(hi-lo))) + extra
 }
 
-func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
+// discover is the discovery stage: the driver's sweep switched on when
+// scheduled discovery is, then its Discover, counted.
+func (c *cycle) discover(ctx context.Context) (*Discovery, error) {
 	d := c.o.Driver
 	if sw := c.caps.Scheduled; sw != nil && c.o.Schedule.allows() {
 		sw.EnableSweep()
@@ -248,69 +250,49 @@ func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 	}
 	c.st.Candidates, c.st.Eligible, c.st.Corrupt = disc.Candidates, len(disc.Eligible), disc.Corrupt
 	c.st.Cursor = disc.Cursor
+	return disc, nil
+}
+
+// choose is the selection stage of a driver with locks: N of the
+// eligible items (Select), the longest-waiting ones when the driver
+// already ordered its share of the work.
+func (c *cycle) choose(eligible []*Item, ordered bool) []*Item {
 	rng := c.o.Rand
-	if disc.Ordered {
+	if ordered {
 		rng = nil
-	}
-	eligible := c.sweepDue(disc.Swept, disc.Eligible)
-	if !c.o.DryRun {
-		eligible = c.settled(eligible)
-	}
-	if c.caps.NoLocks {
-		return c.budgeted(ctx, eligible) // no lock: no N, no stale lock
 	}
 	sel := Select(eligible, c.o.N, rng)
 	c.st.Selected = len(sel)
-	if c.o.DryRun {
-		return c.dryRun(ctx, sel)
-	}
-	if len(disc.Stale) > 0 && ctx.Err() == nil {
-		n, err := d.RemoveStale(ctx, disc.Stale)
-		c.st.LocksStaleRemoved += n
-		if err != nil {
-			return nil, err
-		}
-	}
-	if len(sel) == 0 || ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	return nil, c.work(ctx, sel)
+	return sel
 }
 
-// work detects, rechecks, locks, verifies, decides, dispatches and
-// checkpoints sel. Detection comes before the lock, so that the lock is
-// written once, already listing the runs the changes call for
-// (Item.Planned): each run claims its entry when it starts, and the lock
-// needs no second write after the dispatch. The consistent re-read
-// (Recheck) stays right before the lock write: the jitter between the
-// lock write and its verification must cover the time from another
-// poller's re-read to its write. Every lock written is either handed to a
-// dispatched run or removed before work returns.
-func (c *cycle) work(ctx context.Context, sel []*Item) error {
-	keep := context.WithoutCancel(ctx) // rollback and in-flight dispatch outlive a stop request
+// removeStale deletes the stale locks discovery found on items the cycle
+// does not work on.
+func (c *cycle) removeStale(ctx context.Context, stale []*Item) error {
+	if len(stale) == 0 || ctx.Err() != nil {
+		return nil
+	}
+	n, err := c.o.Driver.RemoveStale(ctx, stale)
+	c.st.LocksStaleRemoved += n
+	return err
+}
+
+// detect is the detection stage: the driver fills each item's changes;
+// the items whose detection failed, or that vanished, are dropped.
+func (c *cycle) detect(ctx, keep context.Context, sel []*Item) ([]*Item, error) {
 	if err := c.o.Driver.Detect(ctx, sel); err != nil {
-		return err
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
-	todo := c.dropFailed(keep, sel)
-	if err := c.resolveEntities(ctx, todo); err != nil {
-		return err // nothing is locked yet
-	}
-	c.planLocks(todo)
-	reread := c.o.Now()
-	todo, err := c.recheck(ctx, todo)
-	if err != nil {
-		return err
-	}
-	if err := c.lock(ctx, keep, todo); err != nil {
-		return err
-	}
-	held, err := c.verify(ctx, keep, c.inState(todo, StateHeld), c.o.Now().Sub(reread))
-	if err != nil {
-		return err
-	}
+	return c.dropFailed(keep, sel), nil
+}
+
+// decide is the decision stage, on the verified checkpoints of the held
+// items: each item's changes (decideItem), then its entity with no event
+// (scheduleItem); a lost lock is counted and left.
+func (c *cycle) decide(keep context.Context, held []*Item) []itemPlan {
 	var plans []itemPlan
 	for _, it := range held {
 		if c.drop(keep, it, "item skipped") {
@@ -326,8 +308,7 @@ func (c *cycle) work(ctx context.Context, sel []*Item) error {
 			plans = append(plans, p)
 		}
 	}
-	c.dispatch(keep, plans)
-	return nil
+	return plans
 }
 
 // recheck re-reads sel consistently before anything is written on it and
