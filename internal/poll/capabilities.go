@@ -37,15 +37,6 @@ type Scheduled interface {
 	ReceiptKeeper
 }
 
-// InputCapabilities is what an Input can do beyond its cycles, declared
-// once by the input (Input.InputCapabilities), nil when it has not got it.
-type InputCapabilities struct {
-	State    StateSaver    // saves its state after each cycle
-	Release  StateReleaser // gives its state file's claim back
-	Refresh  LockRefresher // refreshes the locks of queued runs
-	Feedback FeedbackInput // writes feedback on its items
-}
-
 // outputCapabilities is what the cycle's output can do beyond
 // dispatching, read once when the cycle is built: the output contract
 // (package output) sits below poll and cannot name these interfaces.

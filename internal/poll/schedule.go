@@ -268,3 +268,18 @@ func (c *cycle) doneCadence() {
 		s.Cadence.Done(k, every, now)
 	}
 }
+
+// CadenceKeeper is the capability of drivers that keep the cadence of their
+// scheduled evaluations (entity.every) themselves, in their state, so
+// that a one-shot process honours it; the others share the controller's
+// (in memory).
+type CadenceKeeper interface {
+	Cadence() *reconcile.Cadence
+}
+
+// PollerIdentity is the capability of drivers that run under a poller id of
+// their own (one restored from their state): the invoker of their
+// scheduled runs (Schedule.Invoker) names it.
+type PollerIdentity interface {
+	PollerID() string
+}

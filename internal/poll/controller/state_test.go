@@ -1,4 +1,4 @@
-package poll_test
+package controller_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/controller"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
 )
 
@@ -41,7 +42,7 @@ func TestControllerSavesState(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := &savingInput{fakeInput: &fakeInput{d: &fakeDriver{}}}
 			var gotDir string
-			o := poll.ControllerOptions{DryRun: tc.dryRun, StateDir: tc.stateDir, Getenv: func(string) string { return "" },
+			o := controller.Options{DryRun: tc.dryRun, StateDir: tc.stateDir, Getenv: func(string) string { return "" },
 				ConfigDir: testfs.WriteTree(t, map[string]string{
 					"config.yaml": strings.Replace(controllerConfig, "%KILL%", "false", 1),
 					"a.yaml":      "role: r\ntrigger: 'event.transition.kind == \"comment_added\"'\n",
@@ -52,7 +53,7 @@ func TestControllerSavesState(t *testing.T) {
 				return in, nil
 			}}
 			o.NewOutput = func(string, *config.Config, output.Env) (output.Driver, error) { return &fakeOut{}, nil }
-			c, err := poll.NewController(context.Background(), o)
+			c, err := controller.New(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +81,7 @@ func TestControllerTellsInputsTheEntitySystems(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got func(string) bool
-			o := poll.ControllerOptions{StateDir: "none", Getenv: func(string) string { return "" },
+			o := controller.Options{StateDir: "none", Getenv: func(string) string { return "" },
 				ConfigDir: testfs.WriteTree(t, map[string]string{
 					"config.yaml": strings.Replace(controllerConfig, "%KILL%", "false", 1),
 					"a.yaml":      tc.harness,
@@ -92,7 +93,7 @@ func TestControllerTellsInputsTheEntitySystems(t *testing.T) {
 				return in, nil
 			}}
 			o.NewOutput = func(string, *config.Config, output.Env) (output.Driver, error) { return &fakeOut{}, nil }
-			if _, err := poll.NewController(context.Background(), o); err != nil {
+			if _, err := controller.New(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
 			if got == nil {
@@ -123,7 +124,7 @@ func (in *releasingInput) InputCapabilities() poll.InputCapabilities {
 // the state names.
 func TestPollReleasesState(t *testing.T) {
 	in := &releasingInput{savingInput: savingInput{fakeInput: &fakeInput{d: &fakeDriver{}}}}
-	o := poll.ControllerOptions{StateDir: "none", Getenv: func(string) string { return "" },
+	o := controller.Options{StateDir: "none", Getenv: func(string) string { return "" },
 		ConfigDir: testfs.WriteTree(t, map[string]string{
 			"config.yaml": strings.Replace(controllerConfig, "%KILL%", "false", 1),
 			"a.yaml":      "role: r\ntrigger: 'event.transition.kind == \"comment_added\"'\n",
@@ -133,7 +134,7 @@ func TestPollReleasesState(t *testing.T) {
 		return in, nil
 	}}
 	o.NewOutput = func(string, *config.Config, output.Env) (output.Driver, error) { return &fakeOut{}, nil }
-	if err := poll.Poll(context.Background(), o); err != nil {
+	if err := controller.Poll(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	if in.saves != 1 || in.releases != 1 {
