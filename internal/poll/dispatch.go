@@ -9,6 +9,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll/intents"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
@@ -212,7 +213,7 @@ func (c *cycle) checkpoint(ctx context.Context, p itemPlan, o outcome) {
 		c.release(ctx, it, true)
 		return
 	}
-	cp := Checkpoint{At: p.newAt.At, ID: p.newAt.ID, Intents: checkpointIntents(p, o), Runs: o.refs}
+	cp := Checkpoint{At: p.newAt.At, ID: p.newAt.ID, Intents: intents.Kept(p.intents, o.failed, o.unsent), Runs: o.refs}
 	for h := range o.failed {
 		if cp.Retry == nil {
 			cp.Retry = map[string]time.Time{}

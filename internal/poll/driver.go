@@ -10,7 +10,8 @@
 // stages.go composes it stage by stage (discover → select → detect →
 // resolve entities → lock → verify → decide → dispatch → record →
 // checkpoint → feedback) and names the file of each stage: entitystage.go
-// (the entity stage), intent.go (crash-safe dispatch), admit.go (the
+// (the entity stage), intent.go (crash-safe dispatch, its rule in package
+// intents), admit.go (the
 // circuit breaker), schedule*.go (scheduled discovery), quarantine.go and
 // undecided.go (changes given up on), budget.go (a cycle without locks),
 // feedback.go. The output's optional interfaces (DispatchFinder,
