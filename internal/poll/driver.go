@@ -6,19 +6,20 @@
 // record, or no locks at all, NoLocks), which the cycle reads once. The
 // drivers discover, lock and detect; the cycle selects, decides and
 // coalesces (Decider: CoreDecider adapts the core), verifies the lock
-// right before dispatch, dispatches and checkpoints. Run is one cycle;
-// stages.go composes it stage by stage (discover → select → detect →
-// resolve entities → lock → verify → decide → dispatch → record →
-// checkpoint → feedback) and names the file of each stage: entitystage.go
-// (the entity stage), intent.go (crash-safe dispatch, its rule in package
-// intents), admit.go (the
-// circuit breaker), schedule*.go (scheduled discovery), quarantine.go and
-// undecided.go (changes given up on), budget.go (a cycle without locks),
-// feedback.go. The output's optional interfaces (DispatchFinder,
-// PlatformClock, Flusher, RunTracker) are read once when the cycle is
-// built. An Input (input.go) is a configured driver as package
-// controller, `fullsend poll` itself, runs it; Watch repeats cycles.
-// CycleStats (stats.go) is the one stats type.
+// right before dispatch, dispatches and checkpoints.
+//
+// Run is one cycle; stages.go composes it stage by stage (discover →
+// select → detect → resolve entities → lock → verify → decide → dispatch
+// → record → checkpoint → feedback) and names the file of each stage:
+// entitystage.go (the entity stage), intent.go (crash-safe dispatch, its
+// rule in package intents), admit.go (the circuit breaker), schedule.go
+// and schedule_dispatch.go (scheduled discovery), quarantine.go and
+// undecided.go (changes given up on), budget.go (a cycle without locks,
+// its rule in package budget), feedback.go. The output's optional
+// interfaces (DispatchFinder, PlatformClock, Flusher, RunTracker) are
+// read once when the cycle is built. An Input (input.go) is a configured
+// driver as package controller, `fullsend poll` itself, runs it; Watch
+// repeats cycles. CycleStats (stats.go) is the one stats type.
 package poll
 
 import (
