@@ -64,8 +64,8 @@ type Options struct {
 	// Sleep waits d or until ctx ends (tests replace it).
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now is the tracker's clock: it stamps dispatch intents and judges
-	// their settle time. Nil uses the driver's TrackerClock when it has
-	// one, else time.Now.
+	// their settle time. Nil uses the driver's clock when it has one
+	// (Capabilities.Clock), else time.Now.
 	Now func() time.Time
 	// ClaimWait is the least wait before verifying a lock taken over from
 	// runs that never claimed it (polllock.ClaimWaitFor the stale
@@ -144,8 +144,9 @@ func (c *cycle) validate(ev *event.Event) error {
 // ErrItemsFailed (*ItemsError), that it completed with failed items or
 // quarantined changes; it is also in Stats.Error. The stats are logged as one record and sent to the Observer.
 func Run(ctx context.Context, o Options) (Result, error) {
-	o = withDefaults(o)
-	c := &cycle{o: o, caps: o.Driver.Capabilities(), out: capabilitiesOf(o.Output)}
+	caps := o.Driver.Capabilities()
+	o = withDefaults(o, caps)
+	c := &cycle{o: o, caps: caps, out: capabilitiesOf(o.Output)}
 	c.st.CycleID = uuid.NewString()
 	c.st.Driver = o.Driver.Name()
 	if o.Output != nil {
@@ -185,7 +186,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	return Result{Stats: c.st, Planned: planned}, err
 }
 
-func withDefaults(o Options) Options {
+func withDefaults(o Options, caps Capabilities) Options {
 	if o.N <= 0 {
 		o.N = DefaultN
 	}
@@ -209,7 +210,7 @@ func withDefaults(o Options) Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
-		if tc := o.Driver.Capabilities().Clock; tc != nil {
+		if tc := caps.Clock; tc != nil {
 			o.Now = tc.TrackerNow
 		}
 	}
