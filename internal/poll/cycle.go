@@ -493,39 +493,6 @@ func (c *cycle) release(ctx context.Context, it *Item, check bool) {
 	it.released()
 }
 
-func (c *cycle) dryRun(ctx context.Context, sel []*Item) ([]plan.Run, error) {
-	if len(sel) == 0 {
-		return []plan.Run{}, nil
-	}
-	if err := c.o.Driver.Detect(ctx, sel); err != nil {
-		return nil, err
-	}
-	var live []*Item
-	for _, it := range sel {
-		if st := it.State(); st != StateGone && st != StateFailed {
-			live = append(live, it)
-		}
-	}
-	if err := c.resolveEntities(ctx, live); err != nil {
-		return nil, err
-	}
-	planned := []plan.Run{}
-	for _, it := range live {
-		p := decideItem(it, c.o.Core, c.validate, c.log, &c.st)
-		c.scheduleItem(&p, false, nil, c.log, &c.st)
-		for h := range p.undecided {
-			p.drop(h)
-		}
-		for _, r := range p.runs {
-			r.PollLock = unlocked(c.o.Driver.PollLock(it))
-			planned = append(planned, r)
-		}
-	}
-	// Nothing was dispatched: the plan is counted apart.
-	c.st.RunsPlanned += len(planned)
-	return planned, nil
-}
-
 // unlocked is where a dry run's lock would live, without a lock id: no
 // lock was taken, so the plan must not show one.
 func unlocked(pl *plan.PollLock) *plan.PollLock {

@@ -9,6 +9,7 @@ package poll
 //	work:     detect → resolve entities → plan locks → recheck → lock → verify → decide → dispatch
 //	dispatch: recover intents → collect → start → record → quarantine and checkpoint → feedback
 //	start:    admit → record tries → write intents → output → flush → results
+//	dryRun:   detect → resolve entities → decide → the plan, nothing written
 
 import (
 	"context"
@@ -125,4 +126,40 @@ func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, ow
 		c.flush(ctx, results) // plan printers
 	}
 	c.results(ctx, plans, runs, owner, outs, results)
+}
+
+// dryRun detects, resolves and decides sel and returns the runs a real
+// cycle would dispatch, writing nothing; the plan is counted apart
+// (RunsPlanned).
+func (c *cycle) dryRun(ctx context.Context, sel []*Item) ([]plan.Run, error) {
+	if len(sel) == 0 {
+		return []plan.Run{}, nil
+	}
+	if err := c.o.Driver.Detect(ctx, sel); err != nil {
+		return nil, err
+	}
+	var live []*Item
+	for _, it := range sel {
+		if st := it.State(); st != StateGone && st != StateFailed {
+			live = append(live, it)
+		}
+	}
+	if err := c.resolveEntities(ctx, live); err != nil {
+		return nil, err
+	}
+	planned := []plan.Run{}
+	for _, it := range live {
+		p := decideItem(it, c.o.Core, c.validate, c.log, &c.st)
+		c.scheduleItem(&p, false, nil, c.log, &c.st)
+		for h := range p.undecided {
+			p.drop(h)
+		}
+		for _, r := range p.runs {
+			r.PollLock = unlocked(c.o.Driver.PollLock(it))
+			planned = append(planned, r)
+		}
+	}
+	// Nothing was dispatched: the plan is counted apart.
+	c.st.RunsPlanned += len(planned)
+	return planned, nil
 }
