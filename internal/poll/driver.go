@@ -18,8 +18,8 @@
 // its rule in package budget), feedback.go. The output's optional
 // interfaces (DispatchFinder, PlatformClock, Flusher, RunTracker) are
 // read once when the cycle is built. An Input (input.go) is a configured
-// driver as package controller, `fullsend poll` itself, runs it; Watch
-// repeats cycles. CycleStats (stats.go) is the one stats type.
+// driver as package controller, `fullsend poll` itself, runs it.
+// CycleStats (stats.go) is the one stats type.
 package poll
 
 import (

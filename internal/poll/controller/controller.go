@@ -2,7 +2,7 @@
 // configuration and the harnesses, builds the configured poll inputs
 // (poll.InputFactory), the output driver and the decision engine, and runs
 // one poll cycle (poll.Run) of every input, or cycles until stopped
-// (poll.Watch) under a per-cycle deadline. It reads each input's
+// (Watch) under a per-cycle deadline. It reads each input's
 // capabilities once (poll.InputCapabilities): its state saved after each
 // cycle and given back at the end, its feedback, the refresh of the locks
 // of runs an in-process executor queued; and from the driver's

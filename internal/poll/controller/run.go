@@ -72,7 +72,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 	stopRefresh := c.refreshQueued(ctx, out)
 	if c.o.Watch {
-		err = poll.Watch(ctx, poll.WatchOptions{Interval: c.o.Interval, Log: c.o.Log, Sleep: c.o.Sleep, Fatal: config.IsInvalid}, cycle)
+		err = Watch(ctx, WatchOptions{Interval: c.o.Interval, Log: c.o.Log, Sleep: c.o.Sleep, Fatal: config.IsInvalid}, cycle)
 	} else {
 		err = cycle(ctx)
 	}
@@ -129,7 +129,7 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 		if err != nil {
 			errs = append(errs, err)
 		} else if n := res.Stats.DispatchesFailed; n > 0 && n == res.Stats.DispatchesRefused {
-			errs = append(errs, fmt.Errorf("%s: %w (%s); the next cycle dispatches them again", in.PollDriver().Name(), poll.ErrDispatchesRefused, english.Count(n, "dispatch")))
+			errs = append(errs, fmt.Errorf("%s: %w (%s); the next cycle dispatches them again", in.PollDriver().Name(), ErrDispatchesRefused, english.Count(n, "dispatch")))
 		} else if n > 0 {
 			errs = append(errs, fmt.Errorf("%s: %s failed; the next cycle retries them", in.PollDriver().Name(), english.Count(n, "dispatch")))
 		}
