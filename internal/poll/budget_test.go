@@ -38,7 +38,7 @@ type forgeItem struct {
 
 func (f *forgeFake) Name() string { return "forge-fake" }
 
-func (f *forgeFake) Capabilities() poll.Capabilities { return poll.Capabilities{NoLocks: true} }
+func (f *forgeFake) Capabilities() poll.Capabilities { return poll.Capabilities{NoLocks: f} }
 
 func (f *forgeFake) Discover(context.Context) (*poll.Discovery, error) {
 	f.mu.Lock()

@@ -13,7 +13,7 @@ type Capabilities struct {
 	// NoLocks: the driver takes no poll locks (it embeds NoLocks): the
 	// cycle selects no N and works on every due item the API budget
 	// allows (budget.go).
-	NoLocks bool
+	NoLocks Lockless
 	// Clock stamps and judges intents on the tracker's clock.
 	Clock TrackerClock
 	// Entities is the entity stage (entitystage.go).
@@ -36,6 +36,12 @@ type Scheduled interface {
 	Sweeper
 	ReceiptKeeper
 }
+
+// Lockless is the capability of a driver without poll locks: only a
+// driver that embeds NoLocks has it.
+type Lockless interface{ noLocks() }
+
+func (NoLocks) noLocks() {}
 
 // outputCapabilities is what the cycle's output can do beyond
 // dispatching, read once when the cycle is built: the output contract

@@ -423,7 +423,7 @@ func (c *cycle) verify(ctx, keep context.Context, held []*Item, gap time.Duratio
 // so that of the claim and the takeover one always sees the other. A
 // driver without locks wrote none and waits nothing.
 func (c *cycle) verifyWait(held []*Item, gap time.Duration) time.Duration {
-	if c.caps.NoLocks {
+	if c.caps.NoLocks != nil {
 		return 0 // no lock was written: nothing to wait for
 	}
 	d := c.jitter(gap)

@@ -29,7 +29,7 @@ func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 	if !c.o.DryRun {
 		eligible = c.settled(eligible) // intents too young to tell: intent.go
 	}
-	if c.caps.NoLocks {
+	if c.caps.NoLocks != nil {
 		return c.budgeted(ctx, eligible) // no lock: no N, no stale lock (budget.go)
 	}
 	sel := c.choose(eligible, disc.Ordered) // select.go's Select

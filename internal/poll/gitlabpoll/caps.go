@@ -6,7 +6,7 @@ import "github.com/fullsend-dev/fullsend/internal/poll"
 // (poll.NoLocks), reads the forge's clock, resolves entities and sweeps
 // them with the receipts its dispatched runs record.
 func (d *Driver) Capabilities() poll.Capabilities {
-	return poll.Capabilities{NoLocks: true, Clock: d, Entities: d, Scheduled: d}
+	return poll.Capabilities{NoLocks: d, Clock: d, Entities: d, Scheduled: d}
 }
 
 // InputCapabilities implements poll.Input: the state file, saved after
