@@ -27,6 +27,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/controller"
 )
 
 func TestOverlays(t *testing.T) {
@@ -321,7 +322,7 @@ func checkProbesDuringOutage(t *testing.T, intervalFlag, liveness, readiness str
 	observe := m.PollObserver("gha-dispatch")
 	observe(poll.CycleStats{Driver: "jira-poll"})
 	for end := clk.Now().Add(time.Hour); clk.Now().Before(end); {
-		clk.Advance(poll.Backoff(interval, poll.MaxBackoffFactor))
+		clk.Advance(controller.Backoff(interval, controller.MaxBackoffFactor))
 		observe(poll.CycleStats{Driver: "jira-poll", Error: "jira: HTTP 503"})
 		if got := get(liveness); got != http.StatusOK {
 			t.Fatalf("liveness %s answers %d during a Jira outage: every pod would restart", liveness, got)

@@ -15,6 +15,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/output/outputs"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/controller"
 	"github.com/fullsend-dev/fullsend/internal/poll/githubpoll"
 	"github.com/fullsend-dev/fullsend/internal/poll/gitlabpoll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
@@ -98,12 +99,12 @@ signal finishes or rolls back the issue in flight and exits 0.
 }
 
 // controllerOptions maps the poll flags to the controller's options.
-func (app *App) controllerOptions(o *pollOptions) poll.ControllerOptions {
+func (app *App) controllerOptions(o *pollOptions) controller.Options {
 	out := app.outputEnv()
 	if o.indent && (o.outputDriver == "" || o.dryRun || drivername.PrintsPlan(o.outputDriver)) {
 		out.Stdout = indentWriter{app.Stdout} // only whole JSON documents are indented
 	}
-	return poll.ControllerOptions{
+	return controller.Options{
 		ConfigDir: app.ConfigDir, Getenv: app.Getenv, Log: app.Log,
 		Inputs: pollInputs, NewOutput: outputs.New,
 		Output:      out,
@@ -132,7 +133,7 @@ func (app *App) runPoll(ctx context.Context, o *pollOptions) error {
 		return UserError(errors.New("--interval needs --watch"))
 	}
 	co := app.controllerOptions(o)
-	if err := poll.CheckOptions(co); err != nil {
+	if err := controller.CheckOptions(co); err != nil {
 		return err
 	}
 	if o.metricsAddr != "" {
@@ -146,7 +147,7 @@ func (app *App) runPoll(ctx context.Context, o *pollOptions) error {
 		}
 		defer stop()
 	}
-	err := poll.Poll(ctx, co)
+	err := controller.Poll(ctx, co)
 	if err == nil && o.watch {
 		// The one line a stopped watch prints: why, and that it was clean.
 		app.Log.Info("poll --watch stopped; the cycle under way finished or rolled back", "reason", context.Cause(ctx).Error())

@@ -12,7 +12,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/english"
 	"github.com/fullsend-dev/fullsend/internal/jirakey"
 	"github.com/fullsend-dev/fullsend/internal/output"
-	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/controller"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 )
 
@@ -55,8 +55,8 @@ already carry a lastCheck are left alone.`,
 
 // adminController builds the controller of the poll subcommands: the
 // configured inputs, no output.
-func (app *App) adminController(ctx context.Context, o *pollOptions) (*poll.Controller, error) {
-	return poll.NewController(ctx, app.controllerOptions(&pollOptions{inputDriver: o.inputDriver}))
+func (app *App) adminController(ctx context.Context, o *pollOptions) (*controller.Controller, error) {
+	return controller.New(ctx, app.controllerOptions(&pollOptions{inputDriver: o.inputDriver}))
 }
 
 // seeder is a poll input that can seed checkpoints (jirapoll.Input).
@@ -97,7 +97,7 @@ func (app *App) runPollSeed(ctx context.Context, o *pollSeedOptions) error {
 				fmt.Fprintf(app.Stdout, "%s %s: %s matched, %d seeded, %d failed\n", r.Driver, r.Site, english.Count(r.Matched, "issue"), r.Seeded, r.Failed)
 			}
 			if err != nil {
-				return poll.StopErr(err)
+				return controller.StopErr(err)
 			}
 			if rep.Failed > 0 {
 				return fmt.Errorf("seed: %s failed; run it again", english.Count(rep.Failed, "write"))
@@ -183,7 +183,7 @@ func cancelErr(issue string, err error) (done bool, _ error) {
 	case errors.Is(err, jirapoll.ErrNoLock):
 		return false, nil
 	case err != nil:
-		return true, poll.StopErr(err)
+		return true, controller.StopErr(err)
 	}
 	return false, nil
 }

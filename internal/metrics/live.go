@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/controller"
 )
 
 // LiveIntervals is how many poll intervals may pass without a cycle ending
 // before /livez fails: the longest wait after failing cycles
-// (poll.MaxBackoffFactor intervals), one cycle (bounded by --cycle-timeout,
+// (controller.MaxBackoffFactor intervals), one cycle (bounded by --cycle-timeout,
 // at most one interval) and one interval of slack. A tracker outage makes
 // cycles fail, not stop, so it never fails /livez.
-const LiveIntervals = poll.MaxBackoffFactor + 2
+const LiveIntervals = controller.MaxBackoffFactor + 2
 
 // Live is the /livez body: whether the poll loop is turning.
 type Live struct {

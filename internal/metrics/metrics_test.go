@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/controller"
 )
 
 func scrape(t *testing.T, h http.Handler, path string) (int, string) {
@@ -239,7 +240,7 @@ func TestLivez(t *testing.T) {
 		{"a failed cycle turns the loop", fail, 200, 503, "turning"},
 		{"a tracker outage: failures at the backoff cap", func() {
 			for range 5 {
-				now = now.Add(poll.MaxBackoffFactor * time.Minute)
+				now = now.Add(controller.MaxBackoffFactor * time.Minute)
 				fail()
 			}
 		}, 200, 503, "turning"},

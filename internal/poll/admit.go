@@ -2,10 +2,11 @@ package poll
 
 import "github.com/fullsend-dev/fullsend/internal/plan"
 
-// Refunder is implemented by a Decider whose Admit takes a slot of a
-// budget (the per-scope circuit breaker) for each admitted run. The cycle
-// hands back the runs whose dispatch failed: only runs that started count
-// against the budget, so a failing output never uses it up.
+// Refunder is the Decider's budget half: its Admit may take a slot of a
+// budget (the per-scope circuit breaker) for each admitted run, and the
+// cycle hands back the runs whose dispatch failed: only runs that started
+// count against the budget, so a failing output never uses it up. A
+// Decider without a budget refunds nothing.
 type Refunder interface {
 	Refund(runs []plan.Run)
 }
@@ -41,7 +42,7 @@ func (c *cycle) admit(plans []itemPlan, runs []plan.Run, owner []int, outs []out
 
 // refund hands the runs whose dispatch failed back to the core's budget.
 func (c *cycle) refund(failed []plan.Run) {
-	if r, ok := c.o.Core.(Refunder); ok && len(failed) > 0 {
-		r.Refund(failed)
+	if len(failed) > 0 {
+		c.o.Core.Refund(failed)
 	}
 }

@@ -38,6 +38,8 @@ type forgeItem struct {
 
 func (f *forgeFake) Name() string { return "forge-fake" }
 
+func (f *forgeFake) Capabilities() poll.Capabilities { return poll.Capabilities{NoLocks: f} }
+
 func (f *forgeFake) Discover(context.Context) (*poll.Discovery, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

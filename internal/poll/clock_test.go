@@ -54,7 +54,7 @@ func TestIntentLookupOnPlatformClock(t *testing.T) {
 // of the poller that wrote it, the lookup maps it with the looking
 // poller's estimates of the tracker's and the platform's clocks, and each
 // may be off by trackerclock.MaxError in the worst direction: the lookup
-// still finds the run (ClockMargin), so the change is not dispatched
+// still finds the run (intents.ClockMargin), so the change is not dispatched
 // again.
 func TestIntentLookupAllowsThreeEstimates(t *testing.T) {
 	w := &world{check: poll.Checkpoint{At: t0}, changes: []poll.Change{comment(time.Second, "/run both")}, skew: time.Hour, clock: true}

@@ -67,6 +67,10 @@ func (p *schedPoller) Tried(_ context.Context, it *poll.Item, runs map[string]po
 	return nil
 }
 
+func (p *schedPoller) Capabilities() poll.Capabilities { return poll.Capabilities{Scheduled: p} }
+
+func (p *schedPoller) EnableSweep() {}
+
 func (p *schedPoller) GaveUp(context.Context, *poll.Item, string, string) error { return nil }
 
 // A poller is killed at each point of a scheduled dispatch; the next

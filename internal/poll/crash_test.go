@@ -165,6 +165,8 @@ func (p *poller) PollLock(*poll.Item) *plan.PollLock {
 
 func (p *poller) Usage() poll.Usage { return poll.Usage{} }
 
+func (p *poller) Capabilities() poll.Capabilities { return poll.Capabilities{} }
+
 // platform is the poller's output: it starts runs in the world.
 type platform struct{ p *poller }
 

@@ -64,8 +64,8 @@ type Options struct {
 	// Sleep waits d or until ctx ends (tests replace it).
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now is the tracker's clock: it stamps dispatch intents and judges
-	// their settle time. Nil uses the driver's TrackerClock when it has
-	// one, else time.Now.
+	// their settle time. Nil uses the driver's clock when it has one
+	// (Capabilities.Clock), else time.Now.
 	Now func() time.Time
 	// ClaimWait is the least wait before verifying a lock taken over from
 	// runs that never claimed it (polllock.ClaimWaitFor the stale
@@ -96,6 +96,8 @@ type Result struct {
 
 type cycle struct {
 	o     Options
+	caps  Capabilities       // the driver's, read once
+	out   outputCapabilities // the output's, read once
 	log   *slog.Logger
 	st    CycleStats
 	begin Usage // the driver's usage when the cycle began
@@ -142,8 +144,9 @@ func (c *cycle) validate(ev *event.Event) error {
 // ErrItemsFailed (*ItemsError), that it completed with failed items or
 // quarantined changes; it is also in Stats.Error. The stats are logged as one record and sent to the Observer.
 func Run(ctx context.Context, o Options) (Result, error) {
-	o = withDefaults(o)
-	c := &cycle{o: o}
+	caps := o.Driver.Capabilities()
+	o = withDefaults(o, caps)
+	c := &cycle{o: o, caps: caps, out: capabilitiesOf(o.Output)}
 	c.st.CycleID = uuid.NewString()
 	c.st.Driver = o.Driver.Name()
 	if o.Output != nil {
@@ -183,7 +186,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	return Result{Stats: c.st, Planned: planned}, err
 }
 
-func withDefaults(o Options) Options {
+func withDefaults(o Options, caps Capabilities) Options {
 	if o.N <= 0 {
 		o.N = DefaultN
 	}
@@ -207,7 +210,7 @@ func withDefaults(o Options) Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
-		if tc, ok := o.Driver.(TrackerClock); ok {
+		if tc := caps.Clock; tc != nil {
 			o.Now = tc.TrackerNow
 		}
 	}
@@ -235,9 +238,11 @@ func (c *cycle) jitter(gap time.Duration) time.Duration {
 	return lo + time.Duration(c.o.Rand.Int64N(int64(hi-lo))) + extra
 }
 
-func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
+// discover is the discovery stage: the driver's sweep switched on when
+// scheduled discovery is, then its Discover, counted.
+func (c *cycle) discover(ctx context.Context) (*Discovery, error) {
 	d := c.o.Driver
-	if sw, ok := d.(Sweeper); ok && c.o.Schedule.allows() {
+	if sw := c.caps.Scheduled; sw != nil && c.o.Schedule.allows() {
 		sw.EnableSweep()
 	}
 	disc, err := d.Discover(ctx)
@@ -246,69 +251,49 @@ func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 	}
 	c.st.Candidates, c.st.Eligible, c.st.Corrupt = disc.Candidates, len(disc.Eligible), disc.Corrupt
 	c.st.Cursor = disc.Cursor
+	return disc, nil
+}
+
+// choose is the selection stage of a driver with locks: N of the
+// eligible items (Select), the longest-waiting ones when the driver
+// already ordered its share of the work.
+func (c *cycle) choose(eligible []*Item, ordered bool) []*Item {
 	rng := c.o.Rand
-	if disc.Ordered {
+	if ordered {
 		rng = nil
-	}
-	eligible := c.sweepDue(disc.Swept, disc.Eligible)
-	if !c.o.DryRun {
-		eligible = c.settled(eligible)
-	}
-	if _, ok := d.(lockless); ok {
-		return c.budgeted(ctx, eligible) // no lock: no N, no stale lock
 	}
 	sel := Select(eligible, c.o.N, rng)
 	c.st.Selected = len(sel)
-	if c.o.DryRun {
-		return c.dryRun(ctx, sel)
-	}
-	if len(disc.Stale) > 0 && ctx.Err() == nil {
-		n, err := d.RemoveStale(ctx, disc.Stale)
-		c.st.LocksStaleRemoved += n
-		if err != nil {
-			return nil, err
-		}
-	}
-	if len(sel) == 0 || ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	return nil, c.work(ctx, sel)
+	return sel
 }
 
-// work detects, rechecks, locks, verifies, decides, dispatches and
-// checkpoints sel. Detection comes before the lock, so that the lock is
-// written once, already listing the runs the changes call for
-// (Item.Planned): each run claims its entry when it starts, and the lock
-// needs no second write after the dispatch. The consistent re-read
-// (Recheck) stays right before the lock write: the jitter between the
-// lock write and its verification must cover the time from another
-// poller's re-read to its write. Every lock written is either handed to a
-// dispatched run or removed before work returns.
-func (c *cycle) work(ctx context.Context, sel []*Item) error {
-	keep := context.WithoutCancel(ctx) // rollback and in-flight dispatch outlive a stop request
+// removeStale deletes the stale locks discovery found on items the cycle
+// does not work on.
+func (c *cycle) removeStale(ctx context.Context, stale []*Item) error {
+	if len(stale) == 0 || ctx.Err() != nil {
+		return nil
+	}
+	n, err := c.o.Driver.RemoveStale(ctx, stale)
+	c.st.LocksStaleRemoved += n
+	return err
+}
+
+// detect is the detection stage: the driver fills each item's changes;
+// the items whose detection failed, or that vanished, are dropped.
+func (c *cycle) detect(ctx, keep context.Context, sel []*Item) ([]*Item, error) {
 	if err := c.o.Driver.Detect(ctx, sel); err != nil {
-		return err
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
-	todo := c.dropFailed(keep, sel)
-	if err := c.resolveEntities(ctx, todo); err != nil {
-		return err // nothing is locked yet
-	}
-	c.planLocks(todo)
-	reread := c.o.Now()
-	todo, err := c.recheck(ctx, todo)
-	if err != nil {
-		return err
-	}
-	if err := c.lock(ctx, keep, todo); err != nil {
-		return err
-	}
-	held, err := c.verify(ctx, keep, c.inState(todo, StateHeld), c.o.Now().Sub(reread))
-	if err != nil {
-		return err
-	}
+	return c.dropFailed(keep, sel), nil
+}
+
+// decide is the decision stage, on the verified checkpoints of the held
+// items: each item's changes (decideItem), then its entity with no event
+// (scheduleItem); a lost lock is counted and left.
+func (c *cycle) decide(keep context.Context, held []*Item) []itemPlan {
 	var plans []itemPlan
 	for _, it := range held {
 		if c.drop(keep, it, "item skipped") {
@@ -324,8 +309,7 @@ func (c *cycle) work(ctx context.Context, sel []*Item) error {
 			plans = append(plans, p)
 		}
 	}
-	c.dispatch(keep, plans)
-	return nil
+	return plans
 }
 
 // recheck re-reads sel consistently before anything is written on it and
@@ -439,7 +423,7 @@ func (c *cycle) verify(ctx, keep context.Context, held []*Item, gap time.Duratio
 // so that of the claim and the takeover one always sees the other. A
 // driver without locks wrote none and waits nothing.
 func (c *cycle) verifyWait(held []*Item, gap time.Duration) time.Duration {
-	if _, ok := c.o.Driver.(lockless); ok {
+	if c.caps.NoLocks != nil {
 		return 0 // no lock was written: nothing to wait for
 	}
 	d := c.jitter(gap)
@@ -507,39 +491,6 @@ func (c *cycle) release(ctx context.Context, it *Item, check bool) {
 		c.log.Error("could not remove poll lock; it expires after the stale threshold", "item", it.ID, "error", err.Error())
 	}
 	it.released()
-}
-
-func (c *cycle) dryRun(ctx context.Context, sel []*Item) ([]plan.Run, error) {
-	if len(sel) == 0 {
-		return []plan.Run{}, nil
-	}
-	if err := c.o.Driver.Detect(ctx, sel); err != nil {
-		return nil, err
-	}
-	var live []*Item
-	for _, it := range sel {
-		if st := it.State(); st != StateGone && st != StateFailed {
-			live = append(live, it)
-		}
-	}
-	if err := c.resolveEntities(ctx, live); err != nil {
-		return nil, err
-	}
-	planned := []plan.Run{}
-	for _, it := range live {
-		p := decideItem(it, c.o.Core, c.validate, c.log, &c.st)
-		c.scheduleItem(&p, false, nil, c.log, &c.st)
-		for h := range p.undecided {
-			p.drop(h)
-		}
-		for _, r := range p.runs {
-			r.PollLock = unlocked(c.o.Driver.PollLock(it))
-			planned = append(planned, r)
-		}
-	}
-	// Nothing was dispatched: the plan is counted apart.
-	c.st.RunsPlanned += len(planned)
-	return planned, nil
 }
 
 // unlocked is where a dry run's lock would live, without a lock id: no

@@ -60,14 +60,17 @@ type TriggerError struct {
 // (res: Item.Entity, nil when none was resolved) for every harness: the
 // event-only ones on the event alone, the entity-source ones on (entity,
 // event). It must be free of side effects; Admit applies the per-scope
-// circuit breaker to the runs that will really be dispatched.
+// circuit breaker to the runs that will really be dispatched, Refund
+// hands back what the failed ones took, and DecidesEntities says whether
+// the entity stage runs.
 type Decider interface {
 	Decide(ev *event.Event, res *entity.Resolution) Decision
 	Admit(runs []plan.Run) (admitted, skipped []plan.Run)
+	Refunder
+	EntityDecider
 }
 
-// EntityDecider is implemented by a Decider that may evaluate entities:
-// DecidesEntities reports whether some enabled harness declares system
+// EntityDecider is the Decider's entity half: DecidesEntities reports whether some enabled harness declares system
 // among its entity sources. The cycle resolves entities (EntityResolver)
 // only for a Decider that says so for the driver's system.
 type EntityDecider interface {

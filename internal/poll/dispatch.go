@@ -9,6 +9,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll/intents"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
@@ -20,30 +21,11 @@ type outcome struct {
 	unsent    map[string]bool // harness → its run failed and certainly started nothing (output.ErrNotStarted)
 }
 
-// dispatch admits and dispatches the planned runs of all items in one
-// output call, then records and checkpoints every item in the order of the
-// delivery contract (docs/polling.md): intent → dispatch → (plan printers:
-// flush) → record → checkpoint.
-//   - a stale intent whose run the platform has: not dispatched again, the
-//     harness counts as handled (recoverIntents);
-//   - some run started: the checkpoint advances with the run references
-//     (a failed harness keeps its position and its intent). The lock was
-//     written listing one entry per planned run, which each run claims
-//     when it starts; only an item whose runs started do not fit those
-//     entries (a harness failed, was deferred or recovered, or the
-//     verified checkpoint changed the decision) first gets its lock
-//     marked dispatched with the references (one batch for all such
-//     items), so that no entry is left that no run removes;
-//   - every run failed: the lock is removed and the checkpoint is left, so
-//     the next cycle retries;
-//   - nothing to run: the checkpoint advances past the evaluated changes
-//     and the lock is removed;
-//   - kill switch, or a failed platform lookup or intent write: the lock
-//     is removed, the checkpoint is left.
-func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
-	c.recoverIntents(ctx, plans)
-	var runs []plan.Run
-	var owner []int
+// collect is every run to start (owner[k] is the index in plans of
+// runs[k]'s item), with its lock: a harness that could not decide a
+// change is held first (holdUndecided), and the runs are keyed
+// (keyRuns). Killed and blocked items start nothing.
+func (c *cycle) collect(ctx context.Context, plans []itemPlan) (runs []plan.Run, owner []int) {
 	for i := range plans {
 		p := &plans[i]
 		if p.killed || p.blocked {
@@ -58,13 +40,12 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 			owner = append(owner, i)
 		}
 	}
-	outs := make([]outcome, len(plans))
-	for i := range plans {
-		outs[i].failHeld(plans[i])
-	}
-	if len(runs) > 0 {
-		c.start(ctx, plans, runs, owner, outs)
-	}
+	return runs, owner
+}
+
+// misfits are the items whose runs started do not fit the entries their
+// lock was written with (polllock.Fits), each given its references.
+func misfits(plans []itemPlan, outs []outcome) []*Item {
 	var misfit []*Item
 	for i, p := range plans {
 		if !p.killed && !p.blocked && outs[i].succeeded > 0 {
@@ -74,7 +55,12 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 			}
 		}
 	}
-	c.record(ctx, misfit)
+	return misfit
+}
+
+// finish is, per item and in parallel, the quarantine of what it gives
+// up on (invalid events, entity versions) and its checkpoint.
+func (c *cycle) finish(ctx context.Context, plans []itemPlan, outs []outcome) {
 	idx := make([]int, len(plans))
 	for i := range idx {
 		idx[i] = i
@@ -86,7 +72,6 @@ func (c *cycle) dispatch(ctx context.Context, plans []itemPlan) {
 		}
 		c.checkpoint(ctx, plans[i], outs[i])
 	})
-	c.acknowledge(ctx)
 }
 
 // record marks the locks of items whose lock does not fit the runs
@@ -119,8 +104,8 @@ type RunTracker interface {
 // brought it back, which would hold the item until the stale threshold.
 // A run that ends later releases the lock itself.
 func (c *cycle) releaseEnded(ctx context.Context, started []*Item) {
-	t, ok := c.o.Output.(RunTracker)
-	if !ok {
+	t := c.out.tracker
+	if t == nil {
 		return
 	}
 	for _, it := range started {
@@ -142,17 +127,10 @@ func allEnded(t RunTracker, refs []plan.Ref) bool {
 	return true
 }
 
-// start admits runs (owner[k] is the index in plans of runs[k]'s item),
-// dispatches the admitted ones and records each result in outs.
-func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, owner []int, outs []outcome) {
-	runs, owner = c.admit(plans, runs, owner, outs)
-	runs, owner = c.recordTries(ctx, plans, runs, owner)
-	runs, owner = c.writeIntents(ctx, plans, runs, owner)
-	var results []outputResult
-	if len(runs) > 0 {
-		results = c.callOutput(ctx, runs)
-		c.flush(ctx, results)
-	}
+// results records each output result in outs (runs[k] belongs to
+// plans[owner[k]]): a failure is refunded, counted and perhaps given up
+// on (giveUp), a success counted, acknowledged and referenced.
+func (c *cycle) results(ctx context.Context, plans []itemPlan, runs []plan.Run, owner []int, outs []outcome, results []outputResult) {
 	var refund []plan.Run
 	defer func() { c.refund(refund) }()
 	healthy := slices.ContainsFunc(results, func(r outputResult) bool { return r.err == nil })
@@ -235,7 +213,7 @@ func (c *cycle) checkpoint(ctx context.Context, p itemPlan, o outcome) {
 		c.release(ctx, it, true)
 		return
 	}
-	cp := Checkpoint{At: p.newAt.At, ID: p.newAt.ID, Intents: checkpointIntents(p, o), Runs: o.refs}
+	cp := Checkpoint{At: p.newAt.At, ID: p.newAt.ID, Intents: intents.Kept(p.intents, o.failed, o.unsent), Runs: o.refs}
 	for h := range o.failed {
 		if cp.Retry == nil {
 			cp.Retry = map[string]time.Time{}

@@ -1,28 +1,25 @@
-// Package poll runs poll cycles (see ARCHITECTURE.md): discover changed work
-// items, select some, lock them, detect their changes as NormalizedEvents,
-// decide and coalesce runs, verify the lock right before dispatch, dispatch,
-// and checkpoint. The orchestration here is shared by every poll input
-// driver; discovery, coordination (locks) and change detection are the
-// driver's job (package jirapoll for Jira), so a github-poll or gitlab-poll
-// driver plugs in without touching the cycle. The Controller is `fullsend
-// poll` itself: it builds the inputs and the output from the configuration
-// and runs their cycles once or on a watch interval.
+// Package poll is the poll cycle shared by the poll input drivers
+// (jira-poll, github-poll, gitlab-poll; see ARCHITECTURE.md, "Polling"),
+// and the contract they implement: Driver, one interface per stage, and
+// its Capabilities (a struct of typed fields, nil when the driver has not
+// got one: its clock, entity stage, scheduled discovery, quarantine
+// record, or no locks at all, NoLocks), which the cycle reads once. The
+// drivers discover, lock and detect; the cycle selects, decides and
+// coalesces (Decider: CoreDecider adapts the core), verifies the lock
+// right before dispatch, dispatches and checkpoints.
 //
-// Where the cycle's stages are: the cycle itself (cycle.go): select,
-// detect, the entity stage (entitystage.go: a driver's EntityResolver,
-// when the Decider is an EntityDecider for its system), the lock plan,
-// re-read and lock, verify, decide (Decider.Decide(event, entity);
-// CoreDecider adapts the core), coalesce, dispatch, record, checkpoint,
-// quarantine, then the acknowledgments (feedback.go: FeedbackInput, and
-// the unhonoured comment on quarantine). Scheduled discovery
-// (schedule.go, schedule_dispatch.go): swept items made eligible,
-// scheduled runs planned from package reconcile, tries recorded before
-// dispatch, versions given up on quarantined and told (Schedule.Notify);
-// a driver may keep its own cadence and poller id (CadenceKeeper,
-// PollerIdentity). An input's state is saved after each cycle
-// (StateSaver) and its claim given back when Poll ends (StateReleaser).
-// CycleStats (stats.go) is the one stats type; NoLocks is the lock half
-// of the two forge backstops.
+// Run is one cycle; stages.go composes it stage by stage (discover →
+// select → detect → resolve entities → lock → verify → decide → dispatch
+// → record → checkpoint → feedback) and names the file of each stage:
+// entitystage.go (the entity stage), intent.go (crash-safe dispatch, its
+// rule in package intents), admit.go (the circuit breaker), schedule.go
+// and schedule_dispatch.go (scheduled discovery), quarantine.go and
+// undecided.go (changes given up on), budget.go (a cycle without locks,
+// its rule in package budget), feedback.go. The output's optional
+// interfaces (DispatchFinder, PlatformClock, Flusher, RunTracker) are
+// read once when the cycle is built. An Input (input.go) is a configured
+// driver as package controller, `fullsend poll` itself, runs it.
+// CycleStats (stats.go) is the one stats type.
 package poll
 
 import (
@@ -42,7 +39,8 @@ import (
 // Driver is a poll input driver as the cycle uses it: one interface per
 // stage of the cycle, in the order the cycle calls them (Discoverer,
 // Locker, Detector, then Checkpointer), plus what the cycle reports
-// (Name, Usage) and hands to runs (PollLock). Methods taking a batch of
+// (Name, Usage) and hands to runs (PollLock), and what else it can do
+// (Capabilities). Methods taking a batch of
 // items move each item on with Item's transitions (per-item problems:
 // Item.Fail, the item is then skipped) and return an error only when the
 // whole cycle must stop (for example ErrAuth). Drivers must be safe for
@@ -59,9 +57,11 @@ type Driver interface {
 	PollLock(it *Item) *plan.PollLock
 	// Usage reports cumulative API calls and rate-limit waits.
 	Usage() Usage
+	// Capabilities is what the driver can do beyond these stages.
+	Capabilities() Capabilities
 }
 
-// TrackerClock is implemented by a driver that knows its tracker's clock
+// TrackerClock is the capability (Capabilities.Clock) of a driver that knows its tracker's clock
 // (package trackerclock): the cycle stamps and judges intents on it, so
 // that pollers whose host clocks disagree agree on an intent's age.
 type TrackerClock interface {

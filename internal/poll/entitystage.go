@@ -8,21 +8,17 @@ import (
 )
 
 // resolveEntities is the entity stage, between Detect and the first
-// decision: when the driver resolves entities (EntityResolver) and some
-// enabled harness declares its system among entity sources
-// (EntityDecider), the entity of every item with changes to decide is
+// decision: when the driver resolves entities (Capabilities.Entities)
+// and some enabled harness declares its system among entity sources
+// (Decider.DecidesEntities), the entity of every item with changes to decide is
 // resolved once, shared by all its changes and harnesses; so is the
 // entity of every swept item (scheduled discovery, Item.Swept), afresh. A failed
 // resolution is the item's (Item.Entity.Err): it is logged and counted,
 // and it denies only the entity-source harnesses, the event-only ones
 // decide the item's changes as usual. An error stops the cycle.
 func (c *cycle) resolveEntities(ctx context.Context, items []*Item) error {
-	er, ok := c.o.Driver.(EntityResolver)
-	if !ok {
-		return nil
-	}
-	ed, ok := c.o.Core.(EntityDecider)
-	if !ok || !ed.DecidesEntities(er.EntitySystem()) {
+	er := c.caps.Entities
+	if er == nil || !c.o.Core.DecidesEntities(er.EntitySystem()) {
 		return nil
 	}
 	var todo []*Item

@@ -31,6 +31,8 @@ type entityDriver struct {
 
 func (d *entityDriver) EntitySystem() string { return entity.SystemJira }
 
+func (d *entityDriver) Capabilities() poll.Capabilities { return poll.Capabilities{Entities: d} }
+
 func (d *entityDriver) Entities(_ context.Context, items []*poll.Item) (poll.ItemResolver, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

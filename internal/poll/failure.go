@@ -18,28 +18,6 @@ import (
 // when it is returned, the message counts them too.
 var ErrItemsFailed = errors.New("some work items failed")
 
-// ErrDispatchesRefused matches (errors.Is) the error of a controller
-// cycle whose only failures were dispatches the output refused
-// (output.ErrNotStarted, CycleStats.DispatchesRefused): a one-shot `poll`
-// still exits 1, but Watch does not back off for it, since the next cycle
-// dispatches them again at once.
-var ErrDispatchesRefused = errors.New("dispatches refused")
-
-// refusedOnly reports whether err, or every error err joins, matches
-// ErrDispatchesRefused.
-func refusedOnly(err error) bool {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs := j.Unwrap()
-		for _, e := range errs {
-			if !refusedOnly(e) {
-				return false
-			}
-		}
-		return len(errs) > 0
-	}
-	return errors.Is(err, ErrDispatchesRefused)
-}
-
 // ItemsError is the error Run returns with ErrItemsFailed.
 type ItemsError struct {
 	Driver      string

@@ -98,6 +98,8 @@ func (f *fakeDriver) PollLock(it *poll.Item) *plan.PollLock {
 
 func (f *fakeDriver) Usage() poll.Usage { return poll.Usage{} }
 
+func (f *fakeDriver) Capabilities() poll.Capabilities { return poll.Capabilities{} }
+
 var t0 = time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
 
 // item builds an item with one human comment per text at t0+1s, +2s, ...
@@ -145,6 +147,10 @@ func (c fakeCore) Admit(runs []plan.Run) (admitted, skipped []plan.Run) {
 	}
 	return runs, nil
 }
+
+func (fakeCore) Refund([]plan.Run) {}
+
+func (fakeCore) DecidesEntities(string) bool { return false }
 
 // fakeOut records runs; fail lists harnesses whose runs fail; short drops
 // the last result.

@@ -7,36 +7,10 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
-// FeedbackInput is implemented by an Input that can write feedback on its
-// items (package feedback) through its own connection: its platform
-// (event.SystemJira, SystemGitHub or SystemGitLab) and the writer.
-type FeedbackInput interface {
-	Feedback() (system string, w feedback.Writer)
-}
-
-// notifier is in's feedback notifier, built once per input, or nil when
-// the input writes none.
-func (c *Controller) notifier(in Input) *feedback.Notifier {
-	if n, ok := c.notifiers[in]; ok {
-		return n
-	}
-	var n *feedback.Notifier
-	if fi, ok := in.(FeedbackInput); ok && !c.o.DryRun {
-		system, w := fi.Feedback()
-		n = feedback.New(feedback.Options{Writer: w, System: system, Harnesses: c.reg,
-			Metrics: feedback.NewMetrics(c.o.Output.Metrics), Log: c.o.Log})
-	}
-	if c.notifiers == nil {
-		c.notifiers = map[Input]*feedback.Notifier{}
-	}
-	c.notifiers[in] = n
-	return n
-}
-
 // started records run r of p as started, for the acknowledgment after the
 // cycle's checkpoints (acknowledge). Plan printers start nothing.
 func (c *cycle) started(p itemPlan, r plan.Run) {
-	if _, printer := c.o.Output.(Flusher); printer || c.o.Feedback == nil {
+	if c.out.flusher != nil || c.o.Feedback == nil {
 		return
 	}
 	c.fbMu.Lock()

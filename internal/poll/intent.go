@@ -8,13 +8,12 @@ package poll
 import (
 	"context"
 	"maps"
-	"slices"
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/trackerclock"
+	"github.com/fullsend-dev/fullsend/internal/poll/intents"
 )
 
 // DispatchFinder is implemented by output drivers whose platform records
@@ -46,40 +45,27 @@ type PlatformClock interface {
 	PlatformNow(ctx context.Context) (now time.Time, ok bool)
 }
 
-// ClockMargin is how much earlier than the intent, mapped onto the
-// platform's clock, the lookup of its run starts: the error of the three
-// clock estimates involved, each within trackerclock.MaxError (the
-// tracker's clock of the poller that wrote the intent, and this poller's
-// estimates of the tracker's and of the platform's clocks).
-const ClockMargin = trackerclock.ClockError + trackerclock.MaxError
-
 // lookupSince maps an intent's time, on the tracker's clock, onto the
-// output platform's clock when the output knows it, less ClockMargin; else
-// it is the intent's time.
+// output platform's clock when the output knows it, less
+// intents.ClockMargin; else it is the intent's time.
 func (c *cycle) lookupSince(ctx context.Context, ts time.Time) time.Time {
-	pc, ok := c.o.Output.(PlatformClock)
-	if !ok {
+	pc := c.out.clock
+	if pc == nil {
 		return ts
 	}
 	now, ok := pc.PlatformNow(ctx)
 	if !ok {
 		return ts
 	}
-	return ts.Add(now.Sub(c.o.Now())).Add(-ClockMargin)
+	return intents.Since(ts, c.o.Now(), now)
 }
 
-func (c *cycle) finder() DispatchFinder {
-	f, _ := c.o.Output.(DispatchFinder)
-	return f
-}
+func (c *cycle) finder() DispatchFinder { return c.out.finder }
 
 // recoverIntents asks the platform about the intents a previous holder of
-// each item's lock left behind. A run of the intent's change (or an older
-// one) that the platform has is not dispatched again: the harness counts
-// as handled. A failed lookup blocks the item for this cycle (its lock is
-// removed, its checkpoint left), since dispatching could start the run
-// twice. An intent written under a lock the cycle's takeover made void
-// (Item.GoneLocks) asks nothing: its run cannot start any more.
+// each item's lock left behind (intents.Recovery); a blocked item's lock
+// is removed and its checkpoint left. An item is asked about only when it
+// has runs and intents.
 func (c *cycle) recoverIntents(ctx context.Context, plans []itemPlan) {
 	f := c.finder()
 	if f == nil {
@@ -91,72 +77,19 @@ func (c *cycle) recoverIntents(ctx context.Context, plans []itemPlan) {
 			idx = append(idx, i)
 		}
 	}
-	Each(c.o.Concurrency, idx, func(i int) { c.recoverItem(ctx, f, &plans[i]) })
+	rec := intents.Recovery{Find: f.FindDispatched, Since: c.lookupSince, Now: c.o.Now, Settle: c.o.IntentSettle, Log: c.log}
+	Each(c.o.Concurrency, idx, func(i int) {
+		p := &plans[i]
+		out := rec.Recover(ctx, intents.Item{ID: p.it.ID, Runs: p.runs, Pos: p.pos, Intents: p.it.Base.Intents, GoneLocks: p.it.GoneLocks})
+		p.found += out.Found
+		p.blocked = p.blocked || out.Blocked
+		if !out.Blocked {
+			p.runs, p.pos = out.Runs, out.Pos
+		}
+	})
 	for _, i := range idx {
 		c.st.DispatchesRecovered += plans[i].found
 	}
-}
-
-func (c *cycle) recoverItem(ctx context.Context, f DispatchFinder, p *itemPlan) {
-	var runs []plan.Run
-	var pos []changepos.Pos
-	for i, r := range p.runs {
-		in, ok := p.it.Base.Intents[r.Harness]
-		if ok && in.Future(c.o.Now()) {
-			c.log.Warn("intent with a time in the future: not believed; its change is dispatched again", "item", p.it.ID,
-				"harness", r.Harness, "key", in.Key, "ts", in.TS.UTC().Format(time.RFC3339Nano), "change", in.Change.UTC().Format(time.RFC3339Nano))
-			ok = false
-		}
-		newer := ok && p.pos[i].After(intentPos(in))
-		if newer {
-			c.log.Info("interrupted dispatch superseded by a newer change", "item", p.it.ID, "harness", r.Harness, "key", in.Key)
-		}
-		gone := ok && in.Lock != "" && slices.Contains(p.it.GoneLocks, in.Lock)
-		if gone {
-			c.log.Info("interrupted dispatch whose lock was taken over unclaimed: dispatched again", "item", p.it.ID,
-				"harness", r.Harness, "key", in.Key)
-		}
-		if !ok || gone || newer {
-			runs, pos = append(runs, r), append(pos, p.pos[i])
-			continue // no intent, its run cannot start, or a newer change supersedes it
-		}
-		r.WorkItem.IdempotencyKey = in.Key
-		c.log.Info("interrupted dispatch: asking the platform whether its run exists", "item", p.it.ID,
-			"harness", r.Harness, "key", in.Key, "since", in.TS.UTC().Format(time.RFC3339Nano))
-		ref, found, err := f.FindDispatched(ctx, r, c.lookupSince(ctx, in.TS))
-		if err != nil {
-			c.log.Error("could not ask the platform whether an interrupted dispatch started; item left for the next cycle",
-				"item", p.it.ID, "harness", r.Harness, "key", in.Key, "error", err.Error())
-			p.blocked = true
-			return
-		}
-		if !found && c.o.Now().Sub(in.TS) < c.o.IntentSettle {
-			c.log.Info("interrupted dispatch too recent to tell whether its run started; item left for a later cycle",
-				"item", p.it.ID, "harness", r.Harness, "key", in.Key, "settle_ms", c.o.IntentSettle.Milliseconds())
-			p.blocked = true
-			return
-		}
-		if !found {
-			runs, pos = append(runs, r), append(pos, p.pos[i])
-			continue
-		}
-		p.found++
-		attrs := []any{"item", p.it.ID, "harness", r.Harness, "key", in.Key}
-		if ref != nil {
-			attrs = append(attrs, "run_id", ref.ID, "url", ref.URL)
-		}
-		c.log.Info("run of an interrupted dispatch found on the platform; not dispatched again", attrs...)
-	}
-	p.runs, p.pos = runs, pos
-}
-
-// intentPos is the position of the change an intent's run was dispatched
-// for: the one its key names, else (a key without one) its change time.
-func intentPos(in lastcheck.Intent) changepos.Pos {
-	if pos, ok := changepos.OfKey(in.Key); ok {
-		return pos
-	}
-	return changepos.At(in.Change)
 }
 
 // settled returns the items that are not waiting out the settle time of
@@ -171,7 +104,7 @@ func (c *cycle) settled(items []*Item) []*Item {
 	now := c.o.Now()
 	out := items[:0:0]
 	for _, it := range items {
-		if young, in := c.youngIntent(it, now); young {
+		if young, in := intents.Young(it.Base.Intents, now, c.o.IntentSettle); young {
 			c.st.ItemsSettling++
 			c.log.Debug("dispatch of unknown outcome too recent to tell whether its run started; item left until its intent settled",
 				"item", it.ID, "key", in.Key, "settle_ms", c.o.IntentSettle.Milliseconds())
@@ -180,17 +113,6 @@ func (c *cycle) settled(items []*Item) []*Item {
 		out = append(out, it)
 	}
 	return out
-}
-
-// youngIntent reports whether it has an intent younger than IntentSettle;
-// one from the future (lastcheck.Intent.Future) is not believed.
-func (c *cycle) youngIntent(it *Item, now time.Time) (bool, lastcheck.Intent) {
-	for _, in := range it.Base.Intents {
-		if !in.Future(now) && now.Sub(in.TS) < c.o.IntentSettle {
-			return true, in
-		}
-	}
-	return false, lastcheck.Intent{}
 }
 
 // keyRuns gives every run the idempotency key of its change when the
@@ -287,8 +209,8 @@ func (c *cycle) forgetUnsent(ctx context.Context, p itemPlan, o outcome) {
 // flush makes a plan printer write its plan before anything is recorded;
 // on failure every result becomes an error (nothing was printed).
 func (c *cycle) flush(ctx context.Context, results []outputResult) {
-	f, ok := c.o.Output.(Flusher)
-	if !ok {
+	f := c.out.flusher
+	if f == nil {
 		return
 	}
 	if err := f.Flush(ctx); err != nil {
@@ -298,27 +220,6 @@ func (c *cycle) flush(ctx context.Context, results []outputResult) {
 			}
 		}
 	}
-}
-
-// checkpointIntents is what the checkpoint after dispatch keeps of the
-// intents: those of the harnesses whose dispatch failed with an unknown
-// outcome, since a failure after the request was sent may have started
-// the run; the next holder asks the platform. A dispatch that certainly
-// started nothing (o.unsent) leaves no intent.
-func checkpointIntents(p itemPlan, o outcome) map[string]lastcheck.Intent {
-	var out map[string]lastcheck.Intent
-	for h := range o.failed {
-		if o.unsent[h] {
-			continue
-		}
-		if in, ok := p.intents[h]; ok {
-			if out == nil {
-				out = map[string]lastcheck.Intent{}
-			}
-			out[h] = in
-		}
-	}
-	return out
 }
 
 // lockID is the id of the lock the item's runs are dispatched under (""

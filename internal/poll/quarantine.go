@@ -26,7 +26,7 @@ type Poison struct {
 	Event *event.Event
 }
 
-// Quarantiner is implemented by drivers that keep a quarantine record on
+// Quarantiner is the capability (Capabilities.Quarantine) of drivers that keep a quarantine record on
 // their items. Without it, failed dispatches are retried every cycle and
 // invalid events are only logged and counted.
 type Quarantiner interface {
@@ -54,8 +54,8 @@ func ChangeID(ev *event.Event, at time.Time) string {
 // MaxDispatchAttempts the change is quarantined and giveUp reports true:
 // the caller then treats the harness as handled.
 func (c *cycle) giveUp(ctx context.Context, p itemPlan, r plan.Run, err error, healthy bool) bool {
-	q, ok := c.o.Driver.(Quarantiner)
-	if !ok {
+	q := c.caps.Quarantine
+	if q == nil {
 		return false
 	}
 	at := p.changeAt(r.Harness)
@@ -79,7 +79,7 @@ func (c *cycle) giveUp(ctx context.Context, p itemPlan, r plan.Run, err error, h
 
 // quarantineInvalid records the invalid events of p (nothing in a dry run).
 func (c *cycle) quarantineInvalid(ctx context.Context, p itemPlan) {
-	q, _ := c.o.Driver.(Quarantiner)
+	q := c.caps.Quarantine
 	for _, ps := range p.poison {
 		if q == nil {
 			c.st.ChangesQuarantined++

@@ -55,6 +55,8 @@ func (d *quarDriver) Advance(_ context.Context, it *poll.Item, cp poll.Checkpoin
 	return nil
 }
 
+func (d *quarDriver) Capabilities() poll.Capabilities { return poll.Capabilities{Quarantine: d} }
+
 func (d *quarDriver) Failed(_ context.Context, it *poll.Item, p poll.Poison) (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

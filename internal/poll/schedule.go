@@ -76,14 +76,14 @@ type EntityQuarantine struct {
 	Reason   string
 }
 
-// Sweeper is implemented by drivers that can sweep their entities for
+// Sweeper is the capability of drivers that can sweep their entities for
 // scheduled discovery (Discovery.Swept): the cycle enables it when
 // scheduled discovery is on; until then the driver spends nothing on it.
 type Sweeper interface {
 	EnableSweep()
 }
 
-// ReceiptKeeper is implemented by drivers that keep the receipts record
+// ReceiptKeeper is the capability of drivers that keep the receipts record
 // on their items (receipts.Receipts). The cycle holds the item's lock
 // when it calls them.
 type ReceiptKeeper interface {
@@ -267,4 +267,19 @@ func (c *cycle) doneCadence() {
 	for k, every := range c.schedDone {
 		s.Cadence.Done(k, every, now)
 	}
+}
+
+// CadenceKeeper is the capability of drivers that keep the cadence of their
+// scheduled evaluations (entity.every) themselves, in their state, so
+// that a one-shot process honours it; the others share the controller's
+// (in memory).
+type CadenceKeeper interface {
+	Cadence() *reconcile.Cadence
+}
+
+// PollerIdentity is the capability of drivers that run under a poller id of
+// their own (one restored from their state): the invoker of their
+// scheduled runs (Schedule.Invoker) names it.
+type PollerIdentity interface {
+	PollerID() string
 }

@@ -48,7 +48,7 @@ func (c *cycle) sweepDue(swept, eligible []*Item) []*Item {
 // retries could not be bounded). Event-backed runs are dispatched
 // whatever the write did (one run per change, as always).
 func (c *cycle) recordTries(ctx context.Context, plans []itemPlan, runs []plan.Run, owner []int) ([]plan.Run, []int) {
-	rk, _ := c.o.Driver.(ReceiptKeeper)
+	var rk ReceiptKeeper = c.caps.Scheduled // nil without it
 	var items []int
 	seen := map[int]bool{}
 	for k, r := range runs {
@@ -98,8 +98,8 @@ func (c *cycle) quarantineEntities(ctx context.Context, p itemPlan) {
 	if len(p.sched.giveUps) == 0 {
 		return
 	}
-	q, _ := c.o.Driver.(Quarantiner)
-	rk, _ := c.o.Driver.(ReceiptKeeper)
+	q := c.caps.Quarantine
+	var rk ReceiptKeeper = c.caps.Scheduled // nil without it
 	for _, g := range p.sched.giveUps {
 		ps := Poison{Harness: g.Harness, Change: "entity@" + g.Entity.Version, At: g.Entity.State.Updated, Reason: g.Reason}
 		if rk == nil {

@@ -52,6 +52,12 @@ func (d *schedDriver) Acquire(ctx context.Context, items []*poll.Item) error {
 	return d.fakeDriver.Acquire(ctx, items)
 }
 
+func (d *schedDriver) Capabilities() poll.Capabilities {
+	return poll.Capabilities{Scheduled: d, Quarantine: d}
+}
+
+func (d *schedDriver) EnableSweep() {}
+
 func (d *schedDriver) Tried(_ context.Context, it *poll.Item, runs map[string]polllock.EntityRun) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()

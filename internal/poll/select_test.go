@@ -1,8 +1,6 @@
 package poll_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -76,43 +74,5 @@ func TestCheckpoint(t *testing.T) {
 	c.Retry["b"] = t0
 	if !cp.Retry["b"].Equal(t0.Add(-time.Hour)) {
 		t.Error("Clone shares the retry map")
-	}
-}
-
-func TestBackoff(t *testing.T) {
-	for _, tc := range []struct {
-		failures int
-		want     time.Duration
-	}{{0, time.Minute}, {1, 2 * time.Minute}, {2, 4 * time.Minute}, {3, 8 * time.Minute}, {4, 10 * time.Minute}, {50, 10 * time.Minute}} {
-		if got := poll.Backoff(time.Minute, tc.failures); got != tc.want {
-			t.Errorf("Backoff(1m, %d) = %s, want %s", tc.failures, got, tc.want)
-		}
-	}
-}
-
-// Watch backs off after failures, resets after a success and returns nil
-// when its context ends.
-func TestWatch(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	results := []error{errors.New("a"), errors.New("b"), nil, errors.New("c")}
-	var waits []time.Duration
-	calls := 0
-	err := poll.Watch(ctx, poll.WatchOptions{Interval: time.Second, Sleep: func(_ context.Context, d time.Duration) error {
-		waits = append(waits, d)
-		if len(waits) == len(results) {
-			cancel()
-			return context.Canceled
-		}
-		return nil
-	}}, func(context.Context) error {
-		calls++
-		return results[calls-1]
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []time.Duration{2 * time.Second, 4 * time.Second, time.Second, 2 * time.Second}
-	if fmt.Sprint(waits) != fmt.Sprint(want) || calls != 4 {
-		t.Errorf("waits = %v (calls %d), want %v", waits, calls, want)
 	}
 }

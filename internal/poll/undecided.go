@@ -42,7 +42,7 @@ func errText(err error) string {
 // its position) until MaxDispatchAttempts; then it quarantines the
 // undecided changes and lets the harness's runs go.
 func (c *cycle) holdUndecided(ctx context.Context, p *itemPlan) {
-	q, _ := c.o.Driver.(Quarantiner)
+	q := c.caps.Quarantine
 	for h, ps := range p.undecided {
 		if q != nil && c.attemptsOf(ctx, q, p, ps[0]) >= MaxDispatchAttempts && c.quarantineAll(ctx, q, p, ps) {
 			continue

@@ -154,6 +154,8 @@ func (h harnesses) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
 }
 
 func (h harnesses) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
+func (harnesses) Refund([]plan.Run)                                      {}
+func (harnesses) DecidesEntities(string) bool                            { return false }
 
 func must(t testing.TB, err error) {
 	t.Helper()

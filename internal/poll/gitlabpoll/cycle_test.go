@@ -26,6 +26,8 @@ func (commentCore) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
 }
 
 func (commentCore) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
+func (commentCore) Refund([]plan.Run)                                    {}
+func (commentCore) DecidesEntities(string) bool                          { return false }
 
 // TestPollCycle: through the shared poll cycle and the gitlab-pipeline
 // output, a note the webhook path dispatched is not dispatched again, a

@@ -36,6 +36,7 @@ func (needsAgent) Decide(*event.Event, *entity.Resolution) poll.Decision {
 }
 
 func (needsAgent) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
+func (needsAgent) Refund([]plan.Run)                                    {}
 
 func (needsAgent) DecidesEntities(system string) bool { return system == entity.SystemGitLab }
 

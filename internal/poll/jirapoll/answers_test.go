@@ -17,7 +17,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/controller"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
@@ -100,7 +100,7 @@ func watch(t *testing.T, e *env, p *poller, interval time.Duration, max int, don
 	cycles := 0
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	err := poll.Watch(ctx, poll.WatchOptions{Interval: interval, Sleep: func(ctx context.Context, d time.Duration) error {
+	err := controller.Watch(ctx, controller.WatchOptions{Interval: interval, Sleep: func(ctx context.Context, d time.Duration) error {
 		e.clock.Advance(d)
 		return nil
 	}}, func(ctx context.Context) error {

@@ -381,6 +381,8 @@ func (testCore) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
 }
 
 func (testCore) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
+func (testCore) Refund([]plan.Run)                                    {}
+func (testCore) DecidesEntities(string) bool                          { return false }
 
 // recorder is the test double output driver: it records every run,
 // fails the harnesses listed in fail, and answers with a run reference.

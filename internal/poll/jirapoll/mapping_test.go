@@ -38,6 +38,8 @@ func (c *capture) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
 }
 
 func (c *capture) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
+func (*capture) Refund([]plan.Run)                                      {}
+func (*capture) DecidesEntities(string) bool                            { return false }
 
 // summary renders an event as "kind[detail] actor/role raw_type/raw_action".
 func summary(ev *event.Event) string {

@@ -32,6 +32,12 @@ func (d PerComment) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision 
 // Admit implements poll.Decider: every run.
 func (PerComment) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
 
+// Refund implements poll.Decider: nothing to give back.
+func (PerComment) Refund([]plan.Run) {}
+
+// DecidesEntities implements poll.Decider: no entity-source harness.
+func (PerComment) DecidesEntities(string) bool { return false }
+
 // Commands is a poll.Decider that decides as the core does for one
 // harness whose trigger is a slash command under a minimum role: a
 // comment carrying Command by an actor of at least MinRole (default
@@ -61,6 +67,12 @@ func (d Commands) Decide(ev *event.Event, _ *entity.Resolution) poll.Decision {
 
 // Admit implements poll.Decider: every run.
 func (Commands) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return runs, nil }
+
+// Refund implements poll.Decider: nothing to give back.
+func (Commands) Refund([]plan.Run) {}
+
+// DecidesEntities implements poll.Decider: no entity-source harness.
+func (Commands) DecidesEntities(string) bool { return false }
 
 // runOf is the decision to run harness on ev, in forge's scope.
 func runOf(harness string, ev *event.Event, forge string) poll.Decision {

@@ -1,4 +1,4 @@
-package poll_test
+package controller_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/controller"
 )
 
 // flakyInput fails to read its account (the tracker unreachable) failures
@@ -32,7 +33,7 @@ func flakyInput(failures int) *fakeInput {
 
 // watchController builds a watching controller over in; its Sleep records
 // each wait and ends the watch after stopAfter waits.
-func watchController(t *testing.T, in *fakeInput, o poll.ControllerOptions, stopAfter int) (*poll.Controller, context.Context, *[]time.Duration) {
+func watchController(t *testing.T, in *fakeInput, o controller.Options, stopAfter int) (*controller.Controller, context.Context, *[]time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -44,7 +45,7 @@ func watchController(t *testing.T, in *fakeInput, o poll.ControllerOptions, stop
 		}
 		return ctx.Err()
 	}
-	c, err := controller(t, "false", in, o, func() output.Driver { return &fakeOut{} })
+	c, err := newController(t, "false", in, o, func() output.Driver { return &fakeOut{} })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestWatchBadStartBacksOff(t *testing.T) {
 		defer mu.Unlock()
 		results = append(results, map[bool]string{true: "error", false: "ok"}[s.Error != ""])
 	}
-	c, ctx, waits := watchController(t, in, poll.ControllerOptions{Observer: obs}, 7)
+	c, ctx, waits := watchController(t, in, controller.Options{Observer: obs}, 7)
 	if err := c.Run(ctx); err != nil {
 		t.Fatalf("Run = %v, want nil after the stop", err)
 	}
@@ -82,7 +83,7 @@ func TestWatchBadStartBacksOff(t *testing.T) {
 func TestWatchRefusedCredentialsEnd(t *testing.T) {
 	refused := config.Invalid(errors.New("refused the credentials"))
 	in := &fakeInput{d: &fakeDriver{}, account: refused}
-	c, ctx, waits := watchController(t, in, poll.ControllerOptions{}, 3)
+	c, ctx, waits := watchController(t, in, controller.Options{}, 3)
 	if err := c.Run(ctx); !errors.Is(err, refused) || !config.IsInvalid(err) || len(*waits) != 0 {
 		t.Fatalf("Run = %v after waits %v, want the refusal at once", err, *waits)
 	}
@@ -94,7 +95,7 @@ func TestCycleDeadline(t *testing.T) {
 	in := &fakeInput{d: &fakeDriver{items: []*poll.Item{item("PROJ-1", "/run")}, hang: true}}
 	var stats []poll.CycleStats
 	out := &fakeOut{}
-	c, err := controller(t, "false", in, poll.ControllerOptions{CycleTimeout: 20 * time.Millisecond,
+	c, err := newController(t, "false", in, controller.Options{CycleTimeout: 20 * time.Millisecond,
 		Observer: func(s poll.CycleStats) { stats = append(stats, s) }}, func() output.Driver { return out })
 	if err != nil {
 		t.Fatal(err)
@@ -116,16 +117,16 @@ func TestCycleDeadline(t *testing.T) {
 // otherwise; an option beats poll.cycle_timeout.
 func TestCycleTimeoutDefaults(t *testing.T) {
 	cases := []struct {
-		o    poll.ControllerOptions
+		o    controller.Options
 		want time.Duration
 	}{
-		{poll.ControllerOptions{}, 4 * time.Minute},
-		{poll.ControllerOptions{Watch: true, Interval: time.Minute}, 48 * time.Second},
-		{poll.ControllerOptions{Watch: true, Interval: time.Second}, 10 * time.Second},
-		{poll.ControllerOptions{Watch: true, Interval: time.Minute, CycleTimeout: 10 * time.Second}, 10 * time.Second},
+		{controller.Options{}, 4 * time.Minute},
+		{controller.Options{Watch: true, Interval: time.Minute}, 48 * time.Second},
+		{controller.Options{Watch: true, Interval: time.Second}, 10 * time.Second},
+		{controller.Options{Watch: true, Interval: time.Minute, CycleTimeout: 10 * time.Second}, 10 * time.Second},
 	}
 	for _, tc := range cases {
-		c, err := controller(t, "false", &fakeInput{d: &fakeDriver{}}, tc.o, func() output.Driver { return &fakeOut{} })
+		c, err := newController(t, "false", &fakeInput{d: &fakeDriver{}}, tc.o, func() output.Driver { return &fakeOut{} })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +134,7 @@ func TestCycleTimeoutDefaults(t *testing.T) {
 			t.Errorf("%+v: cycle timeout %s, want %s", tc.o, got, tc.want)
 		}
 	}
-	if err := poll.CheckOptions(poll.ControllerOptions{Watch: true, Interval: time.Second, CycleTimeout: 2 * time.Second}); !config.IsInvalid(err) {
+	if err := controller.CheckOptions(controller.Options{Watch: true, Interval: time.Second, CycleTimeout: 2 * time.Second}); !config.IsInvalid(err) {
 		t.Errorf("a cycle timeout above the interval: %v, want a usage error", err)
 	}
 }
@@ -199,7 +200,7 @@ func TestWatchRetriesRefusedDispatchesAtTheInterval(t *testing.T) {
 			defer cancel()
 			var waits []time.Duration
 			var startedAfter time.Duration
-			o := poll.ControllerOptions{Watch: true, Interval: s, Sleep: func(ctx context.Context, d time.Duration) error {
+			o := controller.Options{Watch: true, Interval: s, Sleep: func(ctx context.Context, d time.Duration) error {
 				out.mu.Lock()
 				started := len(out.runs) > 0
 				out.mu.Unlock()
@@ -211,7 +212,7 @@ func TestWatchRetriesRefusedDispatchesAtTheInterval(t *testing.T) {
 				startedAfter += d
 				return nil
 			}}
-			c, err := controller(t, "false", in, o, func() output.Driver { return out })
+			c, err := newController(t, "false", in, o, func() output.Driver { return out })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,5 +230,43 @@ func TestWatchRetriesRefusedDispatchesAtTheInterval(t *testing.T) {
 				t.Errorf("run started %s after the first cycle, want within 30s", startedAfter)
 			}
 		})
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		failures int
+		want     time.Duration
+	}{{0, time.Minute}, {1, 2 * time.Minute}, {2, 4 * time.Minute}, {3, 8 * time.Minute}, {4, 10 * time.Minute}, {50, 10 * time.Minute}} {
+		if got := controller.Backoff(time.Minute, tc.failures); got != tc.want {
+			t.Errorf("Backoff(1m, %d) = %s, want %s", tc.failures, got, tc.want)
+		}
+	}
+}
+
+// Watch backs off after failures, resets after a success and returns nil
+// when its context ends.
+func TestWatch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	results := []error{errors.New("a"), errors.New("b"), nil, errors.New("c")}
+	var waits []time.Duration
+	calls := 0
+	err := controller.Watch(ctx, controller.WatchOptions{Interval: time.Second, Sleep: func(_ context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		if len(waits) == len(results) {
+			cancel()
+			return context.Canceled
+		}
+		return nil
+	}}, func(context.Context) error {
+		calls++
+		return results[calls-1]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Duration{2 * time.Second, 4 * time.Second, time.Second, 2 * time.Second}
+	if fmt.Sprint(waits) != fmt.Sprint(want) || calls != 4 {
+		t.Errorf("waits = %v (calls %d), want %v", waits, calls, want)
 	}
 }

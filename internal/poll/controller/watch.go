@@ -1,7 +1,8 @@
-package poll
+package controller
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -71,4 +72,26 @@ func Backoff(interval time.Duration, failures int) time.Duration {
 		wait *= 2
 	}
 	return min(wait, MaxBackoffFactor*interval)
+}
+
+// ErrDispatchesRefused matches (errors.Is) the error of a Controller
+// cycle whose only failures were dispatches the output refused
+// (output.ErrNotStarted, CycleStats.DispatchesRefused): a one-shot `poll`
+// still exits 1, but Watch does not back off for it, since the next cycle
+// dispatches them again at once.
+var ErrDispatchesRefused = errors.New("dispatches refused")
+
+// refusedOnly reports whether err, or every error err joins, matches
+// ErrDispatchesRefused.
+func refusedOnly(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs := j.Unwrap()
+		for _, e := range errs {
+			if !refusedOnly(e) {
+				return false
+			}
+		}
+		return len(errs) > 0
+	}
+	return errors.Is(err, ErrDispatchesRefused)
 }

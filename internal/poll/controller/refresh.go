@@ -1,4 +1,4 @@
-package poll
+package controller
 
 import (
 	"context"
@@ -8,14 +8,8 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/periodic"
-	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 )
-
-// lockRefresher rewrites the timestamps of poll locks this poller still
-// holds (jirapoll's RefreshLocks).
-type lockRefresher interface {
-	RefreshLocks(ctx context.Context, locks []plan.PollLock) (refreshed, lost int, err error)
-}
 
 // refreshQueued keeps fresh, until the returned stop is called (stop
 // waits for the goroutine to end), the poll locks of the runs an
@@ -26,8 +20,11 @@ type lockRefresher interface {
 // ctx's cancellation: after a stop signal the executor is still closed.
 func (c *Controller) refreshQueued(ctx context.Context, out output.Driver) (stop func()) {
 	w, ok := out.(output.Waiter)
-	r, canRefresh := c.lockInput.(lockRefresher)
-	if !ok || !canRefresh || c.o.DryRun {
+	var r poll.LockRefresher
+	if c.lockInput != nil {
+		r = c.lockInput.InputCapabilities().Refresh
+	}
+	if !ok || r == nil || c.o.DryRun {
 		return func() {}
 	}
 	return refreshWaiting(ctx, w, r, c.lockInput.Settings().Lock.RefreshInterval, c.o.Log)
@@ -35,7 +32,7 @@ func (c *Controller) refreshQueued(ctx context.Context, out output.Driver) (stop
 
 // refreshWaiting refreshes, every interval (default
 // config.DefaultRefreshInterval) until stop, the locks w reports waiting.
-func refreshWaiting(ctx context.Context, w output.Waiter, r lockRefresher, every time.Duration, log *slog.Logger) (stop func()) {
+func refreshWaiting(ctx context.Context, w output.Waiter, r poll.LockRefresher, every time.Duration, log *slog.Logger) (stop func()) {
 	if every <= 0 {
 		every = config.DefaultRefreshInterval
 	}

@@ -1,10 +1,12 @@
-package poll
+package controller
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 // DefaultCycleTimeout bounds a single `fullsend poll` cycle (no --watch)
@@ -41,7 +43,7 @@ func (c *Controller) CycleTimeout() time.Duration {
 
 // deadline turns a cycle that its deadline cut short into a failure. The
 // cycle itself stopped dispatching and rolled back the locks it held
-// without runs (Run, on a cancelled context), as it does for a signal.
+// without runs (poll.Run, on a cancelled context), as it does for a signal.
 func (c *Controller) deadline(ctx context.Context, err error) error {
 	if !errors.Is(context.Cause(ctx), errCycleDeadline) {
 		return err
@@ -55,8 +57,8 @@ func (c *Controller) deadlineErr() error {
 
 // observer is the Observer of one cycle whose context is ctx: a cycle its
 // deadline interrupted is reported as failed.
-func (c *Controller) observer(ctx context.Context) Observer {
-	return func(s CycleStats) {
+func (c *Controller) observer(ctx context.Context) poll.Observer {
+	return func(s poll.CycleStats) {
 		if s.Interrupted && s.Error == "" && errors.Is(context.Cause(ctx), errCycleDeadline) {
 			s.Error = c.deadlineErr().Error()
 		}
@@ -75,6 +77,6 @@ func (c *Controller) observeStartFailure(err error) {
 		return
 	}
 	for _, in := range c.inputs {
-		c.o.Observer(CycleStats{Driver: in.PollDriver().Name(), Error: err.Error()})
+		c.o.Observer(poll.CycleStats{Driver: in.PollDriver().Name(), Error: err.Error()})
 	}
 }

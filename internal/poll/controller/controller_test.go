@@ -1,4 +1,4 @@
-package poll_test
+package controller_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/controller"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
 )
 
@@ -30,6 +31,9 @@ func (in *fakeInput) PollDriver() poll.Driver {
 	return in.d
 }
 func (in *fakeInput) Settings() config.InputDriver { return in.settings }
+func (in *fakeInput) InputCapabilities() poll.InputCapabilities {
+	return poll.InputCapabilities{}
+}
 func (in *fakeInput) Account(context.Context) (string, error) {
 	if in.accountFn != nil {
 		return in.accountFn()
@@ -51,9 +55,9 @@ poll:
   output_driver: local
 `
 
-// controller builds a Controller over a config directory whose one
+// newController builds a Controller over a config directory whose one
 // jira-poll input is in, with outputs built by newOut.
-func controller(t *testing.T, kill string, in *fakeInput, o poll.ControllerOptions, newOut func() output.Driver) (*poll.Controller, error) {
+func newController(t *testing.T, kill string, in *fakeInput, o controller.Options, newOut func() output.Driver) (*controller.Controller, error) {
 	t.Helper()
 	dir := testfs.WriteTree(t, map[string]string{
 		"config.yaml": strings.Replace(controllerConfig, "%KILL%", kill, 1),
@@ -68,25 +72,25 @@ func controller(t *testing.T, kill string, in *fakeInput, o poll.ControllerOptio
 		return in, nil
 	}}
 	o.NewOutput = func(name string, _ *config.Config, _ output.Env) (output.Driver, error) { return newOut(), nil }
-	return poll.NewController(context.Background(), o)
+	return controller.New(context.Background(), o)
 }
 
 func TestCheckOptions(t *testing.T) {
 	cases := []struct {
 		name string
-		o    poll.ControllerOptions
+		o    controller.Options
 		want string // "" valid
 	}{
-		{"defaults", poll.ControllerOptions{}, ""},
-		{"watch", poll.ControllerOptions{Watch: true, Interval: time.Second, MetricsAddr: "127.0.0.1:0"}, ""},
-		{"unknown input", poll.ControllerOptions{InputDriver: "rss-poll"}, `--input-driver "rss-poll": want jira-poll, gitlab-poll, github-poll`},
-		{"zero interval", poll.ControllerOptions{Watch: true}, "--interval 0s: must be positive"},
-		{"metrics without watch", poll.ControllerOptions{MetricsAddr: ":9090"}, "--metrics-addr needs --watch"},
-		{"unknown output", poll.ControllerOptions{OutputDriver: "nope"}, `--output-driver "nope": want one of [json gha-matrix gha-dispatch gitlab-pipeline local]`},
+		{"defaults", controller.Options{}, ""},
+		{"watch", controller.Options{Watch: true, Interval: time.Second, MetricsAddr: "127.0.0.1:0"}, ""},
+		{"unknown input", controller.Options{InputDriver: "rss-poll"}, `--input-driver "rss-poll": want jira-poll, gitlab-poll, github-poll`},
+		{"zero interval", controller.Options{Watch: true}, "--interval 0s: must be positive"},
+		{"metrics without watch", controller.Options{MetricsAddr: ":9090"}, "--metrics-addr needs --watch"},
+		{"unknown output", controller.Options{OutputDriver: "nope"}, `--output-driver "nope": want one of [json gha-matrix gha-dispatch gitlab-pipeline local]`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := poll.CheckOptions(tc.o)
+			err := controller.CheckOptions(tc.o)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -107,7 +111,7 @@ func TestControllerKillSwitch(t *testing.T) {
 		t.Run("kill_switch "+kill, func(t *testing.T) {
 			in := &fakeInput{d: &fakeDriver{items: []*poll.Item{item("PROJ-1", "/run")}}}
 			out := &fakeOut{}
-			c, err := controller(t, kill, in, poll.ControllerOptions{}, func() output.Driver { return out })
+			c, err := newController(t, kill, in, controller.Options{}, func() output.Driver { return out })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,16 +130,16 @@ func TestControllerKillSwitch(t *testing.T) {
 // json. The lock input is the first jira-poll entry.
 func TestControllerChoices(t *testing.T) {
 	cases := []struct {
-		o    poll.ControllerOptions
+		o    controller.Options
 		want string
 	}{
-		{poll.ControllerOptions{}, "local"},
-		{poll.ControllerOptions{OutputDriver: "gha-dispatch"}, "gha-dispatch"},
-		{poll.ControllerOptions{OutputDriver: "gha-dispatch", DryRun: true}, "json"},
+		{controller.Options{}, "local"},
+		{controller.Options{OutputDriver: "gha-dispatch"}, "gha-dispatch"},
+		{controller.Options{OutputDriver: "gha-dispatch", DryRun: true}, "json"},
 	}
 	for _, tc := range cases {
 		in := &fakeInput{d: &fakeDriver{}}
-		c, err := controller(t, "false", in, tc.o, func() output.Driver { return &fakeOut{} })
+		c, err := newController(t, "false", in, tc.o, func() output.Driver { return &fakeOut{} })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +157,7 @@ func TestControllerChoices(t *testing.T) {
 func TestControllerAccountError(t *testing.T) {
 	refused := config.Invalid(errors.New("refused the credentials"))
 	in := &fakeInput{d: &fakeDriver{items: []*poll.Item{item("PROJ-1", "/run")}}, account: refused}
-	c, err := controller(t, "false", in, poll.ControllerOptions{}, func() output.Driver { return &fakeOut{} })
+	c, err := newController(t, "false", in, controller.Options{}, func() output.Driver { return &fakeOut{} })
 	if err != nil {
 		t.Fatal(err)
 	}

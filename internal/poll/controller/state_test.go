@@ -1,4 +1,4 @@
-package poll_test
+package controller_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/controller"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
 )
 
@@ -18,6 +19,10 @@ type savingInput struct {
 }
 
 func (in *savingInput) SaveState() { in.saves++ }
+
+func (in *savingInput) InputCapabilities() poll.InputCapabilities {
+	return poll.InputCapabilities{State: in}
+}
 
 // TestControllerSavesState: an input that keeps state (poll.StateSaver)
 // saves it after its cycle, not in a dry run; the inputs are given the
@@ -37,7 +42,7 @@ func TestControllerSavesState(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := &savingInput{fakeInput: &fakeInput{d: &fakeDriver{}}}
 			var gotDir string
-			o := poll.ControllerOptions{DryRun: tc.dryRun, StateDir: tc.stateDir, Getenv: func(string) string { return "" },
+			o := controller.Options{DryRun: tc.dryRun, StateDir: tc.stateDir, Getenv: func(string) string { return "" },
 				ConfigDir: testfs.WriteTree(t, map[string]string{
 					"config.yaml": strings.Replace(controllerConfig, "%KILL%", "false", 1),
 					"a.yaml":      "role: r\ntrigger: 'event.transition.kind == \"comment_added\"'\n",
@@ -48,7 +53,7 @@ func TestControllerSavesState(t *testing.T) {
 				return in, nil
 			}}
 			o.NewOutput = func(string, *config.Config, output.Env) (output.Driver, error) { return &fakeOut{}, nil }
-			c, err := poll.NewController(context.Background(), o)
+			c, err := controller.New(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +81,7 @@ func TestControllerTellsInputsTheEntitySystems(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got func(string) bool
-			o := poll.ControllerOptions{StateDir: "none", Getenv: func(string) string { return "" },
+			o := controller.Options{StateDir: "none", Getenv: func(string) string { return "" },
 				ConfigDir: testfs.WriteTree(t, map[string]string{
 					"config.yaml": strings.Replace(controllerConfig, "%KILL%", "false", 1),
 					"a.yaml":      tc.harness,
@@ -88,7 +93,7 @@ func TestControllerTellsInputsTheEntitySystems(t *testing.T) {
 				return in, nil
 			}}
 			o.NewOutput = func(string, *config.Config, output.Env) (output.Driver, error) { return &fakeOut{}, nil }
-			if _, err := poll.NewController(context.Background(), o); err != nil {
+			if _, err := controller.New(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
 			if got == nil {
@@ -109,13 +114,17 @@ type releasingInput struct {
 
 func (in *releasingInput) ReleaseState() { in.releases++ }
 
+func (in *releasingInput) InputCapabilities() poll.InputCapabilities {
+	return poll.InputCapabilities{State: in, Release: in}
+}
+
 // TestPollReleasesState: Poll gives back the inputs' claims on their
 // state files when it is done (poll.StateReleaser), after the save, so
 // that a later controller in the same process comes back as the poller
 // the state names.
 func TestPollReleasesState(t *testing.T) {
 	in := &releasingInput{savingInput: savingInput{fakeInput: &fakeInput{d: &fakeDriver{}}}}
-	o := poll.ControllerOptions{StateDir: "none", Getenv: func(string) string { return "" },
+	o := controller.Options{StateDir: "none", Getenv: func(string) string { return "" },
 		ConfigDir: testfs.WriteTree(t, map[string]string{
 			"config.yaml": strings.Replace(controllerConfig, "%KILL%", "false", 1),
 			"a.yaml":      "role: r\ntrigger: 'event.transition.kind == \"comment_added\"'\n",
@@ -125,7 +134,7 @@ func TestPollReleasesState(t *testing.T) {
 		return in, nil
 	}}
 	o.NewOutput = func(string, *config.Config, output.Env) (output.Driver, error) { return &fakeOut{}, nil }
-	if err := poll.Poll(context.Background(), o); err != nil {
+	if err := controller.Poll(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	if in.saves != 1 || in.releases != 1 {

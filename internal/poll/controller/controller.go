@@ -1,4 +1,13 @@
-package poll
+// Package controller is `fullsend poll` itself: the Controller loads the
+// configuration and the harnesses, builds the configured poll inputs
+// (poll.InputFactory), the output driver and the decision engine, and runs
+// one poll cycle (poll.Run) of every input, or cycles until stopped
+// (Watch) under a per-cycle deadline. It reads each input's
+// capabilities once (poll.InputCapabilities): its state saved after each
+// cycle and given back at the end, its feedback, the refresh of the locks
+// of runs an in-process executor queued; and from the driver's
+// (poll.Capabilities) whether scheduled discovery runs (poll.Schedule).
+package controller
 
 import (
 	"context"
@@ -16,85 +25,32 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/output"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 )
 
-// Input is one configured poll input driver, ready for cycles. The driver
-// package builds it from its poll.input_drivers entry (its FromConfig, an
-// InputFactory).
-type Input interface {
-	// PollDriver is what the cycle drives.
-	PollDriver() Driver
-	// Settings is the input's configuration entry (lock sizes,
-	// concurrency, jitter, refresh interval).
-	Settings() config.InputDriver
-	// Account returns the id of the tool's own account on the tracker, for
-	// the loop guard. Refused credentials are config.Invalid.
-	Account(ctx context.Context) (string, error)
-}
-
-// StateSaver is implemented by an input that keeps state in the state
-// directory (package pollstate, loaded when the input is built): the
-// controller calls SaveState after each of its cycles (not in a dry run).
-// A failed save is logged by the input: the state is an optimisation only.
-type StateSaver interface {
-	SaveState()
-}
-
-// StateReleaser is implemented by an input that holds a claim on its
-// state file (pollstate.Store.Claim): Poll gives it back when the
-// controller is done, so that a later controller in the same process
-// comes back as the poller the state names.
-type StateReleaser interface {
-	ReleaseState()
-}
-
 // ReleaseState gives back the inputs' claims on their state files
-// (StateReleaser); the process's exit does too.
+// (poll.StateReleaser); the process's exit does too.
 func (c *Controller) ReleaseState() {
 	for _, in := range c.inputs {
-		if r, ok := in.(StateReleaser); ok {
+		if r := in.InputCapabilities().Release; r != nil {
 			r.ReleaseState()
 		}
 	}
 }
 
-// InputEnv is what an InputFactory needs besides the configuration.
-type InputEnv struct {
-	Getenv   func(string) string
-	Log      *slog.Logger
-	PollerID string // this poller's id, written into the locks it takes
-	// OnRequest, if set, observes every API request (metrics).
-	OnRequest func(endpoint string, status int, d time.Duration)
-	// Now is the host's clock (nil: time.Now). Each input corrects it by
-	// its service's clock, read from the service's answers
-	// (package trackerclock), before comparing the service's times.
-	Now func() time.Time
-	// State is the state directory (nil or "": none); each input keeps
-	// its own file there (pollstate.Dir.For).
-	State *pollstate.Dir
-	// Entities reports whether some enabled harness lists system among its
-	// entity sources (nil: none does), so that a driver reads what its
-	// entity stage needs from its first cycle on.
-	Entities func(system string) bool
-}
-
-// InputFactory builds the input driver of cfg.Poll.InputDrivers[index].
-// A bad setting or missing credential is config.Invalid.
-type InputFactory func(ctx context.Context, cfg *config.Config, index int, env InputEnv) (Input, error)
-
 // OutputFactory builds the output driver called name (outputs.New).
 type OutputFactory func(name string, cfg *config.Config, env output.Env) (output.Driver, error)
 
-// ControllerOptions configure a Controller: what `fullsend poll` and its
+// Options configure a Controller: what `fullsend poll` and its
 // subcommands were asked to do, and the factories of the drivers.
-type ControllerOptions struct {
+type Options struct {
 	ConfigDir string
 	Getenv    func(string) string
 	Log       *slog.Logger
 	// Inputs maps each poll input driver type to its factory.
-	Inputs map[string]InputFactory
+	Inputs map[string]poll.InputFactory
 	// NewOutput builds output drivers.
 	NewOutput OutputFactory
 	// Output is the environment of the output drivers (streams, Getenv, Log).
@@ -114,37 +70,37 @@ type ControllerOptions struct {
 	StateDir string
 	// Observer receives each cycle's stats and OnRequest observes every
 	// API request of the inputs (metrics); both may be nil.
-	Observer  Observer
+	Observer  poll.Observer
 	OnRequest func(endpoint string, status int, d time.Duration)
 	// Sleep replaces the wait between watch cycles (tests).
 	Sleep func(ctx context.Context, d time.Duration) error
 	// OnQuarantine, when set, is told of every entity version scheduled
-	// discovery gives up on (Schedule.Notify).
-	OnQuarantine func(ctx context.Context, q EntityQuarantine)
+	// discovery gives up on (poll.Schedule.Notify).
+	OnQuarantine func(ctx context.Context, q poll.EntityQuarantine)
 }
 
 // Controller runs `fullsend poll`: it loads the configuration, builds the
 // configured input drivers, the output driver and the decision engine,
 // and runs one cycle or, with Watch, cycles until stopped.
 type Controller struct {
-	o      ControllerOptions
+	o      Options
 	cfg    *config.Config
 	reg    *harness.Registry
-	inputs []Input
+	inputs []poll.Input
 	// lockInput is the input that `fullsend run` uses for its lock
 	// (config.Poll.LockInput), nil when it was not selected.
-	lockInput Input
-	// pollerID is this poller's id (InputEnv.PollerID); cadence spaces
+	lockInput poll.Input
+	// pollerID is this poller's id (poll.InputEnv.PollerID); cadence spaces
 	// its scheduled evaluations across cycles (entity.every).
 	pollerID string
 	cadence  *reconcile.Cadence
 	// notifiers are the inputs' feedback notifiers (feedback.go).
-	notifiers map[Input]*feedback.Notifier
+	notifiers map[poll.Input]*feedback.Notifier
 }
 
 // CheckOptions reports the option combinations that cannot work, before
 // anything is read: all are config.Invalid.
-func CheckOptions(o ControllerOptions) error {
+func CheckOptions(o Options) error {
 	switch {
 	case o.InputDriver != "" && !slices.Contains(drivername.PollInputNames(), o.InputDriver):
 		return config.Invalid(fmt.Errorf("--input-driver %q: want %s", o.InputDriver, strings.Join(drivername.PollInputNames(), ", ")))
@@ -164,9 +120,9 @@ func CheckOptions(o ControllerOptions) error {
 	return nil
 }
 
-// NewController loads the configuration and the enabled harnesses and
+// New loads the configuration and the enabled harnesses and
 // builds the selected input drivers.
-func NewController(ctx context.Context, o ControllerOptions) (*Controller, error) {
+func New(ctx context.Context, o Options) (*Controller, error) {
 	if err := CheckOptions(o); err != nil {
 		return nil, err
 	}
@@ -178,7 +134,7 @@ func NewController(ctx context.Context, o ControllerOptions) (*Controller, error
 		return nil, err
 	}
 	c := &Controller{o: o, cfg: cfg, reg: reg}
-	env := InputEnv{Getenv: o.Getenv, Log: o.Log, PollerID: uuid.NewString(), OnRequest: o.OnRequest,
+	env := poll.InputEnv{Getenv: o.Getenv, Log: o.Log, PollerID: uuid.NewString(), OnRequest: o.OnRequest,
 		State:    pollstate.Open(pollstate.Resolve(o.StateDir, o.Getenv), o.Log, nil),
 		Entities: func(system string) bool { return len(reg.EntityHarnesses(system)) > 0 }}
 	c.pollerID = env.PollerID
@@ -215,11 +171,11 @@ func (c *Controller) wanted() string {
 func (c *Controller) Config() *config.Config { return c.cfg }
 
 // Inputs are the selected input drivers, in configuration order.
-func (c *Controller) Inputs() []Input { return c.inputs }
+func (c *Controller) Inputs() []poll.Input { return c.inputs }
 
 // LockInput is the input `fullsend run` uses to keep its poll lock
 // (config.Poll.LockInput), or nil when it is not among the selected ones.
-func (c *Controller) LockInput() Input { return c.lockInput }
+func (c *Controller) LockInput() poll.Input { return c.lockInput }
 
 // OutputName is the output driver a run of the controller uses: the
 // option, else poll.output_driver; a dry run prints the plan as json.
@@ -239,9 +195,9 @@ func (c *Controller) NewOutput(name string) (output.Driver, error) {
 }
 
 // StopErr maps cycle errors for exit codes: rejected queries and refused
-// credentials (IsStop) are the user's configuration (config.Invalid).
+// credentials (poll.IsStop) are the user's configuration (config.Invalid).
 func StopErr(err error) error {
-	if err != nil && IsStop(err) {
+	if err != nil && poll.IsStop(err) {
 		return config.Invalid(err)
 	}
 	return err

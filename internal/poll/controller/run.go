@@ -1,4 +1,4 @@
-package poll
+package controller
 
 import (
 	"context"
@@ -10,16 +10,16 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/core"
 	"github.com/fullsend-dev/fullsend/internal/drivername"
 	"github.com/fullsend-dev/fullsend/internal/english"
-	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
 // Poll is `fullsend poll`: it builds a Controller and runs it.
-func Poll(ctx context.Context, o ControllerOptions) error {
-	c, err := NewController(ctx, o)
+func Poll(ctx context.Context, o Options) error {
+	c, err := New(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -116,14 +116,14 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 	var errs []error
 	for _, in := range c.inputs {
 		s := in.Settings()
-		res, err := Run(ctx, Options{
-			Driver: in.PollDriver(), Core: decider{eng}, Output: out, Validate: (*event.Event).Validate,
+		res, err := poll.Run(ctx, poll.Options{
+			Driver: in.PollDriver(), Core: poll.CoreDecider(eng), Output: out, Validate: (*event.Event).Validate,
 			N: s.Lock.N, Requests: s.RequestsPerCycle, Concurrency: s.Concurrency, JitterMin: s.Lock.JitterMin, JitterMax: s.Lock.JitterMax,
 			DryRun: c.o.DryRun, Log: c.o.Log, Observer: c.observer(ctx), IntentSettle: intentSettle(s.Lock.StaleThreshold),
-			ClaimWait: polllock.ClaimWaitFor(s.Lock.StaleThreshold), Feedback: c.notifier(in), Schedule: c.schedule(decider{eng}, in),
+			ClaimWait: polllock.ClaimWaitFor(s.Lock.StaleThreshold), Feedback: c.notifier(in), Schedule: c.schedule(eng, in),
 		})
 		planned = append(planned, res.Planned...)
-		if ss, ok := in.(StateSaver); ok && !c.o.DryRun {
+		if ss := in.InputCapabilities().State; ss != nil && !c.o.DryRun {
 			ss.SaveState()
 		}
 		if err != nil {
@@ -144,46 +144,6 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 	return errors.Join(errs...)
 }
 
-// decider adapts the core engine to the poll cycle.
-type decider struct{ e *core.Engine }
-
-// CoreDecider is the core engine as the poll cycle uses it: one decision
-// per change over its event and its item's entity (core.Engine.DecideWith),
-// logged; the breaker's Admit and Refund.
-func CoreDecider(e *core.Engine) Decider { return decider{e} }
-
-// Decide merges the event-only and the entity-source harnesses' decisions
-// into one (core.Engine.DecideWith).
-func (d decider) Decide(ev *event.Event, res *entity.Resolution) Decision {
-	dec := d.e.DecideWith(ev, res)
-	d.e.LogDecision(dec)
-	var errs []TriggerError
-	for _, he := range dec.Errors {
-		errs = append(errs, TriggerError{Harness: he.Harness, Err: he})
-	}
-	var denied []EntityDenial
-	for _, dn := range dec.EntityDenied {
-		denied = append(denied, EntityDenial{Harness: dn.Harness, Reason: dn.Reason, Detail: dn.Detail})
-	}
-	var overlays []string
-	for _, oe := range dec.OverlayErrors {
-		overlays = append(overlays, oe.Harness)
-	}
-	return Decision{Verdict: dec.Verdict, Reason: dec.Reason, Runs: dec.Runs, Errors: errs, EntityDenied: denied, OverlayErrors: overlays}
-}
-
-// DecidesEntities reports whether an enabled harness evaluates entities
-// of system.
-func (d decider) DecidesEntities(system string) bool { return d.e.DecidesEntities(system) }
-
-func (d decider) Admit(runs []plan.Run) (admitted, skipped []plan.Run) { return d.e.Admit(runs) }
-
-// decider refunds the breaker slots of failed dispatches (a compile-time check).
-var _ Refunder = decider{}
-
-// Refund hands back the breaker slots of runs whose dispatch failed.
-func (d decider) Refund(runs []plan.Run) { d.e.Refund(runs) }
-
 // closeOutput finishes drivers that buffer or run work in process.
 func closeOutput(ctx context.Context, d output.Driver) error {
 	if f, ok := d.(output.Finisher); ok {
@@ -193,11 +153,11 @@ func closeOutput(ctx context.Context, d output.Driver) error {
 }
 
 // intentSettle bounds how long an interrupted dispatch is left to settle:
-// DefaultIntentSettle, but never longer than the lock's stale threshold, so
+// poll.DefaultIntentSettle, but never longer than the lock's stale threshold, so
 // a poller configured to take items over quickly also recovers quickly.
 func intentSettle(stale time.Duration) time.Duration {
-	if stale > 0 && stale < DefaultIntentSettle {
+	if stale > 0 && stale < poll.DefaultIntentSettle {
 		return stale
 	}
-	return DefaultIntentSettle
+	return poll.DefaultIntentSettle
 }
