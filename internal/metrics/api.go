@@ -27,7 +27,7 @@ func newAPIMetrics(reg prometheus.Registerer) *apiMetrics {
 	return a
 }
 
-// RateBudgetObserver returns a cycle hook (for poll.Options.Observer,
+// RateBudgetObserver returns a cycle hook (for cycle.Options.Observer,
 // after PollObserver) that sets fullsend_api_rate_limit_remaining{api} to
 // the budget the cycle's tracker last reported; cycles without one leave
 // it alone. nil when m is nil (no metrics).

@@ -63,7 +63,7 @@ func newPollMetrics(reg prometheus.Registerer, h *health) *pollMetrics {
 }
 
 // PollObserver returns the hook that records every poll cycle (for
-// poll.Options.Observer) of a poller dispatching to the output driver
+// cycle.Options.Observer) of a poller dispatching to the output driver
 // named output (the one a cycle reports in CycleStats.Output wins); nil
 // when m is nil (no metrics).
 func (m *Metrics) PollObserver(output string) poll.Observer {

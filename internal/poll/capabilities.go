@@ -1,8 +1,6 @@
 package poll
 
-import (
-	"github.com/fullsend-dev/fullsend/internal/output"
-)
+import ()
 
 // Capabilities is what a Driver can do beyond the stages every driver
 // has, declared once by the driver (Driver.Capabilities): each field is
@@ -42,23 +40,3 @@ type Scheduled interface {
 type Lockless interface{ noLocks() }
 
 func (NoLocks) noLocks() {}
-
-// outputCapabilities is what the cycle's output can do beyond
-// dispatching, read once when the cycle is built: the output contract
-// (package output) sits below poll and cannot name these interfaces.
-type outputCapabilities struct {
-	finder  DispatchFinder
-	clock   PlatformClock
-	flusher Flusher
-	tracker RunTracker
-}
-
-// capabilitiesOf reads out's optional interfaces (nil out: none).
-func capabilitiesOf(out output.Driver) outputCapabilities {
-	var oc outputCapabilities
-	oc.finder, _ = out.(DispatchFinder)
-	oc.clock, _ = out.(PlatformClock)
-	oc.flusher, _ = out.(Flusher)
-	oc.tracker, _ = out.(RunTracker)
-	return oc
-}

@@ -1,25 +1,21 @@
-// Package poll is the poll cycle shared by the poll input drivers
-// (jira-poll, github-poll, gitlab-poll; see ARCHITECTURE.md, "Polling"),
-// and the contract they implement: Driver, one interface per stage, and
-// its Capabilities (a struct of typed fields, nil when the driver has not
-// got one: its clock, entity stage, scheduled discovery, quarantine
-// record, or no locks at all, NoLocks), which the cycle reads once. The
-// drivers discover, lock and detect; the cycle selects, decides and
-// coalesces (Decider: CoreDecider adapts the core), verifies the lock
-// right before dispatch, dispatches and checkpoints.
+// Package poll is the contract between the poll cycle (package
+// pollcycle) and the poll input drivers (jira-poll, github-poll,
+// gitlab-poll; see ARCHITECTURE.md, "Polling"): Driver, one interface per
+// stage, and its Capabilities (a struct of typed fields, nil when the
+// driver has not got one: its clock, entity stage, scheduled discovery,
+// quarantine record, or no locks at all, NoLocks), declared by each
+// driver in its caps.go and read once by the cycle. The drivers discover,
+// lock and detect; the cycle selects, decides and coalesces, verifies the
+// lock right before dispatch, dispatches and checkpoints.
 //
-// Run is one cycle; stages.go composes it stage by stage (discover →
-// select → detect → resolve entities → lock → verify → decide → dispatch
-// → record → checkpoint → feedback) and names the file of each stage:
-// entitystage.go (the entity stage), intent.go (crash-safe dispatch, its
-// rule in package intents), admit.go (the circuit breaker), schedule.go
-// and schedule_dispatch.go (scheduled discovery), quarantine.go and
-// undecided.go (changes given up on), budget.go (a cycle without locks,
-// its rule in package budget), feedback.go. The output's optional
-// interfaces (DispatchFinder, PlatformClock, Flusher, RunTracker) are
-// read once when the cycle is built. An Input (input.go) is a configured
-// driver as package controller, `fullsend poll` itself, runs it.
-// CycleStats (stats.go) is the one stats type.
+// What the two sides exchange lives here: Item and its transitions
+// (item.go), Change, Checkpoint, Discovery, Usage; the Decider the cycle
+// decides with (decide.go; CoreDecider adapts the core); scheduled
+// discovery's types (schedule.go, sweepswitch.go); the quarantine record
+// (quarantine.go); the entity stage's resolver (entitystage.go); the
+// output's optional interfaces; CycleStats (stats.go), the one stats
+// type; and an Input (input.go), a configured driver as package
+// controller, `fullsend poll` itself, runs it.
 package poll
 
 import (

@@ -45,9 +45,9 @@ func (e *ItemsError) Error() string {
 // Is makes errors.Is(err, ErrItemsFailed) true.
 func (e *ItemsError) Is(target error) bool { return target == ErrItemsFailed }
 
-// itemsError is the error of a cycle that completed with per-item
+// ItemsError is the error of a cycle that completed with per-item
 // failures, or nil.
-func (s CycleStats) itemsError() error {
+func (s CycleStats) ItemsError() error {
 	if s.Interrupted || s.ItemsFailed+s.ChangesQuarantined+s.TriggerErrors == 0 {
 		return nil
 	}

@@ -183,8 +183,8 @@ func (it *Item) Vanish() { it.state = StateGone }
 // may have written is removed where it still holds this poller's id).
 func (it *Item) Fail(err error) { it.state, it.err = StateFailed, err }
 
-// released: the cycle removed its lock from a held item.
-func (it *Item) released() {
+// MarkReleased: the cycle removed its lock from a held item.
+func (it *Item) MarkReleased() {
 	if it.state == StateHeld {
 		it.state = StateReleased
 	}

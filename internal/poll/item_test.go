@@ -25,9 +25,9 @@ func TestItemTransitions(t *testing.T) {
 		{"re-read failed before locking", []func(*Item){func(it *Item) { it.Fail(boom) }}, StateFailed, false, boom},
 		{"lost at verification", []func(*Item){(*Item).Attempt, (*Item).Hold, (*Item).Lose}, StateLost, true, nil},
 		{"vanished while held", []func(*Item){(*Item).Attempt, (*Item).Hold, (*Item).Vanish}, StateGone, true, nil},
-		{"released", []func(*Item){(*Item).Attempt, (*Item).Hold, (*Item).released}, StateReleased, true, nil},
-		{"release keeps a failure", []func(*Item){(*Item).Attempt, func(it *Item) { it.Fail(boom) }, (*Item).released}, StateFailed, true, boom},
-		{"release keeps a lost lock", []func(*Item){(*Item).Attempt, (*Item).Hold, (*Item).Lose, (*Item).released}, StateLost, true, nil},
+		{"released", []func(*Item){(*Item).Attempt, (*Item).Hold, (*Item).MarkReleased}, StateReleased, true, nil},
+		{"release keeps a failure", []func(*Item){(*Item).Attempt, func(it *Item) { it.Fail(boom) }, (*Item).MarkReleased}, StateFailed, true, boom},
+		{"release keeps a lost lock", []func(*Item){(*Item).Attempt, (*Item).Hold, (*Item).Lose, (*Item).MarkReleased}, StateLost, true, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+// DefaultN is the number of items a cycle locks (lock.n) when its
+// options give none.
+const DefaultN = 5
+
 // Spread is how many times N the selection window holds: each cycle picks
 // N items at random among the Spread×N longest-waiting eligible items.
 // Randomness keeps parallel pollers from all locking the same items;

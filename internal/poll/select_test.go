@@ -76,3 +76,5 @@ func TestCheckpoint(t *testing.T) {
 		t.Error("Clone shares the retry map")
 	}
 }
+
+var t0 = time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)

@@ -177,8 +177,8 @@ func (s CycleStats) LogAttrs() []slog.Attr {
 	return a
 }
 
-// log writes the one structured record of the cycle.
-func (s CycleStats) log(l *slog.Logger) {
+// Log writes the one structured record of the cycle.
+func (s CycleStats) Log(l *slog.Logger) {
 	level := slog.LevelInfo
 	if s.Error != "" {
 		level = slog.LevelError
@@ -186,8 +186,8 @@ func (s CycleStats) log(l *slog.Logger) {
 	l.LogAttrs(context.Background(), level, "poll cycle", s.LogAttrs()...)
 }
 
-// noteOverlayErrors counts the overlay errors of one decision, by harness.
-func (s *CycleStats) noteOverlayErrors(harnesses []string) {
+// NoteOverlayErrors counts the overlay errors of one decision, by harness.
+func (s *CycleStats) NoteOverlayErrors(harnesses []string) {
 	for _, h := range harnesses {
 		if s.OverlayErrors == nil {
 			s.OverlayErrors = map[string]int{}

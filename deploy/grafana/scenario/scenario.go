@@ -25,6 +25,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/outputs"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 )
 
@@ -68,7 +69,7 @@ func Run(ctx context.Context, o Options) ([]promql.Sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	var pollers []poll.Options
+	var pollers []pollcycle.Options
 	for i := 0; i < o.Pollers; i++ {
 		po, err := w.poller(cfg, i, m, poll.CoreDecider(eng))
 		if err != nil {
@@ -95,7 +96,7 @@ func withDefaults(o Options) Options {
 
 // play runs the minutes: the script's changes, a cycle of every poller
 // at once, the runs that ended, a scrape.
-func (w *world) play(ctx context.Context, o Options, m *metrics.Metrics, pollers []poll.Options) ([]promql.Sample, error) {
+func (w *world) play(ctx context.Context, o Options, m *metrics.Metrics, pollers []pollcycle.Options) ([]promql.Sample, error) {
 	rng := rand.New(rand.NewPCG(o.Seed, 99))
 	first, err := scrape(m, w.clk.Now())
 	if err != nil {
@@ -111,7 +112,7 @@ func (w *world) play(ctx context.Context, o Options, m *metrics.Metrics, pollers
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, _ = poll.Run(ctx, po) // failures are what the metrics show
+				_, _ = pollcycle.Run(ctx, po) // failures are what the metrics show
 			}()
 		}
 		wg.Wait()
@@ -128,24 +129,24 @@ func (w *world) play(ctx context.Context, o Options, m *metrics.Metrics, pollers
 
 // poller builds poller i's Jira client and driver from the configuration,
 // as jirapoll.FromConfig does, on the scenario's clock.
-func (w *world) poller(cfg *config.Config, i int, m *metrics.Metrics, d poll.Decider) (poll.Options, error) {
+func (w *world) poller(cfg *config.Config, i int, m *metrics.Metrics, d poll.Decider) (pollcycle.Options, error) {
 	id := cfg.Poll.InputDrivers[0]
 	jo, err := config.JiraOptions(id, w.getenv, nil)
 	if err != nil {
-		return poll.Options{}, err
+		return pollcycle.Options{}, err
 	}
 	jo.OnRequest, jo.Now, jo.Sleep = m.RequestObserver("jira"), w.clk.Now, w.clk.Sleep
 	client, err := jira.New(jo)
 	if err != nil {
-		return poll.Options{}, err
+		return pollcycle.Options{}, err
 	}
 	drv, err := jirapoll.New(jirapoll.Options{API: client, Usage: jirapoll.UsageOf(client),
 		SiteURL: id.Connection.BaseURL, Repo: cfg.Repo, Project: id.Project, Queries: id.Queries,
 		N: id.Lock.N, StaleThreshold: id.Lock.StaleThreshold, PollerID: pollerID(i), Now: w.clk.Now})
 	if err != nil {
-		return poll.Options{}, err
+		return pollcycle.Options{}, err
 	}
-	return poll.Options{Driver: drv, Core: d, Validate: (*event.Event).Validate, N: id.Lock.N,
+	return pollcycle.Options{Driver: drv, Core: d, Validate: (*event.Event).Validate, N: id.Lock.N,
 		JitterMin: 500 * time.Millisecond, JitterMax: 1500 * time.Millisecond,
 		Sleep: w.clk.Sleep, Now: w.clk.Now}, nil
 }

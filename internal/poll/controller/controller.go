@@ -1,7 +1,7 @@
 // Package controller is `fullsend poll` itself: the Controller loads the
 // configuration and the harnesses, builds the configured poll inputs
 // (poll.InputFactory), the output driver and the decision engine, and runs
-// one poll cycle (poll.Run) of every input, or cycles until stopped
+// one poll cycle (cycle.Run) of every input, or cycles until stopped
 // (Watch) under a per-cycle deadline. It reads each input's
 // capabilities once (poll.InputCapabilities): its state saved after each
 // cycle and given back at the end, its feedback, the refresh of the locks

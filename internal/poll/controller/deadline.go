@@ -43,7 +43,7 @@ func (c *Controller) CycleTimeout() time.Duration {
 
 // deadline turns a cycle that its deadline cut short into a failure. The
 // cycle itself stopped dispatching and rolled back the locks it held
-// without runs (poll.Run, on a cancelled context), as it does for a signal.
+// without runs (cycle.Run, on a cancelled context), as it does for a signal.
 func (c *Controller) deadline(ctx context.Context, err error) error {
 	if !errors.Is(context.Cause(ctx), errCycleDeadline) {
 		return err

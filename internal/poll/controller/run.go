@@ -14,6 +14,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
@@ -116,7 +117,7 @@ func (c *Controller) cycle(ctx context.Context, eng *core.Engine, out output.Dri
 	var errs []error
 	for _, in := range c.inputs {
 		s := in.Settings()
-		res, err := poll.Run(ctx, poll.Options{
+		res, err := pollcycle.Run(ctx, pollcycle.Options{
 			Driver: in.PollDriver(), Core: poll.CoreDecider(eng), Output: out, Validate: (*event.Event).Validate,
 			N: s.Lock.N, Requests: s.RequestsPerCycle, Concurrency: s.Concurrency, JitterMin: s.Lock.JitterMin, JitterMax: s.Lock.JitterMax,
 			DryRun: c.o.DryRun, Log: c.o.Log, Observer: c.observer(ctx), IntentSettle: intentSettle(s.Lock.StaleThreshold),
@@ -153,11 +154,11 @@ func closeOutput(ctx context.Context, d output.Driver) error {
 }
 
 // intentSettle bounds how long an interrupted dispatch is left to settle:
-// poll.DefaultIntentSettle, but never longer than the lock's stale threshold, so
+// pollcycle.DefaultIntentSettle, but never longer than the lock's stale threshold, so
 // a poller configured to take items over quickly also recovers quickly.
 func intentSettle(stale time.Duration) time.Duration {
-	if stale > 0 && stale < poll.DefaultIntentSettle {
+	if stale > 0 && stale < pollcycle.DefaultIntentSettle {
 		return stale
 	}
-	return poll.DefaultIntentSettle
+	return pollcycle.DefaultIntentSettle
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 )
 
 // dying is an output whose process dies during Dispatch: before sending
@@ -58,7 +58,7 @@ func TestCrash(t *testing.T) {
 			gh, err := github.NewClient(f.base, token, github.ClientOptions{HTTPClient: &http.Client{Transport: f.tr}})
 			must(t, err)
 			dead := f.out
-			res, _ := poll.Run(ctx, poll.Options{Driver: NewDriver(f.poller(t), nil), Core: f.core, Output: dying{dead, gh, afterSend},
+			res, _ := pollcycle.Run(ctx, pollcycle.Options{Driver: NewDriver(f.poller(t), nil), Core: f.core, Output: dying{dead, gh, afterSend},
 				JitterMax: -1, Now: f.clk.Now, Validate: (*event.Event).Validate, N: 1000})
 			if res.Stats.DispatchesFailed != 1 {
 				t.Fatalf("dying poller: %+v, want 1 failed dispatch", res.Stats)

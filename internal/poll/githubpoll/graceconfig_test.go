@@ -10,6 +10,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
 )
 
@@ -43,7 +44,7 @@ func TestConfiguredGrace(t *testing.T) {
 			}
 			cycle := func() int {
 				t.Helper()
-				res, err := poll.Run(context.Background(), poll.Options{Driver: in.Driver, Core: f.core, Output: f.out,
+				res, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: in.Driver, Core: f.core, Output: f.out,
 					JitterMax: -1, Validate: (*event.Event).Validate})
 				must(t, err)
 				return res.Stats.DispatchesScheduled

@@ -17,6 +17,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
@@ -87,8 +88,8 @@ func (f *fixture) cycle(t *testing.T, d *Driver) poll.CycleStats {
 	return res.Stats
 }
 
-func (f *fixture) run(ctx context.Context, d *Driver) (poll.Result, error) {
-	return poll.Run(ctx, poll.Options{Driver: d, Core: f.core, Output: f.out, JitterMax: -1, Now: f.clk.Now,
+func (f *fixture) run(ctx context.Context, d *Driver) (pollcycle.Result, error) {
+	return pollcycle.Run(ctx, pollcycle.Options{Driver: d, Core: f.core, Output: f.out, JitterMax: -1, Now: f.clk.Now,
 		Validate: (*event.Event).Validate, N: 1000})
 }
 

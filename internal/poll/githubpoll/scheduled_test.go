@@ -15,6 +15,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
@@ -49,7 +50,7 @@ func (needsAgent) DecideScheduled(res entity.Resolution) poll.ScheduledDecision 
 // cycle log goes to log.
 func (f *fixture) scheduled(t *testing.T, d *Driver, log *bytes.Buffer) poll.CycleStats {
 	t.Helper()
-	res, err := poll.Run(context.Background(), poll.Options{Driver: d, Core: needsAgent{}, Output: f.out, JitterMax: -1, Now: f.clk.Now,
+	res, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: d, Core: needsAgent{}, Output: f.out, JitterMax: -1, Now: f.clk.Now,
 		Validate: (*event.Event).Validate, N: 1000, Log: slog.New(slog.NewTextHandler(log, nil)),
 		Schedule: &poll.Schedule{Decider: needsAgent{}, Policy: config.ScheduledAllow, Invoker: "github-poll:test", Forge: "github"}})
 	if err != nil && !strings.Contains(err.Error(), "quarantined") {

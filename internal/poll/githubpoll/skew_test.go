@@ -9,6 +9,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 )
 
 // TestGraceOnGitHubsClock: with GitHub's clock an hour off the poller's
@@ -29,7 +30,7 @@ func TestGraceOnGitHubsClock(t *testing.T) {
 			}
 			cycle := func() int {
 				t.Helper()
-				res, err := poll.Run(context.Background(), poll.Options{Driver: in.Driver, Core: f.core, Output: f.out,
+				res, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: in.Driver, Core: f.core, Output: f.out,
 					JitterMax: -1, Validate: (*event.Event).Validate, N: 1000})
 				must(t, err)
 				return res.Stats.DispatchesScheduled

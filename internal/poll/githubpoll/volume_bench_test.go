@@ -11,6 +11,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/poll/polltest"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
@@ -59,7 +60,7 @@ func newVolumeWorld(b testing.TB, items int, pulls bool, lat time.Duration) *vol
 }
 
 func (w *volumeWorld) Cycle(ctx context.Context) (poll.CycleStats, error) {
-	res, err := poll.Run(ctx, poll.Options{Driver: w.in.Driver, Output: w.out, Now: w.f.clk.Now, Validate: (*event.Event).Validate,
+	res, err := pollcycle.Run(ctx, pollcycle.Options{Driver: w.in.Driver, Output: w.out, Now: w.f.clk.Now, Validate: (*event.Event).Validate,
 		Core: polltest.Commands{Harness: "triage", Command: "/fs-triage", Forge: "github"}, N: *polltest.VolumeN, Requests: *polltest.VolumeBudget})
 	return res.Stats, err
 }

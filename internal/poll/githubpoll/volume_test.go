@@ -9,6 +9,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/poll/polltest"
 	"github.com/fullsend-dev/fullsend/sim/githubsim"
 )
@@ -41,7 +42,7 @@ func TestEveryDueItemInOneCycle(t *testing.T) {
 				f.comment(t, n, "/fs-triage")
 			}
 			f.settle()
-			res, err := poll.Run(context.Background(), poll.Options{Driver: d, Output: f.out, JitterMax: -1, Now: f.clk.Now,
+			res, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: d, Output: f.out, JitterMax: -1, Now: f.clk.Now,
 				Validate: (*event.Event).Validate, N: tc.N, Core: polltest.Commands{Harness: "triage", Command: "/fs-triage", Forge: "github"}})
 			must(t, err)
 			tc.Check(t, res.Stats)
@@ -74,7 +75,7 @@ func TestCycleKeepsRateReserve(t *testing.T) {
 	f.clk.Advance(DefaultLookback + time.Hour)
 	cycle := func() poll.CycleStats {
 		t.Helper()
-		res, err := poll.Run(context.Background(), poll.Options{Driver: in.Driver, Output: f.out, JitterMax: -1, Now: f.clk.Now,
+		res, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: in.Driver, Output: f.out, JitterMax: -1, Now: f.clk.Now,
 			Validate: (*event.Event).Validate, Core: polltest.Commands{Harness: "triage", Command: "/fs-triage", Forge: "github"}})
 		must(t, err)
 		return res.Stats
@@ -97,7 +98,7 @@ func TestCycleKeepsRateReserve(t *testing.T) {
 	if st.ItemsDeferred == 0 || st.DispatchesScheduled+st.ItemsDeferred != items {
 		t.Fatalf("dispatched %d, deferred %d; want the budget to leave some of the %d items", st.DispatchesScheduled, st.ItemsDeferred, items)
 	}
-	if reserve := limit / 5; left < reserve-poll.RunCost {
+	if reserve := limit / 5; left < reserve-pollcycle.RunCost {
 		t.Fatalf("%d points left, below the reserve of %d", left, reserve)
 	}
 	f.clk.Advance(time.Hour) // GitHub's window resets

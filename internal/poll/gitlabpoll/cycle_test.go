@@ -10,6 +10,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
@@ -48,7 +49,7 @@ func TestPollCycle(t *testing.T) {
 	must(t, err)
 	cycle := func(d *Driver) poll.CycleStats {
 		t.Helper()
-		res, err := poll.Run(ctx, poll.Options{Driver: d, Core: commentCore{}, Output: out, JitterMax: -1, Now: f.clk.Now,
+		res, err := pollcycle.Run(ctx, pollcycle.Options{Driver: d, Core: commentCore{}, Output: out, JitterMax: -1, Now: f.clk.Now,
 			Validate: (*event.Event).Validate})
 		must(t, err)
 		return res.Stats

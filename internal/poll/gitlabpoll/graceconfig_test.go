@@ -12,6 +12,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
@@ -34,7 +35,7 @@ func (f *fixture) configured(t *testing.T, extra string) *Input {
 // runCycle runs one poll cycle of in through out, working on up to 100
 // items (every item of these tests).
 func (f *fixture) runCycle(t *testing.T, in *Input, out output.Driver) (poll.CycleStats, error) {
-	res, err := poll.Run(context.Background(), poll.Options{Driver: in.Driver, Core: commentCore{}, Output: out,
+	res, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: in.Driver, Core: commentCore{}, Output: out,
 		JitterMax: -1, Now: f.clk.Now, Validate: (*event.Event).Validate, N: 100})
 	if err != nil {
 		return poll.CycleStats{}, err

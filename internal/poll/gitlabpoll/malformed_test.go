@@ -10,6 +10,7 @@ import (
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
 
@@ -53,7 +54,7 @@ func TestMalformedAnswerFailsItsItem(t *testing.T) {
 			must(t, err)
 			d := NewDriver(f.poller(t), nil)
 			cycle := func() (poll.CycleStats, error) {
-				res, err := poll.Run(ctx, poll.Options{Driver: d, Core: commentCore{}, Output: out, JitterMax: -1, Now: f.clk.Now,
+				res, err := pollcycle.Run(ctx, pollcycle.Options{Driver: d, Core: commentCore{}, Output: out, JitterMax: -1, Now: f.clk.Now,
 					Validate: (*event.Event).Validate})
 				return res.Stats, err
 			}

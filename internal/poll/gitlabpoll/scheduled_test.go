@@ -18,6 +18,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
@@ -77,7 +78,7 @@ func (f *schedFixture) scheduled(t *testing.T, d *Driver, log *bytes.Buffer, all
 	if !allow {
 		sched.Policy = ""
 	}
-	res, err := poll.Run(context.Background(), poll.Options{Driver: d, Core: needsAgent{}, Output: f.out, JitterMax: -1, Now: f.clk.Now,
+	res, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: d, Core: needsAgent{}, Output: f.out, JitterMax: -1, Now: f.clk.Now,
 		Validate: (*event.Event).Validate, N: 1000, Log: slog.New(slog.NewTextHandler(log, nil)), Schedule: sched})
 	if err != nil && !strings.Contains(err.Error(), "quarantined") {
 		t.Fatalf("cycle: %v\n%s", err, log)

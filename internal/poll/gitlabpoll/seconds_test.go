@@ -10,6 +10,7 @@ import (
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/poll/polltest"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
@@ -35,7 +36,7 @@ func (w *world) Round(t *testing.T) {
 	var fns []func() error
 	for _, in := range w.ins {
 		fns = append(fns, func() error {
-			_, err := poll.Run(context.Background(), poll.Options{Driver: in.Driver, Core: w.core, Output: w.out, JitterMax: -1,
+			_, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: in.Driver, Core: w.core, Output: w.out, JitterMax: -1,
 				Now: w.clk.Now, Validate: (*event.Event).Validate, N: 100})
 			return err
 		})

@@ -10,6 +10,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/poll/polltest"
 	"github.com/fullsend-dev/fullsend/internal/testfs"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
@@ -67,7 +68,7 @@ func newVolumeWorld(b testing.TB, items int, mrs bool, lat time.Duration) *volum
 }
 
 func (w *volumeWorld) Cycle(ctx context.Context) (poll.CycleStats, error) {
-	res, err := poll.Run(ctx, poll.Options{Driver: w.in.Driver, Output: w.out, Now: w.f.clk.Now, Validate: (*event.Event).Validate,
+	res, err := pollcycle.Run(ctx, pollcycle.Options{Driver: w.in.Driver, Output: w.out, Now: w.f.clk.Now, Validate: (*event.Event).Validate,
 		Core: polltest.Commands{Harness: harness, Command: "/fs-triage", Forge: "gitlab"}, N: *polltest.VolumeN, Requests: *polltest.VolumeBudget})
 	return res.Stats, err
 }

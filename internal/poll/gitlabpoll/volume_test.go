@@ -7,6 +7,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/poll/polltest"
 	"github.com/fullsend-dev/fullsend/sim/gitlabsim"
 )
@@ -33,7 +34,7 @@ func TestEveryDueItemInOneCycle(t *testing.T) {
 			in, out := f.configured(t, "grace: 0s"), f.output(t)
 			cycle := func(n int) poll.CycleStats {
 				t.Helper()
-				res, err := poll.Run(ctx, poll.Options{Driver: in.Driver, Output: out, JitterMax: -1, Now: f.clk.Now,
+				res, err := pollcycle.Run(ctx, pollcycle.Options{Driver: in.Driver, Output: out, JitterMax: -1, Now: f.clk.Now,
 					Validate: (*event.Event).Validate, N: n, Core: polltest.Commands{Harness: harness, Command: "/fs-triage", Forge: "gitlab"}})
 				must(t, err)
 				return res.Stats

@@ -20,6 +20,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/scope"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
@@ -297,7 +298,7 @@ type poller struct {
 	e      *env
 	client *jira.Client
 	drv    *jirapoll.Driver
-	o      poll.Options
+	o      pollcycle.Options
 }
 
 func (e *env) poller(po pollerOpts) *poller {
@@ -334,13 +335,13 @@ func (e *env) poller(po pollerOpts) *poller {
 	if jmax == 0 {
 		jmax = -1
 	}
-	return &poller{e: e, client: c, drv: drv, o: poll.Options{
+	return &poller{e: e, client: c, drv: drv, o: pollcycle.Options{
 		Driver: &gapDriver{Driver: drv, g: &e.gaps}, Core: testCore{}, Output: po.out, Validate: (*event.Event).Validate,
 		N: po.n, JitterMin: jmax / 2, JitterMax: jmax, DryRun: po.dryRun,
 		Rand: rand.New(rand.NewPCG(po.seed, 7)), Observer: po.observer, Sleep: e.jitter, Log: po.log}}
 }
 
-func (p *poller) cycle(ctx context.Context) (poll.Result, error) { return poll.Run(ctx, p.o) }
+func (p *poller) cycle(ctx context.Context) (pollcycle.Result, error) { return pollcycle.Run(ctx, p.o) }
 
 func (p *poller) mustCycle() poll.CycleStats {
 	p.e.t.Helper()

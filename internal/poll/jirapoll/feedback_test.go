@@ -12,6 +12,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/jira"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -52,7 +53,7 @@ func TestQuarantinedChangeCommentedOnce(t *testing.T) {
 			for range tc.cycles + 2 {
 				res, _ := p.cycle(context.Background())
 				quarantined += res.Stats.ChangesQuarantined
-				e.clock.Advance(poll.DefaultIntentSettle + time.Second) // a failed dispatch's intent settles
+				e.clock.Advance(pollcycle.DefaultIntentSettle + time.Second) // a failed dispatch's intent settles
 			}
 			if quarantined != 1 {
 				t.Fatalf("%d changes quarantined, want 1", quarantined)

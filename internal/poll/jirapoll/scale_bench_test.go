@@ -16,6 +16,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
 )
 
@@ -133,8 +134,8 @@ func runScale(t testing.TB, cfg scaleCfg) *scaleResult {
 	rec := &recorder{}
 	var runs sync.WaitGroup
 	var ended sync.Map
-	opts := make([]poll.Options, cfg.pollers)
-	procs := make([]func(n int64) (poll.Options, *jirapoll.State), cfg.pollers)
+	opts := make([]pollcycle.Options, cfg.pollers)
+	procs := make([]func(n int64) (pollcycle.Options, *jirapoll.State), cfg.pollers)
 	for p := range opts {
 		out := scaleOut{rec: rec, tr: res.tr, p: p, e: e, runFor: cfg.runFor, runs: &runs, ended: &ended}
 		obs := func(s poll.CycleStats) {
@@ -159,7 +160,7 @@ func runScale(t testing.TB, cfg scaleCfg) *scaleResult {
 		if cfg.oneShot {
 			o, st = procs[p](n)
 		}
-		_, _ = poll.Run(context.Background(), o) // a failed cycle shows in the phase's failed count
+		_, _ = pollcycle.Run(context.Background(), o) // a failed cycle shows in the phase's failed count
 		st.Save()
 		st.Close()
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/pollstate"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
 	"github.com/fullsend-dev/fullsend/sim/jirasim"
@@ -100,7 +101,7 @@ func (c *wallClock) WaitUntil(t time.Time) {
 // scalePoller is one poller of the scale world, on the wall clock, with
 // the Jira client's production pacing (RPS, burst, retries); seed picks
 // its choices.
-func (e *env) scalePoller(cfg scaleCfg, name string, seed int, out output.Driver, obs poll.Observer, wall *wallClock) (poll.Options, *jira.Client) {
+func (e *env) scalePoller(cfg scaleCfg, name string, seed int, out output.Driver, obs poll.Observer, wall *wallClock) (pollcycle.Options, *jira.Client) {
 	e.t.Helper()
 	c, err := jira.New(jira.Options{BaseURL: e.base, Token: "t0ken", Transport: e.transport})
 	if err != nil {
@@ -113,7 +114,7 @@ func (e *env) scalePoller(cfg scaleCfg, name string, seed int, out output.Driver
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	o := poll.Options{Driver: drv, Core: testCore{}, Output: out, Validate: (*event.Event).Validate,
+	o := pollcycle.Options{Driver: drv, Core: testCore{}, Output: out, Validate: (*event.Event).Validate,
 		N: cfg.n, JitterMin: cfg.jitter / 2, JitterMax: cfg.jitter, Now: wall.Now,
 		Rand: rand.New(rand.NewPCG(cfg.seed+uint64(seed), 7)), Observer: obs}
 	if *scaleScheduled {
@@ -126,12 +127,12 @@ func (e *env) scalePoller(cfg scaleCfg, name string, seed int, out output.Driver
 // (`fullsend poll` as a cron job runs it): a new poller id, driver and
 // Jira client, started from the poller's own state directory
 // (cfg.noState: none).
-func (e *env) oneShotProcess(t testing.TB, cfg scaleCfg, p int, out output.Driver, obs poll.Observer, wall *wallClock) func(n int64) (poll.Options, *jirapoll.State) {
+func (e *env) oneShotProcess(t testing.TB, cfg scaleCfg, p int, out output.Driver, obs poll.Observer, wall *wallClock) func(n int64) (pollcycle.Options, *jirapoll.State) {
 	var dir *pollstate.Dir
 	if cfg.oneShot && !cfg.noState {
 		dir = pollstate.Open(t.TempDir(), nil, wall.Now)
 	}
-	return func(n int64) (poll.Options, *jirapoll.State) {
+	return func(n int64) (pollcycle.Options, *jirapoll.State) {
 		o, c := e.scalePoller(cfg, fmt.Sprintf("poller-%d.%d", p, n), p*1000+int(n), out, obs, wall)
 		st := jirapoll.LoadState(dir.For(jirapoll.Name, e.base), c, "scale", "")
 		st.Attach(o.Driver.(*jirapoll.Driver))

@@ -1,4 +1,4 @@
-package poll_test
+package pollcycle_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 )
 
 // quarDriver keeps each item's checkpoint between cycles and a
@@ -73,7 +74,7 @@ func (d *quarDriver) Quarantine(_ context.Context, it *poll.Item, p poll.Poison,
 
 func runCycle(t *testing.T, d poll.Driver, o *fakeOut, validate func(*event.Event) error) (poll.CycleStats, error) {
 	t.Helper()
-	res, err := poll.Run(context.Background(), poll.Options{Driver: d, Core: fakeCore{}, Output: o, Validate: validate,
+	res, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: d, Core: fakeCore{}, Output: o, Validate: validate,
 		JitterMax: -1, Rand: rngFor(1)})
 	return res.Stats, err
 }
@@ -198,7 +199,7 @@ func (tooLarge) Dispatch(_ context.Context, runs []plan.Run) []output.Result {
 // not loop on the next cycles.
 func TestInputsThatCannotFitAreQuarantinedAtOnce(t *testing.T) {
 	d := newQuarDriver(item("P-1", "/run"))
-	res, err := poll.Run(context.Background(), poll.Options{Driver: d, Core: fakeCore{}, Output: tooLarge{},
+	res, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: d, Core: fakeCore{}, Output: tooLarge{},
 		JitterMax: -1, Rand: rngFor(1)})
 	if !errors.Is(err, poll.ErrItemsFailed) || res.Stats.ChangesQuarantined != 1 {
 		t.Fatalf("err %v, quarantined %d; want the change quarantined in the first cycle", err, res.Stats.ChangesQuarantined)

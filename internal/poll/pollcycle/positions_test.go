@@ -1,4 +1,4 @@
-package poll_test
+package pollcycle_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/lastcheck"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 )
 
 // TestCheckpointPositions: a checkpoint's position is its time, then its
@@ -142,9 +143,9 @@ func TestCycleKeysByPosition(t *testing.T) {
 			it := withIDs(tc.ids...)
 			it.Base = tc.base
 			out := &keyedOut{fakeOut: &fakeOut{}}
-			o := poll.Options{Driver: &fakeDriver{items: []*poll.Item{it}}, Core: fakeCore{}, Output: out, JitterMax: -1,
+			o := pollcycle.Options{Driver: &fakeDriver{items: []*poll.Item{it}}, Core: fakeCore{}, Output: out, JitterMax: -1,
 				Now: func() time.Time { return t0.Add(time.Hour) }}
-			if _, err := poll.Run(context.Background(), o); err != nil {
+			if _, err := pollcycle.Run(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
 			switch {

@@ -1,4 +1,4 @@
-package poll_test
+package pollcycle_test
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 )
 
 // forgeFake is an in-memory driver without locks (poll.NoLocks), as
 // github-poll and gitlab-poll are: every item not handled yet is eligible
 // at each discovery, detecting one costs cost requests, and an advanced
 // item is handled. With rate set, the platform's remaining budget is
-// what is left of it after those requests and poll.RunCost for each run
+// what is left of it after those requests and pollcycle.RunCost for each run
 // out started.
 type forgeFake struct {
 	poll.NoLocks
@@ -79,7 +80,7 @@ func (f *forgeFake) Usage() poll.Usage {
 		u.RateBudget = *f.rate
 		if u.RateBudget.Known {
 			f.out.mu.Lock()
-			u.RateBudget.Remaining -= f.calls + poll.RunCost*len(f.out.runs)
+			u.RateBudget.Remaining -= f.calls + pollcycle.RunCost*len(f.out.runs)
 			f.out.mu.Unlock()
 		}
 	}
@@ -131,7 +132,7 @@ func TestBudgetedCycleTakesEveryDueItem(t *testing.T) {
 			f, out := &forgeFake{specs: tc.specs, cost: tc.cost}, &fakeOut{}
 			o := opts(f, fakeCore{}, out)
 			o.N = tc.n
-			res, err := poll.Run(context.Background(), o)
+			res, err := pollcycle.Run(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +140,7 @@ func TestBudgetedCycleTakesEveryDueItem(t *testing.T) {
 				t.Fatalf("dispatched %d, selected %d, deferred %d; want %d, %d and 0", st.DispatchesScheduled, st.Selected,
 					st.ItemsDeferred, tc.want, tc.selected)
 			}
-			res, err = poll.Run(context.Background(), o)
+			res, err = pollcycle.Run(context.Background(), o)
 			if err != nil || res.Stats.Eligible != 0 {
 				t.Fatalf("next cycle: %d eligible (%v), want none: every item handled", res.Stats.Eligible, err)
 			}
@@ -183,7 +184,7 @@ func TestBudgetedCycleLeavesTheRestOldestFirst(t *testing.T) {
 			o.Requests, o.Now = tc.requests, func() time.Time { return tc.now }
 			for i, want := range tc.perCycle {
 				k := len(out.runs)
-				res, err := poll.Run(context.Background(), o)
+				res, err := pollcycle.Run(context.Background(), o)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -222,7 +223,7 @@ func TestBudgetedCycleWaitsNoJitter(t *testing.T) {
 		}
 		return nil
 	}
-	res, err := poll.Run(context.Background(), o)
+	res, err := pollcycle.Run(context.Background(), o)
 	if err != nil || res.Stats.DispatchesScheduled != 3 {
 		t.Fatalf("dispatched %d (%v), want 3", res.Stats.DispatchesScheduled, err)
 	}
@@ -235,7 +236,7 @@ func TestBudgetedCycleWaitsNoJitter(t *testing.T) {
 // allows too.
 func TestBudgetedDryRun(t *testing.T) {
 	f := &forgeFake{specs: commands("C", 12, 20), cost: 1}
-	res, err := poll.Run(context.Background(), poll.Options{Driver: f, Core: fakeCore{}, Output: &fakeOut{}, DryRun: true})
+	res, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: f, Core: fakeCore{}, Output: &fakeOut{}, DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package poll_test
+package pollcycle_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 )
 
 // breakerCore decides like fakeCore and admits through a real core engine
@@ -88,7 +89,7 @@ func TestFailedDispatchesDoNotUseTheBreakerBudget(t *testing.T) {
 	for cycle := range 12 {
 		// IntentSettle off: the failed dispatches' intents are asked about
 		// at once (their settling is tested in crash_test.go).
-		res, _ := poll.Run(context.Background(), poll.Options{Driver: d, Core: breakerCore{e: eng}, Output: out,
+		res, _ := pollcycle.Run(context.Background(), pollcycle.Options{Driver: d, Core: breakerCore{e: eng}, Output: out,
 			JitterMax: -1, Rand: rngFor(cycle), IntentSettle: -1, Now: func() time.Time { return now }})
 		dispatched += res.Stats.DispatchesScheduled
 		if res.Stats.RunsRateLimited > 0 {
@@ -115,7 +116,7 @@ func TestRateLimitedChangeIsDeferred(t *testing.T) {
 	d := &keepingDriver{all: item("P-1", "/run one", "/run two"), base: poll.Checkpoint{At: t0}}
 	o := &fakeOut{}
 	run := func() poll.CycleStats {
-		res, err := poll.Run(context.Background(), poll.Options{Driver: d, Core: breakerCore{e: eng}, Output: o, JitterMax: -1, Rand: rngFor(0)})
+		res, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: d, Core: breakerCore{e: eng}, Output: o, JitterMax: -1, Rand: rngFor(0)})
 		if err != nil {
 			t.Fatal(err)
 		}

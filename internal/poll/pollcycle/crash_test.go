@@ -1,4 +1,4 @@
-package poll_test
+package pollcycle_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output/jsonout"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/trackerclock"
 )
 
@@ -249,7 +250,7 @@ func (w *world) cycle(t *testing.T, p *poller) poll.CycleStats {
 	w.now = now
 	w.mu.Unlock()
 	o.Now = func() time.Time { return now.Add(p.trackerErr) }
-	res, err := poll.Run(context.Background(), o)
+	res, err := pollcycle.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +340,7 @@ func TestCrashAtEachPointDispatchesOnce(t *testing.T) {
 // staleness): the item waits, and is dispatched once the intent settled.
 func TestRecentIntentWaitsToSettle(t *testing.T) {
 	w := &world{check: poll.Checkpoint{At: t0}, changes: []poll.Change{comment(time.Second, "/run both")},
-		step: poll.DefaultIntentSettle / 2}
+		step: pollcycle.DefaultIntentSettle / 2}
 	w.cycle(t, &poller{w: w, id: "A", crash: "intent", find: true})
 	w.cycle(t, &poller{w: w, id: "B", find: true})
 	if len(w.runs) != 0 || len(w.check.Intents) != 2 {
@@ -363,7 +364,7 @@ func TestPlanPrintedBeforeCheckpoint(t *testing.T) {
 			}
 			o := opts(d, fakeCore{}, nil)
 			o.Output = out
-			if _, err := poll.Run(context.Background(), o); err != nil {
+			if _, err := pollcycle.Run(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
 			want := []string{"lock P-1 0", "print 2 runs", "advance P-1 10:00:01 retry=0"}
@@ -381,7 +382,7 @@ func TestPlanPrintFailureKeepsCheckpoint(t *testing.T) {
 	out, _ := jsonout.New("json", failWriter{})
 	o := opts(d, fakeCore{}, nil)
 	o.Output = out
-	res, err := poll.Run(context.Background(), o)
+	res, err := pollcycle.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +442,7 @@ func TestIntentFailuresLeaveTheItem(t *testing.T) {
 			before := w.check.Clone()
 			o := opts(d, fakeCore{}, nil)
 			o.Output = out
-			if _, err := poll.Run(context.Background(), o); err != nil {
+			if _, err := pollcycle.Run(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
 			if len(w.runs) != 0 || w.lockID != "" || !w.check.At.Equal(before.At) || len(w.check.Intents) != len(before.Intents) {
@@ -458,7 +459,7 @@ func TestFailedDispatchKeepsItsIntent(t *testing.T) {
 	p := &poller{w: w, id: "A"}
 	o := opts(p, fakeCore{}, nil)
 	o.Output = failB{finder{platform{p}}}
-	if _, err := poll.Run(context.Background(), o); err != nil {
+	if _, err := pollcycle.Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := w.check.Intents["b"]; !ok || len(w.check.Intents) != 1 || w.check.Pos("b") != t0 {

@@ -1,4 +1,4 @@
-package poll_test
+package pollcycle_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 )
 
 // failHarnesses fails the runs of the listed harnesses with err, without
@@ -69,7 +70,7 @@ func TestRefusedDispatchLeavesNoIntent(t *testing.T) {
 			o.Output = failHarnesses{finder{platform{p}}, tc.fail, tc.err}
 			now := t0.Add(time.Hour)
 			o.Now = func() time.Time { return now }
-			res, err := poll.Run(context.Background(), o)
+			res, err := pollcycle.Run(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +89,7 @@ func TestRefusedDispatchLeavesNoIntent(t *testing.T) {
 			now = now.Add(time.Second)
 			o.Output = finder{platform{p}}
 			before := len(w.runs)
-			res, err = poll.Run(context.Background(), o)
+			res, err = pollcycle.Run(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}

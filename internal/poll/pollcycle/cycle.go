@@ -1,4 +1,4 @@
-package poll
+package pollcycle
 
 import (
 	"context"
@@ -10,19 +10,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"github.com/google/uuid"
 )
 
 // Defaults used when an Options field is zero.
 const (
-	DefaultN           = 5
 	DefaultConcurrency = 4
 	DefaultJitterMin   = 500 * time.Millisecond
 	DefaultJitterMax   = 1500 * time.Millisecond
@@ -30,8 +29,8 @@ const (
 
 // Options configure one poll cycle.
 type Options struct {
-	Driver Driver
-	Core   Decider
+	Driver poll.Driver
+	Core   poll.Decider
 	// Output starts the runs; unused (may be nil) in a dry run.
 	Output output.Driver
 	// Validate checks every detected event before the core sees it
@@ -58,7 +57,7 @@ type Options struct {
 	// runs that would be dispatched are returned in Result.Planned.
 	DryRun   bool
 	Log      *slog.Logger
-	Observer Observer
+	Observer poll.Observer
 	// Rand drives selection and jitter; nil uses a random seed.
 	Rand *rand.Rand
 	// Sleep waits d or until ctx ends (tests replace it).
@@ -72,7 +71,7 @@ type Options struct {
 	// threshold); 0 means polllock.ClaimWait.
 	ClaimWait time.Duration
 	// Schedule enables scheduled discovery (nil: none).
-	Schedule *Schedule
+	Schedule *poll.Schedule
 	// IntentSettle is how old an interrupted dispatch's intent must be
 	// before "the platform has no such run" is believed: a younger one may
 	// still be in flight (its poller slowed down past the lock's staleness,
@@ -90,17 +89,17 @@ const DefaultIntentSettle = 2 * time.Minute
 
 // Result is what one cycle did.
 type Result struct {
-	Stats   CycleStats
+	Stats   poll.CycleStats
 	Planned []plan.Run // dry run only: the runs a real cycle would dispatch
 }
 
 type cycle struct {
 	o     Options
-	caps  Capabilities       // the driver's, read once
+	caps  poll.Capabilities  // the driver's, read once
 	out   outputCapabilities // the output's, read once
 	log   *slog.Logger
-	st    CycleStats
-	begin Usage // the driver's usage when the cycle began
+	st    poll.CycleStats
+	begin poll.Usage // the driver's usage when the cycle began
 	// refused is the first dispatch the output's platform refused for
 	// its credentials (output.ErrCredentials): the cycle then fails with
 	// ErrAuth, like refused tracker credentials.
@@ -154,7 +153,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	c.st.DryRun = o.DryRun
 	if o.DryRun {
-		ctx = WithDryRun(ctx)
+		ctx = poll.WithDryRun(ctx)
 	}
 	c.log = o.Log.With("cycle_id", c.st.CycleID, "driver", c.st.Driver)
 	start := time.Now()
@@ -163,13 +162,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	planned, err := c.run(ctx)
 	c.doneCadence()
 	if err == nil && c.refused != nil {
-		err = fmt.Errorf("dispatching: %w: %w", ErrAuth, c.refused)
+		err = fmt.Errorf("dispatching: %w: %w", poll.ErrAuth, c.refused)
 	}
-	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrAuth) && !errors.Is(err, ErrQuery) {
+	if err != nil && ctx.Err() != nil && !errors.Is(err, poll.ErrAuth) && !errors.Is(err, poll.ErrQuery) {
 		c.st.Interrupted, err = true, nil
 	}
 	if err == nil {
-		err = c.st.itemsError() // per-item failures fail the cycle too
+		err = c.st.ItemsError() // per-item failures fail the cycle too
 	}
 	after := o.Driver.Usage()
 	c.st.APICalls = after.Calls - before.Calls
@@ -179,16 +178,16 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		c.st.Error = err.Error()
 	}
-	c.st.log(o.Log)
+	c.st.Log(o.Log)
 	if o.Observer != nil {
 		o.Observer(c.st)
 	}
 	return Result{Stats: c.st, Planned: planned}, err
 }
 
-func withDefaults(o Options, caps Capabilities) Options {
+func withDefaults(o Options, caps poll.Capabilities) Options {
 	if o.N <= 0 {
-		o.N = DefaultN
+		o.N = poll.DefaultN
 	}
 	if o.Requests <= 0 {
 		o.Requests = DefaultRequests
@@ -240,9 +239,9 @@ func (c *cycle) jitter(gap time.Duration) time.Duration {
 
 // discover is the discovery stage: the driver's sweep switched on when
 // scheduled discovery is, then its Discover, counted.
-func (c *cycle) discover(ctx context.Context) (*Discovery, error) {
+func (c *cycle) discover(ctx context.Context) (*poll.Discovery, error) {
 	d := c.o.Driver
-	if sw := c.caps.Scheduled; sw != nil && c.o.Schedule.allows() {
+	if sw := c.caps.Scheduled; sw != nil && c.o.Schedule.Allows() {
 		sw.EnableSweep()
 	}
 	disc, err := d.Discover(ctx)
@@ -257,19 +256,19 @@ func (c *cycle) discover(ctx context.Context) (*Discovery, error) {
 // choose is the selection stage of a driver with locks: N of the
 // eligible items (Select), the longest-waiting ones when the driver
 // already ordered its share of the work.
-func (c *cycle) choose(eligible []*Item, ordered bool) []*Item {
+func (c *cycle) choose(eligible []*poll.Item, ordered bool) []*poll.Item {
 	rng := c.o.Rand
 	if ordered {
 		rng = nil
 	}
-	sel := Select(eligible, c.o.N, rng)
+	sel := poll.Select(eligible, c.o.N, rng)
 	c.st.Selected = len(sel)
 	return sel
 }
 
 // removeStale deletes the stale locks discovery found on items the cycle
 // does not work on.
-func (c *cycle) removeStale(ctx context.Context, stale []*Item) error {
+func (c *cycle) removeStale(ctx context.Context, stale []*poll.Item) error {
 	if len(stale) == 0 || ctx.Err() != nil {
 		return nil
 	}
@@ -280,7 +279,7 @@ func (c *cycle) removeStale(ctx context.Context, stale []*Item) error {
 
 // detect is the detection stage: the driver fills each item's changes;
 // the items whose detection failed, or that vanished, are dropped.
-func (c *cycle) detect(ctx, keep context.Context, sel []*Item) ([]*Item, error) {
+func (c *cycle) detect(ctx, keep context.Context, sel []*poll.Item) ([]*poll.Item, error) {
 	if err := c.o.Driver.Detect(ctx, sel); err != nil {
 		return nil, err
 	}
@@ -293,16 +292,16 @@ func (c *cycle) detect(ctx, keep context.Context, sel []*Item) ([]*Item, error) 
 // decide is the decision stage, on the verified checkpoints of the held
 // items: each item's changes (decideItem), then its entity with no event
 // (scheduleItem); a lost lock is counted and left.
-func (c *cycle) decide(keep context.Context, held []*Item) []itemPlan {
+func (c *cycle) decide(keep context.Context, held []*poll.Item) []itemPlan {
 	var plans []itemPlan
 	for _, it := range held {
 		if c.drop(keep, it, "item skipped") {
 			continue
 		}
 		switch it.State() {
-		case StateLost:
+		case poll.StateLost:
 			c.st.LocksLost++
-		case StateHeld:
+		case poll.StateHeld:
 			c.st.LocksAcquired++
 			p := decideItem(it, c.o.Core, c.validate, c.log, &c.st)
 			c.scheduleItem(&p, true, it.EntityRuns, c.log, &c.st)
@@ -314,19 +313,19 @@ func (c *cycle) decide(keep context.Context, held []*Item) []itemPlan {
 
 // recheck re-reads sel consistently before anything is written on it and
 // returns the items still to work on; the others are counted.
-func (c *cycle) recheck(ctx context.Context, sel []*Item) ([]*Item, error) {
+func (c *cycle) recheck(ctx context.Context, sel []*poll.Item) ([]*poll.Item, error) {
 	if err := c.o.Driver.Recheck(ctx, sel); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var todo []*Item
+	var todo []*poll.Item
 	for _, it := range sel {
 		switch it.State() {
-		case StateSkipped:
+		case poll.StateSkipped:
 			c.st.LocksSkipped++
-		case StateSelected:
+		case poll.StateSelected:
 			todo = append(todo, it)
 		default:
 			c.drop(ctx, it, "item skipped: could not re-read it")
@@ -341,12 +340,12 @@ func (c *cycle) recheck(ctx context.Context, sel []*Item) ([]*Item, error) {
 // The decision is made again on the verified checkpoint right before
 // dispatch; when the runs started differ, the record step corrects the
 // lock (Locker.Dispatched).
-func (c *cycle) planLocks(items []*Item) {
+func (c *cycle) planLocks(items []*poll.Item) {
 	name := c.o.Output.Name()
 	if polllock.PlanOnly(name) {
 		return
 	}
-	var scratch CycleStats // counted once, by the decision that dispatches
+	var scratch poll.CycleStats // counted once, by the decision that dispatches
 	quiet := slog.New(slog.DiscardHandler)
 	for _, it := range items {
 		p := decideItem(it, c.o.Core, c.validate, quiet, &scratch)
@@ -361,24 +360,24 @@ func (c *cycle) planLocks(items []*Item) {
 // stop (error or ctx) every lock written is rolled back. A lock write that
 // failed after it was sent may have landed anyway (a timeout, a 5xx from
 // a proxy): it is removed where it holds this poller's id.
-func (c *cycle) lock(ctx, keep context.Context, items []*Item) error {
+func (c *cycle) lock(ctx, keep context.Context, items []*poll.Item) error {
 	err := c.o.Driver.Acquire(ctx, items)
-	var unsure []*Item
+	var unsure []*poll.Item
 	for _, it := range items {
 		switch it.State() {
-		case StateSkipped: // a takeover that could not be written within the claim window
+		case poll.StateSkipped: // a takeover that could not be written within the claim window
 			c.st.LocksSkipped++
-		case StateLost: // a takeover written too late: the lock it replaced was put back
+		case poll.StateLost: // a takeover written too late: the lock it replaced was put back
 			c.st.LocksLost++
-		case StateGone:
+		case poll.StateGone:
 			c.st.ItemsGone++
-		case StateFailed:
+		case poll.StateFailed:
 			c.st.ItemsFailed++
 			c.log.Warn("item skipped: could not lock it", "item", it.ID, "error", it.Err().Error())
 			if it.Attempted() {
 				unsure = append(unsure, it)
 			}
-		case StateHeld:
+		case poll.StateHeld:
 			if it.StaleLock {
 				c.st.LocksStaleRemoved++
 			}
@@ -394,7 +393,7 @@ func (c *cycle) lock(ctx, keep context.Context, items []*Item) error {
 		c.rollback(keep, items)
 		return err
 	}
-	Each(c.o.Concurrency, unsure, func(it *Item) { c.release(keep, it, true) })
+	poll.Each(c.o.Concurrency, unsure, func(it *poll.Item) { c.release(keep, it, true) })
 	return nil
 }
 
@@ -402,7 +401,7 @@ func (c *cycle) lock(ctx, keep context.Context, items []*Item) error {
 // consistent re-read to the end of the lock writes) and re-reads the locks
 // of the held items consistently right before dispatch. On a stop the
 // locks are rolled back.
-func (c *cycle) verify(ctx, keep context.Context, held []*Item, gap time.Duration) ([]*Item, error) {
+func (c *cycle) verify(ctx, keep context.Context, held []*poll.Item, gap time.Duration) ([]*poll.Item, error) {
 	err := c.o.Sleep(ctx, c.verifyWait(held, gap))
 	if err == nil {
 		err = c.o.Driver.Verify(ctx, held)
@@ -422,20 +421,20 @@ func (c *cycle) verify(ctx, keep context.Context, held []*Item, gap time.Duratio
 // claims that lock late waits as long between its write and its re-read,
 // so that of the claim and the takeover one always sees the other. A
 // driver without locks wrote none and waits nothing.
-func (c *cycle) verifyWait(held []*Item, gap time.Duration) time.Duration {
+func (c *cycle) verifyWait(held []*poll.Item, gap time.Duration) time.Duration {
 	if c.caps.NoLocks != nil {
 		return 0 // no lock was written: nothing to wait for
 	}
 	d := c.jitter(gap)
-	if c.o.JitterMax >= 0 && slices.ContainsFunc(held, func(it *Item) bool { return it.TakenOver }) {
+	if c.o.JitterMax >= 0 && slices.ContainsFunc(held, func(it *poll.Item) bool { return it.TakenOver }) {
 		d = max(d, c.o.ClaimWait)
 	}
 	return d
 }
 
 // inState returns the items in state s.
-func (c *cycle) inState(items []*Item, s State) []*Item {
-	var out []*Item
+func (c *cycle) inState(items []*poll.Item, s poll.State) []*poll.Item {
+	var out []*poll.Item
 	for _, it := range items {
 		if it.State() == s {
 			out = append(out, it)
@@ -446,8 +445,8 @@ func (c *cycle) inState(items []*Item, s State) []*Item {
 
 // dropFailed counts the items whose detection failed or that vanished and
 // returns the rest.
-func (c *cycle) dropFailed(ctx context.Context, items []*Item) []*Item {
-	var out []*Item
+func (c *cycle) dropFailed(ctx context.Context, items []*poll.Item) []*poll.Item {
+	var out []*poll.Item
 	for _, it := range items {
 		if !c.drop(ctx, it, "item skipped: change detection failed") {
 			out = append(out, it)
@@ -458,11 +457,11 @@ func (c *cycle) dropFailed(ctx context.Context, items []*Item) []*Item {
 
 // drop counts a gone or failed item and releases the lock a failed one may
 // carry (why is the log message); it reports whether it was either.
-func (c *cycle) drop(ctx context.Context, it *Item, why string) bool {
+func (c *cycle) drop(ctx context.Context, it *poll.Item, why string) bool {
 	switch it.State() {
-	case StateGone:
+	case poll.StateGone:
 		c.st.ItemsGone++
-	case StateFailed:
+	case poll.StateFailed:
 		c.st.ItemsFailed++
 		c.log.Warn(why, "item", it.ID, "error", it.Err().Error())
 		if it.Attempted() {
@@ -476,21 +475,21 @@ func (c *cycle) drop(ctx context.Context, it *Item, why string) bool {
 
 // rollback removes every lock this cycle wrote on items (only where it
 // still holds this poller's id).
-func (c *cycle) rollback(ctx context.Context, items []*Item) {
-	var todo []*Item
+func (c *cycle) rollback(ctx context.Context, items []*poll.Item) {
+	var todo []*poll.Item
 	for _, it := range items {
-		if st := it.State(); it.Attempted() && st != StateGone && st != StateLost {
+		if st := it.State(); it.Attempted() && st != poll.StateGone && st != poll.StateLost {
 			todo = append(todo, it)
 		}
 	}
-	Each(c.o.Concurrency, todo, func(it *Item) { c.release(ctx, it, true) })
+	poll.Each(c.o.Concurrency, todo, func(it *poll.Item) { c.release(ctx, it, true) })
 }
 
-func (c *cycle) release(ctx context.Context, it *Item, check bool) {
+func (c *cycle) release(ctx context.Context, it *poll.Item, check bool) {
 	if err := c.o.Driver.Release(ctx, it, check); err != nil {
 		c.log.Error("could not remove poll lock; it expires after the stale threshold", "item", it.ID, "error", err.Error())
 	}
-	it.released()
+	it.MarkReleased()
 }
 
 // unlocked is where a dry run's lock would live, without a lock id: no

@@ -1,4 +1,4 @@
-package poll_test
+package pollcycle_test
 
 import (
 	"bytes"
@@ -12,18 +12,18 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/fullsend-dev/fullsend/internal/output/jsonout"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
+	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func opts(d poll.Driver, c poll.Decider, o *fakeOut) poll.Options {
-	return poll.Options{Driver: d, Core: c, Output: o, JitterMax: -1, Rand: rand.New(rand.NewPCG(1, 1))}
+func opts(d poll.Driver, c poll.Decider, o *fakeOut) pollcycle.Options {
+	return pollcycle.Options{Driver: d, Core: c, Output: o, JitterMax: -1, Rand: rand.New(rand.NewPCG(1, 1))}
 }
 
 func TestCycleOutcomes(t *testing.T) {
@@ -80,7 +80,7 @@ func TestCycleOutcomes(t *testing.T) {
 				lose[l] = true
 			}
 			d := &fakeDriver{items: tc.items, lose: lose}
-			res, err := poll.Run(context.Background(), opts(d, tc.core, tc.out))
+			res, err := pollcycle.Run(context.Background(), opts(d, tc.core, tc.out))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +116,7 @@ func TestPlanOutputRecordsNoRuns(t *testing.T) {
 			d := &fakeDriver{items: []*poll.Item{item("P-1", "/run both")}}
 			o := opts(d, fakeCore{}, nil)
 			o.Output = out
-			res, err := poll.Run(context.Background(), o)
+			res, err := pollcycle.Run(context.Background(), o)
 			if err != nil || res.Stats.DispatchesScheduled != 2 {
 				t.Fatalf("err = %v, stats %+v", err, res.Stats)
 			}
@@ -138,7 +138,7 @@ func TestRetryPositionFiltersPerHarness(t *testing.T) {
 	it.Base = poll.Checkpoint{At: t0.Add(time.Second), Retry: map[string]time.Time{"b": t0}}
 	out := &fakeOut{}
 	d := &fakeDriver{items: []*poll.Item{it}}
-	if _, err := poll.Run(context.Background(), opts(d, fakeCore{}, out)); err != nil {
+	if _, err := pollcycle.Run(context.Background(), opts(d, fakeCore{}, out)); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
@@ -159,7 +159,7 @@ func TestStopDuringJitterRollsBack(t *testing.T) {
 	out := &fakeOut{}
 	o := opts(d, fakeCore{}, out)
 	o.JitterMin, o.JitterMax = time.Minute, time.Minute
-	res, err := poll.Run(ctx, o)
+	res, err := pollcycle.Run(ctx, o)
 	if err != nil || !res.Stats.Interrupted {
 		t.Fatalf("err = %v interrupted = %v", err, res.Stats.Interrupted)
 	}
@@ -180,7 +180,7 @@ func TestCycleLogAndObserver(t *testing.T) {
 	o := opts(d, fakeCore{}, &fakeOut{})
 	o.Log = slog.New(slog.NewJSONHandler(&buf, nil))
 	o.Observer = func(s poll.CycleStats) { seen = append(seen, s) }
-	if _, err := poll.Run(context.Background(), o); err != nil {
+	if _, err := pollcycle.Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	if len(seen) != 1 || seen[0].DispatchesScheduled != 1 || seen[0].CycleID == "" {
@@ -210,7 +210,7 @@ func (*failingDriver) Discover(context.Context) (*poll.Discovery, error) {
 }
 
 func TestDiscoveryFailureIsACycleError(t *testing.T) {
-	res, err := poll.Run(context.Background(), opts(&failingDriver{&fakeDriver{}}, fakeCore{}, &fakeOut{}))
+	res, err := pollcycle.Run(context.Background(), opts(&failingDriver{&fakeDriver{}}, fakeCore{}, &fakeOut{}))
 	if err == nil || !strings.Contains(err.Error(), "fake-poll discovery") || res.Stats.Error == "" {
 		t.Errorf("err = %v, stats error %q", err, res.Stats.Error)
 	}
@@ -243,7 +243,7 @@ func TestFailedLockWriteIsRolledBack(t *testing.T) {
 	fd := &fakeDriver{items: []*poll.Item{item("P-1", "/run"), item("P-2", "/run")}}
 	d := &lockFailDriver{fakeDriver: fd, failLock: map[string]bool{"P-2": true}}
 	out := &fakeOut{}
-	res, err := poll.Run(context.Background(), opts(d, fakeCore{}, out))
+	res, err := pollcycle.Run(context.Background(), opts(d, fakeCore{}, out))
 	if !errors.Is(err, poll.ErrItemsFailed) { // the failed item fails the cycle (exit 1)
 		t.Fatalf("err = %v, want ErrItemsFailed", err)
 	}
@@ -262,7 +262,7 @@ func TestDispatchLatencies(t *testing.T) {
 	d := &fakeDriver{items: []*poll.Item{item("P-1", "/run both"), item("P-2", "/run", "/run")}}
 	o := opts(d, fakeCore{}, &fakeOut{fail: map[string]bool{"b": true}})
 	o.Now = func() time.Time { return t0.Add(time.Minute) }
-	res, _ := poll.Run(context.Background(), o)
+	res, _ := pollcycle.Run(context.Background(), o)
 	got := slices.Sorted(slices.Values(res.Stats.DispatchLatencies))
 	if want := []time.Duration{58 * time.Second, 59 * time.Second}; !slices.Equal(got, want) {
 		t.Errorf("latencies = %v, want %v (stats %+v)", got, want, res.Stats)
@@ -288,7 +288,7 @@ func TestReleaseLockOfEndedRuns(t *testing.T) {
 		d := &fakeDriver{items: []*poll.Item{item("P-1", "/run both")}}
 		o := opts(d, fakeCore{}, nil)
 		o.Output = endedOut{&fakeOut{fail: map[string]bool{"b": true}}, ended}
-		if _, err := poll.Run(context.Background(), o); err != nil {
+		if _, err := pollcycle.Run(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
 		w := d.writes()
@@ -313,7 +313,7 @@ func TestTakeoverWaitsTheClaimWait(t *testing.T) {
 		o.JitterMin, o.JitterMax = 10*time.Millisecond, 20*time.Millisecond
 		var waits []time.Duration
 		o.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
-		if _, err := poll.Run(context.Background(), o); err != nil {
+		if _, err := pollcycle.Run(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
 		if len(waits) != 1 || (waits[0] >= polllock.ClaimWait) != takenOver {

@@ -1,25 +1,26 @@
-package poll
+package pollcycle
 
 import (
 	"context"
 	"log/slog"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 // sweepDue adds to eligible the swept items (Discovery.Swept: candidates
 // of scheduled discovery with no change to decide) whose entity is due
 // for some harness, or owed a quarantine, by a first evaluation; the
 // cycle decides them again once they are locked.
-func (c *cycle) sweepDue(swept, eligible []*Item) []*Item {
-	if !c.o.Schedule.allows() || len(swept) == 0 {
+func (c *cycle) sweepDue(swept, eligible []*poll.Item) []*poll.Item {
+	if !c.o.Schedule.Allows() || len(swept) == 0 {
 		return eligible
 	}
 	in := map[string]bool{}
 	for _, it := range eligible {
 		in[it.ID] = true
 	}
-	var scratch CycleStats // counted by the decision that dispatches
+	var scratch poll.CycleStats // counted by the decision that dispatches
 	quiet := slog.New(slog.DiscardHandler)
 	for _, it := range swept {
 		if in[it.ID] {
@@ -48,7 +49,7 @@ func (c *cycle) sweepDue(swept, eligible []*Item) []*Item {
 // retries could not be bounded). Event-backed runs are dispatched
 // whatever the write did (one run per change, as always).
 func (c *cycle) recordTries(ctx context.Context, plans []itemPlan, runs []plan.Run, owner []int) ([]plan.Run, []int) {
-	var rk ReceiptKeeper = c.caps.Scheduled // nil without it
+	var rk poll.ReceiptKeeper = c.caps.Scheduled // nil without it
 	var items []int
 	seen := map[int]bool{}
 	for k, r := range runs {
@@ -61,7 +62,7 @@ func (c *cycle) recordTries(ctx context.Context, plans []itemPlan, runs []plan.R
 		return runs, owner
 	}
 	failed := make([]bool, len(plans))
-	Each(c.o.Concurrency, items, func(i int) {
+	poll.Each(c.o.Concurrency, items, func(i int) {
 		p := &plans[i]
 		if rk == nil {
 			if len(p.sched.runs) > 0 {
@@ -99,9 +100,9 @@ func (c *cycle) quarantineEntities(ctx context.Context, p itemPlan) {
 		return
 	}
 	q := c.caps.Quarantine
-	var rk ReceiptKeeper = c.caps.Scheduled // nil without it
+	var rk poll.ReceiptKeeper = c.caps.Scheduled // nil without it
 	for _, g := range p.sched.giveUps {
-		ps := Poison{Harness: g.Harness, Change: "entity@" + g.Entity.Version, At: g.Entity.State.Updated, Reason: g.Reason}
+		ps := poll.Poison{Harness: g.Harness, Change: "entity@" + g.Entity.Version, At: g.Entity.State.Updated, Reason: g.Reason}
 		if rk == nil {
 			continue
 		}

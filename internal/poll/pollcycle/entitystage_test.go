@@ -1,4 +1,4 @@
-package poll_test
+package pollcycle_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
 
@@ -146,7 +147,7 @@ func TestEntityStage(t *testing.T) {
 			out := &fakeOut{}
 			o := opts(d, realCore(t, tc.entities, log), out)
 			o.Log = log
-			res, err := poll.Run(context.Background(), o)
+			res, err := pollcycle.Run(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,7 +201,7 @@ func TestEntityStageDemotedUser(t *testing.T) {
 		role = r
 		d.items = []*poll.Item{item("P-1", "/fs-triage")}
 		out := &fakeOut{}
-		if _, err := poll.Run(context.Background(), opts(d, core, out)); err != nil {
+		if _, err := pollcycle.Run(context.Background(), opts(d, core, out)); err != nil {
 			t.Fatal(err)
 		}
 		runs = append(runs, len(out.runs))
@@ -213,7 +214,7 @@ func TestEntityStageDemotedUser(t *testing.T) {
 // A stage that fails as a whole stops the cycle before anything is locked.
 func TestEntityStageErrorStopsTheCycle(t *testing.T) {
 	d := &entityDriver{fakeDriver: &fakeDriver{items: []*poll.Item{item("P-1", "/run")}}, fail: poll.ErrAuth}
-	_, err := poll.Run(context.Background(), opts(d, realCore(t, true, nil), &fakeOut{}))
+	_, err := pollcycle.Run(context.Background(), opts(d, realCore(t, true, nil), &fakeOut{}))
 	if !errors.Is(err, poll.ErrAuth) || len(d.writes()) != 0 {
 		t.Fatalf("err %v, writes %v", err, d.writes())
 	}
@@ -229,7 +230,7 @@ func TestEntityStageWithoutResolver(t *testing.T) {
 	out := &fakeOut{}
 	o := opts(d, realCore(t, true, log), out)
 	o.Log = log
-	res, err := poll.Run(context.Background(), o)
+	res, err := pollcycle.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package poll_test
+package pollcycle_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 )
 
 // heavyCore is fakeCore, except that harness a's trigger cannot decide a
@@ -32,7 +33,7 @@ func TestUndecidedTriggerIsRetriedThenQuarantined(t *testing.T) {
 	d := newQuarDriver(item("P-1", "/run heavy", "/run"))
 	o := &fakeOut{}
 	run := func() (poll.CycleStats, error) {
-		res, err := poll.Run(context.Background(), poll.Options{Driver: d, Core: heavyCore{}, Output: o,
+		res, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: d, Core: heavyCore{}, Output: o,
 			JitterMax: -1, Rand: rngFor(1)})
 		return res.Stats, err
 	}
@@ -71,7 +72,7 @@ func TestUndecidedHarnessDoesNotHoldOthers(t *testing.T) {
 	d := newQuarDriver(item("P-1", "/run both"))
 	core := bothButA{}
 	o := &fakeOut{}
-	res, err := poll.Run(context.Background(), poll.Options{Driver: d, Core: core, Output: o, JitterMax: -1, Rand: rngFor(1)})
+	res, err := pollcycle.Run(context.Background(), pollcycle.Options{Driver: d, Core: core, Output: o, JitterMax: -1, Rand: rngFor(1)})
 	if !errors.Is(err, poll.ErrItemsFailed) || res.Stats.TriggerErrors != 1 {
 		t.Fatalf("err %v trigger errors %d", err, res.Stats.TriggerErrors)
 	}

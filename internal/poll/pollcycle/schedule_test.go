@@ -1,4 +1,4 @@
-package poll_test
+package pollcycle_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/receipts"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
@@ -120,7 +121,7 @@ func schedEntity(labels ...string) *entity.Resolution {
 	return &entity.Resolution{Entity: en}
 }
 
-func schedOpts(d *schedDriver, out *fakeOut, clk *fakeclock.Clock, policy string, notify func(context.Context, poll.EntityQuarantine)) poll.Options {
+func schedOpts(d *schedDriver, out *fakeOut, clk *fakeclock.Clock, policy string, notify func(context.Context, poll.EntityQuarantine)) pollcycle.Options {
 	o := opts(d, fakeCore{}, out)
 	o.Now = clk.Now
 	o.Schedule = &poll.Schedule{Decider: labelled{}, Policy: policy, Invoker: "fake-poll:p1", Forge: "github", Notify: notify}
@@ -141,7 +142,7 @@ func TestScheduledCycles(t *testing.T) {
 	notify := func(_ context.Context, q poll.EntityQuarantine) { told = append(told, q) }
 	cycle := func() poll.CycleStats {
 		t.Helper()
-		res, err := poll.Run(context.Background(), schedOpts(d, out, clk, "allow", notify))
+		res, err := pollcycle.Run(context.Background(), schedOpts(d, out, clk, "allow", notify))
 		if err != nil && !strings.Contains(err.Error(), "quarantined") {
 			t.Fatal(err)
 		}
@@ -208,7 +209,7 @@ func TestScheduledDeniedByPolicy(t *testing.T) {
 		it.Entity = schedEntity("needs-triage")
 		d.items = []*poll.Item{it}
 		out := &fakeOut{}
-		res, err := poll.Run(context.Background(), schedOpts(d, out, clk, policy, nil))
+		res, err := pollcycle.Run(context.Background(), schedOpts(d, out, clk, policy, nil))
 		if err != nil || len(out.runs) != 0 || res.Stats.ScheduledEvaluated != 0 || len(d.writes()) != 0 {
 			t.Errorf("policy %q: %v, %d runs, %+v, writes %v", policy, err, len(out.runs), res.Stats, d.writes())
 		}
@@ -245,7 +246,7 @@ func TestEventBackedEntityRunsNamedInTheLock(t *testing.T) {
 	out := &fakeOut{}
 	o := opts(&eligibleSched{d}, entityCore{}, out)
 	o.Now = clk.Now
-	if _, err := poll.Run(context.Background(), o); err != nil {
+	if _, err := pollcycle.Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	ver := it.Entity.Entity.Version

@@ -1,10 +1,11 @@
-package poll
+package pollcycle
 
 import (
 	"context"
 
 	"github.com/fullsend-dev/fullsend/internal/feedback"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 // started records run r of p as started, for the acknowledgment after the
@@ -38,7 +39,7 @@ func (c *cycle) acknowledge(ctx context.Context) {
 // on the item (acknowledge writes it), once its record is written: a
 // later cycle skips the change, and the comment's marker keeps a repeated
 // quarantine from repeating it. Safe for concurrent use.
-func (c *cycle) unhonoured(_ context.Context, it *Item, ps Poison) {
+func (c *cycle) unhonoured(_ context.Context, it *poll.Item, ps poll.Poison) {
 	if c.o.Feedback == nil {
 		return
 	}

@@ -1,32 +1,26 @@
-package poll
+package pollcycle
 
 import (
 	"context"
 
 	"github.com/fullsend-dev/fullsend/internal/changepos"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 )
-
-// A trigger that could not decide a change (its cost limit stopped it) is
-// an error of its harness for the item, never "no match": the harness is
-// held (no run, its checkpoint position kept) and the failure is counted
-// on the item like a failed dispatch (Quarantiner.Failed); at
-// MaxDispatchAttempts the undecided changes are quarantined with the
-// reason and the harness goes on with the changes it did decide.
 
 // noteUndecided records the harnesses of errs that could not decide
 // change c, unless they already handled it.
-func (p *itemPlan) noteUndecided(c Change, errs []TriggerError, st *CycleStats) {
+func (p *itemPlan) noteUndecided(c poll.Change, errs []poll.TriggerError, st *poll.CycleStats) {
 	for _, te := range errs {
 		if !c.Pos().After(p.it.Base.PosOf(te.Harness)) {
 			continue
 		}
 		st.TriggerErrors++
 		if p.undecided == nil {
-			p.undecided = map[string][]Poison{}
+			p.undecided = map[string][]poll.Poison{}
 		}
 		reason := "trigger could not decide: " + errText(te.Err)
 		p.undecided[te.Harness] = append(p.undecided[te.Harness],
-			Poison{Harness: te.Harness, Change: ChangeID(c.Event, c.At), At: c.At, Reason: reason})
+			poll.Poison{Harness: te.Harness, Change: poll.ChangeID(c.Event, c.At), At: c.At, Reason: reason})
 	}
 }
 
@@ -44,7 +38,7 @@ func errText(err error) string {
 func (c *cycle) holdUndecided(ctx context.Context, p *itemPlan) {
 	q := c.caps.Quarantine
 	for h, ps := range p.undecided {
-		if q != nil && c.attemptsOf(ctx, q, p, ps[0]) >= MaxDispatchAttempts && c.quarantineAll(ctx, q, p, ps) {
+		if q != nil && c.attemptsOf(ctx, q, p, ps[0]) >= poll.MaxDispatchAttempts && c.quarantineAll(ctx, q, p, ps) {
 			continue
 		}
 		p.drop(h)
@@ -59,7 +53,7 @@ func (c *cycle) holdUndecided(ctx context.Context, p *itemPlan) {
 
 // attemptsOf counts the failure on the item and returns how many
 // consecutive cycles failed on it (0 when the count could not be written).
-func (c *cycle) attemptsOf(ctx context.Context, q Quarantiner, p *itemPlan, ps Poison) int {
+func (c *cycle) attemptsOf(ctx context.Context, q poll.Quarantiner, p *itemPlan, ps poll.Poison) int {
 	n, err := q.Failed(ctx, p.it, ps)
 	if err != nil {
 		c.log.Error("could not count the undecided change on the item", "item", p.it.ID, "harness", ps.Harness, "error", err.Error())
@@ -70,10 +64,10 @@ func (c *cycle) attemptsOf(ctx context.Context, q Quarantiner, p *itemPlan, ps P
 
 // quarantineAll records every change of ps; it reports whether all were
 // recorded (else the harness stays held and a later cycle tries again).
-func (c *cycle) quarantineAll(ctx context.Context, q Quarantiner, p *itemPlan, ps []Poison) bool {
+func (c *cycle) quarantineAll(ctx context.Context, q poll.Quarantiner, p *itemPlan, ps []poll.Poison) bool {
 	ok := true
 	for _, x := range ps {
-		ok = c.quarantine(ctx, q, p.it, x, MaxDispatchAttempts) && ok
+		ok = c.quarantine(ctx, q, p.it, x, poll.MaxDispatchAttempts) && ok
 	}
 	return ok
 }

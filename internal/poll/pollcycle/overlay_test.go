@@ -1,4 +1,4 @@
-package poll_test
+package pollcycle_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/harness"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/trigger"
 )
 
@@ -56,7 +57,7 @@ func TestPollAppliesOverlays(t *testing.T) {
 				return entity.Resolution{Entity: jiraEntity(it.ID, "someone", event.RoleWrite, "/fs-triage now")}
 			}}
 			out := &fakeOut{}
-			res, err := poll.Run(context.Background(), opts(d, poll.CoreDecider(e), out))
+			res, err := pollcycle.Run(context.Background(), opts(d, poll.CoreDecider(e), out))
 			if err != nil {
 				t.Fatal(err)
 			}

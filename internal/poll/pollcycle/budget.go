@@ -1,4 +1,4 @@
-package poll
+package pollcycle
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/budget"
 )
 
@@ -27,7 +28,7 @@ const (
 )
 
 // budgetUsage is u as package budget reads it.
-func budgetUsage(u Usage) budget.Usage {
+func budgetUsage(u poll.Usage) budget.Usage {
 	return budget.Usage{Calls: u.Calls, Rate: budget.Rate(u.RateBudget)}
 }
 
@@ -37,9 +38,9 @@ func budgetUsage(u Usage) budget.Usage {
 // whose changes start nothing (an outsider's, a bot's, a comment with no
 // command) costs its detection and takes nothing from the others. The
 // items left wait for the next cycle (CycleStats.ItemsDeferred).
-func (c *cycle) budgeted(ctx context.Context, eligible []*Item) ([]plan.Run, error) {
+func (c *cycle) budgeted(ctx context.Context, eligible []*poll.Item) ([]plan.Run, error) {
 	items := slices.Clone(eligible)
-	slices.SortStableFunc(items, ByWait)
+	slices.SortStableFunc(items, poll.ByWait)
 	b := budget.Budget{Requests: c.o.Requests, Begin: budgetUsage(c.begin), Work: budgetUsage(c.o.Driver.Usage())}
 	var planned []plan.Run
 	if c.o.DryRun {

@@ -1,4 +1,4 @@
-package poll_test
+package pollcycle_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	receiptspkg "github.com/fullsend-dev/fullsend/internal/receipts"
 )
@@ -96,7 +97,7 @@ func TestScheduledCrashAtEachPointDispatchesOnce(t *testing.T) {
 				now := w.now
 				w.mu.Unlock()
 				o.Now = func() time.Time { return now }
-				if _, err := poll.Run(context.Background(), o); err != nil {
+				if _, err := pollcycle.Run(context.Background(), o); err != nil {
 					t.Fatal(err)
 				}
 				w.mu.Lock()

@@ -1,20 +1,23 @@
-package poll
-
-// The poll cycle, stage by stage. Each stage is a method of cycle that
-// counts what it did in the cycle's CycleStats and logs its own items;
-// its file is named in the comment. Run (cycle.go) builds the cycle and
-// reports it.
-//
-//	run:      discover → sweep due → settled → select | budgeted → remove stale → work
-//	work:     detect → resolve entities → plan locks → recheck → lock → verify → decide → dispatch
-//	dispatch: recover intents → collect → start → record → quarantine and checkpoint → feedback
-//	start:    admit → record tries → write intents → output → flush → results
-//	dryRun:   detect → resolve entities → decide → the plan, nothing written
+// Package pollcycle runs one poll cycle (Run) over a driver of package
+// poll's contract: stages.go composes it stage by stage (discover → select
+// → detect → resolve entities → lock → verify → decide → dispatch →
+// record → checkpoint → feedback) and names the file of each stage:
+// cycle.go (discovery, selection, detection, the lock and its checks),
+// entitystage.go (the entity stage), decide.go (an item's decision),
+// intent.go (crash-safe dispatch, its rule in package intents), admit.go
+// (the circuit breaker), schedule.go and schedule_dispatch.go (scheduled
+// discovery), quarantine.go and undecided.go (changes given up on),
+// budget.go (a cycle without locks, its rule in package budget),
+// dispatch.go (the output, the record, the checkpoint), feedback.go. The
+// driver's capabilities are read once, when Run builds the cycle, and so
+// are the output's optional interfaces (capabilities.go).
+package pollcycle
 
 import (
 	"context"
 
 	"github.com/fullsend-dev/fullsend/internal/plan"
+	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 // run is one cycle: discovery, then the selected items' work; a driver
@@ -32,7 +35,7 @@ func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 	if c.caps.NoLocks != nil {
 		return c.budgeted(ctx, eligible) // no lock: no N, no stale lock (budget.go)
 	}
-	sel := c.choose(eligible, disc.Ordered) // select.go's Select
+	sel := c.choose(eligible, disc.Ordered) // poll.Select
 	if c.o.DryRun {
 		return c.dryRun(ctx, sel)
 	}
@@ -54,7 +57,7 @@ func (c *cycle) run(ctx context.Context) ([]plan.Run, error) {
 // lock write and its verification must cover the time from another
 // poller's re-read to its write. Every lock written is either handed to a
 // dispatched run or removed before work returns.
-func (c *cycle) work(ctx context.Context, sel []*Item) error {
+func (c *cycle) work(ctx context.Context, sel []*poll.Item) error {
 	keep := context.WithoutCancel(ctx)    // rollback and in-flight dispatch outlive a stop request
 	todo, err := c.detect(ctx, keep, sel) // cycle.go
 	if err != nil {
@@ -71,7 +74,7 @@ func (c *cycle) work(ctx context.Context, sel []*Item) error {
 	if err := c.lock(ctx, keep, todo); err != nil {
 		return err
 	}
-	held, err := c.verify(ctx, keep, c.inState(todo, StateHeld), c.o.Now().Sub(reread))
+	held, err := c.verify(ctx, keep, c.inState(todo, poll.StateHeld), c.o.Now().Sub(reread))
 	if err != nil {
 		return err
 	}
@@ -131,16 +134,16 @@ func (c *cycle) start(ctx context.Context, plans []itemPlan, runs []plan.Run, ow
 // dryRun detects, resolves and decides sel and returns the runs a real
 // cycle would dispatch, writing nothing; the plan is counted apart
 // (RunsPlanned).
-func (c *cycle) dryRun(ctx context.Context, sel []*Item) ([]plan.Run, error) {
+func (c *cycle) dryRun(ctx context.Context, sel []*poll.Item) ([]plan.Run, error) {
 	if len(sel) == 0 {
 		return []plan.Run{}, nil
 	}
 	if err := c.o.Driver.Detect(ctx, sel); err != nil {
 		return nil, err
 	}
-	var live []*Item
+	var live []*poll.Item
 	for _, it := range sel {
-		if st := it.State(); st != StateGone && st != StateFailed {
+		if st := it.State(); st != poll.StateGone && st != poll.StateFailed {
 			live = append(live, it)
 		}
 	}
