@@ -23,16 +23,14 @@ var schemaJSON []byte
 func Schema() []byte { return bytes.Clone(schemaJSON) }
 
 // compiled returns the embedded schema compiled, with the event schema
-// beside it, on first use. Format assertions (uri, date-time) are on.
+// beside it (event.SchemaCompiler), on first use.
 var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
 	if err != nil {
 		return nil, fmt.Errorf("embedded entity schema: %w", err)
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	if err := event.AddSchema(c); err != nil {
+	c, err := event.SchemaCompiler()
+	if err != nil {
 		return nil, err
 	}
 	if err := c.AddResource(SchemaID, doc); err != nil {

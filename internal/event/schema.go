@@ -19,46 +19,37 @@ var schemaJSON []byte
 // NormalizedEvent v1, for tools that want to publish or reuse it.
 func Schema() []byte { return bytes.Clone(schemaJSON) }
 
-var (
-	compileOnce    sync.Once
-	compiledSchema *jsonschema.Schema
-	compileErr     error
-)
+// compiled returns the embedded schema, compiled on first use
+// (SchemaCompiler). The library counts string lengths in Unicode code
+// points (runes), which is what docs/events.md specifies.
+var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	c, err := SchemaCompiler()
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.Compile(SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("embedded event schema: %w", err)
+	}
+	return s, nil
+})
 
-// compiled returns the embedded schema, compiled on first use. Format
-// assertions (format "uri") are switched on, which draft 2020-12 leaves off
-// by default. The library counts string lengths in Unicode code points
-// (runes), which is what docs/events.md specifies.
-func compiled() (*jsonschema.Schema, error) {
-	compileOnce.Do(func() {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
-		if err != nil {
-			compileErr = fmt.Errorf("embedded event schema: %w", err)
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		c.AssertFormat()
-		if err := c.AddResource(SchemaID, doc); err != nil {
-			compileErr = fmt.Errorf("embedded event schema: %w", err)
-			return
-		}
-		compiledSchema, compileErr = c.Compile(SchemaID)
-		if compileErr != nil {
-			compileErr = fmt.Errorf("embedded event schema: %w", compileErr)
-		}
-	})
-	return compiledSchema, compileErr
-}
-
-// AddSchema adds the embedded NormalizedEvent v1 schema to c under
-// SchemaID, so that another contract's schema (NormalizedEntity) can
-// reference its definitions ($defs: repo, id, url, jira_key, actor, …)
-// instead of restating them.
-func AddSchema(c *jsonschema.Compiler) error {
+// SchemaCompiler returns a compiler of the contracts' schemas holding the
+// embedded NormalizedEvent v1 schema under SchemaID, so that another
+// contract's schema (NormalizedEntity) can reference its definitions
+// ($defs: repo, id, url, jira_key, actor, …) instead of restating them.
+// Format assertions (format "uri", "date-time") are switched on, which
+// draft 2020-12, its default draft, leaves off.
+func SchemaCompiler() (*jsonschema.Compiler, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
 	if err != nil {
-		return fmt.Errorf("embedded event schema: %w", err)
+		return nil, fmt.Errorf("embedded event schema: %w", err)
 	}
-	return c.AddResource(SchemaID, doc)
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	if err := c.AddResource(SchemaID, doc); err != nil {
+		return nil, fmt.Errorf("embedded event schema: %w", err)
+	}
+	return c, nil
 }
