@@ -115,12 +115,8 @@ func postGitHub(ctx context.Context, t Target, text string, getenv func(string) 
 	}
 	owner, name, _ := strings.Cut(t.Repo, "/")
 	p := github.Policy{MaxRetries: 0}
-	var made *gogithub.IssueComment
-	_, err = github.Call(ctx, p, func(ctx context.Context) (*gogithub.Response, error) {
-		var resp *gogithub.Response
-		var err error
-		made, resp, err = c.Issues.CreateComment(ctx, owner, name, int(t.Number), &gogithub.IssueComment{Body: &text})
-		return resp, err
+	made, _, err := github.CallFor(ctx, p, func(ctx context.Context) (*gogithub.IssueComment, *gogithub.Response, error) {
+		return c.Issues.CreateComment(ctx, owner, name, int(t.Number), &gogithub.IssueComment{Body: &text})
 	})
 	if err != nil {
 		return "", err
