@@ -20,36 +20,43 @@ var schemaJSON []byte
 func Schema() []byte { return bytes.Clone(schemaJSON) }
 
 // compiled returns the embedded schema, compiled on first use
-// (SchemaCompiler). The library counts string lengths in Unicode code
+// (CompiledSchema). The library counts string lengths in Unicode code
 // points (runes), which is what docs/events.md specifies.
-var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	c, err := SchemaCompiler()
-	if err != nil {
-		return nil, err
-	}
-	s, err := c.Compile(SchemaID)
-	if err != nil {
-		return nil, fmt.Errorf("embedded event schema: %w", err)
-	}
-	return s, nil
-})
+var compiled = CompiledSchema("event", SchemaID, schemaJSON)
 
-// SchemaCompiler returns a compiler of the contracts' schemas holding the
-// embedded NormalizedEvent v1 schema under SchemaID, so that another
-// contract's schema (NormalizedEntity) can reference its definitions
-// ($defs: repo, id, url, jira_key, actor, …) instead of restating them.
-// Format assertions (format "uri", "date-time") are switched on, which
-// draft 2020-12, its default draft, leaves off.
-func SchemaCompiler() (*jsonschema.Compiler, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
-	if err != nil {
-		return nil, fmt.Errorf("embedded event schema: %w", err)
+// CompiledSchema returns the schema of a contract (noun: "event",
+// "entity"), the embedded JSON Schema doc whose $id is id, compiled on
+// first use as every contract's is: draft 2020-12 by default, format
+// assertions (format "uri", "date-time") on, and NormalizedEvent v1's
+// schema beside it under SchemaID, so that another contract's schema
+// (NormalizedEntity) can reference its definitions ($defs: repo, id,
+// url, jira_key, actor, …) instead of restating them.
+func CompiledSchema(noun, id string, doc []byte) func() (*jsonschema.Schema, error) {
+	type resource struct {
+		noun, id string
+		doc      []byte
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	if err := c.AddResource(SchemaID, doc); err != nil {
-		return nil, fmt.Errorf("embedded event schema: %w", err)
+	rs := []resource{{"event", SchemaID, schemaJSON}}
+	if id != SchemaID {
+		rs = append(rs, resource{noun, id, doc})
 	}
-	return c, nil
+	return sync.OnceValues(func() (*jsonschema.Schema, error) {
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		c.AssertFormat()
+		for _, r := range rs {
+			d, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.doc))
+			if err == nil {
+				err = c.AddResource(r.id, d)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("embedded %s schema: %w", r.noun, err)
+			}
+		}
+		s, err := c.Compile(id)
+		if err != nil {
+			return nil, fmt.Errorf("embedded %s schema: %w", noun, err)
+		}
+		return s, nil
+	})
 }
