@@ -159,8 +159,8 @@ func (eventSizes) EstimateCallCost(string, string, *cost.AstNode, []cost.AstNode
 }
 
 // checkCostOver returns the estimated worst-case cost of ast over every
-// valid input, the sizes of the variables' schemas being schemaSizes', and
-// an error when it exceeds limit (Limits.Cost). A trigger that passes can
+// valid input (its variables' schema sizes read from schemaSizes), and an
+// error when it exceeds limit (Limits.Cost). A trigger that passes can
 // therefore never reach the runtime limit on a valid input: the decision
 // is the same on every machine and at any load.
 func checkCostOver(env *cel.Env, ast *cel.Ast, limit uint64, schemaSizes func() (map[string]uint64, error)) (uint64, *CompileError) {
