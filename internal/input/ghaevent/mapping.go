@@ -130,6 +130,14 @@ func (d *Driver) pullEvent(action string, repo *gogithub.Repository, pr *gogithu
 	return ev, b, nil
 }
 
+// withActor ends a mapping: ev, its actor the sender (d.actor, against
+// author, the subject's author's login).
+func (d *Driver) withActor(ctx context.Context, ev *event.Event, b base, sender *gogithub.User, author string) (*event.Event, error) {
+	var err error
+	ev.Actor, err = d.actor(ctx, b, sender, author)
+	return ev, err
+}
+
 // withLabel sets the label of a label event from its payload's label l.
 func withLabel(ev *event.Event, action string, l *gogithub.Label) (err error) {
 	if ev.Transition.Kind == event.LabelChanged {
@@ -147,8 +155,7 @@ func (d *Driver) fromIssues(ctx context.Context, p *gogithub.IssuesEvent) (*even
 	if err := withLabel(ev, p.GetAction(), p.GetLabel()); err != nil {
 		return nil, err
 	}
-	ev.Actor, err = d.actor(ctx, b, p.GetSender(), is.GetUser().GetLogin())
-	return ev, err
+	return d.withActor(ctx, ev, b, p.GetSender(), is.GetUser().GetLogin())
 }
 
 func (d *Driver) fromIssueComment(ctx context.Context, p *gogithub.IssueCommentEvent) (*event.Event, error) {
@@ -169,8 +176,7 @@ func (d *Driver) fromIssueComment(ctx context.Context, p *gogithub.IssueCommentE
 		ev.Entity.LinkedChangeProposal = &event.LinkedChangeProposal{ID: ev.Entity.ID, URL: prURL}
 		ev.State.ChangeProposal = d.lookupChangeProposal(ctx, b, is)
 	}
-	ev.Actor, err = d.actor(ctx, b, p.GetSender(), is.GetUser().GetLogin())
-	return ev, err
+	return d.withActor(ctx, ev, b, p.GetSender(), is.GetUser().GetLogin())
 }
 
 func (d *Driver) fromPullRequest(ctx context.Context, action string, pr *gogithub.PullRequest, label *gogithub.Label,
@@ -182,8 +188,7 @@ func (d *Driver) fromPullRequest(ctx context.Context, action string, pr *gogithu
 	if err := withLabel(ev, action, label); err != nil {
 		return nil, err
 	}
-	ev.Actor, err = d.actor(ctx, b, sender, pr.GetUser().GetLogin())
-	return ev, err
+	return d.withActor(ctx, ev, b, sender, pr.GetUser().GetLogin())
 }
 
 func (d *Driver) fromReview(ctx context.Context, p *gogithub.PullRequestReviewEvent) (*event.Event, error) {
@@ -206,8 +211,7 @@ func (d *Driver) fromReview(ctx context.Context, p *gogithub.PullRequestReviewEv
 		return nil, errors.New("payload review has no user.login")
 	}
 	ev.Transition.Review = &event.Review{State: state, ReviewerID: event.Truncate(reviewer, event.MaxID)}
-	ev.Actor, err = d.actor(ctx, b, p.GetSender(), pr.GetUser().GetLogin())
-	return ev, err
+	return d.withActor(ctx, ev, b, p.GetSender(), pr.GetUser().GetLogin())
 }
 
 func (d *Driver) newEvent(b base, action, kind string) *event.Event {
