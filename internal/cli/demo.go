@@ -22,11 +22,7 @@ type demoOptions struct {
 }
 
 func newDemoCmd(app *App, runF func(context.Context, *demoOptions) error) *cobra.Command {
-	o := &demoOptions{}
-	if runF == nil {
-		runF = app.runDemo
-	}
-	cmd := &cobra.Command{
+	cmd, o := command(&cobra.Command{
 		Use:   "demo",
 		Short: "Run the whole pipeline on embedded Jira, GitHub and GitLab emulators, with checks",
 		Long: `Starts the Jira, GitHub and GitLab emulators on loopback, seeds a small
@@ -40,8 +36,7 @@ every check held.`,
 		Example: `  fullsend demo
   fullsend demo --keep    # then use the emulators: the exports are printed at the end`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
-	}
+	}, runF, app.runDemo)
 	cmd.Flags().BoolVar(&o.keep, "keep", false, "leave the emulators running after the story, until interrupted")
 	cmd.Flags().IntVar(&o.pollers, "pollers", 3, "concurrent pollers")
 	return cmd

@@ -27,11 +27,7 @@ type dispatchOptions struct {
 }
 
 func newDispatchCmd(app *App, runF func(context.Context, *dispatchOptions) error) *cobra.Command {
-	o := &dispatchOptions{}
-	if runF == nil {
-		runF = app.runDispatch
-	}
-	cmd := &cobra.Command{
+	cmd, o := command(&cobra.Command{
 		Use:   "dispatch",
 		Short: "Decide and dispatch the agent runs one event starts",
 		Long: `Reads one event (a NormalizedEvent with --input-driver json, or a GitHub
@@ -45,10 +41,9 @@ the output driver (json prints the plan).`,
       --input-file events/github-issue-comment.json
   fullsend dispatch --output-driver gha-dispatch   # in a GitHub workflow: reads $GITHUB_EVENT_PATH`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.indent = o.pretty.resolve(cmd, app.Stdout)
-			return runF(cmd.Context(), o)
-		},
+	}, runF, app.runDispatch)
+	cmd.PreRun = func(c *cobra.Command, _ []string) {
+		o.indent = o.pretty.resolve(c, app.Stdout)
 	}
 	addPrettyFlag(cmd, &o.pretty)
 	f := cmd.Flags()

@@ -53,15 +53,10 @@ type pollRunners struct {
 }
 
 func newPollCmd(app *App, r *pollRunners) *cobra.Command {
-	o := &pollOptions{}
 	if r == nil {
 		r = &pollRunners{}
 	}
-	runF := r.poll
-	if runF == nil {
-		runF = app.runPoll
-	}
-	cmd := &cobra.Command{
+	cmd, o := command(&cobra.Command{
 		Use:   "poll",
 		Short: "Poll input drivers (jira-poll) for changed work items and dispatch their runs",
 		Long: `Runs one poll cycle per configured input driver (poll.input_drivers in
@@ -76,11 +71,10 @@ signal finishes or rolls back the issue in flight and exits 0.
   fullsend poll seed
   fullsend poll cancel --issue PROJ-123`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.intervalSet = cmd.Flags().Changed("interval")
-			o.indent = o.pretty.resolve(cmd, app.Stdout)
-			return runF(cmd.Context(), o)
-		},
+	}, r.poll, app.runPoll)
+	cmd.PreRun = func(c *cobra.Command, _ []string) {
+		o.intervalSet = c.Flags().Changed("interval")
+		o.indent = o.pretty.resolve(c, app.Stdout)
 	}
 	f := cmd.Flags()
 	cmd.PersistentFlags().StringVar(&o.inputDriver, "input-driver", "", "use only the input drivers of this type ("+english.Or(drivername.PollInputNames())+"); default all configured")

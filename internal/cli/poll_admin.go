@@ -33,11 +33,7 @@ type pollCancelOptions struct {
 }
 
 func newPollSeedCmd(app *App, parent *pollOptions, runF func(context.Context, *pollSeedOptions) error) *cobra.Command {
-	o := &pollSeedOptions{pollOptions: parent}
-	if runF == nil {
-		runF = app.runPollSeed
-	}
-	cmd := &cobra.Command{
+	cmd, o := command(&cobra.Command{
 		Use:   "seed",
 		Short: "Mark every issue the queries match as handled so far (first deployment)",
 		Long: `Writes lastCheck on every issue the configured queries match that has
@@ -47,8 +43,8 @@ already carry a lastCheck are left alone.`,
 		Example: `  fullsend poll seed
   fullsend poll seed -o json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
-	}
+	}, runF, app.runPollSeed)
+	o.pollOptions = parent
 	addOutputFlag(cmd, &o.format)
 	return cmd
 }
@@ -114,11 +110,7 @@ func (app *App) runPollSeed(ctx context.Context, o *pollSeedOptions) error {
 }
 
 func newPollCancelCmd(app *App, parent *pollOptions, runF func(context.Context, *pollCancelOptions) error) *cobra.Command {
-	o := &pollCancelOptions{pollOptions: parent}
-	if runF == nil {
-		runF = app.runPollCancel
-	}
-	cmd := &cobra.Command{
+	cmd, o := command(&cobra.Command{
 		Use:   "cancel",
 		Short: "Remove the poll lock of an issue, cancelling the runs it records",
 		Long: `Cancels the runs recorded in the issue's poll lock (when the output driver
@@ -128,8 +120,8 @@ new run.`,
 		Example: `  fullsend poll cancel --issue PROJ-123
   fullsend poll cancel --issue PROJ-123 --output-driver gha-dispatch -o json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
-	}
+	}, runF, app.runPollCancel)
+	o.pollOptions = parent
 	cmd.Flags().StringVar(&o.issue, "issue", "", "issue key whose poll lock to remove, e.g. PROJ-123")
 	cmd.Flags().StringVar(&o.outputDriver, "output-driver", "", "output driver that started the runs: "+english.Or(drivername.OutputNames())+" (default: poll.output_driver)")
 	completeValues(cmd, "output-driver", drivername.OutputNames()...)

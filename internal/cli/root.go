@@ -134,6 +134,18 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return fmt.Errorf("%s accepts no arguments (got %q); see %s --help", name, strings.Join(args, " "), cmd.CommandPath())
 }
 
+// command returns c with fresh options for its flags to fill, and its RunE
+// running runF with them, or def, the command's own work, when runF is nil
+// (tests pass theirs).
+func command[O any](c *cobra.Command, runF, def func(context.Context, *O) error) (*cobra.Command, *O) {
+	o := new(O)
+	if runF == nil {
+		runF = def
+	}
+	c.RunE = func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) }
+	return c, o
+}
+
 // markRunErrors makes every error a command's RunE returns an *ExitError
 // (exit 2 for the user's input, config.IsInvalid; else 1 unless it
 // already carries a code), so that Run can tell them from cobra's own

@@ -26,11 +26,7 @@ type statusOptions struct {
 }
 
 func newStatusCmd(app *App, runF func(context.Context, *statusOptions) error) *cobra.Command {
-	o := &statusOptions{}
-	if runF == nil {
-		runF = app.runStatus
-	}
-	cmd := &cobra.Command{
+	cmd, o := command(&cobra.Command{
 		Use:   "status",
 		Short: "Show what the pollers are doing: last cycle, locks, quarantined and deferred changes, cursor",
 		Long: `Reads, never writes, what the pollers record: per configured poll input
@@ -46,11 +42,10 @@ dry run: nothing is written or dispatched), and its recent runs.`,
   fullsend status -o json | jq '.inputs[].locks'
   fullsend status --watch --interval 10s`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.intervalSet = cmd.Flags().Changed("interval")
-			o.terminal = isTerminal(app.Stdout)
-			return runF(cmd.Context(), o)
-		},
+	}, runF, app.runStatus)
+	cmd.PreRun = func(c *cobra.Command, _ []string) {
+		o.intervalSet = c.Flags().Changed("interval")
+		o.terminal = isTerminal(app.Stdout)
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.inputDriver, "input-driver", "", "show only the input drivers of this type ("+english.Or(drivername.PollInputNames())+"); default all configured")

@@ -24,19 +24,14 @@ type validateOptions struct {
 // program that cannot be found is a warning (exit 0): CI may install it
 // later.
 func newValidateCmd(app *App, runF func(context.Context, *validateOptions) error) *cobra.Command {
-	o := &validateOptions{}
-	if runF == nil {
-		runF = app.runValidate
-	}
-	cmd := &cobra.Command{
+	cmd, o := command(&cobra.Command{
 		Use:   "validate",
 		Short: "Check config.yaml, every harness file and every trigger; report problems as file:line:col",
 		Example: `  fullsend validate
   fullsend validate --config-dir examples/.fullsend
   fullsend validate -o json | jq '.problems'`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runF(cmd.Context(), o) },
-	}
+	}, runF, app.runValidate)
 	addOutputFlag(cmd, &o.format)
 	return cmd
 }

@@ -73,15 +73,9 @@ outputs:
   gitlab-pipeline:
     ref: main
 `,
-		"harness/review.yaml": `role: review
-trigger: >-
-  event.transition.kind == "comment_added" &&
+		"harness/review.yaml": echoHarness("review", `  event.transition.kind == "comment_added" &&
   event.transition.comment.command == "/fs-review"
-run:
-  command: ["sh", "-c", "echo \"review agent: $FULLSEND_SERIALIZATION_KEY\""]
-  timeout: 1m
-  isolation: none # the demo's agents only echo; isolating them would hand the working directory over
-`,
+`, "review agent: $FULLSEND_SERIALIZATION_KEY"),
 	}
 	return writeFiles(g.dir, files)
 }

@@ -26,20 +26,37 @@ func (d *demo) deliver(ctx context.Context, body []byte) (int, string, error) {
 	return code, errs, nil
 }
 
+// noted is a note on the merge request and the delivery of its webhook.
+type noted struct {
+	note gitlabsim.Note
+	hook []byte // the webhook body GitLab sent for it
+	code int    // the dispatch job's exit code
+	log  string // and its standard error
+}
+
+// noteOnMR has author note text on the merge request, then delivers the
+// webhook GitLab sends for it to a trigger pipeline.
+func (d *demo) noteOnMR(ctx context.Context, author gitlabsim.User, text string) (noted, error) {
+	g := d.w.gl
+	note, hook, err := g.sim.AddNote(glProject, gitlabsim.NoteableMergeRequest, g.mrIID, author.ID, text)
+	if err != nil {
+		return noted{}, err
+	}
+	code, log, err := d.deliver(ctx, hook)
+	return noted{note: note, hook: hook, code: code, log: log}, err
+}
+
 // gitlab is the GitLab scene: a maintainer's /fs-review note on a merge
 // request reaches fullsend as a webhook body in a trigger pipeline.
 func (d *demo) gitlab(ctx context.Context) error {
 	g := d.w.gl
 	d.printf("\n8. GitLab: Mia (maintainer) notes \"/fs-review please\" on merge request !%d; the project webhook calls the\n"+
 		"   pipeline trigger and the trigger pipeline runs `fullsend %s`.\n", g.mrIID, strings.Join(dispatchArgs, " "))
-	note, hook, err := g.sim.AddNote(glProject, gitlabsim.NoteableMergeRequest, g.mrIID, g.mia.ID, "/fs-review please")
+	n, err := d.noteOnMR(ctx, g.mia, "/fs-review please")
 	if err != nil {
 		return err
 	}
-	code, log, err := d.deliver(ctx, hook)
-	if err != nil {
-		return err
-	}
+	note, hook, code, log := n.note, n.hook, n.code, n.log
 	ps := g.sim.Pipelines(glProject)
 	key, agent := "", ""
 	if len(ps) == 1 {
@@ -76,14 +93,11 @@ func (d *demo) gitlabRefusals(ctx context.Context) error {
 	g := d.w.gl
 	before := len(g.sim.Pipelines(glProject))
 	d.printf("\n10. Oscar (not a project member) notes \"/fs-review\" on !%d.\n", g.mrIID)
-	_, hook, err := g.sim.AddNote(glProject, gitlabsim.NoteableMergeRequest, g.mrIID, g.osc.ID, "/fs-review")
+	out, err := d.noteOnMR(ctx, g.osc, "/fs-review")
 	if err != nil {
 		return err
 	}
-	code, log, err := d.deliver(ctx, hook)
-	if err != nil {
-		return err
-	}
+	hook, code, log := out.hook, out.code, out.log
 	verdict, reason := decision(log)
 	n := len(g.sim.Pipelines(glProject)) - before
 	d.check("GitLab outsider denied", code == 0 && verdict == "denied" && n == 0,

@@ -143,15 +143,9 @@ outputs:
     max_parallel: 2
     grace: 10s
 `, repo, w.jiraURL, project, project),
-		"harness/triage.yaml": `role: triage
-trigger: >-
-  event.transition.kind == "comment_added" &&
+		"harness/triage.yaml": echoHarness("triage", `  event.transition.kind == "comment_added" &&
   event.transition.comment.command == "/fs-triage"
-run:
-  command: ["sh", "-c", "echo \"triage agent: working on $FULLSEND_WORK_ITEM_KEY ($FULLSEND_SERIALIZATION_KEY)\""]
-  timeout: 1m
-  isolation: none # the demo's agents only echo; isolating them would hand the working directory over
-`,
+`, "triage agent: working on $FULLSEND_WORK_ITEM_KEY ($FULLSEND_SERIALIZATION_KEY)"),
 		"harness/reconcile.yaml": fmt.Sprintf(`role: code
 entity:
   sources: [jira]
@@ -164,21 +158,26 @@ run:
     - -c
     - |
       if [ -e '%[1]s' ]; then echo "reconcile agent: done on $FULLSEND_WORK_ITEM_KEY"; else touch '%[1]s'; echo "reconcile agent: first attempt fails"; exit 1; fi
-  timeout: 1m
-  isolation: none # the demo's agents only echo; isolating them would hand the working directory over
-`, filepath.Join(w.dir, "reconcile-failed-once")),
-		"harness/label-triage.yaml": `role: triage
-trigger: >-
-  event.transition.kind == "label_changed" &&
+`, filepath.Join(w.dir, "reconcile-failed-once")) + agentLimits,
+		"harness/label-triage.yaml": echoHarness("triage", `  event.transition.kind == "label_changed" &&
   event.transition.label.action == "added" &&
   event.transition.label.name == "needs-triage"
-run:
-  command: ["sh", "-c", "echo \"label agent: $FULLSEND_WORK_ITEM_KEY\""]
-  timeout: 1m
-  isolation: none # the demo's agents only echo; isolating them would hand the working directory over
-`,
+`, "label agent: $FULLSEND_WORK_ITEM_KEY"),
 	}
 	return writeFiles(w.dir, files)
+}
+
+// agentLimits ends the run of every demo harness: a minute, no isolation.
+const agentLimits = `  timeout: 1m
+  isolation: none # the demo's agents only echo; isolating them would hand the working directory over
+`
+
+// echoHarness is a demo harness file of role whose trigger is the
+// indented lines of trigger and whose agent only echoes says.
+func echoHarness(role, trigger, says string) string {
+	return "role: " + role + "\ntrigger: >-\n" + trigger + `run:
+  command: ["sh", "-c", "echo \"` + says + `\""]
+` + agentLimits
 }
 
 // writeFiles writes name → content below dir, creating folders.

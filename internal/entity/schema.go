@@ -3,10 +3,6 @@ package entity
 import (
 	"bytes"
 	_ "embed"
-	"fmt"
-	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
@@ -23,27 +19,8 @@ var schemaJSON []byte
 func Schema() []byte { return bytes.Clone(schemaJSON) }
 
 // compiled returns the embedded schema compiled, with the event schema
-// beside it, on first use. Format assertions (uri, date-time) are on.
-var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
-	if err != nil {
-		return nil, fmt.Errorf("embedded entity schema: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	if err := event.AddSchema(c); err != nil {
-		return nil, err
-	}
-	if err := c.AddResource(SchemaID, doc); err != nil {
-		return nil, fmt.Errorf("embedded entity schema: %w", err)
-	}
-	s, err := c.Compile(SchemaID)
-	if err != nil {
-		return nil, fmt.Errorf("embedded entity schema: %w", err)
-	}
-	return s, nil
-})
+// beside it, on first use.
+var compiled = event.CompiledSchema("entity", SchemaID, schemaJSON)
 
 // hints word the schema's conditional rules and patterns.
 var hints = event.Hints{

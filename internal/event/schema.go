@@ -19,46 +19,44 @@ var schemaJSON []byte
 // NormalizedEvent v1, for tools that want to publish or reuse it.
 func Schema() []byte { return bytes.Clone(schemaJSON) }
 
-var (
-	compileOnce    sync.Once
-	compiledSchema *jsonschema.Schema
-	compileErr     error
-)
+// compiled returns the embedded schema, compiled on first use
+// (CompiledSchema). The library counts string lengths in Unicode code
+// points (runes), which is what docs/events.md specifies.
+var compiled = CompiledSchema("event", SchemaID, schemaJSON)
 
-// compiled returns the embedded schema, compiled on first use. Format
-// assertions (format "uri") are switched on, which draft 2020-12 leaves off
-// by default. The library counts string lengths in Unicode code points
-// (runes), which is what docs/events.md specifies.
-func compiled() (*jsonschema.Schema, error) {
-	compileOnce.Do(func() {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
-		if err != nil {
-			compileErr = fmt.Errorf("embedded event schema: %w", err)
-			return
-		}
+// CompiledSchema returns the schema of a contract (noun: "event",
+// "entity"), the embedded JSON Schema doc whose $id is id, compiled on
+// first use as every contract's is: draft 2020-12 by default, format
+// assertions (format "uri", "date-time") on, and NormalizedEvent v1's
+// schema beside it under SchemaID, so that another contract's schema
+// (NormalizedEntity) can reference its definitions ($defs: repo, id,
+// url, jira_key, actor, …) instead of restating them.
+func CompiledSchema(noun, id string, doc []byte) func() (*jsonschema.Schema, error) {
+	type resource struct {
+		noun, id string
+		doc      []byte
+	}
+	rs := []resource{{"event", SchemaID, schemaJSON}}
+	if id != SchemaID {
+		rs = append(rs, resource{noun, id, doc})
+	}
+	return sync.OnceValues(func() (*jsonschema.Schema, error) {
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(jsonschema.Draft2020)
 		c.AssertFormat()
-		if err := c.AddResource(SchemaID, doc); err != nil {
-			compileErr = fmt.Errorf("embedded event schema: %w", err)
-			return
+		for _, r := range rs {
+			d, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.doc))
+			if err == nil {
+				err = c.AddResource(r.id, d)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("embedded %s schema: %w", r.noun, err)
+			}
 		}
-		compiledSchema, compileErr = c.Compile(SchemaID)
-		if compileErr != nil {
-			compileErr = fmt.Errorf("embedded event schema: %w", compileErr)
+		s, err := c.Compile(id)
+		if err != nil {
+			return nil, fmt.Errorf("embedded %s schema: %w", noun, err)
 		}
+		return s, nil
 	})
-	return compiledSchema, compileErr
-}
-
-// AddSchema adds the embedded NormalizedEvent v1 schema to c under
-// SchemaID, so that another contract's schema (NormalizedEntity) can
-// reference its definitions ($defs: repo, id, url, jira_key, actor, …)
-// instead of restating them.
-func AddSchema(c *jsonschema.Compiler) error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
-	if err != nil {
-		return fmt.Errorf("embedded event schema: %w", err)
-	}
-	return c.AddResource(SchemaID, doc)
 }

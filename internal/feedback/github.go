@@ -66,16 +66,12 @@ func (g *GitHub) Comment(ctx context.Context, t Target, text, marker string) (bo
 	if !ok || t.Number < 1 {
 		return false, errors.New("GitHub comment: no repository or number")
 	}
-	var list []*gogithub.IssueComment
 	opt := &gogithub.IssueListCommentsOptions{ListOptions: gogithub.ListOptions{PerPage: 100}}
 	if !t.Since.IsZero() {
 		opt.Since = &t.Since
 	}
-	_, err := github.Call(ctx, g.policy(), func(ctx context.Context) (*gogithub.Response, error) {
-		var resp *gogithub.Response
-		var err error
-		list, resp, err = g.Client.Issues.ListComments(ctx, owner, repo, int(t.Number), opt)
-		return resp, err
+	list, _, err := github.CallFor(ctx, g.policy(), func(ctx context.Context) ([]*gogithub.IssueComment, *gogithub.Response, error) {
+		return g.Client.Issues.ListComments(ctx, owner, repo, int(t.Number), opt)
 	})
 	if err != nil {
 		return false, err

@@ -17,8 +17,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx"
 )
 
 // MalformedError is a success answer the client refused to hand to
@@ -42,12 +43,10 @@ func (t answerCheck) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 || resp.Body == nil {
 		return resp, err
 	}
-	body, err := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
+	body, err := httpx.ReadBody(resp)
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
 	if i, ok := nullElement(body); ok {
 		return nil, &MalformedError{Method: req.Method, Path: req.URL.EscapedPath(), Status: resp.StatusCode,
 			Reason: fmt.Sprintf("a null array element at byte %d", i)}
@@ -56,11 +55,7 @@ func (t answerCheck) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // CloseIdleConnections forwards to the wrapped transport.
-func (t answerCheck) CloseIdleConnections() {
-	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
-		c.CloseIdleConnections()
-	}
-}
+func (t answerCheck) CloseIdleConnections() { httpx.CloseIdle(t.next) }
 
 // nullElement reports the offset of a null directly inside an array in
 // the first JSON value of body, the one go-github decodes. It scans the

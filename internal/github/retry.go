@@ -162,6 +162,19 @@ func Call(ctx context.Context, p Policy, fn func(ctx context.Context) (*gogithub
 	return resp, f
 }
 
+// CallFor is Call for a call that answers a value: it returns the value
+// fn answered on its last attempt with Call's answer.
+func CallFor[T any](ctx context.Context, p Policy, fn func(ctx context.Context) (T, *gogithub.Response, error)) (T, *gogithub.Response, error) {
+	var v T
+	resp, err := Call(ctx, p, func(ctx context.Context) (*gogithub.Response, error) {
+		var resp *gogithub.Response
+		var err error
+		v, resp, err = fn(ctx)
+		return resp, err
+	})
+	return v, resp, err
+}
+
 // callState carries one Call's idempotency to the transport's classifier
 // and its last verdict back.
 type callState struct {

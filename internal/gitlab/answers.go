@@ -34,7 +34,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"reflect"
@@ -42,6 +41,8 @@ import (
 	"strings"
 
 	gl "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/fullsend-dev/fullsend/internal/httpx"
 )
 
 // ErrMalformed is what every *MalformedError is (errors.Is).
@@ -161,12 +162,10 @@ func (t answerCheck) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !decoded(resp.StatusCode) || resp.Body == nil {
 		return resp, nil
 	}
-	body, err := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
+	body, err := httpx.ReadBody(resp)
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
 	if len(bytes.TrimSpace(body)) == 0 {
 		return resp, nil // client-go's own decode fails on it (EOF)
 	}
@@ -181,11 +180,7 @@ func (t answerCheck) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // CloseIdleConnections forwards to the wrapped transport.
-func (t answerCheck) CloseIdleConnections() {
-	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
-		c.CloseIdleConnections()
-	}
-}
+func (t answerCheck) CloseIdleConnections() { httpx.CloseIdle(t.next) }
 
 // decoded reports whether client-go decodes a body of status s
 // (gl.CheckResponse's successes).

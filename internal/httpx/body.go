@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -50,12 +51,27 @@ func (t boundTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // CloseIdleConnections forwards to the wrapped transport.
-func (t boundTransport) CloseIdleConnections() { closeIdle(t.next) }
+func (t boundTransport) CloseIdleConnections() { CloseIdle(t.next) }
 
-func closeIdle(rt http.RoundTripper) {
+// CloseIdle is a wrapping transport's CloseIdleConnections: it forwards
+// to rt when rt has one.
+func CloseIdle(rt http.RoundTripper) {
 	if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}
+}
+
+// ReadBody reads resp's body to its end and closes it, leaving in its
+// place the bytes read, for the caller above to read again: what a
+// transport that checks an answer before its client decodes it needs.
+func ReadBody(resp *http.Response) ([]byte, error) {
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return body, nil
 }
 
 // boundBody caps a body and releases the attempt's deadline once the body

@@ -126,4 +126,4 @@ func (t limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // CloseIdleConnections forwards to the wrapped transport.
-func (t limitTransport) CloseIdleConnections() { closeIdle(t.next) }
+func (t limitTransport) CloseIdleConnections() { CloseIdle(t.next) }

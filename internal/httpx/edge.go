@@ -39,7 +39,7 @@ func (t redactTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // CloseIdleConnections forwards to the wrapped transport.
-func (t redactTransport) CloseIdleConnections() { closeIdle(t.next) }
+func (t redactTransport) CloseIdleConnections() { CloseIdle(t.next) }
 
 type errReader struct{ err error }
 

@@ -90,7 +90,7 @@ func (t retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // CloseIdleConnections forwards to the wrapped transport.
-func (t retryTransport) CloseIdleConnections() { closeIdle(t.next) }
+func (t retryTransport) CloseIdleConnections() { CloseIdle(t.next) }
 
 func replayable(req *http.Request) bool {
 	return req.Body == nil || req.Body == http.NoBody || req.GetBody != nil

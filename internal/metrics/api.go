@@ -20,10 +20,9 @@ func newAPIMetrics(reg prometheus.Registerer) *apiMetrics {
 	a := &apiMetrics{
 		requests: counter(reg, "api_requests_total", "Outbound API requests by system, endpoint template and status.", "system", "endpoint", "status"),
 		duration: histogram(reg, "api_request_duration_seconds", "Outbound API request latency.", 0.01, "system"),
-		remaining: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: "api_rate_limit_remaining",
-			Help: "Rate-limit budget the API last reported remaining (X-RateLimit-Remaining)."}, []string{"api"}),
+		remaining: gauge(reg, "api_rate_limit_remaining",
+			"Rate-limit budget the API last reported remaining (X-RateLimit-Remaining).", "api"),
 	}
-	reg.MustRegister(a.remaining)
 	return a
 }
 

@@ -20,12 +20,11 @@ func newCursorMetrics(reg prometheus.Registerer) *cursorMetrics {
 		cycles: counter(reg, "poll_cursor_cycles_total",
 			"Poll cycles by discovery cursor state (used, absent, corrupt, fallback: discovery without the cursor).", "driver", "state"),
 		writes: counter(reg, "poll_cursor_moves_total", "Discovery cursor writes that moved it forward.", "driver"),
-		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: "poll_cursor_lag_seconds",
-			Help: "How far the discovery cursor trailed the poller's clock at the last cycle."}, []string{"driver"}),
+		lag: gauge(reg, "poll_cursor_lag_seconds",
+			"How far the discovery cursor trailed the poller's clock at the last cycle.", "driver"),
 		shared: counter(reg, "poll_left_to_others_total",
 			"Eligible items left to the poller preferred for them (sharing work between pollers).", "driver"),
 	}
-	reg.MustRegister(c.lag)
 	return c
 }
 

@@ -79,16 +79,19 @@ func (h *health) report() Health {
 	return r
 }
 
-func (h *health) serve(w http.ResponseWriter, _ *http.Request) {
-	r := h.report()
-	writeProbe(w, r.OK, r)
-}
+// Health and Live are the reports of the probes.
+func (r Health) passed() bool { return r.OK }
+func (r Live) passed() bool   { return r.OK }
 
-// writeProbe answers a probe: 200 when ok, else 503, with report as JSON.
-func writeProbe(w http.ResponseWriter, ok bool, report any) {
-	w.Header().Set("Content-Type", "application/json")
-	if !ok {
-		w.WriteHeader(http.StatusServiceUnavailable)
+// probe is the handler of a probe: the report made at each request as
+// JSON, 200 when it passed, else 503.
+func probe[R interface{ passed() bool }](report func() R) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		r := report()
+		w.Header().Set("Content-Type", "application/json")
+		if !r.passed() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		_ = json.NewEncoder(w).Encode(r)
 	}
-	_ = json.NewEncoder(w).Encode(report)
 }

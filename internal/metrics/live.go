@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"fmt"
-	"net/http"
 
 	"github.com/fullsend-dev/fullsend/internal/poll/controller"
 )
@@ -42,9 +41,4 @@ func (h *health) live() Live {
 	}
 	r.OK, r.Reason = true, "the poll loop is turning"
 	return r
-}
-
-func (h *health) serveLive(w http.ResponseWriter, _ *http.Request) {
-	r := h.live()
-	writeProbe(w, r.OK, r)
 }

@@ -54,8 +54,8 @@ func newMetrics(interval time.Duration, now func() time.Time) *Metrics {
 func (m *Metrics) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
-	mux.HandleFunc("/healthz", m.health.serve)
-	mux.HandleFunc("/livez", m.health.serveLive)
+	mux.HandleFunc("/healthz", probe(m.health.report))
+	mux.HandleFunc("/livez", probe(m.health.live))
 	return mux
 }
 
@@ -64,6 +64,13 @@ func counter(reg prometheus.Registerer, name, help string, labels ...string) *pr
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help}, labels)
 	reg.MustRegister(c)
 	return c
+}
+
+// gauge creates a gauge vector and registers it on reg.
+func gauge(reg prometheus.Registerer, name, help string, labels ...string) *prometheus.GaugeVec {
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help}, labels)
+	reg.MustRegister(g)
+	return g
 }
 
 // histogram creates a histogram vector with exponential buckets from start

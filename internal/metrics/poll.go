@@ -52,13 +52,12 @@ func newPollMetrics(reg prometheus.Registerer, h *health) *pollMetrics {
 		latency: histogram(reg, "dispatch_latency_seconds",
 			"Time from a change to the output driver accepting its run, by output driver.", 1, "output_driver"),
 		waits: counter(reg, "rate_limit_waits_total", "Times a client waited for its rate limiter or a Retry-After.", "driver"),
-		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: "poll_last_success_timestamp_seconds",
-			Help: "Unix time of the last successful poll cycle."}, []string{"driver"}),
+		lastSuccess: gauge(reg, "poll_last_success_timestamp_seconds",
+			"Unix time of the last successful poll cycle.", "driver"),
 		health: h,
 		cursor: newCursorMetrics(reg),
 		entity: newEntityMetrics(reg),
 	}
-	reg.MustRegister(p.lastSuccess)
 	return p
 }
 

@@ -30,6 +30,18 @@ type Run struct {
 	Entity *entity.Entity
 }
 
+// Settles reports whether a forge's output settles r after dispatching
+// it (newest.Settle): r carries an idempotency key and its scope is a
+// subject of system, the one kind of change two paths (the platform's
+// event path and its backstop poller) may both dispatch.
+func (r Run) Settles(system string) bool {
+	if r.WorkItem.IdempotencyKey == "" {
+		return false
+	}
+	_, _, s, err := scope.Parse(r.Key)
+	return err == nil && s.System == system
+}
+
 // WorkItem identifies the work item a run is about, for the runner.
 type WorkItem struct {
 	URL    string `json:"url"`

@@ -304,19 +304,7 @@ func (d *Decoder) PositiveFloat(n *yaml.Node, what string, dst *float64) {
 
 // Duration decodes a positive Go duration such as "900s" or "5m".
 func (d *Decoder) Duration(n *yaml.Node, what string, dst *time.Duration) {
-	if !d.Scalar(n, what, `a duration such as "900s" or "5m"`, "!!str") {
-		return
-	}
-	v, err := time.ParseDuration(n.Value)
-	if err != nil {
-		d.ErrAt(n, "%s: %q is not a Go duration (examples: 900s, 5m, 1h30m)", what, n.Value)
-		return
-	}
-	if v <= 0 {
-		d.ErrAt(n, "%s: must be greater than 0, got %s", what, n.Value)
-		return
-	}
-	*dst = v
+	d.duration(n, what, positiveDuration, dst)
 }
 
 // DurationAtLeast decodes a duration of at least least.
@@ -337,16 +325,35 @@ func (d *Decoder) DurationAtLeast(n *yaml.Node, what string, least time.Duration
 // DurationMin0 decodes a duration that may be zero (a setting whose 0s
 // switches something off) but not negative.
 func (d *Decoder) DurationMin0(n *yaml.Node, what string, dst *time.Duration) {
-	if !d.Scalar(n, what, `a duration such as "0s" or "5m"`, "!!str") {
+	d.duration(n, what, nonNegativeDuration, dst)
+}
+
+// durationRule is the range a duration setting accepts (ok), worded for
+// its problems: what it wants, examples and the rule it breaks.
+type durationRule struct {
+	want, examples, rule string
+	ok                   func(time.Duration) bool
+}
+
+var (
+	positiveDuration = durationRule{`a duration such as "900s" or "5m"`, "900s, 5m, 1h30m", "must be greater than 0",
+		func(v time.Duration) bool { return v > 0 }}
+	nonNegativeDuration = durationRule{`a duration such as "0s" or "5m"`, "0s, 90s, 5m", "must not be negative",
+		func(v time.Duration) bool { return v >= 0 }}
+)
+
+// duration decodes a Go duration within r.
+func (d *Decoder) duration(n *yaml.Node, what string, r durationRule, dst *time.Duration) {
+	if !d.Scalar(n, what, r.want, "!!str") {
 		return
 	}
 	v, err := time.ParseDuration(n.Value)
 	if err != nil {
-		d.ErrAt(n, "%s: %q is not a Go duration (examples: 0s, 90s, 5m)", what, n.Value)
+		d.ErrAt(n, "%s: %q is not a Go duration (examples: %s)", what, n.Value, r.examples)
 		return
 	}
-	if v < 0 {
-		d.ErrAt(n, "%s: must not be negative, got %s", what, n.Value)
+	if !r.ok(v) {
+		d.ErrAt(n, "%s: %s, got %s", what, r.rule, n.Value)
 		return
 	}
 	*dst = v

@@ -158,15 +158,11 @@ func (eventSizes) EstimateCallCost(string, string, *cost.AstNode, []cost.AstNode
 	return nil
 }
 
-// checkCost returns the estimated worst-case cost of ast over every valid
-// event, and an error when it exceeds limit (Limits.Cost). A trigger that
-// passes can therefore never reach the runtime limit on a valid event:
-// the decision is the same on every machine and at any load.
-func checkCost(env *cel.Env, ast *cel.Ast, limit uint64) (uint64, *CompileError) {
-	return checkCostOver(env, ast, limit, schemaSizes)
-}
-
-// checkCostOver is checkCost with the sizes of the variables' schemas.
+// checkCostOver returns the estimated worst-case cost of ast over every
+// valid input (its variables' schema sizes read from schemaSizes), and an
+// error when it exceeds limit (Limits.Cost). A trigger that passes can
+// therefore never reach the runtime limit on a valid input: the decision
+// is the same on every machine and at any load.
 func checkCostOver(env *cel.Env, ast *cel.Ast, limit uint64, schemaSizes func() (map[string]uint64, error)) (uint64, *CompileError) {
 	sizes, err := schemaSizes()
 	if err != nil {

@@ -2,47 +2,14 @@ package trigger
 
 import (
 	"errors"
-	"fmt"
-	"reflect"
-	"strings"
-	"sync"
 	"time"
 
-	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types"
-	"cel.dev/cel-go/ext"
 	"cel.dev/cel-go/interpreter"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/event"
 )
-
-// entityTypeName is the CEL name of the entity.Entity struct type.
-const entityTypeName = "entity.Entity"
-
-// EntityEnv returns the CEL environment of entity-source harnesses: the
-// variable `entity` (entity.Entity, always present), the variable
-// `event` (event.Event or null) and the variable `now` (a timestamp: the
-// evaluation's time on the tracker's clock, NewEntityInputAt), with Env's
-// libraries. Field names are the
-// JSON names of both contracts, checked at compile time; `event` is
-// declared nullable, so `event == null` and `event != null` type-check
-// while `event.repoo` is still an unknown field. Built once, never
-// modified, safe for concurrent use.
-var EntityEnv = sync.OnceValues(func() (*cel.Env, error) {
-	env, err := cel.NewEnv(
-		ext.NativeTypes(reflect.TypeFor[event.Event](), reflect.TypeFor[entity.Entity](), ext.ParseStructTag("json")),
-		cel.Variable("entity", cel.ObjectType(entityTypeName)),
-		cel.Variable("event", cel.NullableType(cel.ObjectType(eventTypeName))),
-		cel.Variable("now", cel.TimestampType),
-		ext.Strings(),
-		cel.OptionalTypes(),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("trigger: building the entity CEL environment: %w", err)
-	}
-	return env, nil
-})
 
 // CompileEntity is CompileWith for the trigger of an entity-source
 // harness, over EntityEnv. Beyond CompileWith's checks it enforces the
@@ -50,34 +17,22 @@ var EntityEnv = sync.OnceValues(func() (*cel.Env, error) {
 // `event != null` has been established. It also records whether the
 // trigger can never match without an event (NeverWithoutEvent).
 func CompileEntity(expr string, lim Limits) (*Trigger, error) {
-	lim = lim.withDefaults()
-	if strings.TrimSpace(expr) == "" {
-		return nil, nil
-	}
-	env, err := EntityEnv()
-	if err != nil {
+	env, ast, err := checked(expr, EntityEnv)
+	if ast == nil || err != nil {
 		return nil, err
-	}
-	ast, ce := condition(env, expr)
-	if ce != nil {
-		return nil, ce
 	}
 	if ce := unguardedError(expr, ast); ce != nil {
 		return nil, ce
 	}
-	worst, ce := checkCostOver(env, ast, lim.Cost, entitySchemaSizes)
-	if ce != nil {
-		return nil, ce
-	}
-	prg, err := env.Program(ast, programOptions(lim, hasComprehension(ast))...)
+	t, err := planned(expr, lim, env, ast, entitySchemaSizes)
 	if err != nil {
+		return nil, err
+	}
+	if t.never, err = neverWithoutEvent(env, ast); err != nil {
 		return nil, &CompileError{Line: 1, Col: 1, Msg: err.Error()}
 	}
-	never, err := neverWithoutEvent(env, ast)
-	if err != nil {
-		return nil, &CompileError{Line: 1, Col: 1, Msg: err.Error()}
-	}
-	return &Trigger{text: expr, prg: prg, lim: lim, worst: worst, entity: true, never: never}, nil
+	t.entity = true
+	return t, nil
 }
 
 // IsEntity reports whether the trigger was compiled by CompileEntity: it

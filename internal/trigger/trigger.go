@@ -64,19 +64,37 @@ func Compile(expr string) (*Trigger, error) { return CompileWith(expr, Limits{})
 // lim.Cost. Problems in the expression
 // are returned as *CompileError; a broken environment is a plain error.
 func CompileWith(expr string, lim Limits) (*Trigger, error) {
-	lim = lim.withDefaults()
-	if strings.TrimSpace(expr) == "" {
-		return nil, nil
-	}
-	env, err := Env()
-	if err != nil {
+	env, ast, err := checked(expr, Env)
+	if ast == nil || err != nil {
 		return nil, err
+	}
+	return planned(expr, lim, env, ast, schemaSizes)
+}
+
+// checked parses and type-checks expr over the environment newEnv returns:
+// a nil ast for an empty (or all-whitespace) expression; problems in the
+// expression are a *CompileError, a broken environment a plain error.
+func checked(expr string, newEnv func() (*cel.Env, error)) (*cel.Env, *cel.Ast, error) {
+	if strings.TrimSpace(expr) == "" {
+		return nil, nil, nil
+	}
+	env, err := newEnv()
+	if err != nil {
+		return nil, nil, err
 	}
 	ast, ce := condition(env, expr)
 	if ce != nil {
-		return nil, ce
+		return nil, nil, ce
 	}
-	worst, ce := checkCost(env, ast, lim.Cost)
+	return env, ast, nil
+}
+
+// planned is the trigger of the checked ast: its worst-case cost over the
+// variables' schema sizes refused above lim.Cost, its program planned
+// (lim's zero fields take the defaults).
+func planned(expr string, lim Limits, env *cel.Env, ast *cel.Ast, sizes func() (map[string]uint64, error)) (*Trigger, error) {
+	lim = lim.withDefaults()
+	worst, ce := checkCostOver(env, ast, lim.Cost, sizes)
 	if ce != nil {
 		return nil, ce
 	}

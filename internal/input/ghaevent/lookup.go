@@ -40,12 +40,8 @@ func NewLookup(c *gogithub.Client) *Lookup {
 // built-in roles, else the legacy permission field (custom roles report
 // their base permission there).
 func (l *Lookup) Permission(ctx context.Context, owner, repo, login string) (string, error) {
-	var p *gogithub.RepositoryPermissionLevel
-	_, err := github.Call(ctx, l.Policy, func(ctx context.Context) (*gogithub.Response, error) {
-		var resp *gogithub.Response
-		var err error
-		p, resp, err = l.Client.Repositories.GetPermissionLevel(ctx, owner, repo, login)
-		return resp, err
+	p, _, err := github.CallFor(ctx, l.Policy, func(ctx context.Context) (*gogithub.RepositoryPermissionLevel, *gogithub.Response, error) {
+		return l.Client.Repositories.GetPermissionLevel(ctx, owner, repo, login)
 	})
 	if err != nil {
 		return "", err
@@ -58,12 +54,8 @@ func (l *Lookup) Permission(ctx context.Context, owner, repo, login string) (str
 
 // PullRequest fetches pull request number.
 func (l *Lookup) PullRequest(ctx context.Context, owner, repo string, number int) (*gogithub.PullRequest, error) {
-	var pr *gogithub.PullRequest
-	_, err := github.Call(ctx, l.Policy, func(ctx context.Context) (*gogithub.Response, error) {
-		var resp *gogithub.Response
-		var err error
-		pr, resp, err = l.Client.PullRequests.Get(ctx, owner, repo, number)
-		return resp, err
+	pr, _, err := github.CallFor(ctx, l.Policy, func(ctx context.Context) (*gogithub.PullRequest, *gogithub.Response, error) {
+		return l.Client.PullRequests.Get(ctx, owner, repo, number)
 	})
 	return pr, err
 }

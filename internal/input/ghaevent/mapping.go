@@ -93,55 +93,74 @@ func (d *Driver) begin(action string, repo *gogithub.Repository) (string, base, 
 	return kind, b, err
 }
 
-// issueEvent starts the event about issue is, a work item.
-func (d *Driver) issueEvent(b base, action, kind string, is *gogithub.Issue) (*event.Event, error) {
+// issueEvent begins the event of action on issue is, a work item, of
+// repo (begin): the event and the repository's base.
+func (d *Driver) issueEvent(action string, repo *gogithub.Repository, is *gogithub.Issue) (*event.Event, base, error) {
+	kind, b, err := d.begin(action, repo)
+	if err != nil {
+		return nil, base{}, err
+	}
 	if is.GetNumber() < 1 || is.GetHTMLURL() == "" {
-		return nil, errors.New("payload issue lacks number or html_url")
+		return nil, base{}, errors.New("payload issue lacks number or html_url")
 	}
 	ev := d.newEvent(b, action, kind)
 	ev.Entity = event.Entity{Kind: event.KindWorkItem, ID: int64(is.GetNumber()), URL: is.GetHTMLURL()}
 	ev.State.Labels = labelNames(is.Labels)
-	return ev, nil
+	return ev, b, nil
 }
 
-// pullEvent starts the event about pull request pr, a change proposal.
-func (d *Driver) pullEvent(b base, action, kind string, pr *gogithub.PullRequest) (*event.Event, error) {
+// pullEvent begins the event of action on pull request pr, a change
+// proposal, of repo (begin; a closed pull request that was merged is
+// Merged): the event and the repository's base.
+func (d *Driver) pullEvent(action string, repo *gogithub.Repository, pr *gogithub.PullRequest) (*event.Event, base, error) {
+	kind, b, err := d.begin(action, repo)
+	if err != nil {
+		return nil, base{}, err
+	}
+	if kind == event.Closed && pr.GetMerged() {
+		kind = event.Merged
+	}
 	if pr.GetNumber() < 1 || pr.GetHTMLURL() == "" {
-		return nil, errors.New("payload pull_request lacks number or html_url")
+		return nil, base{}, errors.New("payload pull_request lacks number or html_url")
 	}
 	ev := d.newEvent(b, action, kind)
 	ev.Entity = event.Entity{Kind: event.KindChangeProposal, ID: int64(pr.GetNumber()), URL: pr.GetHTMLURL()}
 	ev.State.Labels = labelNames(pr.Labels)
 	ev.State.ChangeProposal = changeProposalOf(pr, b.full)
-	return ev, nil
+	return ev, b, nil
 }
 
-func (d *Driver) fromIssues(ctx context.Context, p *gogithub.IssuesEvent) (*event.Event, error) {
-	kind, b, err := d.begin(p.GetAction(), p.GetRepo())
-	if err != nil {
-		return nil, err
-	}
-	is := p.GetIssue()
-	ev, err := d.issueEvent(b, p.GetAction(), kind, is)
-	if err != nil {
-		return nil, err
-	}
-	if kind == event.LabelChanged {
-		if ev.Transition.Label, err = labelOf(p.GetAction(), p.GetLabel()); err != nil {
-			return nil, err
-		}
-	}
-	ev.Actor, err = d.actor(ctx, b, p.GetSender(), is.GetUser().GetLogin())
+// withActor ends a mapping: ev, its actor the sender (d.actor, against
+// author, the subject's author's login).
+func (d *Driver) withActor(ctx context.Context, ev *event.Event, b base, sender *gogithub.User, author string) (*event.Event, error) {
+	var err error
+	ev.Actor, err = d.actor(ctx, b, sender, author)
 	return ev, err
 }
 
-func (d *Driver) fromIssueComment(ctx context.Context, p *gogithub.IssueCommentEvent) (*event.Event, error) {
-	kind, b, err := d.begin(p.GetAction(), p.GetRepo())
+// withLabel sets the label of a label event from its payload's label l.
+func withLabel(ev *event.Event, action string, l *gogithub.Label) (err error) {
+	if ev.Transition.Kind == event.LabelChanged {
+		ev.Transition.Label, err = labelOf(action, l)
+	}
+	return err
+}
+
+func (d *Driver) fromIssues(ctx context.Context, p *gogithub.IssuesEvent) (*event.Event, error) {
+	is := p.GetIssue()
+	ev, b, err := d.issueEvent(p.GetAction(), p.GetRepo(), is)
 	if err != nil {
 		return nil, err
 	}
+	if err := withLabel(ev, p.GetAction(), p.GetLabel()); err != nil {
+		return nil, err
+	}
+	return d.withActor(ctx, ev, b, p.GetSender(), is.GetUser().GetLogin())
+}
+
+func (d *Driver) fromIssueComment(ctx context.Context, p *gogithub.IssueCommentEvent) (*event.Event, error) {
 	is, c := p.GetIssue(), p.GetComment()
-	ev, err := d.issueEvent(b, p.GetAction(), kind, is)
+	ev, b, err := d.issueEvent(p.GetAction(), p.GetRepo(), is)
 	if err != nil {
 		return nil, err
 	}
@@ -157,39 +176,24 @@ func (d *Driver) fromIssueComment(ctx context.Context, p *gogithub.IssueCommentE
 		ev.Entity.LinkedChangeProposal = &event.LinkedChangeProposal{ID: ev.Entity.ID, URL: prURL}
 		ev.State.ChangeProposal = d.lookupChangeProposal(ctx, b, is)
 	}
-	ev.Actor, err = d.actor(ctx, b, p.GetSender(), is.GetUser().GetLogin())
-	return ev, err
+	return d.withActor(ctx, ev, b, p.GetSender(), is.GetUser().GetLogin())
 }
 
 func (d *Driver) fromPullRequest(ctx context.Context, action string, pr *gogithub.PullRequest, label *gogithub.Label,
 	repo *gogithub.Repository, sender *gogithub.User) (*event.Event, error) {
-	kind, b, err := d.begin(action, repo)
+	ev, b, err := d.pullEvent(action, repo, pr)
 	if err != nil {
 		return nil, err
 	}
-	if kind == event.Closed && pr.GetMerged() {
-		kind = event.Merged
-	}
-	ev, err := d.pullEvent(b, action, kind, pr)
-	if err != nil {
+	if err := withLabel(ev, action, label); err != nil {
 		return nil, err
 	}
-	if kind == event.LabelChanged {
-		if ev.Transition.Label, err = labelOf(action, label); err != nil {
-			return nil, err
-		}
-	}
-	ev.Actor, err = d.actor(ctx, b, sender, pr.GetUser().GetLogin())
-	return ev, err
+	return d.withActor(ctx, ev, b, sender, pr.GetUser().GetLogin())
 }
 
 func (d *Driver) fromReview(ctx context.Context, p *gogithub.PullRequestReviewEvent) (*event.Event, error) {
-	kind, b, err := d.begin(p.GetAction(), p.GetRepo())
-	if err != nil {
-		return nil, err
-	}
 	pr, rv := p.GetPullRequest(), p.GetReview()
-	ev, err := d.pullEvent(b, p.GetAction(), kind, pr)
+	ev, b, err := d.pullEvent(p.GetAction(), p.GetRepo(), pr)
 	if err != nil {
 		return nil, err
 	}
@@ -207,8 +211,7 @@ func (d *Driver) fromReview(ctx context.Context, p *gogithub.PullRequestReviewEv
 		return nil, errors.New("payload review has no user.login")
 	}
 	ev.Transition.Review = &event.Review{State: state, ReviewerID: event.Truncate(reviewer, event.MaxID)}
-	ev.Actor, err = d.actor(ctx, b, p.GetSender(), pr.GetUser().GetLogin())
-	return ev, err
+	return d.withActor(ctx, ev, b, p.GetSender(), pr.GetUser().GetLogin())
 }
 
 func (d *Driver) newEvent(b base, action, kind string) *event.Event {

@@ -61,12 +61,8 @@ func (d *Driver) FindDispatched(ctx context.Context, run plan.Run, since time.Ti
 	opts := &gogithub.ListWorkflowRunsOptions{Event: "workflow_dispatch", Created: ">=" + from.Format(time.RFC3339),
 		ListOptions: gogithub.ListOptions{PerPage: 100}}
 	for page := 1; page <= MaxFindPages; page++ {
-		var runs *gogithub.WorkflowRuns
-		resp, err := github.Call(ctx, d.policy(true, "list runs of "+wf), func(ctx context.Context) (*gogithub.Response, error) {
-			var resp *gogithub.Response
-			var err error
-			runs, resp, err = d.client.Actions.ListWorkflowRunsByFileName(ctx, owner, repo, wf, opts)
-			return resp, err
+		runs, resp, err := github.CallFor(ctx, d.policy(true, "list runs of "+wf), func(ctx context.Context) (*gogithub.WorkflowRuns, *gogithub.Response, error) {
+			return d.client.Actions.ListWorkflowRunsByFileName(ctx, owner, repo, wf, opts)
 		})
 		if err != nil {
 			return nil, false, fmt.Errorf("gha-dispatch %s: listing runs of %s in %s since %s: %w", run.Harness, wf, full, from.Format(time.RFC3339), err)

@@ -22,19 +22,11 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/github"
 	"github.com/fullsend-dev/fullsend/internal/newest"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
-// settles reports whether a dispatched run is settled: it carries an
-// idempotency key of a GitHub subject, the one kind of change two paths
-// (the events workflow and github-poll) may both dispatch.
-func settles(run plan.Run) bool {
-	if run.WorkItem.IdempotencyKey == "" {
-		return false
-	}
-	_, _, s, err := scope.Parse(run.Key)
-	return err == nil && s.System == event.SystemGitHub
-}
+// settles reports whether a dispatched run is settled (plan.Run.Settles):
+// the events workflow and github-poll may both dispatch its change.
+func settles(run plan.Run) bool { return run.Settles(event.SystemGitHub) }
 
 // maxRevives bounds the runs one Settle re-runs: each carries a newer
 // change than the one before, so the chain ends; a longer one is left to

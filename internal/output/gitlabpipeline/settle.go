@@ -12,20 +12,12 @@ import (
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/newest"
 	"github.com/fullsend-dev/fullsend/internal/plan"
-	"github.com/fullsend-dev/fullsend/internal/scope"
 )
 
-// settles reports whether a created pipeline is settled: its run carries
-// an idempotency key of a GitLab subject, the one kind of change two paths
-// (the gitlab-event webhook path and the gitlab-poll backstop) may both
-// dispatch.
-func settles(run plan.Run) bool {
-	if run.WorkItem.IdempotencyKey == "" {
-		return false
-	}
-	_, _, s, err := scope.Parse(run.Key)
-	return err == nil && s.System == event.SystemGitLab
-}
+// settles reports whether a created pipeline is settled
+// (plan.Run.Settles): the gitlab-event webhook path and the gitlab-poll
+// backstop may both dispatch its change.
+func settles(run plan.Run) bool { return run.Settles(event.SystemGitLab) }
 
 // Settle is the verify half of dispatch-then-verify, the coordination
 // between concurrent pollers and the webhook path (GitLab has no cheap

@@ -116,18 +116,10 @@ var (
 // New builds a driver. It fails only when the fullsend executable cannot
 // be determined.
 func New(o Options) (*Driver, error) {
-	if o.MaxParallel < 1 {
-		o.MaxParallel = DefaultMaxParallel
-	}
-	if o.Grace <= 0 {
-		o.Grace = DefaultGrace
-	}
-	if o.KillDelay <= 0 {
-		o.KillDelay = DefaultKillDelay
-	}
-	if o.Teardown <= 0 {
-		o.Teardown = DefaultTeardown
-	}
+	o.MaxParallel = positiveOr(o.MaxParallel, DefaultMaxParallel)
+	o.Grace = positiveOr(o.Grace, DefaultGrace)
+	o.KillDelay = positiveOr(o.KillDelay, DefaultKillDelay)
+	o.Teardown = positiveOr(o.Teardown, DefaultTeardown)
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -152,6 +144,14 @@ func New(o Options) (*Driver, error) {
 		func(ctx context.Context, k scope.Key, j Job) error { d.steerStarted(k); return l.Launch(ctx, j) },
 		coalesce.Options[scope.Key, Job]{OnDone: d.done})
 	return d, nil
+}
+
+// positiveOr is v, or def when v is not positive (an option left unset).
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Name returns "local".

@@ -30,12 +30,8 @@ type Run struct {
 // one call at the start of a run of a harness that steers.
 func ReadRun(ctx context.Context, c *gogithub.Client, repo, scopeKey string, id int64) (Run, error) {
 	owner, name, _ := strings.Cut(repo, "/")
-	var r *gogithub.WorkflowRun
-	_, err := github.Call(ctx, Policy, func(ctx context.Context) (*gogithub.Response, error) {
-		var resp *gogithub.Response
-		var err error
-		r, resp, err = c.Actions.GetWorkflowRunByID(ctx, owner, name, id)
-		return resp, err
+	r, _, err := github.CallFor(ctx, Policy, func(ctx context.Context) (*gogithub.WorkflowRun, *gogithub.Response, error) {
+		return c.Actions.GetWorkflowRunByID(ctx, owner, name, id)
 	})
 	if err != nil {
 		return Run{}, fmt.Errorf("githubsteer: reading run %d: %w", id, err)
@@ -59,12 +55,8 @@ func Consumed(ctx context.Context, c *gogithub.Client, repo string, number int, 
 	opt := &gogithub.IssueListCommentsOptions{Since: &since, ListOptions: gogithub.ListOptions{PerPage: 100}}
 	var replies []steer.Reply
 	for page := 0; page < 10; page++ {
-		var list []*gogithub.IssueComment
-		resp, err := github.Call(ctx, Policy, func(ctx context.Context) (*gogithub.Response, error) {
-			var resp *gogithub.Response
-			var err error
-			list, resp, err = c.Issues.ListComments(ctx, owner, name, number, opt)
-			return resp, err
+		list, resp, err := github.CallFor(ctx, Policy, func(ctx context.Context) ([]*gogithub.IssueComment, *gogithub.Response, error) {
+			return c.Issues.ListComments(ctx, owner, name, number, opt)
 		})
 		if err != nil {
 			return false, fmt.Errorf("githubsteer: listing the comments of %s#%d: %w", repo, number, err)

@@ -101,26 +101,18 @@ func postGitHub(ctx context.Context, t Target, text string, getenv func(string) 
 	if env.Token == "" {
 		return "", fmt.Errorf("%w: set GITHUB_TOKEN (or GH_TOKEN) to your own token", ErrNoToken)
 	}
-	api := strings.TrimSpace(getenv("GITHUB_API_URL"))
-	switch {
-	case api != "":
-	case t.Site == "https://github.com":
+	api := t.Site + "/api/v3"
+	if t.Site == "https://github.com" {
 		api = github.DefaultAPIURL
-	default:
-		api = t.Site + "/api/v3"
 	}
-	c, err := github.NewClient(api, env.Token, github.ClientOptions{})
+	c, err := github.NewClient(setting(getenv, "GITHUB_API_URL", api), env.Token, github.ClientOptions{})
 	if err != nil {
 		return "", err
 	}
 	owner, name, _ := strings.Cut(t.Repo, "/")
 	p := github.Policy{MaxRetries: 0}
-	var made *gogithub.IssueComment
-	_, err = github.Call(ctx, p, func(ctx context.Context) (*gogithub.Response, error) {
-		var resp *gogithub.Response
-		var err error
-		made, resp, err = c.Issues.CreateComment(ctx, owner, name, int(t.Number), &gogithub.IssueComment{Body: &text})
-		return resp, err
+	made, _, err := github.CallFor(ctx, p, func(ctx context.Context) (*gogithub.IssueComment, *gogithub.Response, error) {
+		return c.Issues.CreateComment(ctx, owner, name, int(t.Number), &gogithub.IssueComment{Body: &text})
 	})
 	if err != nil {
 		return "", err
@@ -133,10 +125,7 @@ func postGitLab(ctx context.Context, t Target, text string, getenv func(string) 
 	if token == "" {
 		return "", fmt.Errorf("%w: set GITLAB_TOKEN to your own token", ErrNoToken)
 	}
-	api := strings.TrimSpace(getenv("GITLAB_API_URL"))
-	if api == "" {
-		api = t.Site + "/api/v4"
-	}
+	api := setting(getenv, "GITLAB_API_URL", t.Site+"/api/v4")
 	c, err := gitlab.NewClient(gitlab.Options{APIURL: api, Token: token, MaxRetries: -1})
 	if err != nil {
 		return "", err
@@ -158,13 +147,19 @@ func postJira(ctx context.Context, t Target, text string, getenv func(string) st
 	if token == "" {
 		return "", fmt.Errorf("%w: set JIRA_TOKEN (and JIRA_USER_EMAIL for an API token) to your own credentials", ErrNoToken)
 	}
-	base := strings.TrimSpace(getenv("JIRA_BASE_URL"))
-	if base == "" {
-		base = t.Site
-	}
+	base := setting(getenv, "JIRA_BASE_URL", t.Site)
 	c, err := jira.New(jira.Options{BaseURL: base, Email: strings.TrimSpace(getenv("JIRA_USER_EMAIL")), Token: token})
 	if err != nil {
 		return "", err
 	}
 	return c.AddComment(ctx, t.Key, text)
+}
+
+// setting is the environment variable name, trimmed, or def when it is
+// empty: the API a target's site implies unless the caller names one.
+func setting(getenv func(string) string, name, def string) string {
+	if v := strings.TrimSpace(getenv(name)); v != "" {
+		return v
+	}
+	return def
 }
