@@ -185,11 +185,8 @@ func fromIssue(e *entity.Entity, is *gogithub.Issue) (string, *gogithub.User, er
 	if is.IsPullRequest() {
 		return "", nil, fmt.Errorf("#%d is a pull request, not an issue: resolve it as a %s", is.GetNumber(), entity.KindChangeProposal)
 	}
-	if int64(is.GetNumber()) != e.ID {
-		return "", nil, fmt.Errorf("GitHub answered issue #%d for #%d", is.GetNumber(), e.ID)
-	}
-	e.URL = is.GetHTMLURL()
-	st, err := stateOf(is.GetState(), is.GetTitle(), is.User, is.Labels, is.Assignees, is.CreatedAt, is.UpdatedAt, is.ClosedAt)
+	st, err := answer{what: "issue", number: is.GetNumber(), url: is.GetHTMLURL(), status: is.GetState(), title: is.GetTitle(),
+		user: is.User, labels: is.Labels, assignees: is.Assignees, created: is.CreatedAt, updated: is.UpdatedAt, closed: is.ClosedAt}.identify(e)
 	if err != nil {
 		return "", nil, err
 	}
@@ -207,11 +204,8 @@ func fromPull(e *entity.Entity, pr *gogithub.PullRequest, source string) (string
 	if pr == nil {
 		return "", nil, errors.New("no pull request")
 	}
-	if int64(pr.GetNumber()) != e.ID {
-		return "", nil, fmt.Errorf("GitHub answered pull request #%d for #%d", pr.GetNumber(), e.ID)
-	}
-	e.URL = pr.GetHTMLURL()
-	st, err := stateOf(pr.GetState(), pr.GetTitle(), pr.User, pr.Labels, pr.Assignees, pr.CreatedAt, pr.UpdatedAt, pr.ClosedAt)
+	st, err := answer{what: "pull request", number: pr.GetNumber(), url: pr.GetHTMLURL(), status: pr.GetState(), title: pr.GetTitle(),
+		user: pr.User, labels: pr.Labels, assignees: pr.Assignees, created: pr.CreatedAt, updated: pr.UpdatedAt, closed: pr.ClosedAt}.identify(e)
 	if err != nil {
 		return "", nil, err
 	}
@@ -227,6 +221,28 @@ func fromPull(e *entity.Entity, pr *gogithub.PullRequest, source string) (string
 		BaseRef: cp.BaseRef, HeadSHA: cp.HeadSHA}
 	e.State = st
 	return pr.GetBody(), pr.User, nil
+}
+
+// answer is what an issue and a pull request both carry, as GitHub
+// answered it: what it is ("issue", "pull request"), its number, page and
+// state.
+type answer struct {
+	what, url, status, title string
+	number                   int
+	user                     *gogithub.User
+	labels                   []*gogithub.Label
+	assignees                []*gogithub.User
+	created, updated, closed *gogithub.Timestamp
+}
+
+// identify checks that a is the item e asked for, sets e's URL and
+// returns a's state (stateOf).
+func (a answer) identify(e *entity.Entity) (entity.State, error) {
+	if int64(a.number) != e.ID {
+		return entity.State{}, fmt.Errorf("GitHub answered %s #%d for #%d", a.what, a.number, e.ID)
+	}
+	e.URL = a.url
+	return stateOf(a.status, a.title, a.user, a.labels, a.assignees, a.created, a.updated, a.closed)
 }
 
 // stateOf is the state an issue and a pull request share.
