@@ -1,7 +1,5 @@
 package poll
 
-import ()
-
 // Capabilities is what a Driver can do beyond the stages every driver
 // has, declared once by the driver (Driver.Capabilities): each field is
 // the driver itself as that capability, nil when it has not got it, so
@@ -10,11 +8,11 @@ import ()
 type Capabilities struct {
 	// NoLocks: the driver takes no poll locks (it embeds NoLocks): the
 	// cycle selects no N and works on every due item the API budget
-	// allows (budget.go).
+	// allows (pollcycle/budget.go).
 	NoLocks Lockless
 	// Clock stamps and judges intents on the tracker's clock.
 	Clock TrackerClock
-	// Entities is the entity stage (entitystage.go).
+	// Entities is the entity stage (pollcycle/entitystage.go).
 	Entities EntityResolver
 	// Scheduled is scheduled discovery's half of the driver: its sweep
 	// and its receipts (with Entities, the controller's Schedule).

@@ -24,7 +24,7 @@ type Decision struct {
 	// Errors are the harnesses whose trigger could not decide the event
 	// (stopped by its cost limit): neither a match nor no match. The cycle
 	// retries them and quarantines the change after MaxDispatchAttempts
-	// cycles (undecided.go).
+	// cycles (pollcycle/undecided.go).
 	Errors []TriggerError
 	// EntityDenied lists the entity-source harnesses denied evaluation of
 	// the change's entity (it could not be resolved, or its activity not
@@ -70,4 +70,13 @@ type Decider interface {
 // only for a Decider that says so for the driver's system.
 type EntityDecider interface {
 	DecidesEntities(system string) bool
+}
+
+// Refunder is the Decider's budget half: its Admit may take a slot of a
+// budget (the per-scope circuit breaker) for each admitted run, and the
+// cycle hands back the runs whose dispatch failed: only runs that started
+// count against the budget, so a failing output never uses it up. A
+// Decider without a budget refunds nothing.
+type Refunder interface {
+	Refund(runs []plan.Run)
 }

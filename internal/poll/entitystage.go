@@ -2,6 +2,7 @@ package poll
 
 import (
 	"context"
+
 	"github.com/fullsend-dev/fullsend/internal/entity"
 )
 

@@ -2,8 +2,9 @@ package poll
 
 import (
 	"context"
-	"github.com/fullsend-dev/fullsend/internal/event"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/event"
 )
 
 // MaxDispatchAttempts is how many cycles may fail to dispatch the same

@@ -2,11 +2,12 @@ package poll
 
 import (
 	"context"
+	"time"
+
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/entity"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 	"github.com/fullsend-dev/fullsend/internal/reconcile"
-	"time"
 )
 
 // Schedule configures scheduled discovery (docs/entities.md,

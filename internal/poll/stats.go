@@ -19,7 +19,7 @@ type CycleStats struct {
 	Selected   int // eligible items this cycle worked on (at most N; without locks, every one the API budget allowed)
 	// ItemsDeferred counts, for a driver without locks, the eligible
 	// items left to the next cycle because the cycle's API budget was
-	// spent (budget.go).
+	// spent (pollcycle/budget.go).
 	ItemsDeferred int
 	Corrupt       int // corrupt lock or checkpoint values seen
 	// Cursor is the shared discovery cursor's state (drivers with one).

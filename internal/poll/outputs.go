@@ -2,8 +2,9 @@ package poll
 
 import (
 	"context"
-	"github.com/fullsend-dev/fullsend/internal/plan"
 	"time"
+
+	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
 // DispatchFinder is implemented by output drivers whose platform records
@@ -33,4 +34,11 @@ type Flusher interface {
 // for runs created since then on the platform's clock.
 type PlatformClock interface {
 	PlatformNow(ctx context.Context) (now time.Time, ok bool)
+}
+
+// RunTracker is implemented by outputs that know whether a run they
+// started has ended (the local executor: its runs are this process's
+// children).
+type RunTracker interface {
+	Ended(ref plan.Ref) bool
 }

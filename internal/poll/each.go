@@ -1,16 +1,6 @@
 package poll
 
-import (
-	"github.com/fullsend-dev/fullsend/internal/plan"
-	"sync"
-)
-
-// RunTracker is implemented by outputs that know whether a run they
-// started has ended (the local executor: its runs are this process's
-// children).
-type RunTracker interface {
-	Ended(ref plan.Ref) bool
-}
+import "sync"
 
 // Each calls f for every element, at most n at a time, and waits.
 func Each[T any](n int, xs []T, f func(T)) {
