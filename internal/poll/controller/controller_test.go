@@ -109,7 +109,7 @@ func TestCheckOptions(t *testing.T) {
 func TestControllerKillSwitch(t *testing.T) {
 	for _, kill := range []string{"true", "false"} {
 		t.Run("kill_switch "+kill, func(t *testing.T) {
-			in := &fakeInput{d: &fakeDriver{items: []*poll.Item{item("PROJ-1", "/run")}}}
+			in := &fakeInput{d: &fakeDriver{Items: []*poll.Item{item("PROJ-1", "/run")}}}
 			out := &fakeOut{}
 			c, err := newController(t, kill, in, controller.Options{}, func() output.Driver { return out })
 			if err != nil {
@@ -118,9 +118,9 @@ func TestControllerKillSwitch(t *testing.T) {
 			if err := c.Run(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			locked := len(in.d.writes()) > 0
-			if locked != (kill == "false") || (len(out.runs) > 0) != (kill == "false") {
-				t.Errorf("writes %v, runs %d", in.d.writes(), len(out.runs))
+			locked := len(in.d.Writes()) > 0
+			if locked != (kill == "false") || (len(out.Runs) > 0) != (kill == "false") {
+				t.Errorf("writes %v, runs %d", in.d.Writes(), len(out.Runs))
 			}
 		})
 	}
@@ -156,12 +156,12 @@ func TestControllerChoices(t *testing.T) {
 // factory's error.
 func TestControllerAccountError(t *testing.T) {
 	refused := config.Invalid(errors.New("refused the credentials"))
-	in := &fakeInput{d: &fakeDriver{items: []*poll.Item{item("PROJ-1", "/run")}}, account: refused}
+	in := &fakeInput{d: &fakeDriver{Items: []*poll.Item{item("PROJ-1", "/run")}}, account: refused}
 	c, err := newController(t, "false", in, controller.Options{}, func() output.Driver { return &fakeOut{} })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Run(context.Background()); !errors.Is(err, refused) || !config.IsInvalid(err) || len(in.d.writes()) > 0 {
-		t.Fatalf("Run = %v, writes %v", err, in.d.writes())
+	if err := c.Run(context.Background()); !errors.Is(err, refused) || !config.IsInvalid(err) || len(in.d.Writes()) > 0 {
+		t.Fatalf("Run = %v, writes %v", err, in.d.Writes())
 	}
 }

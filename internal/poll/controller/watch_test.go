@@ -92,7 +92,7 @@ func TestWatchRefusedCredentialsEnd(t *testing.T) {
 // A cycle that overruns its deadline stops, releases the locks it holds
 // without runs, and fails; its stats say so.
 func TestCycleDeadline(t *testing.T) {
-	in := &fakeInput{d: &fakeDriver{items: []*poll.Item{item("PROJ-1", "/run")}, hang: true}}
+	in := &fakeInput{d: &fakeDriver{Items: []*poll.Item{item("PROJ-1", "/run")}, Hang: true}}
 	var stats []poll.CycleStats
 	out := &fakeOut{}
 	c, err := newController(t, "false", in, controller.Options{CycleTimeout: 20 * time.Millisecond,
@@ -104,8 +104,8 @@ func TestCycleDeadline(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "exceeded its deadline of 20ms") {
 		t.Fatalf("Run = %v, want the deadline error", err)
 	}
-	if w := strings.Join(in.d.writes(), ","); w != "lock PROJ-1 1,release PROJ-1" || len(out.runs) != 0 {
-		t.Errorf("writes %s, runs %d: want the lock taken and released, nothing dispatched", w, len(out.runs))
+	if w := strings.Join(in.d.Writes(), ","); w != "lock PROJ-1 1,release PROJ-1" || len(out.Runs) != 0 {
+		t.Errorf("writes %s, runs %d: want the lock taken and released, nothing dispatched", w, len(out.Runs))
 	}
 	if len(stats) != 1 || !strings.Contains(stats[0].Error, "deadline") {
 		t.Errorf("stats %+v, want one failed cycle", stats)
@@ -162,17 +162,17 @@ type refusing struct {
 }
 
 func (o *refusing) Dispatch(ctx context.Context, runs []plan.Run) []output.Result {
-	o.mu.Lock()
+	o.Mu.Lock()
 	if o.n > 0 {
 		o.n--
-		o.mu.Unlock()
+		o.Mu.Unlock()
 		res := make([]output.Result, len(runs))
 		for i, r := range runs {
 			res[i] = output.Result{Run: r, Err: o.err}
 		}
 		return res
 	}
-	o.mu.Unlock()
+	o.Mu.Unlock()
 	return o.fakeOut.Dispatch(ctx, runs)
 }
 
@@ -201,9 +201,9 @@ func TestWatchRetriesRefusedDispatchesAtTheInterval(t *testing.T) {
 			var waits []time.Duration
 			var startedAfter time.Duration
 			o := controller.Options{Watch: true, Interval: s, Sleep: func(ctx context.Context, d time.Duration) error {
-				out.mu.Lock()
-				started := len(out.runs) > 0
-				out.mu.Unlock()
+				out.Mu.Lock()
+				started := len(out.Runs) > 0
+				out.Mu.Unlock()
 				if started || len(waits) == 20 {
 					cancel()
 					return ctx.Err()
@@ -222,8 +222,8 @@ func TestWatchRetriesRefusedDispatchesAtTheInterval(t *testing.T) {
 			if strings.Join(durations(waits), " ") != strings.Join(durations(tc.want), " ") {
 				t.Errorf("waits %v, want %v", waits, tc.want)
 			}
-			if len(out.runs) != 1 {
-				t.Errorf("%d runs, want 1", len(out.runs))
+			if len(out.Runs) != 1 {
+				t.Errorf("%d runs, want 1", len(out.Runs))
 			}
 			t.Logf("run started %s after the first cycle", startedAfter)
 			if tc.refused && startedAfter > 30*time.Second {

@@ -139,8 +139,8 @@ func TestRateLimitedChangeIsDeferred(t *testing.T) {
 	if st := run(); st.DispatchesScheduled != 1 {
 		t.Fatalf("after the window: scheduled %d, want the deferred change", st.DispatchesScheduled)
 	}
-	if len(o.runs) != 2 || o.runs[1].Event.Transition.Comment.Body != "/run two" {
-		t.Errorf("runs %d, want both comments dispatched once each", len(o.runs))
+	if len(o.Runs) != 2 || o.Runs[1].Event.Transition.Comment.Body != "/run two" {
+		t.Errorf("runs %d, want both comments dispatched once each", len(o.Runs))
 	}
 }
 

@@ -79,9 +79,9 @@ func (f *forgeFake) Usage() poll.Usage {
 	if f.rate != nil {
 		u.RateBudget = *f.rate
 		if u.RateBudget.Known {
-			f.out.mu.Lock()
-			u.RateBudget.Remaining -= f.calls + pollcycle.RunCost*len(f.out.runs)
-			f.out.mu.Unlock()
+			f.out.Mu.Lock()
+			u.RateBudget.Remaining -= f.calls + pollcycle.RunCost*len(f.out.Runs)
+			f.out.Mu.Unlock()
 		}
 	}
 	return u
@@ -99,10 +99,10 @@ func commands(prefix string, n, from int) []forgeItem {
 
 // dispatchedIDs is the items of the runs o started since run k, in order.
 func dispatchedIDs(o *fakeOut, k int) []string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
+	o.Mu.Lock()
+	defer o.Mu.Unlock()
 	var ids []string
-	for _, r := range o.runs[k:] {
+	for _, r := range o.Runs[k:] {
 		ids = append(ids, r.Event.Entity.Key)
 	}
 	return ids
@@ -183,7 +183,7 @@ func TestBudgetedCycleLeavesTheRestOldestFirst(t *testing.T) {
 			o := opts(f, fakeCore{}, out)
 			o.Requests, o.Now = tc.requests, func() time.Time { return tc.now }
 			for i, want := range tc.perCycle {
-				k := len(out.runs)
+				k := len(out.Runs)
 				res, err := pollcycle.Run(context.Background(), o)
 				if err != nil {
 					t.Fatal(err)

@@ -357,7 +357,7 @@ func TestRecentIntentWaitsToSettle(t *testing.T) {
 func TestPlanPrintedBeforeCheckpoint(t *testing.T) {
 	for _, name := range []string{"json", "gha-matrix"} {
 		t.Run(name, func(t *testing.T) {
-			d := &fakeDriver{items: []*poll.Item{item("P-1", "/run both")}}
+			d := &fakeDriver{Items: []*poll.Item{item("P-1", "/run both")}}
 			out, err := jsonout.New(name, printLog{d})
 			if err != nil {
 				t.Fatal(err)
@@ -368,7 +368,7 @@ func TestPlanPrintedBeforeCheckpoint(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []string{"lock P-1 0", "print 2 runs", "advance P-1 10:00:01 retry=0"}
-			if got := d.writes(); !slices.Equal(got, want) {
+			if got := d.Writes(); !slices.Equal(got, want) {
 				t.Errorf("writes = %q\nwant     %q", got, want)
 			}
 		})
@@ -378,7 +378,7 @@ func TestPlanPrintedBeforeCheckpoint(t *testing.T) {
 // A plan that cannot be printed is not checkpointed: the runs count as
 // failed, the lock is removed and the next cycle prints them.
 func TestPlanPrintFailureKeepsCheckpoint(t *testing.T) {
-	d := &fakeDriver{items: []*poll.Item{item("P-1", "/run")}}
+	d := &fakeDriver{Items: []*poll.Item{item("P-1", "/run")}}
 	out, _ := jsonout.New("json", failWriter{})
 	o := opts(d, fakeCore{}, nil)
 	o.Output = out
@@ -386,15 +386,15 @@ func TestPlanPrintFailureKeepsCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"lock P-1 0", "release P-1"}; !slices.Equal(d.writes(), want) || res.Stats.DispatchesFailed != 1 {
-		t.Errorf("writes = %q failed %d, want %q and 1", d.writes(), res.Stats.DispatchesFailed, want)
+	if want := []string{"lock P-1 0", "release P-1"}; !slices.Equal(d.Writes(), want) || res.Stats.DispatchesFailed != 1 {
+		t.Errorf("writes = %q failed %d, want %q and 1", d.Writes(), res.Stats.DispatchesFailed, want)
 	}
 }
 
 type printLog struct{ d *fakeDriver }
 
 func (p printLog) Write(b []byte) (int, error) {
-	p.d.record("print %d runs", bytes.Count(b, []byte(`"agent"`)))
+	p.d.Record("print %d runs", bytes.Count(b, []byte(`"agent"`)))
 	return len(b), nil
 }
 

@@ -47,15 +47,15 @@ func TestCycleOutcomes(t *testing.T) {
 			want:  []string{"lock P-1 0", "advance P-1 10:00:01 retry=0", "release P-1"}},
 		{name: "every run failed: release, checkpoint untouched",
 			items: []*poll.Item{item("P-1", "/run both")},
-			out:   &fakeOut{fail: map[string]bool{"a": true, "b": true}},
+			out:   &fakeOut{Fail: map[string]bool{"a": true, "b": true}},
 			want:  []string{"lock P-1 2", "release P-1"}, matched: 2},
 		{name: "one harness failed: the lock is corrected to the one run, retry position kept for the other",
 			items: []*poll.Item{item("P-1", "/run both")},
-			out:   &fakeOut{fail: map[string]bool{"b": true}},
+			out:   &fakeOut{Fail: map[string]bool{"b": true}},
 			want:  []string{"lock P-1 2", "dispatched P-1 1", "advance P-1 10:00:01 retry=1"}, runs: 1, matched: 2},
 		{name: "missing output result counts as failed",
 			items: []*poll.Item{item("P-1", "/run both")},
-			out:   &fakeOut{short: true},
+			out:   &fakeOut{Short: true},
 			want:  []string{"lock P-1 2", "dispatched P-1 1", "advance P-1 10:00:01 retry=1"}, runs: 2, matched: 2},
 		{name: "kill switch leaves the checkpoint",
 			items: []*poll.Item{item("P-1", "/run")},
@@ -79,20 +79,20 @@ func TestCycleOutcomes(t *testing.T) {
 			for _, l := range tc.lose {
 				lose[l] = true
 			}
-			d := &fakeDriver{items: tc.items, lose: lose}
+			d := &fakeDriver{Items: tc.items, Lose: lose}
 			res, err := pollcycle.Run(context.Background(), opts(d, tc.core, tc.out))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := d.writes(); !slices.Equal(got, tc.want) {
+			if got := d.Writes(); !slices.Equal(got, tc.want) {
 				t.Errorf("writes = %q\nwant     %q", got, tc.want)
 			}
 			st := res.Stats
-			if len(tc.out.runs) != tc.runs || st.RunsMatched != tc.matched || st.RunsCoalesced != tc.coalesce {
+			if len(tc.out.Runs) != tc.runs || st.RunsMatched != tc.matched || st.RunsCoalesced != tc.coalesce {
 				t.Errorf("runs %d matched %d coalesced %d, want %d %d %d",
-					len(tc.out.runs), st.RunsMatched, st.RunsCoalesced, tc.runs, tc.matched, tc.coalesce)
+					len(tc.out.Runs), st.RunsMatched, st.RunsCoalesced, tc.runs, tc.matched, tc.coalesce)
 			}
-			for _, r := range tc.out.runs {
+			for _, r := range tc.out.Runs {
 				if r.PollLock == nil || r.PollLock.Property != "P-1" {
 					t.Errorf("run without its poll lock: %+v", r.PollLock)
 				}
@@ -113,7 +113,7 @@ func TestPlanOutputRecordsNoRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := &fakeDriver{items: []*poll.Item{item("P-1", "/run both")}}
+			d := &fakeDriver{Items: []*poll.Item{item("P-1", "/run both")}}
 			o := opts(d, fakeCore{}, nil)
 			o.Output = out
 			res, err := pollcycle.Run(context.Background(), o)
@@ -121,7 +121,7 @@ func TestPlanOutputRecordsNoRuns(t *testing.T) {
 				t.Fatalf("err = %v, stats %+v", err, res.Stats)
 			}
 			want := []string{"lock P-1 0", "advance P-1 10:00:01 retry=0"}
-			if got := d.writes(); !slices.Equal(got, want) {
+			if got := d.Writes(); !slices.Equal(got, want) {
 				t.Errorf("writes = %q\nwant     %q", got, want)
 			}
 			if err := out.Close(context.Background()); err != nil || !strings.Contains(buf.String(), `"agent":"b"`) {
@@ -137,12 +137,12 @@ func TestRetryPositionFiltersPerHarness(t *testing.T) {
 	it := item("P-1", "/run both", "/run")
 	it.Base = poll.Checkpoint{At: t0.Add(time.Second), Retry: map[string]time.Time{"b": t0}}
 	out := &fakeOut{}
-	d := &fakeDriver{items: []*poll.Item{it}}
+	d := &fakeDriver{Items: []*poll.Item{it}}
 	if _, err := pollcycle.Run(context.Background(), opts(d, fakeCore{}, out)); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
-	for _, r := range out.runs {
+	for _, r := range out.Runs {
 		got[r.Harness] = r.Event.Transition.Comment.Body
 	}
 	if len(got) != 2 || got["a"] != "/run" || got["b"] != "/run both" {
@@ -154,8 +154,8 @@ func TestRetryPositionFiltersPerHarness(t *testing.T) {
 // nothing and is not an error.
 func TestStopDuringJitterRollsBack(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &fakeDriver{items: []*poll.Item{item("P-1", "/run"), item("P-2", "/run")}, locked: make(chan struct{})}
-	go func() { <-d.locked; cancel() }()
+	d := &fakeDriver{Items: []*poll.Item{item("P-1", "/run"), item("P-2", "/run")}, Locked: make(chan struct{})}
+	go func() { <-d.Locked; cancel() }()
 	out := &fakeOut{}
 	o := opts(d, fakeCore{}, out)
 	o.JitterMin, o.JitterMax = time.Minute, time.Minute
@@ -163,20 +163,20 @@ func TestStopDuringJitterRollsBack(t *testing.T) {
 	if err != nil || !res.Stats.Interrupted {
 		t.Fatalf("err = %v interrupted = %v", err, res.Stats.Interrupted)
 	}
-	w := d.writes()
+	w := d.Writes()
 	slices.Sort(w)
 	if want := []string{"lock P-1 1", "lock P-2 1", "release P-1", "release P-2"}; !slices.Equal(w, want) {
 		t.Errorf("writes = %q, want %q", w, want)
 	}
-	if len(out.runs) != 0 {
-		t.Errorf("dispatched %d runs after a stop request", len(out.runs))
+	if len(out.Runs) != 0 {
+		t.Errorf("dispatched %d runs after a stop request", len(out.Runs))
 	}
 }
 
 func TestCycleLogAndObserver(t *testing.T) {
 	var buf bytes.Buffer
 	var seen []poll.CycleStats
-	d := &fakeDriver{items: []*poll.Item{item("P-1", "/run")}}
+	d := &fakeDriver{Items: []*poll.Item{item("P-1", "/run")}}
 	o := opts(d, fakeCore{}, &fakeOut{})
 	o.Log = slog.New(slog.NewJSONHandler(&buf, nil))
 	o.Observer = func(s poll.CycleStats) { seen = append(seen, s) }
@@ -226,7 +226,7 @@ type lockFailDriver struct {
 func (f *lockFailDriver) Acquire(_ context.Context, items []*poll.Item) error {
 	for _, it := range items {
 		it.Attempt()
-		f.record("lock %s", it.ID)
+		f.Record("lock %s", it.ID)
 		if f.failLock[it.ID] {
 			it.Fail(errors.New("writing the poll lock: timeout"))
 			continue
@@ -240,18 +240,18 @@ func (f *lockFailDriver) Acquire(_ context.Context, items []*poll.Item) error {
 // cycle removes it (where it holds this poller's id) instead of leaving a
 // lock without a run until it goes stale.
 func TestFailedLockWriteIsRolledBack(t *testing.T) {
-	fd := &fakeDriver{items: []*poll.Item{item("P-1", "/run"), item("P-2", "/run")}}
+	fd := &fakeDriver{Items: []*poll.Item{item("P-1", "/run"), item("P-2", "/run")}}
 	d := &lockFailDriver{fakeDriver: fd, failLock: map[string]bool{"P-2": true}}
 	out := &fakeOut{}
 	res, err := pollcycle.Run(context.Background(), opts(d, fakeCore{}, out))
 	if !errors.Is(err, poll.ErrItemsFailed) { // the failed item fails the cycle (exit 1)
 		t.Fatalf("err = %v, want ErrItemsFailed", err)
 	}
-	if !slices.Contains(fd.writes(), "release P-2") {
-		t.Errorf("writes = %q: the failed lock write on P-2 was not rolled back", fd.writes())
+	if !slices.Contains(fd.Writes(), "release P-2") {
+		t.Errorf("writes = %q: the failed lock write on P-2 was not rolled back", fd.Writes())
 	}
-	if len(out.runs) != 1 || res.Stats.ItemsFailed != 1 {
-		t.Errorf("runs %d items_failed %d, want 1 and 1", len(out.runs), res.Stats.ItemsFailed)
+	if len(out.Runs) != 1 || res.Stats.ItemsFailed != 1 {
+		t.Errorf("runs %d items_failed %d, want 1 and 1", len(out.Runs), res.Stats.ItemsFailed)
 	}
 }
 
@@ -259,8 +259,8 @@ func TestFailedLockWriteIsRolledBack(t *testing.T) {
 // (the newest one, when several coalesced) to the dispatch; failed
 // dispatches report none.
 func TestDispatchLatencies(t *testing.T) {
-	d := &fakeDriver{items: []*poll.Item{item("P-1", "/run both"), item("P-2", "/run", "/run")}}
-	o := opts(d, fakeCore{}, &fakeOut{fail: map[string]bool{"b": true}})
+	d := &fakeDriver{Items: []*poll.Item{item("P-1", "/run both"), item("P-2", "/run", "/run")}}
+	o := opts(d, fakeCore{}, &fakeOut{Fail: map[string]bool{"b": true}})
 	o.Now = func() time.Time { return t0.Add(time.Minute) }
 	res, _ := pollcycle.Run(context.Background(), o)
 	got := slices.Sorted(slices.Values(res.Stats.DispatchLatencies))
@@ -285,13 +285,13 @@ func (o endedOut) Ended(plan.Ref) bool { return o.ended }
 // of two failed.)
 func TestReleaseLockOfEndedRuns(t *testing.T) {
 	for _, ended := range []bool{false, true} {
-		d := &fakeDriver{items: []*poll.Item{item("P-1", "/run both")}}
+		d := &fakeDriver{Items: []*poll.Item{item("P-1", "/run both")}}
 		o := opts(d, fakeCore{}, nil)
-		o.Output = endedOut{&fakeOut{fail: map[string]bool{"b": true}}, ended}
+		o.Output = endedOut{&fakeOut{Fail: map[string]bool{"b": true}}, ended}
 		if _, err := pollcycle.Run(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
-		w := d.writes()
+		w := d.Writes()
 		rec, rel := slices.Index(w, "dispatched P-1 1"), slices.Index(w, "release P-1")
 		if rec < 0 {
 			t.Fatalf("ended=%v: no record step in %v", ended, w)
@@ -309,7 +309,7 @@ func TestTakeoverWaitsTheClaimWait(t *testing.T) {
 	for _, takenOver := range []bool{false, true} {
 		it := item("P-1", "/run one")
 		it.TakenOver = takenOver
-		o := opts(&fakeDriver{items: []*poll.Item{it}}, fakeCore{}, &fakeOut{})
+		o := opts(&fakeDriver{Items: []*poll.Item{it}}, fakeCore{}, &fakeOut{})
 		o.JitterMin, o.JitterMax = 10*time.Millisecond, 20*time.Millisecond
 		var waits []time.Duration
 		o.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }

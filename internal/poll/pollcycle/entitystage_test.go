@@ -138,7 +138,7 @@ func TestEntityStage(t *testing.T) {
 			// through, and only the filter of the entity's activity (the
 			// /fs-triage element's actor has tc.role) decides.
 			it := item("P-1", tc.text)
-			d := &entityDriver{fakeDriver: &fakeDriver{items: []*poll.Item{it, item("P-2")}}, resolve: func(it *poll.Item) entity.Resolution {
+			d := &entityDriver{fakeDriver: &fakeDriver{Items: []*poll.Item{it, item("P-2")}}, resolve: func(it *poll.Item) entity.Resolution {
 				if tc.failed {
 					return entity.Resolution{Err: errors.New("GET /issue/P-1/comment: HTTP 503")}
 				}
@@ -152,7 +152,7 @@ func TestEntityStage(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, r := range out.runs {
+			for _, r := range out.Runs {
 				got = append(got, r.Harness)
 				if (r.Harness == "triage") != (r.Entity != nil) {
 					t.Errorf("run %s carries entity %v", r.Harness, r.Entity)
@@ -180,7 +180,7 @@ func TestEntityStage(t *testing.T) {
 					t.Errorf("failed resolution not counted or logged (unresolved %d):\n%s", st.EntitiesUnresolved, logs.String())
 				}
 				// Handled as no run for that harness: the checkpoint moves.
-				if w := strings.Join(d.writes(), "\n"); !strings.Contains(w, "advance P-1 10:00:01") {
+				if w := strings.Join(d.Writes(), "\n"); !strings.Contains(w, "advance P-1 10:00:01") {
 					t.Errorf("checkpoint did not move:\n%s", w)
 				}
 			}
@@ -199,12 +199,12 @@ func TestEntityStageDemotedUser(t *testing.T) {
 	var runs []int
 	for _, r := range []event.Role{event.RoleWrite, event.RoleRead} {
 		role = r
-		d.items = []*poll.Item{item("P-1", "/fs-triage")}
+		d.Items = []*poll.Item{item("P-1", "/fs-triage")}
 		out := &fakeOut{}
 		if _, err := pollcycle.Run(context.Background(), opts(d, core, out)); err != nil {
 			t.Fatal(err)
 		}
-		runs = append(runs, len(out.runs))
+		runs = append(runs, len(out.Runs))
 	}
 	if runs[0] != 1 || runs[1] != 0 || len(d.asked) != 2 {
 		t.Fatalf("runs per event %v (resolutions %v); want [1 0]", runs, d.asked)
@@ -213,10 +213,10 @@ func TestEntityStageDemotedUser(t *testing.T) {
 
 // A stage that fails as a whole stops the cycle before anything is locked.
 func TestEntityStageErrorStopsTheCycle(t *testing.T) {
-	d := &entityDriver{fakeDriver: &fakeDriver{items: []*poll.Item{item("P-1", "/run")}}, fail: poll.ErrAuth}
+	d := &entityDriver{fakeDriver: &fakeDriver{Items: []*poll.Item{item("P-1", "/run")}}, fail: poll.ErrAuth}
 	_, err := pollcycle.Run(context.Background(), opts(d, realCore(t, true, nil), &fakeOut{}))
-	if !errors.Is(err, poll.ErrAuth) || len(d.writes()) != 0 {
-		t.Fatalf("err %v, writes %v", err, d.writes())
+	if !errors.Is(err, poll.ErrAuth) || len(d.Writes()) != 0 {
+		t.Fatalf("err %v, writes %v", err, d.Writes())
 	}
 }
 
@@ -226,7 +226,7 @@ func TestEntityStageErrorStopsTheCycle(t *testing.T) {
 func TestEntityStageWithoutResolver(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	d := &fakeDriver{items: []*poll.Item{item("P-1", "/run /fs-triage")}}
+	d := &fakeDriver{Items: []*poll.Item{item("P-1", "/run /fs-triage")}}
 	out := &fakeOut{}
 	o := opts(d, realCore(t, true, log), out)
 	o.Log = log
@@ -234,8 +234,8 @@ func TestEntityStageWithoutResolver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.runs) != 1 || out.runs[0].Harness != "ev" {
-		t.Fatalf("runs %v", out.runs)
+	if len(out.Runs) != 1 || out.Runs[0].Harness != "ev" {
+		t.Fatalf("runs %v", out.Runs)
 	}
 	if n := res.Stats.EntityDenials[poll.DenialKey{Harness: "triage", Reason: core.DenialUnresolved}]; n != 1 ||
 		!strings.Contains(logs.String(), "entity_denials=1") || !strings.Contains(logs.String(), "no entity was resolved") {

@@ -53,7 +53,7 @@ func TestPollAppliesOverlays(t *testing.T) {
 				t.Fatal(err)
 			}
 			it := item("P-1", "/fs-triage now")
-			d := &entityDriver{fakeDriver: &fakeDriver{items: []*poll.Item{it}}, resolve: func(it *poll.Item) entity.Resolution {
+			d := &entityDriver{fakeDriver: &fakeDriver{Items: []*poll.Item{it}}, resolve: func(it *poll.Item) entity.Resolution {
 				return entity.Resolution{Entity: jiraEntity(it.ID, "someone", event.RoleWrite, "/fs-triage now")}
 			}}
 			out := &fakeOut{}
@@ -61,8 +61,8 @@ func TestPollAppliesOverlays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(out.runs) != 1 || out.runs[0].Role != tc.role || out.runs[0].Workflow != tc.workflow {
-				t.Fatalf("runs %+v", out.runs)
+			if len(out.Runs) != 1 || out.Runs[0].Role != tc.role || out.Runs[0].Workflow != tc.workflow {
+				t.Fatalf("runs %+v", out.Runs)
 			}
 			if n := res.Stats.OverlayErrors["triage"]; n != tc.errors {
 				t.Errorf("overlay errors %v, want %d", res.Stats.OverlayErrors, tc.errors)

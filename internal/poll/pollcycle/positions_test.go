@@ -143,16 +143,16 @@ func TestCycleKeysByPosition(t *testing.T) {
 			it := withIDs(tc.ids...)
 			it.Base = tc.base
 			out := &keyedOut{fakeOut: &fakeOut{}}
-			o := pollcycle.Options{Driver: &fakeDriver{items: []*poll.Item{it}}, Core: fakeCore{}, Output: out, JitterMax: -1,
+			o := pollcycle.Options{Driver: &fakeDriver{Items: []*poll.Item{it}}, Core: fakeCore{}, Output: out, JitterMax: -1,
 				Now: func() time.Time { return t0.Add(time.Hour) }}
 			if _, err := pollcycle.Run(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
 			switch {
-			case tc.wantKey == "" && len(out.runs) != 0:
-				t.Fatalf("dispatched %v, want nothing", out.runs)
-			case tc.wantKey != "" && (len(out.runs) != 1 || out.runs[0].WorkItem.IdempotencyKey != tc.wantKey):
-				t.Fatalf("dispatched %+v, want one run keyed %s", out.runs, tc.wantKey)
+			case tc.wantKey == "" && len(out.Runs) != 0:
+				t.Fatalf("dispatched %v, want nothing", out.Runs)
+			case tc.wantKey != "" && (len(out.Runs) != 1 || out.Runs[0].WorkItem.IdempotencyKey != tc.wantKey):
+				t.Fatalf("dispatched %+v, want one run keyed %s", out.Runs, tc.wantKey)
 			}
 			if len(out.lookup) != len(tc.lookup) || len(tc.lookup) > 0 && out.lookup[0] != tc.lookup[0] {
 				t.Fatalf("asked the platform about %v, want %v", out.lookup, tc.lookup)

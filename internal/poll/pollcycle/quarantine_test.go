@@ -99,8 +99,8 @@ func TestInvalidEventIsQuarantined(t *testing.T) {
 	if len(recs) != 1 || recs[0].Harness != "" || !recs[0].At.Equal(t0.Add(time.Second)) || recs[0].Reason == "" {
 		t.Fatalf("records = %+v", recs)
 	}
-	if len(o.runs) != 1 || !d.base["P-1"].At.Equal(t0.Add(2*time.Second)) {
-		t.Errorf("runs %d checkpoint %v: want the valid change dispatched and the checkpoint past both", len(o.runs), d.base["P-1"].At)
+	if len(o.Runs) != 1 || !d.base["P-1"].At.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("runs %d checkpoint %v: want the valid change dispatched and the checkpoint past both", len(o.Runs), d.base["P-1"].At)
 	}
 	if _, err := runCycle(t, d, o, invalid); err != nil {
 		t.Errorf("next cycle: %v, want nothing left to do", err)
@@ -113,7 +113,7 @@ func TestInvalidEventIsQuarantined(t *testing.T) {
 func TestPoisonDispatchIsQuarantinedAfterBoundedAttempts(t *testing.T) {
 	t.Run("output healthy for other runs", func(t *testing.T) {
 		d := newQuarDriver(item("P-1", "/run both"), item("P-2", "/run"))
-		o := &fakeOut{fail: map[string]bool{"b": true}}
+		o := &fakeOut{Fail: map[string]bool{"b": true}}
 		for cycle := 1; cycle <= poll.MaxDispatchAttempts; cycle++ {
 			if cycle > 1 { // P-2 gets a new change every cycle, so the output keeps starting runs
 				d.all[1] = item("P-2", make([]string, cycle)...)
@@ -134,7 +134,7 @@ func TestPoisonDispatchIsQuarantinedAfterBoundedAttempts(t *testing.T) {
 	})
 	t.Run("output down", func(t *testing.T) {
 		d := newQuarDriver(item("P-1", "/run"))
-		o := &fakeOut{fail: map[string]bool{"a": true}}
+		o := &fakeOut{Fail: map[string]bool{"a": true}}
 		for range poll.MaxDispatchAttempts + 2 {
 			if st, _ := runCycle(t, d, o, nil); st.ChangesQuarantined != 0 || st.DispatchesFailed != 1 {
 				t.Fatalf("quarantined %d failed %d while the output is down", st.ChangesQuarantined, st.DispatchesFailed)

@@ -33,7 +33,7 @@ func (d *schedDriver) Discover(context.Context) (*poll.Discovery, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var out []*poll.Item
-	for _, it := range d.items {
+	for _, it := range d.Items {
 		c := &poll.Item{ID: it.ID, Base: it.Base, Cutoff: it.Cutoff, Entity: it.Entity,
 			Receipts: receipts.Receipts{}}
 		for h, r := range d.receipts[it.ID] {
@@ -136,7 +136,7 @@ func TestScheduledCycles(t *testing.T) {
 	d := &schedDriver{receipts: map[string]receipts.Receipts{}, locks: map[string]map[string]polllock.EntityRun{}, now: clk.Now}
 	it := item("PROJ-7")
 	it.Entity = schedEntity("needs-triage")
-	d.items = []*poll.Item{it}
+	d.Items = []*poll.Item{it}
 	out := &fakeOut{}
 	var told []poll.EntityQuarantine
 	notify := func(_ context.Context, q poll.EntityQuarantine) { told = append(told, q) }
@@ -149,10 +149,10 @@ func TestScheduledCycles(t *testing.T) {
 		return res.Stats
 	}
 	st := cycle()
-	if len(out.runs) != 1 || st.ScheduledDue != 1 || st.ScheduledSwept != 1 {
-		t.Fatalf("first cycle: %d runs, stats %+v", len(out.runs), st)
+	if len(out.Runs) != 1 || st.ScheduledDue != 1 || st.ScheduledSwept != 1 {
+		t.Fatalf("first cycle: %d runs, stats %+v", len(out.Runs), st)
 	}
-	r := out.runs[0]
+	r := out.Runs[0]
 	ver := it.Entity.Entity.Version
 	if r.WorkItem.IdempotencyKey != "triage:acme/platform:jira:work_item:10042@"+ver || r.Event.Source.System != event.SystemSchedule ||
 		r.WorkItem.Attribution == nil || r.WorkItem.Attribution.Invoker != "fake-poll:p1" || r.WorkItem.Attribution.Revision != "sha256:ab" ||
@@ -163,26 +163,26 @@ func TestScheduledCycles(t *testing.T) {
 		t.Fatalf("lock entry %+v", lk)
 	}
 	// The run failed (no receipt): no retry before the backoff...
-	if cycle(); len(out.runs) != 1 {
-		t.Fatalf("retried within the backoff: %d runs", len(out.runs))
+	if cycle(); len(out.Runs) != 1 {
+		t.Fatalf("retried within the backoff: %d runs", len(out.Runs))
 	}
 	// ...then retry 1 after 1s, retry 2 after 2s more.
 	clk.Advance(time.Second)
-	if st := cycle(); len(out.runs) != 2 || st.ScheduledRetries != 1 || d.locks["PROJ-7"]["triage"].Attempt != 2 {
-		t.Fatalf("retry 1: %d runs, %+v", len(out.runs), st)
+	if st := cycle(); len(out.Runs) != 2 || st.ScheduledRetries != 1 || d.locks["PROJ-7"]["triage"].Attempt != 2 {
+		t.Fatalf("retry 1: %d runs, %+v", len(out.Runs), st)
 	}
 	clk.Advance(2 * time.Second)
-	if cycle(); len(out.runs) != 3 {
-		t.Fatalf("retry 2: %d runs", len(out.runs))
+	if cycle(); len(out.Runs) != 3 {
+		t.Fatalf("retry 2: %d runs", len(out.Runs))
 	}
 	// max 2 retries spent: quarantined with the reason, once.
 	clk.Advance(time.Hour)
 	st = cycle()
-	if len(out.runs) != 3 || st.ScheduledQuarantined != 1 || len(d.quarantined) != 1 || len(told) != 1 ||
+	if len(out.Runs) != 3 || st.ScheduledQuarantined != 1 || len(d.quarantined) != 1 || len(told) != 1 ||
 		!strings.Contains(d.quarantined[0].Reason, "3 runs of version") || d.quarantined[0].Change != "entity@"+ver {
-		t.Fatalf("quarantine: runs %d, stats %+v, records %+v, told %+v", len(out.runs), st, d.quarantined, told)
+		t.Fatalf("quarantine: runs %d, stats %+v, records %+v, told %+v", len(out.Runs), st, d.quarantined, told)
 	}
-	if cycle(); len(d.quarantined) != 1 || len(told) != 1 || len(out.runs) != 3 {
+	if cycle(); len(d.quarantined) != 1 || len(told) != 1 || len(out.Runs) != 3 {
 		t.Fatalf("quarantined twice: %+v", d.quarantined)
 	}
 	// A new version (a person's new comment) is eligible again; its run
@@ -190,13 +190,13 @@ func TestScheduledCycles(t *testing.T) {
 	it.Entity.Entity.Activity = append(it.Entity.Entity.Activity, entity.TextElement(entity.ElementComment, "20", t0.Add(time.Hour),
 		event.Actor{ID: "dev", Kind: event.ActorHuman, Role: event.RoleWrite}, "more"))
 	it.Entity.Entity.Version = entity.ComputeVersion(it.Entity.Entity, nil)
-	if cycle(); len(out.runs) != 4 {
-		t.Fatalf("new version: %d runs", len(out.runs))
+	if cycle(); len(out.Runs) != 4 {
+		t.Fatalf("new version: %d runs", len(out.Runs))
 	}
 	d.succeed("PROJ-7", "triage")
 	clk.Advance(time.Hour)
-	if st := cycle(); len(out.runs) != 4 || st.ScheduledSwept != 0 {
-		t.Fatalf("after a success: %d runs, %+v", len(out.runs), st)
+	if st := cycle(); len(out.Runs) != 4 || st.ScheduledSwept != 0 {
+		t.Fatalf("after a success: %d runs, %+v", len(out.Runs), st)
 	}
 }
 
@@ -207,11 +207,11 @@ func TestScheduledDeniedByPolicy(t *testing.T) {
 		d := &schedDriver{receipts: map[string]receipts.Receipts{}, locks: map[string]map[string]polllock.EntityRun{}, now: clk.Now}
 		it := item("PROJ-7")
 		it.Entity = schedEntity("needs-triage")
-		d.items = []*poll.Item{it}
+		d.Items = []*poll.Item{it}
 		out := &fakeOut{}
 		res, err := pollcycle.Run(context.Background(), schedOpts(d, out, clk, policy, nil))
-		if err != nil || len(out.runs) != 0 || res.Stats.ScheduledEvaluated != 0 || len(d.writes()) != 0 {
-			t.Errorf("policy %q: %v, %d runs, %+v, writes %v", policy, err, len(out.runs), res.Stats, d.writes())
+		if err != nil || len(out.Runs) != 0 || res.Stats.ScheduledEvaluated != 0 || len(d.Writes()) != 0 {
+			t.Errorf("policy %q: %v, %d runs, %+v, writes %v", policy, err, len(out.Runs), res.Stats, d.Writes())
 		}
 	}
 }
@@ -242,7 +242,7 @@ func TestEventBackedEntityRunsNamedInTheLock(t *testing.T) {
 	d := &schedDriver{receipts: map[string]receipts.Receipts{}, locks: map[string]map[string]polllock.EntityRun{}, now: clk.Now}
 	it := item("PROJ-7", "/run")
 	it.Entity = schedEntity()
-	d.fakeDriver.items = []*poll.Item{it}
+	d.fakeDriver.Items = []*poll.Item{it}
 	out := &fakeOut{}
 	o := opts(&eligibleSched{d}, entityCore{}, out)
 	o.Now = clk.Now
@@ -250,13 +250,13 @@ func TestEventBackedEntityRunsNamedInTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	ver := it.Entity.Entity.Version
-	if len(out.runs) != 1 || d.locks["PROJ-7"]["agent"] != (polllock.EntityRun{Version: ver, Attempt: 1}) {
-		t.Fatalf("runs %d, lock entries %+v", len(out.runs), d.locks["PROJ-7"])
+	if len(out.Runs) != 1 || d.locks["PROJ-7"]["agent"] != (polllock.EntityRun{Version: ver, Attempt: 1}) {
+		t.Fatalf("runs %d, lock entries %+v", len(out.Runs), d.locks["PROJ-7"])
 	}
 	if tr := d.receipts["PROJ-7"]["agent"].Tries; tr == nil || tr.Version != ver || tr.Count != 1 {
 		t.Errorf("tries %+v", tr)
 	}
-	if k := out.runs[0].WorkItem.IdempotencyKey; strings.Contains(k, ver) {
+	if k := out.Runs[0].WorkItem.IdempotencyKey; strings.Contains(k, ver) {
 		t.Errorf("an event-backed run is keyed by its change, got %q", k)
 	}
 }

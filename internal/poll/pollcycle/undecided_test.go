@@ -44,9 +44,9 @@ func TestUndecidedTriggerIsRetriedThenQuarantined(t *testing.T) {
 			t.Fatalf("cycle %d: err %v, trigger errors %d, no match %d; want the cycle failed on one trigger error",
 				cycle, err, st.TriggerErrors, st.EventsNoMatch)
 		}
-		if len(o.runs) != 0 || !d.base["P-1"].At.Equal(t0) || len(d.records) != 0 {
+		if len(o.Runs) != 0 || !d.base["P-1"].At.Equal(t0) || len(d.records) != 0 {
 			t.Fatalf("cycle %d: runs %d checkpoint %v records %v; want the harness held where it was",
-				cycle, len(o.runs), d.base["P-1"].At, d.records)
+				cycle, len(o.Runs), d.base["P-1"].At, d.records)
 		}
 	}
 	st, err := run()
@@ -58,8 +58,8 @@ func TestUndecidedTriggerIsRetriedThenQuarantined(t *testing.T) {
 		recs[0].Reason != "trigger could not decide: "+errCost.Error() {
 		t.Fatalf("records = %+v", recs)
 	}
-	if len(o.runs) != 1 || o.runs[0].Event.Transition.Comment.Instruction != "" || !d.base["P-1"].At.Equal(t0.Add(2*time.Second)) {
-		t.Fatalf("runs %d checkpoint %v: want the next change run and the checkpoint past both", len(o.runs), d.base["P-1"].At)
+	if len(o.Runs) != 1 || o.Runs[0].Event.Transition.Comment.Instruction != "" || !d.base["P-1"].At.Equal(t0.Add(2*time.Second)) {
+		t.Fatalf("runs %d checkpoint %v: want the next change run and the checkpoint past both", len(o.Runs), d.base["P-1"].At)
 	}
 	if st, err := run(); err != nil || st.TriggerErrors != 0 {
 		t.Errorf("next cycle: %v, %d trigger errors; want nothing left to do", err, st.TriggerErrors)
@@ -77,8 +77,8 @@ func TestUndecidedHarnessDoesNotHoldOthers(t *testing.T) {
 		t.Fatalf("err %v trigger errors %d", err, res.Stats.TriggerErrors)
 	}
 	cp := d.base["P-1"]
-	if len(o.runs) != 1 || o.runs[0].Harness != "b" || !cp.At.Equal(t0.Add(time.Second)) || !cp.Pos("a").Equal(t0) {
-		t.Fatalf("runs %+v checkpoint %+v; want b run and a held at t0", o.runs, cp)
+	if len(o.Runs) != 1 || o.Runs[0].Harness != "b" || !cp.At.Equal(t0.Add(time.Second)) || !cp.Pos("a").Equal(t0) {
+		t.Fatalf("runs %+v checkpoint %+v; want b run and a held at t0", o.Runs, cp)
 	}
 }
 
