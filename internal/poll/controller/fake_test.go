@@ -11,6 +11,4 @@ type (
 	fakeOut    = pollfake.Out
 )
 
-var t0 = pollfake.T0
-
 func item(id string, texts ...string) *poll.Item { return pollfake.Item(id, texts...) }
