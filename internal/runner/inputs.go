@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fullsend-dev/fullsend/internal/entity"
+	"github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 )
 
@@ -15,21 +16,26 @@ import (
 const MaxEventBytes = 1 << 20
 
 // Environment variables `fullsend run` reads its inputs from when the
-// matching flag is absent.
+// matching flag is absent: the GitLab pipeline variables (package gitlab
+// owns their names) and the dispatch inputs as environment variables
+// (plan.EnvVar).
 const (
-	EnvAgent           = "FULLSEND_AGENT"            // harness name (GitLab pipeline variable)
-	EnvEventBase64     = "FULLSEND_EVENT"            // base64 NormalizedEvent (GitLab pipeline variable)
-	EnvPollLockID      = "FULLSEND_POLL_LOCK_ID"     // GitLab split form of poll_lock
-	EnvPollLockDriver  = "FULLSEND_POLL_LOCK_DRIVER" // GitLab split form of poll_lock
-	EnvPollLockProp    = "FULLSEND_POLL_LOCK_PROPERTY"
-	envNormalizedEvent = "FULLSEND_NORMALIZED_EVENT" // = plan.EnvVar(plan.InNormalizedEvent)
-	envPollLock        = "FULLSEND_POLL_LOCK"        // = plan.EnvVar(plan.InPollLock)
+	EnvAgent          = gitlab.VarAgent            // harness name
+	EnvEventBase64    = gitlab.VarEvent            // base64 NormalizedEvent
+	EnvPollLockID     = gitlab.VarPollLockID       // the split form of poll_lock
+	EnvPollLockDriver = gitlab.VarPollLockDriver   // the split form of poll_lock
+	EnvPollLockProp   = gitlab.VarPollLockProperty // the split form of poll_lock
+	// EnvEntityBase64 is the entity's pipeline variable (base64 JSON),
+	// absent for event-only runs.
+	EnvEntityBase64 = gitlab.VarEntity
+)
+
+var (
+	envNormalizedEvent = plan.EnvVar(plan.InNormalizedEvent)
+	envPollLock        = plan.EnvVar(plan.InPollLock)
 	// EnvNormalizedEntity carries the normalized_entity dispatch input
-	// (JSON; = plan.EnvVar(plan.InNormalizedEntity)), EnvEntityBase64 the
-	// GitLab pipeline variable (base64 JSON). Both are absent for
-	// event-only runs.
-	EnvNormalizedEntity = "FULLSEND_NORMALIZED_ENTITY"
-	EnvEntityBase64     = "FULLSEND_ENTITY"
+	// (JSON), absent for event-only runs.
+	EnvNormalizedEntity = plan.EnvVar(plan.InNormalizedEntity)
 )
 
 // Flags are the command-line values of `fullsend run`; empty means "not

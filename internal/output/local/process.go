@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/procgroup"
 	"github.com/fullsend-dev/fullsend/internal/runreport"
@@ -221,8 +222,8 @@ func isDispatchInput(name string) bool {
 		}
 	}
 	switch name {
-	case "FULLSEND_EVENT", "FULLSEND_ENTITY", "FULLSEND_POLL_LOCK_ID", "FULLSEND_POLL_LOCK_DRIVER", "FULLSEND_POLL_LOCK_PROPERTY", RunIDEnv,
-		runreport.FDEnv, localsteer.EnvQueue, "FULLSEND_IDEMPOTENCY_KEY":
+	case gitlab.VarEvent, gitlab.VarEntity, gitlab.VarPollLockID, gitlab.VarPollLockDriver, gitlab.VarPollLockProperty, RunIDEnv,
+		runreport.FDEnv, localsteer.EnvQueue, gitlab.VarIdempotencyKey:
 		return true
 	}
 	return false
