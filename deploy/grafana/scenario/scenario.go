@@ -25,8 +25,8 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/output"
 	"github.com/fullsend-dev/fullsend/internal/output/outputs"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
 )
 
 const minute = time.Minute
