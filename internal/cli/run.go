@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/runner"
 )
@@ -87,7 +88,7 @@ agent started; 1 for other failures. See docs/runner.md.`,
 func (app *App) runRun(ctx context.Context, o *runOptions) error {
 	req := runner.Request{Flags: o.flags, Command: o.command, ConfigDir: app.ConfigDir, Getenv: app.Getenv,
 		Stdin: app.eventStdin(ctx, o.flags.EventFile == "-", "pass --event-file FILE"), Stdout: app.Stdout, Stderr: app.Stderr, Log: app.Log, Signals: runSignals,
-		Tether: app.Executable, JiraFollowUps: jirapoll.RunFollowUps}
+		Tether: app.Executable, JiraFollowUps: jirapoll.RunFollowUps, GitHubStartCheck: ghadispatch.StartCheck}
 	testHooks(&req, app.Getenv)
 	if o.refreshOnly {
 		return app.refreshLock(ctx, req, len(o.command) > 0)

@@ -69,17 +69,8 @@ func CheckSuperseded(ctx context.Context, getenv func(string) string, o Options)
 	if err != nil || id < 1 {
 		return false, "", fmt.Errorf("gitlab-pipeline: CI_PIPELINE_ID %q is not a pipeline id", idText)
 	}
-	env := func(cur string, names ...string) string {
-		for _, n := range names {
-			if cur == "" {
-				cur = strings.TrimSpace(getenv(n))
-			}
-		}
-		return cur
-	}
-	o.APIURL = env(o.APIURL, "GITLAB_API_URL", "CI_API_V4_URL")
-	o.Token = env(o.Token, "GITLAB_TOKEN")
-	project := strings.Trim(env("", "CI_PROJECT_ID", "CI_PROJECT_PATH"), "/")
+	o = o.FromEnv(getenv)
+	project := JobProject(getenv)
 	if project == "" || strings.Contains(project, "..") {
 		return false, "", fmt.Errorf("gitlab-pipeline: superseded check for pipeline %d: %w", id, errNoProject)
 	}
@@ -99,3 +90,30 @@ func CheckSuperseded(ctx context.Context, getenv func(string) string, o Options)
 
 // errNoProject is CheckSuperseded's error when the job names no project.
 var errNoProject = errors.New("no project: CI_PROJECT_ID and CI_PROJECT_PATH name none (or one with '..')")
+
+// FromEnv fills o's unset connection from the environment of a GitLab CI
+// job: APIURL from GITLAB_API_URL, else CI_API_V4_URL; Token from
+// GITLAB_TOKEN. Explicit values (flags, config) win.
+func (o Options) FromEnv(getenv func(string) string) Options {
+	o.APIURL = firstEnv(getenv, o.APIURL, "GITLAB_API_URL", "CI_API_V4_URL")
+	o.Token = firstEnv(getenv, o.Token, "GITLAB_TOKEN")
+	return o
+}
+
+// JobProject is the project of a GitLab CI job: CI_PROJECT_ID, else
+// CI_PROJECT_PATH ("" outside GitLab CI).
+func JobProject(getenv func(string) string) string {
+	return strings.Trim(firstEnv(getenv, "", "CI_PROJECT_ID", "CI_PROJECT_PATH"), "/")
+}
+
+// firstEnv is cur, or when it is empty the first of names set in the
+// environment (trimmed).
+func firstEnv(getenv func(string) string, cur string, names ...string) string {
+	for _, n := range names {
+		if cur != "" {
+			break
+		}
+		cur = strings.TrimSpace(getenv(n))
+	}
+	return cur
+}

@@ -38,6 +38,11 @@ type Request struct {
 	// run that steers (the command wires jira-poll's: the runner maps
 	// Jira comments as a poll cycle does); nil: Jira runs do not steer.
 	JiraFollowUps func(JiraIssue) (FollowUpReader, error)
+	// GitHubStartCheck is the start-up check of a run inside GitHub
+	// Actions (survivor.go; the command wires gha-dispatch's,
+	// ghadispatch.StartCheck): yield when another run of the scope does
+	// the work, msg saying which. nil: GitHub runs are not checked.
+	GitHubStartCheck func(ctx context.Context, getenv func(string) string, log *slog.Logger) (yield bool, msg string, err error)
 }
 
 // Outcome is how an executed run ended.

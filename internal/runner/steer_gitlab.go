@@ -8,7 +8,6 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/newest"
-	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/steer/gitlabsteer"
 	"github.com/fullsend-dev/fullsend/internal/steer/localsteer"
 )
@@ -36,8 +35,7 @@ func (e steerEnv) gitlab(ctx context.Context) (steerCheck, error) {
 	if err != nil {
 		return steerCheck{}, err
 	}
-	conn := gitlabpipeline.FromEnv(gitlabpipeline.Options{}, e.r.Getenv)
-	c, err := gitlab.NewClient(gitlab.Options{APIURL: conn.APIURL, Token: conn.Token, Log: e.log})
+	c, err := gitlab.NewClient(gitlab.Options{Log: e.log}.FromEnv(e.r.Getenv))
 	if err != nil {
 		return steerCheck{}, err
 	}
@@ -49,14 +47,11 @@ func (e steerEnv) gitlab(ctx context.Context) (steerCheck, error) {
 	if err != nil {
 		return steerCheck{}, err
 	}
-	project := e.getenv("CI_PROJECT_ID")
-	if project == "" {
-		project = conn.Project
-	}
+	project := gitlab.JobProject(e.r.Getenv)
 	o.Client, o.Project, o.IID, o.MergeRequest, o.Harness, o.Repo, o.Decide = c, t.Repo, t.Number, t.MergeRequest, e.h.Name, e.ev.Repo, decide
 	o.Run = e.runName()
 	if o.Records == nil {
-		o.Pipelines = gitlabpipeline.NewScopeRecords(c, project, rk)
+		o.Pipelines = gitlab.NewScopeRecords(c, project, rk)
 	}
 	src, err := gitlabsteer.New(o)
 	if err != nil {

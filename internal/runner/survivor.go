@@ -5,7 +5,6 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/drivername"
 	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
-	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 )
 
 // redundant is the start-up check of a run inside the CI platform that
@@ -22,7 +21,8 @@ import (
 //     output driver, whose queue coalesces): a run of the same change
 //     that started first, a live run of a newer change of the scope, or
 //     a newer change's run GitHub dropped for this one, which its
-//     dispatcher re-runs (ghadispatch.CheckStart, docs/github.md): the
+//     dispatcher re-runs (Request.GitHubStartCheck: ghadispatch.StartCheck,
+//     docs/github.md): the
 //     rule its dispatchers settle it by, applied by the run because
 //     GitHub may start it before they do.
 //
@@ -30,8 +30,8 @@ import (
 // more is harmless, skipping the only run would not be.
 func redundant(ctx context.Context, r Request) bool {
 	yield, msg, err := glapi.CheckSuperseded(ctx, r.Getenv, glapi.Options{Log: r.Log})
-	if err == nil && !yield && CIRun(r.Getenv, 0).Driver == drivername.GHADispatch {
-		yield, msg, err = ghadispatch.CheckStart(ctx, r.Getenv, ghadispatch.Options{Log: r.Log})
+	if err == nil && !yield && r.GitHubStartCheck != nil && CIRun(r.Getenv, 0).Driver == drivername.GHADispatch {
+		yield, msg, err = r.GitHubStartCheck(ctx, r.Getenv, r.Log)
 	}
 	if err != nil {
 		r.Log.Warn("start-up check failed; running the agent", "error", err.Error())

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"path"
 	"slices"
 	"strconv"
@@ -85,6 +86,12 @@ func CheckStart(ctx context.Context, getenv func(string) string, o Options) (yie
 	}
 	return true, fmt.Sprintf("run %d (%s) is redundant: run %d (%s) %s; exiting without starting the agent",
 		id, run.WorkItem.IdempotencyKey, over.ID, over.Key, why), nil
+}
+
+// StartCheck is CheckStart with default options logging to log, as
+// `fullsend run` calls it (runner.Request.GitHubStartCheck).
+func StartCheck(ctx context.Context, getenv func(string) string, log *slog.Logger) (yield bool, msg string, err error) {
+	return CheckStart(ctx, getenv, Options{Log: log})
 }
 
 // startRun is the run CheckStart checks, from the environment: ok is

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/httpx"
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 )
@@ -49,19 +50,14 @@ type Getenv func(string) string
 // Project from CI_PROJECT_PATH; Ref from CI_DEFAULT_BRANCH. Explicit
 // values (flags, config) win.
 func FromEnv(o Options, getenv Getenv) Options {
-	pick := func(cur string, names ...string) string {
-		for _, n := range names {
-			if cur != "" {
-				break
-			}
-			cur = strings.TrimSpace(getenv(n))
-		}
-		return cur
+	c := glapi.Options{APIURL: o.APIURL, Token: o.Token}.FromEnv(getenv)
+	o.APIURL, o.Token = c.APIURL, c.Token
+	if o.Project == "" {
+		o.Project = strings.TrimSpace(getenv("CI_PROJECT_PATH"))
 	}
-	o.APIURL = pick(o.APIURL, "GITLAB_API_URL", "CI_API_V4_URL")
-	o.Token = pick(o.Token, "GITLAB_TOKEN")
-	o.Project = pick(o.Project, "CI_PROJECT_PATH")
-	o.Ref = pick(o.Ref, "CI_DEFAULT_BRANCH")
+	if o.Ref == "" {
+		o.Ref = strings.TrimSpace(getenv("CI_DEFAULT_BRANCH"))
+	}
 	return o
 }
 

@@ -1,6 +1,6 @@
 // Package gitlabsteer is steering on GitLab (docs/steering.md): the
 // follow-ups of a run on a GitLab issue or merge request, found from the
-// scope's pipelines (GitLab CI: gitlabpipeline.ScopeRecords) or the
+// scope's pipelines (GitLab CI: gitlab.ScopeRecords) or the
 // records another platform gives (Options.Records: the local executor),
 // each note read from the API, mapped by gitlab-event's mapping and
 // decided by the caller; the record of a delivered one (the tool's note
@@ -19,9 +19,9 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/changepos"
 	"github.com/fullsend-dev/fullsend/internal/event"
 	"github.com/fullsend-dev/fullsend/internal/feedback"
+	"github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/input/gitlabevent"
 	"github.com/fullsend-dev/fullsend/internal/newest"
-	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/steer"
 )
 
@@ -36,7 +36,7 @@ type Options struct {
 	Own changepos.Pos
 	// Pipelines and Pipeline are the scope's pipeline listing and ours
 	// (GitLab CI); Records replaces them on another platform.
-	Pipelines *gitlabpipeline.ScopeRecords
+	Pipelines *gitlab.ScopeRecords
 	Pipeline  int64
 	Records   func(ctx context.Context) ([]steer.Record, error)
 	// Repo is the events' target repository (config repo).

@@ -6,7 +6,6 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/newest"
-	"github.com/fullsend-dev/fullsend/internal/output/gitlabpipeline"
 	"github.com/fullsend-dev/fullsend/internal/steer/gitlabsteer"
 )
 
@@ -33,7 +32,7 @@ func TestSteerGitLabDiscoveryCost(t *testing.T) {
 		t.Fatalf("the pipeline carries no change: %v", active.Variables)
 	}
 	src, err := gitlabsteer.New(gitlabsteer.Options{Client: c, Project: "acme/platform", IID: w.iid, Harness: "triage", Own: own,
-		Pipeline: active.ID, Pipelines: gitlabpipeline.NewScopeRecords(c, "1", active.Variables[gitlab.VarResourceKey]),
+		Pipeline: active.ID, Pipelines: gitlab.NewScopeRecords(c, "1", active.Variables[gitlab.VarResourceKey]),
 		Repo: "acme/platform", Decide: scopeDecider(t, w.dir, w.env, key)})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/cli"
+	"github.com/fullsend-dev/fullsend/internal/output/ghadispatch"
 	"github.com/fullsend-dev/fullsend/internal/plan"
 	"github.com/fullsend-dev/fullsend/internal/runner"
 	"github.com/fullsend-dev/fullsend/internal/steer"
@@ -134,7 +135,7 @@ func (w *steerWorld) execute(t *testing.T, id int64, ticks <-chan time.Time, kil
 	out, err := runner.Execute(context.Background(), runner.Request{ConfigDir: w.dir,
 		Getenv: func(k string) string { return env[k] }, Stdin: strings.NewReader(""), Stdout: &logs, Stderr: &logs,
 		Log: slog.New(slog.NewTextHandler(&logs, nil)), Signals: func() (<-chan os.Signal, func()) { return nil, func() {} },
-		SteerTicks: ticks, SteerKill: kill})
+		SteerTicks: ticks, SteerKill: kill, GitHubStartCheck: ghadispatch.StartCheck})
 	return out, logs.String(), err
 }
 

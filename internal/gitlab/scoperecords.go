@@ -1,4 +1,4 @@
-package gitlabpipeline
+package gitlab
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 
-	glapi "github.com/fullsend-dev/fullsend/internal/gitlab"
 	"github.com/fullsend-dev/fullsend/internal/newest"
 )
 
@@ -15,17 +14,17 @@ import (
 // newest first, each with its state and, when it is not ours, waiting or
 // cancelled, its idempotency key (one variables read per pipeline,
 // remembered across calls).
-type ScopeRecords struct{ l *glapi.ScopeList }
+type ScopeRecords struct{ l *ScopeList }
 
 // NewScopeRecords returns the listing of rk's pipelines in project.
 func NewScopeRecords(gl *gitlab.Client, project, rk string) *ScopeRecords {
-	return &ScopeRecords{l: glapi.NewScopeList(gl, project, glapi.PipelineName(rk))}
+	return &ScopeRecords{l: NewScopeList(gl, project, PipelineName(rk))}
 }
 
 // List lists the pipelines created at or after from, except ours.
 func (s *ScopeRecords) List(ctx context.Context, from time.Time, ours int64) ([]newest.Run, error) {
 	runs, err := s.l.List(ctx, from, 0, func(p *gitlab.PipelineInfo) bool {
-		st := glapi.StateOf(p.Status)
+		st := StateOf(p.Status)
 		return p.ID != ours && (st == newest.Waiting || st == newest.Cancelled)
 	})
 	out := runs[:0]
