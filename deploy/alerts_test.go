@@ -15,6 +15,7 @@ import (
 
 	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollmetrics"
 )
 
 // ruleFile is the part of a prometheus-operator PrometheusRule fullsend
@@ -126,7 +127,7 @@ func anyContains(lines []string, s string) bool {
 func exportedSeries(t *testing.T) map[string][]string {
 	t.Helper()
 	m := metrics.New(time.Minute)
-	observe := m.PollObserver("gha-dispatch")
+	observe := pollmetrics.New(m).Cycles("gha-dispatch")
 	observe(poll.CycleStats{Driver: "jira-poll", LocksAttempted: 1, LocksLost: 1, DispatchesFailed: 1, ChangesQuarantined: 1})
 	observe(poll.CycleStats{Driver: "jira-poll", Error: os.ErrDeadlineExceeded.Error()})
 	m.ObserveRequest("jira", "GET /rest/api/3/myself", 429, time.Millisecond)

@@ -26,8 +26,9 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/cli"
 	"github.com/fullsend-dev/fullsend/internal/fakeclock"
 	"github.com/fullsend-dev/fullsend/internal/metrics"
+	"github.com/fullsend-dev/fullsend/internal/periodic"
 	"github.com/fullsend-dev/fullsend/internal/poll"
-	"github.com/fullsend-dev/fullsend/internal/poll/controller"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollmetrics"
 )
 
 func TestOverlays(t *testing.T) {
@@ -319,10 +320,10 @@ func checkProbesDuringOutage(t *testing.T, intervalFlag, liveness, readiness str
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))
 		return rec.Code
 	}
-	observe := m.PollObserver("gha-dispatch")
+	observe := pollmetrics.New(m).Cycles("gha-dispatch")
 	observe(poll.CycleStats{Driver: "jira-poll"})
 	for end := clk.Now().Add(time.Hour); clk.Now().Before(end); {
-		clk.Advance(controller.Backoff(interval, controller.MaxBackoffFactor))
+		clk.Advance(periodic.Backoff(interval, periodic.MaxBackoffFactor))
 		observe(poll.CycleStats{Driver: "jira-poll", Error: "jira: HTTP 503"})
 		if got := get(liveness); got != http.StatusOK {
 			t.Fatalf("liveness %s answers %d during a Jira outage: every pod would restart", liveness, got)

@@ -19,6 +19,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/poll/githubpoll"
 	"github.com/fullsend-dev/fullsend/internal/poll/gitlabpoll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollmetrics"
 )
 
 // watchSleep, when set, replaces the wait between watch cycles (tests).
@@ -111,9 +112,10 @@ func (app *App) controllerOptions(o *pollOptions) controller.Options {
 // pollObserver records every cycle's metrics, and the rate-limit budget
 // its input's platform last reported under that platform's name.
 func pollObserver(m *metrics.Metrics) poll.Observer {
-	cycles := m.PollObserver("")
-	budgets := map[string]poll.Observer{drivername.JiraPoll: m.RateBudgetObserver("jira"),
-		drivername.GitHubPoll: m.RateBudgetObserver("github"), drivername.GitLabPoll: m.RateBudgetObserver("gitlab")}
+	o := pollmetrics.New(m)
+	cycles := o.Cycles("")
+	budgets := map[string]poll.Observer{drivername.JiraPoll: o.RateBudget("jira"),
+		drivername.GitHubPoll: o.RateBudget("github"), drivername.GitLabPoll: o.RateBudget("gitlab")}
 	return func(s poll.CycleStats) {
 		cycles(s)
 		if budget := budgets[s.Driver]; budget != nil {

@@ -49,6 +49,29 @@ func TestDependencyRule(t *testing.T) {
 	}
 }
 
+// TestRunnerImportsNoDriver: `fullsend run` reaches the input, output and
+// poll drivers only through what the command injects (runner.Request):
+// its production code imports none of them, only the contracts and the
+// platform packages below them.
+func TestRunnerImportsNoDriver(t *testing.T) {
+	if p := runnerDrivers(modulePackages(t)); len(p) > 0 {
+		t.Errorf("internal/runner imports drivers: %v", p)
+	}
+}
+
+// runnerDrivers are the drivers internal/runner imports.
+func runnerDrivers(pkgs map[string][]string) []string {
+	var out []string
+	for _, imp := range pkgs["internal/runner"] {
+		for _, drivers := range []string{"internal/input/", "internal/output/", "internal/poll/"} {
+			if strings.HasPrefix(imp, drivers) {
+				out = append(out, imp)
+			}
+		}
+	}
+	return out
+}
+
 // TestRuleRefusesImportsBackUp: the rule as ARCHITECTURE.md states it
 // refuses, each on its own, the imports that once pointed back up the
 // layers (and others like them), an emulator imported by production code
@@ -64,7 +87,8 @@ func TestRuleRefusesImportsBackUp(t *testing.T) {
 		{"the Jira client validates keys with the lock's rules", "internal/jira", "internal/polllock"},
 		{"the configuration takes the lock's defaults", "internal/config", "internal/polllock"},
 		{"the entity contract reads the configuration", "internal/entity", "internal/config"},
-		{"the local executor reports to the poller's metrics", "internal/output/local", "internal/metrics"},
+		{"the metrics read the poll cycle's stats", "internal/metrics", "internal/poll"},
+		{"the metrics take the controller's backoff", "internal/metrics", "internal/poll/controller"},
 		{"the metrics' cycle feeds the output contract", "internal/output", "internal/poll"},
 		{"the runner takes a poll driver's client options", "internal/runner", "internal/poll/jirapoll"},
 		{"a document reads the harness files", "internal/receipts", "internal/harness"},
@@ -81,6 +105,15 @@ func TestRuleRefusesImportsBackUp(t *testing.T) {
 			with[tc.from] = append(with[tc.from], tc.to)
 			if p := check(tab, with); len(p) == 0 {
 				t.Errorf("%s importing %s is allowed", tc.from, tc.to)
+			}
+		})
+	}
+	for _, to := range []string{"internal/output/ghadispatch", "internal/output/gitlabpipeline", "internal/input/ghaevent", "internal/poll/jirapoll"} {
+		t.Run("the runner imports the driver "+to, func(t *testing.T) {
+			with := clone(pkgs)
+			with["internal/runner"] = append(with["internal/runner"], to)
+			if len(runnerDrivers(with)) == 0 {
+				t.Errorf("internal/runner importing %s is allowed", to)
 			}
 		})
 	}

@@ -44,6 +44,11 @@ func (h *health) cycle(errText string) (time.Time, bool) {
 	return now, errText == ""
 }
 
+// CycleEnded tells the health that a poll cycle ended now with errText
+// ("" = success), and returns the time and whether it succeeded (the
+// poll cycles' series, package pollmetrics).
+func (m *Metrics) CycleEnded(errText string) (time.Time, bool) { return m.health.cycle(errText) }
+
 // Health reports whether a successful cycle happened within 3 intervals.
 // Before the first cycle the process counts as healthy for 3 intervals
 // from start.

@@ -3,15 +3,15 @@ package metrics
 import (
 	"fmt"
 
-	"github.com/fullsend-dev/fullsend/internal/poll/controller"
+	"github.com/fullsend-dev/fullsend/internal/periodic"
 )
 
 // LiveIntervals is how many poll intervals may pass without a cycle ending
 // before /livez fails: the longest wait after failing cycles
-// (controller.MaxBackoffFactor intervals), one cycle (bounded by --cycle-timeout,
+// (periodic.MaxBackoffFactor intervals), one cycle (bounded by --cycle-timeout,
 // at most one interval) and one interval of slack. A tracker outage makes
 // cycles fail, not stop, so it never fails /livez.
-const LiveIntervals = controller.MaxBackoffFactor + 2
+const LiveIntervals = periodic.MaxBackoffFactor + 2
 
 // Live is the /livez body: whether the poll loop is turning.
 type Live struct {

@@ -1,14 +1,13 @@
 // Package metrics serves fullsend's Prometheus metrics, /healthz (the
 // tracker's health: readiness) and /livez (the poll loop turns: liveness). It
 // owns one private registry per poller (tests and several pollers in one
-// process do not collide) and the series on it: the components report
-// through the hooks they define themselves (poll.Observer for each poll
-// cycle, the Jira client's OnRequest for each API call), and this package
-// turns those reports into series. A component that produces a series
-// itself registers it on the poller's registry (Registerer): the local
-// executor counts its runs' isolation (package runreport). It sits above
-// package poll, whose cycle reports it reads; nothing below the pipelines
-// imports it.
+// process do not collide), the outbound API requests' series (the Jira
+// client's OnRequest for each call) and the health the poll cycles report
+// to (CycleEnded). A component that produces series registers them on
+// the poller's registry itself (Registerer, with Counter, Gauge and
+// Histogram): the poll cycles (package pollmetrics), the local executor's
+// runs' isolation (package runreport). It imports no pipeline, so any
+// layer may feed it.
 package metrics
 
 import (
@@ -26,7 +25,6 @@ const namespace = "fullsend"
 // Metrics is a poller's metrics on a private registry.
 type Metrics struct {
 	reg    *prometheus.Registry
-	poll   *pollMetrics
 	api    *apiMetrics
 	health *health
 }
@@ -45,7 +43,7 @@ func newMetrics(interval time.Duration, now func() time.Time) *Metrics {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	h := newHealth(interval, now)
-	return &Metrics{reg: reg, poll: newPollMetrics(reg, h), api: newAPIMetrics(reg), health: h}
+	return &Metrics{reg: reg, api: newAPIMetrics(reg), health: h}
 }
 
 // Handler serves /metrics (Prometheus text format), /healthz (a successful
@@ -59,23 +57,23 @@ func (m *Metrics) Handler() http.Handler {
 	return mux
 }
 
-// counter creates a counter vector and registers it on reg.
-func counter(reg prometheus.Registerer, name, help string, labels ...string) *prometheus.CounterVec {
+// Counter creates a counter vector and registers it on reg.
+func Counter(reg prometheus.Registerer, name, help string, labels ...string) *prometheus.CounterVec {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help}, labels)
 	reg.MustRegister(c)
 	return c
 }
 
-// gauge creates a gauge vector and registers it on reg.
-func gauge(reg prometheus.Registerer, name, help string, labels ...string) *prometheus.GaugeVec {
+// Gauge creates a gauge vector and registers it on reg.
+func Gauge(reg prometheus.Registerer, name, help string, labels ...string) *prometheus.GaugeVec {
 	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help}, labels)
 	reg.MustRegister(g)
 	return g
 }
 
-// histogram creates a histogram vector with exponential buckets from start
+// Histogram creates a histogram vector with exponential buckets from start
 // and registers it on reg.
-func histogram(reg prometheus.Registerer, name, help string, start float64, labels ...string) *prometheus.HistogramVec {
+func Histogram(reg prometheus.Registerer, name, help string, start float64, labels ...string) *prometheus.HistogramVec {
 	h := prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: name, Help: help,
 		Buckets: prometheus.ExponentialBuckets(start, 2, 12)}, labels)
 	reg.MustRegister(h)

@@ -11,6 +11,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/config"
 	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/poll"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollmetrics"
 	"github.com/fullsend-dev/fullsend/internal/polllock"
 )
 
@@ -102,10 +103,11 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 // TestScrapeRealMetrics reads the series a real poller's metrics export.
 func TestScrapeRealMetrics(t *testing.T) {
 	m := metrics.New(time.Minute)
-	obs := m.PollObserver("gha-dispatch")
+	pm := pollmetrics.New(m)
+	obs := pm.Cycles("gha-dispatch")
 	obs(poll.CycleStats{Driver: "jira-poll", Duration: 2 * time.Second})
 	obs(poll.CycleStats{Driver: "jira-poll", Duration: 4 * time.Second, Error: "jira down"})
-	m.RateBudgetObserver("jira")(poll.CycleStats{RateBudget: poll.RateBudget{Known: true, Remaining: 77}})
+	pm.RateBudget("jira")(poll.CycleStats{RateBudget: poll.RateBudget{Known: true, Remaining: 77}})
 	m.ObserveRequest("jira", "POST /rest/api/3/search/jql", 200, time.Millisecond)
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()

@@ -27,6 +27,7 @@ import (
 	"github.com/fullsend-dev/fullsend/internal/poll"
 	"github.com/fullsend-dev/fullsend/internal/poll/jirapoll"
 	"github.com/fullsend-dev/fullsend/internal/poll/pollcycle"
+	"github.com/fullsend-dev/fullsend/internal/poll/pollmetrics"
 )
 
 const minute = time.Minute
@@ -57,7 +58,8 @@ func Run(ctx context.Context, o Options) ([]promql.Sample, error) {
 		return nil, err
 	}
 	m := metrics.NewClock(minute, clk.Now)
-	cycles, budget := m.PollObserver(""), m.RateBudgetObserver("jira")
+	pm := pollmetrics.New(m)
+	cycles, budget := pm.Cycles(""), pm.RateBudget("jira")
 	observer := func(s poll.CycleStats) { cycles(s); budget(s) }
 	eng, err := core.New(core.Options{Config: cfg, Harnesses: reg, BotIDs: []string{bot},
 		Breaker: core.NewBreakerClock(cfg.Limits.RunsPerScopePerHour, clk.Now)})

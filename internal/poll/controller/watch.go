@@ -7,11 +7,8 @@ import (
 	"time"
 
 	"github.com/fullsend-dev/fullsend/internal/httpx"
+	"github.com/fullsend-dev/fullsend/internal/periodic"
 )
-
-// MaxBackoffFactor caps the wait after failing cycles at this many
-// intervals.
-const MaxBackoffFactor = 10
 
 // WatchOptions configure Watch.
 type WatchOptions struct {
@@ -26,7 +23,7 @@ type WatchOptions struct {
 
 // Watch calls cycle repeatedly until ctx ends, waiting Interval between
 // calls. After a failing call the wait doubles with every further failure,
-// capped at MaxBackoffFactor×Interval, and resets after a success or a
+// capped at periodic.MaxBackoffFactor×Interval, and resets after a success or a
 // call whose only failures were refused dispatches (ErrDispatchesRefused),
 // which the next call dispatches again. A
 // cancelled ctx is the normal way out: Watch then returns nil (the cycle
@@ -53,7 +50,7 @@ func Watch(ctx context.Context, o WatchOptions, cycle func(ctx context.Context) 
 		default:
 			failures = 0
 		}
-		wait := Backoff(o.Interval, failures)
+		wait := periodic.Backoff(o.Interval, failures)
 		if failures > 0 {
 			o.Log.Warn("poll cycle failed; backing off", "consecutive_failures", failures, "next_in", wait)
 		}
@@ -62,16 +59,6 @@ func Watch(ctx context.Context, o WatchOptions, cycle func(ctx context.Context) 
 		}
 	}
 	return nil
-}
-
-// Backoff is the wait after failures consecutive failing cycles:
-// interval × 2^failures, capped at MaxBackoffFactor × interval.
-func Backoff(interval time.Duration, failures int) time.Duration {
-	wait := interval
-	for i := 0; i < failures && wait < MaxBackoffFactor*interval; i++ {
-		wait *= 2
-	}
-	return min(wait, MaxBackoffFactor*interval)
 }
 
 // ErrDispatchesRefused matches (errors.Is) the error of a Controller

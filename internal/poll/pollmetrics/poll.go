@@ -1,8 +1,15 @@
-package metrics
+// Package pollmetrics is the poll cycles' Prometheus series, registered
+// on a poller's metrics (package metrics) by the component whose reports
+// they turn into series: every field of poll.CycleStats with a series,
+// the discovery cursor's, the entity stage's and the rate-limit budget
+// the tracker last reported; each cycle also tells the poller's health
+// (/healthz, /livez) that it ended.
+package pollmetrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
@@ -25,48 +32,64 @@ type pollMetrics struct {
 	latency       *prometheus.HistogramVec
 	waits         *prometheus.CounterVec
 	lastSuccess   *prometheus.GaugeVec
-	health        *health
+	remaining     *prometheus.GaugeVec
+	m             *metrics.Metrics // its health hears of every cycle
 	cursor        *cursorMetrics
 	entity        *entityMetrics
 }
 
-func newPollMetrics(reg prometheus.Registerer, h *health) *pollMetrics {
+// Observers are the poll cycles' series on a poller's metrics, registered
+// by New, and the cycle hooks that feed them.
+type Observers struct{ p *pollMetrics }
+
+// New registers the poll cycles' series on m's registry (once per m);
+// nil when m is nil (no metrics).
+func New(m *metrics.Metrics) *Observers {
+	if m == nil {
+		return nil
+	}
+	return &Observers{newPollMetrics(m.Registerer(), m)}
+}
+
+func newPollMetrics(reg prometheus.Registerer, m *metrics.Metrics) *pollMetrics {
 	p := &pollMetrics{
-		cycles:        counter(reg, "poll_cycles_total", "Poll cycles by input driver and result (ok, error).", "driver", "result"),
-		cycleDuration: histogram(reg, "poll_cycle_duration_seconds", "Poll cycle wall time.", 0.05, "driver"),
-		candidates:    counter(reg, "poll_candidates_total", "Work items returned by discovery.", "driver"),
-		eligible:      counter(reg, "poll_eligible_total", "Candidates that were unlocked (or stale) and changed.", "driver"),
-		locks:         counter(reg, "poll_locks_total", "Lock operations by outcome (attempted, acquired, lost, stale_removed).", "driver", "outcome"),
-		events:        counter(reg, "poll_events_total", "Changes detected and turned into events.", "driver"),
-		eventsDropped: counter(reg, "poll_events_dropped_total", "Changes that started no run, by reason (bot, invalid, denied, no_match).", "driver", "reason"),
-		itemsFailed:   counter(reg, "poll_items_failed_total", "Items skipped after a per-item error (retried next cycle).", "driver"),
-		quarantined: counter(reg, "poll_changes_quarantined_total",
+		cycles:        metrics.Counter(reg, "poll_cycles_total", "Poll cycles by input driver and result (ok, error).", "driver", "result"),
+		cycleDuration: metrics.Histogram(reg, "poll_cycle_duration_seconds", "Poll cycle wall time.", 0.05, "driver"),
+		candidates:    metrics.Counter(reg, "poll_candidates_total", "Work items returned by discovery.", "driver"),
+		eligible:      metrics.Counter(reg, "poll_eligible_total", "Candidates that were unlocked (or stale) and changed.", "driver"),
+		locks:         metrics.Counter(reg, "poll_locks_total", "Lock operations by outcome (attempted, acquired, lost, stale_removed).", "driver", "outcome"),
+		events:        metrics.Counter(reg, "poll_events_total", "Changes detected and turned into events.", "driver"),
+		eventsDropped: metrics.Counter(reg, "poll_events_dropped_total", "Changes that started no run, by reason (bot, invalid, denied, no_match).", "driver", "reason"),
+		itemsFailed:   metrics.Counter(reg, "poll_items_failed_total", "Items skipped after a per-item error (retried next cycle).", "driver"),
+		quarantined: metrics.Counter(reg, "poll_changes_quarantined_total",
 			"Changes given up on (invalid event, or a dispatch that kept failing), recorded on the item.", "driver"),
-		scheduled: counter(reg, "poll_scheduled_total",
+		scheduled: metrics.Counter(reg, "poll_scheduled_total",
 			"Scheduled discovery, by outcome (evaluated, due, retry, quarantined, swept).", "driver", "outcome"),
-		runs: counter(reg, "runs_total",
+		runs: metrics.Counter(reg, "runs_total",
 			"Runs by outcome (matched, coalesced, rate_limited: deferred by the circuit breaker and retried later).", "driver", "outcome"),
-		dispatches: counter(reg, "dispatches_total",
+		dispatches: metrics.Counter(reg, "dispatches_total",
 			"Runs handed to an output driver, by result (scheduled, failed, recovered: an interrupted dispatch found on the platform).",
 			"output_driver", "result"),
-		latency: histogram(reg, "dispatch_latency_seconds",
+		latency: metrics.Histogram(reg, "dispatch_latency_seconds",
 			"Time from a change to the output driver accepting its run, by output driver.", 1, "output_driver"),
-		waits: counter(reg, "rate_limit_waits_total", "Times a client waited for its rate limiter or a Retry-After.", "driver"),
-		lastSuccess: gauge(reg, "poll_last_success_timestamp_seconds",
+		waits: metrics.Counter(reg, "rate_limit_waits_total", "Times a client waited for its rate limiter or a Retry-After.", "driver"),
+		lastSuccess: metrics.Gauge(reg, "poll_last_success_timestamp_seconds",
 			"Unix time of the last successful poll cycle.", "driver"),
-		health: h,
+		remaining: metrics.Gauge(reg, "api_rate_limit_remaining",
+			"Rate-limit budget the API last reported remaining (X-RateLimit-Remaining).", "api"),
+		m:      m,
 		cursor: newCursorMetrics(reg),
 		entity: newEntityMetrics(reg),
 	}
 	return p
 }
 
-// PollObserver returns the hook that records every poll cycle (for
-// cycle.Options.Observer) of a poller dispatching to the output driver
-// named output (the one a cycle reports in CycleStats.Output wins); nil
-// when m is nil (no metrics).
-func (m *Metrics) PollObserver(output string) poll.Observer {
-	if m == nil {
+// Cycles returns the hook that records every poll cycle (for
+// pollcycle.Options.Observer) of a poller dispatching to the output
+// driver named output (the one a cycle reports in CycleStats.Output
+// wins); nil when o is nil (no metrics).
+func (o *Observers) Cycles(output string) poll.Observer {
+	if o == nil {
 		return nil
 	}
 	return func(s poll.CycleStats) {
@@ -74,7 +97,22 @@ func (m *Metrics) PollObserver(output string) poll.Observer {
 		if s.Output != "" {
 			out = s.Output
 		}
-		m.poll.observe(s, out)
+		o.p.observe(s, out)
+	}
+}
+
+// RateBudget returns a cycle hook (for pollcycle.Options.Observer, after
+// Cycles) that sets fullsend_api_rate_limit_remaining{api} to the budget
+// the cycle's tracker last reported; cycles without one leave it alone.
+// nil when o is nil (no metrics).
+func (o *Observers) RateBudget(api string) poll.Observer {
+	if o == nil {
+		return nil
+	}
+	return func(s poll.CycleStats) {
+		if s.RateBudget.Known {
+			o.p.remaining.WithLabelValues(api).Set(float64(s.RateBudget.Remaining))
+		}
 	}
 }
 
@@ -108,7 +146,7 @@ func (p *pollMetrics) observe(s poll.CycleStats, output string) {
 	p.waits.WithLabelValues(d).Add(float64(s.RateLimitWaits))
 	p.cursor.observe(s)
 	p.entity.observe(s)
-	if now, ok := p.health.cycle(s.Error); ok {
+	if now, ok := p.m.CycleEnded(s.Error); ok {
 		p.lastSuccess.WithLabelValues(d).Set(float64(now.Unix()))
 	}
 }

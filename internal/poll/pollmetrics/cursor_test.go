@@ -1,4 +1,4 @@
-package metrics
+package pollmetrics
 
 import (
 	"strings"
@@ -7,12 +7,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 func TestCursorSeries(t *testing.T) {
-	m := New(time.Minute)
-	observe := m.PollObserver("json")
+	m := metrics.New(time.Minute)
+	observe := New(m).Cycles("json")
 	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	observe(poll.CycleStats{Driver: "jira-poll", Cursor: poll.CursorReport{State: "used", At: at, Lag: 90 * time.Second, Moved: true, Shared: 7}})
 	observe(poll.CycleStats{Driver: "jira-poll", Cursor: poll.CursorReport{State: "used", At: at, Lag: 30 * time.Second, Shared: 2}})
@@ -35,10 +36,10 @@ fullsend_poll_left_to_others_total{driver="jira-poll"} 9
 `
 	names := []string{"fullsend_poll_cursor_cycles_total", "fullsend_poll_cursor_lag_seconds",
 		"fullsend_poll_cursor_moves_total", "fullsend_poll_left_to_others_total"}
-	if err := testutil.GatherAndCompare(m.reg, strings.NewReader(want), names...); err != nil {
+	if err := testutil.GatherAndCompare(gatherer(m), strings.NewReader(want), names...); err != nil {
 		t.Fatal(err)
 	}
-	if problems, err := testutil.GatherAndLint(m.reg, names...); err != nil || len(problems) > 0 {
+	if problems, err := testutil.GatherAndLint(gatherer(m), names...); err != nil || len(problems) > 0 {
 		t.Errorf("lint: %v %+v", err, problems)
 	}
 }

@@ -1,4 +1,4 @@
-package metrics
+package pollmetrics
 
 import (
 	"strings"
@@ -7,14 +7,15 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 // The gauge follows the last reported budget; a cycle whose tracker
 // reported none leaves it alone.
 func TestRateBudgetGauge(t *testing.T) {
-	m := New(time.Minute)
-	observe := m.RateBudgetObserver("jira")
+	m := metrics.New(time.Minute)
+	observe := New(m).RateBudget("jira")
 	observe(poll.CycleStats{RateBudget: poll.RateBudget{Known: true, Limit: 100, Remaining: 42}})
 	observe(poll.CycleStats{RateBudget: poll.RateBudget{Known: true, Limit: 100, Remaining: 17}})
 	observe(poll.CycleStats{})
@@ -23,11 +24,7 @@ func TestRateBudgetGauge(t *testing.T) {
 # TYPE fullsend_api_rate_limit_remaining gauge
 fullsend_api_rate_limit_remaining{api="jira"} 17
 `
-	if err := testutil.GatherAndCompare(m.reg, strings.NewReader(want), "fullsend_api_rate_limit_remaining"); err != nil {
+	if err := testutil.GatherAndCompare(gatherer(m), strings.NewReader(want), "fullsend_api_rate_limit_remaining"); err != nil {
 		t.Error(err)
-	}
-	var none *Metrics
-	if none.RateBudgetObserver("jira") != nil {
-		t.Error("nil metrics gave an observer")
 	}
 }

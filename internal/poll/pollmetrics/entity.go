@@ -1,8 +1,9 @@
-package metrics
+package pollmetrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
@@ -19,11 +20,11 @@ type entityMetrics struct {
 
 func newEntityMetrics(reg prometheus.Registerer) *entityMetrics {
 	return &entityMetrics{
-		resolutions: counter(reg, "entity_resolutions_total",
+		resolutions: metrics.Counter(reg, "entity_resolutions_total",
 			"Entities the entity stage resolved, by system and result (ok, failed: evaluation denied).", "system", "result"),
-		denials: counter(reg, "entity_denials_total",
+		denials: metrics.Counter(reg, "entity_denials_total",
 			"Changes an entity-source harness was denied evaluation of, by harness and reason (unresolved, incomplete).", "harness", "reason"),
-		overlays: counter(reg, "overlay_errors_total",
+		overlays: metrics.Counter(reg, "overlay_errors_total",
 			"Runs planned with their harness's own settings because an overlay's when could not be evaluated, by harness.", "harness"),
 	}
 }

@@ -1,8 +1,9 @@
-package metrics
+package pollmetrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
@@ -17,12 +18,12 @@ type cursorMetrics struct {
 
 func newCursorMetrics(reg prometheus.Registerer) *cursorMetrics {
 	c := &cursorMetrics{
-		cycles: counter(reg, "poll_cursor_cycles_total",
+		cycles: metrics.Counter(reg, "poll_cursor_cycles_total",
 			"Poll cycles by discovery cursor state (used, absent, corrupt, fallback: discovery without the cursor).", "driver", "state"),
-		writes: counter(reg, "poll_cursor_moves_total", "Discovery cursor writes that moved it forward.", "driver"),
-		lag: gauge(reg, "poll_cursor_lag_seconds",
+		writes: metrics.Counter(reg, "poll_cursor_moves_total", "Discovery cursor writes that moved it forward.", "driver"),
+		lag: metrics.Gauge(reg, "poll_cursor_lag_seconds",
 			"How far the discovery cursor trailed the poller's clock at the last cycle.", "driver"),
-		shared: counter(reg, "poll_left_to_others_total",
+		shared: metrics.Counter(reg, "poll_left_to_others_total",
 			"Eligible items left to the poller preferred for them (sharing work between pollers).", "driver"),
 	}
 	return c

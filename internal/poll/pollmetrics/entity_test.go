@@ -1,4 +1,4 @@
-package metrics
+package pollmetrics
 
 import (
 	"strings"
@@ -7,12 +7,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/fullsend-dev/fullsend/internal/metrics"
 	"github.com/fullsend-dev/fullsend/internal/poll"
 )
 
 func TestEntitySeries(t *testing.T) {
-	m := New(time.Minute)
-	observe := m.PollObserver("json")
+	m := metrics.New(time.Minute)
+	observe := New(m).Cycles("json")
 	observe(poll.CycleStats{Driver: "jira-poll", EntitySystem: "jira", EntitiesResolved: 4, EntitiesUnresolved: 1,
 		EntityDenials: map[poll.DenialKey]int{}})
 	observe(poll.CycleStats{Driver: "jira-poll", EntitySystem: "jira", EntitiesResolved: 2, EntitiesUnresolved: 2,
@@ -32,18 +33,18 @@ fullsend_entity_resolutions_total{result="failed",system="jira"} 3
 fullsend_entity_resolutions_total{result="ok",system="jira"} 6
 `
 	names := []string{"fullsend_entity_denials_total", "fullsend_entity_resolutions_total"}
-	if err := testutil.GatherAndCompare(m.reg, strings.NewReader(want), names...); err != nil {
+	if err := testutil.GatherAndCompare(gatherer(m), strings.NewReader(want), names...); err != nil {
 		t.Fatal(err)
 	}
-	if problems, err := testutil.GatherAndLint(m.reg, names...); err != nil || len(problems) > 0 {
+	if problems, err := testutil.GatherAndLint(gatherer(m), names...); err != nil || len(problems) > 0 {
 		t.Errorf("lint: %v %+v", err, problems)
 	}
 }
 
 // Overlay errors of the cycle's decisions are counted by harness.
 func TestOverlayErrorSeries(t *testing.T) {
-	m := New(time.Minute)
-	observe := m.PollObserver("json")
+	m := metrics.New(time.Minute)
+	observe := New(m).Cycles("json")
 	observe(poll.CycleStats{Driver: "jira-poll", OverlayErrors: map[string]int{"triage": 2}})
 	observe(poll.CycleStats{Driver: "github-poll", OverlayErrors: map[string]int{"triage": 1, "review": 1}})
 	want := `
@@ -52,7 +53,7 @@ func TestOverlayErrorSeries(t *testing.T) {
 fullsend_overlay_errors_total{harness="review"} 1
 fullsend_overlay_errors_total{harness="triage"} 3
 `
-	if err := testutil.GatherAndCompare(m.reg, strings.NewReader(want), "fullsend_overlay_errors_total"); err != nil {
+	if err := testutil.GatherAndCompare(gatherer(m), strings.NewReader(want), "fullsend_overlay_errors_total"); err != nil {
 		t.Fatal(err)
 	}
 }
