@@ -48,6 +48,20 @@ func TestNilMetricsGiveNilHooks(t *testing.T) {
 	}
 }
 
+// The handler serves the registry: the series a component registered on
+// it (Registerer), the API requests' and the Go runtime's.
+func TestHandlerServesMetrics(t *testing.T) {
+	m := New(time.Minute)
+	Counter(m.Registerer(), "poll_cycles_total", "Poll cycles.", "driver").WithLabelValues("jira-poll").Inc()
+	m.ObserveRequest("jira", "GET /rest/api/3/myself", 200, time.Millisecond)
+	code, body := scrape(t, m.Handler(), "/metrics")
+	if code != 200 || !strings.Contains(body, `fullsend_poll_cycles_total{driver="jira-poll"} 1`) ||
+		!strings.Contains(body, `fullsend_api_requests_total{endpoint="GET /rest/api/3/myself",status="200",system="jira"} 1`) ||
+		!strings.Contains(body, "go_goroutines") {
+		t.Fatalf("status %d body:\n%.800s", code, body)
+	}
+}
+
 func TestHealthz(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	m := NewClock(time.Minute, func() time.Time { return now })
